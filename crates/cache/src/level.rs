@@ -1,0 +1,424 @@
+//! One cache level: the access path, replacement, and flush/purge.
+//!
+//! The access path follows Dinero IV 7 (`ref.c`, `d4ref`): a hit or an
+//! allocating miss updates the replacement state; a write sets the dirty bit
+//! only under write-back; a miss fetches the line unless it is a write that
+//! either does not allocate or covers the whole line; a write that is not
+//! absorbed by a write-back line goes downstream. The caller (the hierarchy)
+//! issues the downstream requests in the order of `Outcome`'s fields.
+
+use crate::config::{CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
+use crate::geometry::{Geometry, GeometryError};
+use crate::shadow::{MissClass, MissClassifier};
+use crate::stats::{CacheStats, FlushStats, RefKind};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// Tag key of an empty slot. Real keys are line numbers (address >> line
+/// shift, line >= 4 bytes), so they never reach this value.
+const EMPTY: u64 = u64::MAX;
+
+/// The addresses of one request, already split so it lies within one line of
+/// this level. `paddr` is meaningful for every indexing (the hierarchy always
+/// translates), `asid` is the issuing address space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineRef {
+    pub vaddr: u64,
+    pub paddr: u64,
+    pub asid: u32,
+}
+
+/// A line leaving the cache: where it lives in both address spaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Evicted {
+    /// Virtual and physical address of the first byte of the line.
+    pub vaddr: u64,
+    pub paddr: u64,
+    pub asid: u32,
+    pub dirty: bool,
+}
+
+/// What one access did, and what the next level must now see, in this order:
+/// `fetch` (a line read), `write_through` (the write itself), `writeback`
+/// (the dirty victim). The order is Dinero's pending-stack order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub hit: bool,
+    pub fetch: bool,
+    pub write_through: bool,
+    pub writeback: Option<Evicted>,
+}
+
+/// The state a flush or purge found a line in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineState {
+    Empty,
+    Clean,
+    Dirty(Evicted),
+}
+
+#[derive(Debug)]
+pub struct Cache {
+    cfg: CacheConfig,
+    geo: Geometry,
+    tag_virtual: bool,
+    index_virtual: bool,
+    /// Per slot (set * ways + way): the tag key, or EMPTY.
+    keys: Vec<u64>,
+    asids: Vec<u32>,
+    /// The line's virtual and physical line numbers, kept for write-back.
+    vlines: Vec<u64>,
+    plines: Vec<u64>,
+    dirty: Vec<bool>,
+    /// LRU: time of last use. FIFO: time of fill.
+    stamps: Vec<u64>,
+    /// Tree-PLRU: one bit word per set (ways - 1 bits used).
+    plru: Vec<u64>,
+    clock: u64,
+    rng: Pcg64Mcg,
+    classifier: Option<MissClassifier>,
+    stats: CacheStats,
+}
+
+impl Cache {
+    /// Builds an empty level. `classify_misses` turns on the 3C shadows, which
+    /// cost a hash lookup per access.
+    pub fn new(cfg: CacheConfig, classify_misses: bool) -> Result<Self, GeometryError> {
+        let geo = Geometry::new(&cfg)?;
+        let n = geo.slots();
+        let classifier = classify_misses.then(|| MissClassifier::new(n, cfg.replacement, cfg.seed));
+        Ok(Self {
+            tag_virtual: cfg.indexing.tag_is_virtual(),
+            index_virtual: cfg.indexing.index_is_virtual(),
+            keys: vec![EMPTY; n],
+            asids: vec![0; n],
+            vlines: vec![0; n],
+            plines: vec![0; n],
+            dirty: vec![false; n],
+            stamps: vec![0; n],
+            plru: vec![0; geo.sets as usize],
+            clock: 0,
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed),
+            classifier,
+            stats: CacheStats::default(),
+            cfg,
+            geo,
+        })
+    }
+
+    pub fn config(&self) -> &CacheConfig {
+        &self.cfg
+    }
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+    pub fn stats(&self) -> &CacheStats {
+        &self.stats
+    }
+    pub fn line_bytes(&self) -> u64 {
+        self.geo.line_bytes()
+    }
+
+    fn set_of(&self, r: &LineRef) -> u64 {
+        let shift = self.geo.line_shift;
+        let addr = if self.index_virtual { r.vaddr } else { r.paddr };
+        let line = addr >> shift;
+        let hashed = match self.cfg.index {
+            IndexFn::BitSelect => line,
+            IndexFn::Xor => {
+                let bits = self.geo.sets.trailing_zeros();
+                line ^ (line >> bits)
+            }
+            IndexFn::SpaceHash => {
+                let space = u64::from(r.asid) & ((1u64 << self.cfg.space_hash_bits) - 1);
+                (addr ^ (space << self.cfg.space_hash_at)) >> shift
+            }
+        };
+        match self.geo.set_mask {
+            Some(m) => hashed & m,
+            None => hashed % self.geo.sets,
+        }
+    }
+
+    fn key_of(&self, r: &LineRef) -> u64 {
+        let a = if self.tag_virtual { r.vaddr } else { r.paddr };
+        a >> self.geo.line_shift
+    }
+
+    fn asid_matters(&self) -> bool {
+        self.cfg.asid_tags
+    }
+
+    fn find(&self, base: usize, key: u64, asid: u32) -> Option<usize> {
+        let ways = self.geo.ways as usize;
+        let check_asid = self.asid_matters();
+        (base..base + ways).find(|&s| self.keys[s] == key && (!check_asid || self.asids[s] == asid))
+    }
+
+    fn touch(&mut self, set: usize, slot: usize) {
+        match self.cfg.replacement {
+            Replacement::Lru => {
+                self.clock += 1;
+                self.stamps[slot] = self.clock;
+            }
+            Replacement::TreePlru => {
+                let way = slot - set * self.geo.ways as usize;
+                self.plru[set] = plru_touch(self.plru[set], way, self.geo.ways as usize);
+            }
+            Replacement::Fifo | Replacement::Random => {}
+        }
+    }
+
+    fn victim(&mut self, set: usize) -> usize {
+        let ways = self.geo.ways as usize;
+        let base = set * ways;
+        if let Some(s) = (base..base + ways).find(|&s| self.keys[s] == EMPTY) {
+            return s;
+        }
+        match self.cfg.replacement {
+            Replacement::Lru | Replacement::Fifo => {
+                let mut best = base;
+                for s in base + 1..base + ways {
+                    if self.stamps[s] < self.stamps[best] {
+                        best = s;
+                    }
+                }
+                best
+            }
+            Replacement::TreePlru => base + plru_victim(self.plru[set], ways),
+            Replacement::Random => base + self.rng.gen_range(0..ways),
+        }
+    }
+
+    fn evicted(&self, slot: usize) -> Evicted {
+        let shift = self.geo.line_shift;
+        Evicted {
+            vaddr: self.vlines[slot] << shift,
+            paddr: self.plines[slot] << shift,
+            asid: self.asids[slot],
+            dirty: self.dirty[slot],
+        }
+    }
+
+    /// One access of `size` bytes that lies within one line of this level.
+    pub fn access(&mut self, r: LineRef, kind: RefKind, size: u64) -> Outcome {
+        let set = self.set_of(&r) as usize;
+        let base = set * self.geo.ways as usize;
+        let key = self.key_of(&r);
+        let found = self.find(base, key, r.asid);
+        let hit = found.is_some();
+        let is_write = kind == RefKind::Write;
+        let allocates = !is_write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
+        let write_back = self.cfg.write == WritePolicy::WriteBack;
+
+        let mut writeback = None;
+        let mut absorbed = false;
+        if hit || allocates {
+            let slot = match found {
+                Some(s) => s,
+                None => {
+                    let s = self.victim(set);
+                    if self.keys[s] != EMPTY {
+                        let gone = self.evicted(s);
+                        if gone.dirty {
+                            writeback = Some(gone);
+                        }
+                    }
+                    self.keys[s] = key;
+                    self.asids[s] = r.asid;
+                    self.vlines[s] = r.vaddr >> self.geo.line_shift;
+                    self.plines[s] = r.paddr >> self.geo.line_shift;
+                    self.dirty[s] = false;
+                    self.clock += 1;
+                    self.stamps[s] = self.clock;
+                    s
+                }
+            };
+            self.touch(set, slot);
+            if is_write && write_back {
+                self.dirty[slot] = true;
+                absorbed = true;
+            }
+        }
+
+        let line = self.geo.line_bytes();
+        let fetch = !hit && (!is_write || (allocates && size != line));
+        let write_through = is_write && !absorbed;
+
+        let s = &mut self.stats;
+        let ks = s.kind_mut(kind);
+        ks.accesses += 1;
+        if !hit {
+            ks.misses += 1;
+        }
+        if let Some(c) = self.classifier.as_mut() {
+            let asid = if self.cfg.asid_tags { r.asid } else { 0 };
+            match c.observe((key, asid), !hit, allocates) {
+                Some(MissClass::Compulsory) => ks.compulsory += 1,
+                Some(MissClass::Capacity) => ks.capacity += 1,
+                Some(MissClass::Conflict) => ks.conflict += 1,
+                None => {}
+            }
+        }
+        if fetch {
+            s.fetches += 1;
+            s.bytes_in += line;
+        }
+        if write_through {
+            s.write_throughs += 1;
+            s.bytes_out += size;
+        }
+        if writeback.is_some() {
+            s.writebacks += 1;
+            s.bytes_out += line;
+        }
+        Outcome { hit, fetch, write_through, writeback }
+    }
+
+    /// Looks a line up without changing anything.
+    pub fn probe(&self, r: LineRef) -> Option<bool> {
+        let base = self.set_of(&r) as usize * self.geo.ways as usize;
+        self.find(base, self.key_of(&r), r.asid).map(|s| self.dirty[s])
+    }
+
+    fn invalidate_slot(&mut self, slot: usize) {
+        if let Some(c) = self.classifier.as_mut() {
+            let asid = if self.cfg.asid_tags { self.asids[slot] } else { 0 };
+            c.invalidate((self.keys[slot], asid));
+        }
+        self.keys[slot] = EMPTY;
+        self.dirty[slot] = false;
+    }
+
+    /// Flush (`purge == false`: write back if dirty, then invalidate) or purge
+    /// (invalidate, discarding dirty data) the line holding `r`.
+    pub fn flush_line(&mut self, r: LineRef, purge: bool) -> LineState {
+        let base = self.set_of(&r) as usize * self.geo.ways as usize;
+        let state = match self.find(base, self.key_of(&r), r.asid) {
+            None => LineState::Empty,
+            Some(slot) => {
+                let e = self.evicted(slot);
+                self.invalidate_slot(slot);
+                if e.dirty {
+                    LineState::Dirty(e)
+                } else {
+                    LineState::Clean
+                }
+            }
+        };
+        self.record_flush(state, purge);
+        state
+    }
+
+    fn record_flush(&mut self, state: LineState, purge: bool) {
+        let line = self.geo.line_bytes();
+        let f = if purge { &mut self.stats.purged } else { &mut self.stats.flushed };
+        match state {
+            LineState::Empty => f.empty += 1,
+            LineState::Clean => f.clean += 1,
+            LineState::Dirty(_) => {
+                f.dirty += 1;
+                if !purge {
+                    self.stats.writebacks += 1;
+                    self.stats.bytes_out += line;
+                }
+            }
+        }
+    }
+
+    /// Flushes or purges every slot. Returns the counts and the dirty lines
+    /// (empty for a purge) for the caller to write back downstream.
+    pub fn flush_all(&mut self, purge: bool) -> (FlushStats, Vec<Evicted>) {
+        let mut counts = FlushStats::default();
+        let mut dirty = Vec::new();
+        for slot in 0..self.keys.len() {
+            let state = if self.keys[slot] == EMPTY {
+                LineState::Empty
+            } else {
+                let e = self.evicted(slot);
+                self.invalidate_slot(slot);
+                if e.dirty {
+                    if !purge {
+                        dirty.push(e);
+                    }
+                    LineState::Dirty(e)
+                } else {
+                    LineState::Clean
+                }
+            };
+            match state {
+                LineState::Empty => counts.empty += 1,
+                LineState::Clean => counts.clean += 1,
+                LineState::Dirty(_) => counts.dirty += 1,
+            }
+            self.record_flush(state, purge);
+        }
+        self.plru.iter_mut().for_each(|b| *b = 0);
+        (counts, dirty)
+    }
+
+    /// The resident lines as (virtual line address, physical line address,
+    /// asid, dirty); for tests and the consistency oracle.
+    pub fn resident(&self) -> Vec<Evicted> {
+        (0..self.keys.len()).filter(|&s| self.keys[s] != EMPTY).map(|s| self.evicted(s)).collect()
+    }
+
+    pub fn indexing(&self) -> Indexing {
+        self.cfg.indexing
+    }
+}
+
+/// Tree-PLRU over `ways` (a power of two): bit i of `bits` is node i of a heap-
+/// ordered binary tree; 0 means "the victim is on the left".
+fn plru_touch(mut bits: u64, way: usize, ways: usize) -> u64 {
+    let mut node = 0usize;
+    let mut lo = 0usize;
+    let mut span = ways;
+    while span > 1 {
+        span /= 2;
+        let right = way >= lo + span;
+        // Point the node away from the way just used.
+        if right {
+            bits &= !(1 << node);
+            lo += span;
+            node = 2 * node + 2;
+        } else {
+            bits |= 1 << node;
+            node = 2 * node + 1;
+        }
+    }
+    bits
+}
+
+fn plru_victim(bits: u64, ways: usize) -> usize {
+    let mut node = 0usize;
+    let mut lo = 0usize;
+    let mut span = ways;
+    while span > 1 {
+        span /= 2;
+        if bits & (1 << node) != 0 {
+            lo += span;
+            node = 2 * node + 2;
+        } else {
+            node = 2 * node + 1;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plru_follows_the_tree() {
+        // 4 ways, touch 0,1,2,3 in order: the victim is 0.
+        let mut b = 0;
+        for w in 0..4 {
+            b = plru_touch(b, w, 4);
+        }
+        assert_eq!(plru_victim(b, 4), 0);
+        b = plru_touch(b, 0, 4);
+        assert_eq!(plru_victim(b, 4), 2);
+    }
+}

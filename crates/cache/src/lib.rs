@@ -1,0 +1,13 @@
+//! One cache level of vmlab (see README.md): configuration, geometry, the
+//! Dinero-compatible access path, replacement, 3C miss classes, flush/purge.
+
+pub mod config;
+pub mod geometry;
+pub mod level;
+pub mod shadow;
+pub mod stats;
+
+pub use config::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
+pub use geometry::{Geometry, GeometryError};
+pub use level::{Cache, Evicted, LineRef, LineState, Outcome};
+pub use stats::{CacheStats, FlushStats, KindStats, RefKind};

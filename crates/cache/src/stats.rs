@@ -1,0 +1,103 @@
+//! Counters of one cache level. Integers only; serialised whole, never copied
+//! field by field.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of a request as one cache level sees it. Fills caused by a write
+/// miss arrive below as `Read`; dirty write-backs arrive as `Write`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RefKind {
+    Ifetch = 0,
+    Read = 1,
+    Write = 2,
+}
+
+impl RefKind {
+    pub const ALL: [RefKind; 3] = [RefKind::Ifetch, RefKind::Read, RefKind::Write];
+    pub fn name(self) -> &'static str {
+        match self {
+            RefKind::Ifetch => "ifetch",
+            RefKind::Read => "read",
+            RefKind::Write => "write",
+        }
+    }
+}
+
+/// Counts for one request kind at one level. `compulsory + capacity + conflict
+/// == misses` when miss classification is on, all three zero when it is off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindStats {
+    pub accesses: u64,
+    pub misses: u64,
+    pub compulsory: u64,
+    pub capacity: u64,
+    pub conflict: u64,
+}
+
+impl KindStats {
+    pub fn hits(&self) -> u64 {
+        self.accesses - self.misses
+    }
+}
+
+/// How many lines a flush or purge found in each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlushStats {
+    pub empty: u64,
+    pub clean: u64,
+    pub dirty: u64,
+}
+
+impl std::ops::AddAssign for FlushStats {
+    fn add_assign(&mut self, o: Self) {
+        self.empty += o.empty;
+        self.clean += o.clean;
+        self.dirty += o.dirty;
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheStats {
+    pub ifetch: KindStats,
+    pub read: KindStats,
+    pub write: KindStats,
+    /// Line fills requested from the next level.
+    pub fetches: u64,
+    /// Dirty lines written back to the next level (by replacement or flush).
+    pub writebacks: u64,
+    /// Writes passed through to the next level (write-through, or a
+    /// no-write-allocate write miss).
+    pub write_throughs: u64,
+    /// Bytes brought in from the next level.
+    pub bytes_in: u64,
+    /// Bytes sent to the next level.
+    pub bytes_out: u64,
+    /// Lines found by flushes (write back + invalidate).
+    pub flushed: FlushStats,
+    /// Lines found by purges (invalidate, no write-back).
+    pub purged: FlushStats,
+}
+
+impl CacheStats {
+    pub fn kind(&self, k: RefKind) -> &KindStats {
+        match k {
+            RefKind::Ifetch => &self.ifetch,
+            RefKind::Read => &self.read,
+            RefKind::Write => &self.write,
+        }
+    }
+    pub fn kind_mut(&mut self, k: RefKind) -> &mut KindStats {
+        match k {
+            RefKind::Ifetch => &mut self.ifetch,
+            RefKind::Read => &mut self.read,
+            RefKind::Write => &mut self.write,
+        }
+    }
+    pub fn accesses(&self) -> u64 {
+        RefKind::ALL.iter().map(|&k| self.kind(k).accesses).sum()
+    }
+    pub fn misses(&self) -> u64 {
+        RefKind::ALL.iter().map(|&k| self.kind(k).misses).sum()
+    }
+}

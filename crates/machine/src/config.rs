@@ -1,0 +1,205 @@
+//! A machine as data: memory, page size, and the cache levels by name
+//! (`l1i`, `l1d`, `l2`, ...). Presets are TOML files of exactly this shape.
+
+use crate::mapper::FrameAllocation;
+use serde::{Deserialize, Serialize};
+use vmlab_addr::{ByteSize, PageSize};
+use vmlab_cache::{CacheConfig, Geometry};
+
+fn default_memory_size() -> ByteSize {
+    ByteSize(4 << 30)
+}
+fn default_allocation() -> FrameAllocation {
+    FrameAllocation::Sequential
+}
+fn default_seed() -> u64 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryConfig {
+    pub page_size: PageSize,
+    /// Physical memory; the mapper hands out `size / page_size` frames.
+    #[serde(default = "default_memory_size")]
+    pub size: ByteSize,
+    #[serde(default = "default_allocation")]
+    pub allocation: FrameAllocation,
+    /// Page colours for `colour-preserving`; 0 derives them from the caches
+    /// (the largest way size over the page size).
+    #[serde(default)]
+    pub colours: u64,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub source: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatsConfig {
+    /// Classify misses as compulsory, capacity or conflict (Dinero's shadow
+    /// caches; costs a hash lookup per access per level).
+    #[serde(default = "yes")]
+    pub classify_misses: bool,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        Self { classify_misses: true }
+    }
+}
+
+/// The cache table names a machine may have: `l<level>` for a unified level,
+/// `l<level>i` + `l<level>d` for a split one.
+pub const CACHE_NAMES: [&str; 12] = ["l1", "l1i", "l1d", "l2", "l2i", "l2d", "l3", "l3i", "l3d", "l4", "l4i", "l4d"];
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Where the machine as a whole is described (paper, manual).
+    #[serde(default)]
+    pub source: String,
+    pub memory: MemoryConfig,
+    #[serde(default)]
+    pub stats: StatsConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1i: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1d: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2i: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2d: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l3: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l3i: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l3d: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l4: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l4i: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l4d: Option<CacheConfig>,
+}
+
+/// One level of the hierarchy as configured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TierConfig {
+    Unified { name: String, cache: CacheConfig },
+    Split { i_name: String, i: CacheConfig, d_name: String, d: CacheConfig },
+}
+
+impl MachineConfig {
+    fn slot(&self, name: &str) -> Option<&CacheConfig> {
+        match name {
+            "l1" => self.l1.as_ref(),
+            "l1i" => self.l1i.as_ref(),
+            "l1d" => self.l1d.as_ref(),
+            "l2" => self.l2.as_ref(),
+            "l2i" => self.l2i.as_ref(),
+            "l2d" => self.l2d.as_ref(),
+            "l3" => self.l3.as_ref(),
+            "l3i" => self.l3i.as_ref(),
+            "l3d" => self.l3d.as_ref(),
+            "l4" => self.l4.as_ref(),
+            "l4i" => self.l4i.as_ref(),
+            "l4d" => self.l4d.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The configured caches, top level first, by name.
+    pub fn caches(&self) -> Vec<(&'static str, &CacheConfig)> {
+        CACHE_NAMES.iter().filter_map(|&n| self.slot(n).map(|c| (n, c))).collect()
+    }
+
+    /// Checks the level structure and every cache's geometry and returns the
+    /// tiers top-down. Errors name the offending table.
+    pub fn tiers(&self) -> Result<Vec<TierConfig>, String> {
+        let mut tiers = Vec::new();
+        for level in 1..=4u32 {
+            let u = format!("l{level}");
+            let (i, d) = (format!("l{level}i"), format!("l{level}d"));
+            let tier = match (self.slot(&u), self.slot(&i), self.slot(&d)) {
+                (None, None, None) => None,
+                (Some(c), None, None) => Some(TierConfig::Unified { name: u.clone(), cache: c.clone() }),
+                (None, Some(ic), Some(dc)) => Some(TierConfig::Split {
+                    i_name: i.clone(),
+                    i: ic.clone(),
+                    d_name: d.clone(),
+                    d: dc.clone(),
+                }),
+                (Some(_), _, _) => {
+                    return Err(format!("level {level} has both [{u}] and a split [{i}]/[{d}]; choose one"))
+                }
+                (None, Some(_), None) => return Err(format!("[{i}] needs a matching [{d}] (a split level has both)")),
+                (None, None, Some(_)) => return Err(format!("[{d}] needs a matching [{i}] (a split level has both)")),
+            };
+            match tier {
+                Some(t) if tiers.len() as u32 + 1 == level => tiers.push(t),
+                Some(_) => return Err(format!("level {level} is configured but level {} is missing", level - 1)),
+                None => {}
+            }
+        }
+        if tiers.is_empty() {
+            return Err("a machine needs at least one cache: [l1] or [l1i] + [l1d]".into());
+        }
+        let page = self.memory.page_size.bytes();
+        for (name, c) in self.caches() {
+            Geometry::new(c).map_err(|e| format!("[{name}]: {e}"))?;
+            if c.line.0 > page {
+                return Err(format!("[{name}]: line {} is larger than the {page}-byte page", c.line.0));
+            }
+        }
+        if self.memory.size.0 < page || self.memory.size.0 % page != 0 {
+            return Err(format!("[memory]: size {} is not a whole number of {page}-byte pages", self.memory.size.0));
+        }
+        Ok(tiers)
+    }
+
+    /// Page colours for colour-preserving allocation.
+    pub fn colours(&self) -> u64 {
+        if self.memory.colours > 0 {
+            return self.memory.colours;
+        }
+        let page = self.memory.page_size.bytes();
+        self.caches()
+            .iter()
+            .filter_map(|(_, c)| Geometry::new(c).ok().map(|g| (g.sets * g.line_bytes()) / page))
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    }
+}
+
+/// The field names a cache table accepts, for error messages.
+pub const CACHE_FIELDS: [&str; 13] = [
+    "size",
+    "line",
+    "assoc",
+    "indexing",
+    "asid_tags",
+    "index",
+    "space_hash_bits",
+    "space_hash_at",
+    "replacement",
+    "write",
+    "write_miss",
+    "seed",
+    "source",
+];
+pub const MEMORY_FIELDS: [&str; 6] = ["page_size", "size", "allocation", "colours", "seed", "source"];
+pub const TOP_FIELDS: [&str; 5] = ["name", "description", "source", "memory", "stats"];

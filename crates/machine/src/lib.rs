@@ -1,0 +1,17 @@
+//! A whole simulated machine (see README.md): presets, the page mapper, the
+//! cache hierarchy and the run loop.
+
+pub mod config;
+pub mod hierarchy;
+pub mod host;
+pub mod machine;
+pub mod mapper;
+pub mod preset;
+pub mod result;
+
+pub use config::{MachineConfig, MemoryConfig, StatsConfig, TierConfig};
+pub use hierarchy::{Hierarchy, MemoryStats};
+pub use machine::{Machine, Progress, RunError};
+pub use mapper::{FrameAllocation, MapError, PageMapper};
+pub use preset::ConfigError;
+pub use result::{EventCounts, LevelResult, RunResult};

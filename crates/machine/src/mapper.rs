@@ -1,0 +1,231 @@
+//! The page mapper that stands in for an MMU until the translation layer
+//! exists: every (address space, virtual page) gets a frame on first touch.
+//! It makes physical addresses real for PIPT/VIPT caches, and `share` makes a
+//! synonym (two virtual pages, one frame) really occur.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use vmlab_addr::{Asid, PageSize, Pfn, PhysAddr, VirtAddr, Vpn};
+
+/// How the next frame is chosen on first touch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameAllocation {
+    /// Frames 0, 1, 2, ... in order of first touch.
+    Sequential,
+    /// A seeded random permutation of all frames (no frame twice).
+    Random,
+    /// The frame has the same colour (frame number mod `colours`) as the page,
+    /// as page-colouring operating systems arrange.
+    ColourPreserving,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MapError {
+    #[error("physical memory exhausted: all {frames} frames of {page} bytes are in use (raise memory.size)")]
+    Exhausted { frames: u64, page: u64 },
+    #[error("physical memory exhausted for colour {colour}: its {per_colour} frames are in use (raise memory.size)")]
+    ColourExhausted { colour: u64, per_colour: u64 },
+}
+
+#[derive(Debug)]
+pub struct PageMapper {
+    page: PageSize,
+    frames: u64,
+    allocation: FrameAllocation,
+    colours: u64,
+    handed_out: u64,
+    next_by_colour: Vec<u64>,
+    permutation: FramePermutation,
+    table: FxHashMap<(Asid, Vpn), Pfn>,
+    /// The last translation, for the common case of many references per page.
+    memo: Option<(Asid, Vpn, Pfn)>,
+}
+
+impl PageMapper {
+    pub fn new(page: PageSize, frames: u64, allocation: FrameAllocation, colours: u64, seed: u64) -> Self {
+        let colours = colours.max(1);
+        Self {
+            page,
+            frames,
+            allocation,
+            colours,
+            handed_out: 0,
+            next_by_colour: vec![0; colours as usize],
+            permutation: FramePermutation::new(frames, seed),
+            table: FxHashMap::default(),
+            memo: None,
+        }
+    }
+
+    pub fn page_size(&self) -> PageSize {
+        self.page
+    }
+
+    /// Pages mapped so far, over all address spaces.
+    pub fn pages_mapped(&self) -> u64 {
+        self.table.len() as u64
+    }
+
+    pub fn frame_of(&self, asid: Asid, vpn: Vpn) -> Option<Pfn> {
+        self.table.get(&(asid, vpn)).copied()
+    }
+
+    fn allocate(&mut self, vpn: Vpn) -> Result<Pfn, MapError> {
+        let exhausted = MapError::Exhausted { frames: self.frames, page: self.page.bytes() };
+        match self.allocation {
+            FrameAllocation::Sequential | FrameAllocation::Random => {
+                if self.handed_out >= self.frames {
+                    return Err(exhausted);
+                }
+                let n = self.handed_out;
+                self.handed_out += 1;
+                Ok(Pfn(match self.allocation {
+                    FrameAllocation::Random => self.permutation.apply(n),
+                    _ => n,
+                }))
+            }
+            FrameAllocation::ColourPreserving => {
+                let colour = vpn.0 % self.colours;
+                let k = self.next_by_colour[colour as usize];
+                let pfn = colour + k * self.colours;
+                if pfn >= self.frames {
+                    return Err(MapError::ColourExhausted { colour, per_colour: self.frames / self.colours });
+                }
+                self.next_by_colour[colour as usize] += 1;
+                self.handed_out += 1;
+                Ok(Pfn(pfn))
+            }
+        }
+    }
+
+    /// The frame of `vpn` in `asid`, allocating one on first touch.
+    pub fn frame(&mut self, asid: Asid, vpn: Vpn) -> Result<Pfn, MapError> {
+        if let Some((a, v, p)) = self.memo {
+            if a == asid && v == vpn {
+                return Ok(p);
+            }
+        }
+        let pfn = match self.table.get(&(asid, vpn)) {
+            Some(&p) => p,
+            None => {
+                let p = self.allocate(vpn)?;
+                self.table.insert((asid, vpn), p);
+                p
+            }
+        };
+        self.memo = Some((asid, vpn, pfn));
+        Ok(pfn)
+    }
+
+    pub fn translate(&mut self, asid: Asid, va: VirtAddr) -> Result<PhysAddr, MapError> {
+        let pfn = self.frame(asid, self.page.vpn(va))?;
+        Ok(self.page.translate(va, pfn))
+    }
+
+    /// Maps page `alias` of `alias_asid` onto the frame of page `owner` of
+    /// `owner_asid` (allocating that frame if needed): a synonym.
+    pub fn share(&mut self, owner_asid: Asid, owner: Vpn, alias_asid: Asid, alias: Vpn) -> Result<Pfn, MapError> {
+        let pfn = self.frame(owner_asid, owner)?;
+        self.table.insert((alias_asid, alias), pfn);
+        self.memo = None;
+        Ok(pfn)
+    }
+}
+
+/// A seeded bijection on [0, n): a 4-round Feistel network on the next even
+/// power of two, cycle-walked back into range. O(1) memory however large n is.
+#[derive(Debug)]
+struct FramePermutation {
+    n: u64,
+    half_bits: u32,
+    keys: [u64; 4],
+}
+
+impl FramePermutation {
+    fn new(n: u64, seed: u64) -> Self {
+        let bits = 64 - n.saturating_sub(1).leading_zeros();
+        let half_bits = bits.div_ceil(2).max(1);
+        let mut s = seed;
+        let mut keys = [0u64; 4];
+        for k in &mut keys {
+            s = splitmix64(s);
+            *k = s;
+        }
+        Self { n, half_bits, keys }
+    }
+
+    fn round(&self, x: u64) -> u64 {
+        let mask = (1u64 << self.half_bits) - 1;
+        let (mut l, mut r) = (x >> self.half_bits, x & mask);
+        for k in self.keys {
+            let f = splitmix64(r ^ k) & mask;
+            (l, r) = (r, l ^ f);
+        }
+        (l << self.half_bits) | r
+    }
+
+    fn apply(&self, i: u64) -> u64 {
+        let mut x = i;
+        loop {
+            x = self.round(x);
+            if x < self.n {
+                return x;
+            }
+        }
+    }
+}
+
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page() -> PageSize {
+        PageSize::new(4096).expect("4K page")
+    }
+
+    #[test]
+    fn sequential_first_touch() {
+        let mut m = PageMapper::new(page(), 16, FrameAllocation::Sequential, 1, 1);
+        assert_eq!(m.translate(Asid(0), VirtAddr(0x5123)), Ok(PhysAddr(0x0123)));
+        assert_eq!(m.translate(Asid(1), VirtAddr(0x5123)), Ok(PhysAddr(0x1123)));
+        assert_eq!(m.translate(Asid(0), VirtAddr(0x5fff)), Ok(PhysAddr(0x0fff)));
+        assert_eq!(m.pages_mapped(), 2);
+    }
+
+    #[test]
+    fn random_is_a_permutation() {
+        let mut m = PageMapper::new(page(), 1000, FrameAllocation::Random, 1, 7);
+        let mut seen = std::collections::HashSet::new();
+        for v in 0..1000 {
+            let p = m.frame(Asid(0), Vpn(v)).expect("frames left");
+            assert!(p.0 < 1000);
+            assert!(seen.insert(p));
+        }
+        assert_eq!(m.frame(Asid(0), Vpn(1000)), Err(MapError::Exhausted { frames: 1000, page: 4096 }));
+    }
+
+    #[test]
+    fn colour_preserving_keeps_colour() {
+        let mut m = PageMapper::new(page(), 64, FrameAllocation::ColourPreserving, 4, 1);
+        for v in [3u64, 7, 9, 2, 11] {
+            let p = m.frame(Asid(0), Vpn(v)).expect("frames left");
+            assert_eq!(p.0 % 4, v % 4);
+        }
+    }
+
+    #[test]
+    fn share_makes_a_synonym() {
+        let mut m = PageMapper::new(page(), 16, FrameAllocation::Sequential, 1, 1);
+        let a = m.share(Asid(0), Vpn(1), Asid(0), Vpn(9)).expect("frames left");
+        assert_eq!(m.frame(Asid(0), Vpn(1)), Ok(a));
+        assert_eq!(m.frame(Asid(0), Vpn(9)), Ok(a));
+    }
+}

@@ -1,0 +1,185 @@
+//! Finding, reading and overriding machine presets. A preset is a TOML file;
+//! the shipped ones live in the repository's `presets/` folder and are built
+//! into the engine so every front end sees the same set. `x86-64-host` is made
+//! at load time from this machine's sysfs.
+
+use crate::config::{MachineConfig, CACHE_FIELDS, CACHE_NAMES, MEMORY_FIELDS, TOP_FIELDS};
+use std::fmt;
+use std::path::Path;
+
+/// The shipped presets: (name, file name, TOML text).
+pub const BUILTIN: [(&str, &str, &str); 3] = [
+    ("jm-base", "jm-base.toml", include_str!("../../../presets/jm-base.toml")),
+    ("hp9000-834", "hp9000-834.toml", include_str!("../../../presets/hp9000-834.toml")),
+    ("mips-r4000", "mips-r4000.toml", include_str!("../../../presets/mips-r4000.toml")),
+];
+
+pub const HOST_PRESET: &str = "x86-64-host";
+
+/// A preset or override that cannot be used, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file, `preset NAME`, or `--set KEY=VALUE`.
+    pub origin: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}: line {l}: {}", self.origin, self.message),
+            None => write!(f, "{}: {}", self.origin, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    fn new(origin: &str, line: Option<usize>, message: impl Into<String>) -> Self {
+        Self { origin: origin.to_string(), line, message: message.into() }
+    }
+}
+
+/// Names of every preset that `load` accepts.
+pub fn names() -> Vec<&'static str> {
+    let mut v: Vec<&str> = BUILTIN.iter().map(|(n, _, _)| *n).collect();
+    v.push(HOST_PRESET);
+    v
+}
+
+/// The TOML text of a preset by name, or of a file by path.
+pub fn text(name_or_path: &str) -> Result<(String, String), ConfigError> {
+    if let Some((_, file, t)) = BUILTIN.iter().find(|(n, _, _)| *n == name_or_path) {
+        return Ok((format!("presets/{file}"), (*t).to_string()));
+    }
+    if name_or_path == HOST_PRESET {
+        return crate::host::host_preset_text()
+            .map(|t| (format!("{HOST_PRESET} (from /sys/devices/system/cpu/cpu0/cache)"), t))
+            .map_err(|e| ConfigError::new(HOST_PRESET, None, e));
+    }
+    let p = Path::new(name_or_path);
+    if p.extension().is_some_and(|e| e == "toml") || p.exists() {
+        return std::fs::read_to_string(p)
+            .map(|t| (name_or_path.to_string(), t))
+            .map_err(|e| ConfigError::new(name_or_path, None, format!("cannot read preset file: {e}")));
+    }
+    Err(ConfigError::new(
+        name_or_path,
+        None,
+        format!("no such preset; expected one of {} or a path to a .toml file", names().join(", ")),
+    ))
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// Parses and checks a preset's text.
+pub fn parse(origin: &str, text: &str) -> Result<MachineConfig, ConfigError> {
+    let cfg: MachineConfig = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        ConfigError::new(origin, line, e.message().trim().to_string())
+    })?;
+    check(origin, text, &cfg)?;
+    Ok(cfg)
+}
+
+fn check(origin: &str, text: &str, cfg: &MachineConfig) -> Result<(), ConfigError> {
+    cfg.tiers().map_err(|msg| {
+        // Point at the table the message names, if the text has it.
+        let line = msg
+            .strip_prefix('[')
+            .and_then(|r| r.split(']').next())
+            .and_then(|t| text.lines().position(|l| l.trim() == format!("[{t}]")))
+            .map(|i| i + 1);
+        ConfigError::new(origin, line, msg)
+    })?;
+    Ok(())
+}
+
+/// Loads a preset by name or path and applies `KEY=VALUE` overrides in order.
+pub fn load(name_or_path: &str, overrides: &[String]) -> Result<MachineConfig, ConfigError> {
+    let (origin, text) = text(name_or_path)?;
+    let cfg = parse(&origin, &text)?;
+    if overrides.is_empty() {
+        return Ok(cfg);
+    }
+    let mut table: toml::Table =
+        toml::from_str(&text).map_err(|e| ConfigError::new(&origin, None, e.message().to_string()))?;
+    for o in overrides {
+        apply_override(&mut table, o)?;
+        let here = format!("--set {o}");
+        let cfg: MachineConfig =
+            table.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(&here, None, e.message().trim()))?;
+        cfg.tiers().map_err(|m| ConfigError::new(&here, None, m))?;
+    }
+    table.try_into().map_err(|e: toml::de::Error| ConfigError::new(&origin, None, e.message().trim()))
+}
+
+fn override_value(raw: &str) -> toml::Value {
+    // A TOML literal if it is one (8, true, "x"); otherwise the bare text, so
+    // `16K` and `lru` need no quotes on a command line.
+    match format!("v = {raw}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.to_string())),
+        Err(_) => toml::Value::String(raw.to_string()),
+    }
+}
+
+/// Applies one `table.key=value` override to a preset's TOML table.
+pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigError> {
+    let here = format!("--set {spec}");
+    let Some((path, raw)) = spec.split_once('=') else {
+        return Err(ConfigError::new(&here, None, "expected KEY=VALUE, e.g. l1d.size=16K"));
+    };
+    let parts: Vec<&str> = path.trim().split('.').collect();
+    let value = override_value(raw.trim());
+    let list = |xs: &[&str]| xs.join(", ");
+    match parts.as_slice() {
+        [top] if ["name", "description", "source"].contains(top) => {
+            table.insert((*top).to_string(), value);
+        }
+        [table_name, field] => {
+            let fields: &[&str] = if CACHE_NAMES.contains(table_name) {
+                &CACHE_FIELDS
+            } else if *table_name == "memory" {
+                &MEMORY_FIELDS
+            } else if *table_name == "stats" {
+                &["classify_misses"]
+            } else {
+                return Err(ConfigError::new(
+                    &here,
+                    None,
+                    format!(
+                        "unknown table `{table_name}`; expected one of {}, {}",
+                        list(&TOP_FIELDS[3..]),
+                        list(&CACHE_NAMES)
+                    ),
+                ));
+            };
+            if !fields.contains(field) {
+                return Err(ConfigError::new(
+                    &here,
+                    None,
+                    format!("unknown key `{field}` in [{table_name}]; expected one of {}", list(fields)),
+                ));
+            }
+            let entry = table.entry((*table_name).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            match entry {
+                toml::Value::Table(t) => {
+                    t.insert((*field).to_string(), value);
+                }
+                _ => return Err(ConfigError::new(&here, None, format!("`{table_name}` is not a table"))),
+            }
+        }
+        _ => {
+            return Err(ConfigError::new(
+                &here,
+                None,
+                format!("expected TABLE.KEY=VALUE (tables: {}, {})", list(&TOP_FIELDS[3..]), list(&CACHE_NAMES)),
+            ))
+        }
+    }
+    Ok(())
+}

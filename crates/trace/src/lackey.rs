@@ -1,0 +1,329 @@
+//! valgrind lackey text (`valgrind --tool=lackey --trace-mem=yes`).
+//!
+//! Lackey prints one reference per line: `I  04016c0c,3` for an instruction
+//! fetch and ` L 1ffefff8b8,8`, ` S ...`, ` M ...` for a load, store and
+//! modify (load then store of the same bytes); the address is hex and the size
+//! decimal. Everything valgrind itself says is prefixed `==pid==` (or
+//! `--pid--` / `**pid**` for warnings) and is skipped, as are blank lines.
+//! Anything else is an error naming the line: a silently skipped line would be
+//! a silently wrong simulation.
+
+use std::io::{self, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use vmlab_addr::{Asid, VirtAddr};
+
+use crate::convert::Losses;
+use crate::text::{self, LineError, LineReader};
+use crate::{Access, AccessKind, Event, EventSource, Location, TraceError, BLOCK};
+
+/// Reads lackey text from any byte stream.
+#[derive(Debug)]
+pub struct LackeyReader<R> {
+    lines: LineReader<R>,
+    name: PathBuf,
+    asid: Asid,
+    total: Option<u64>,
+    failed: Option<TraceError>,
+}
+
+impl<R: Read> LackeyReader<R> {
+    /// `name` is what errors call the input (normally its path).
+    pub fn new(reader: R, name: impl Into<PathBuf>) -> Self {
+        Self { lines: LineReader::new(reader), name: name.into(), asid: Asid(0), total: None, failed: None }
+    }
+
+    /// Lackey traces one process; its references get this asid (default 0).
+    pub fn with_asid(mut self, asid: u32) -> Self {
+        self.asid = Asid(asid);
+        self
+    }
+
+    /// The input's size in bytes, reported by [`EventSource::progress`].
+    pub fn with_total_len(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    fn fill_inner(&mut self, buf: &mut Vec<Event>) -> Result<(), TraceError> {
+        while buf.len() < BLOCK {
+            let (no, line) = match self.lines.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(LineError::Io(e)) => {
+                    return Err(TraceError::new(&self.name, Location::File, format!("read error: {e}")))
+                }
+                Err(LineError::TooLong(no)) => {
+                    return Err(TraceError::new(
+                        &self.name,
+                        Location::Line(no),
+                        format!("line longer than {} bytes: not lackey text", text::MAX_LINE),
+                    ))
+                }
+            };
+            match parse_line(line, self.asid) {
+                Ok(Some(a)) => buf.push(Event::Access(a)),
+                Ok(None) => {}
+                Err(msg) => return Err(TraceError::new(&self.name, Location::Line(no), msg)),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read + Send> EventSource for LackeyReader<R> {
+    fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
+        buf.clear();
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if let Err(e) = self.fill_inner(buf) {
+            buf.clear();
+            self.failed = Some(e.clone());
+            return Err(e);
+        }
+        Ok(!buf.is_empty())
+    }
+
+    fn progress(&self) -> (u64, Option<u64>) {
+        (self.lines.consumed(), self.total)
+    }
+}
+
+/// Is this one of valgrind's own message lines (`==123== ...`, or the
+/// `--123--` / `**123**` forms valgrind uses for warnings)?
+pub(crate) fn is_valgrind_message(line: &[u8]) -> bool {
+    if line.starts_with(b"==") {
+        return true;
+    }
+    for fence in [b"--", b"**"] {
+        if let Some(rest) = line.strip_prefix(fence) {
+            let (digits, rest) = text::take_while(rest, |b| b.is_ascii_digit());
+            if !digits.is_empty() && rest.starts_with(fence) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Parses one line: `Ok(None)` for lines that carry no reference (blank
+/// lines, valgrind's messages), `Err` with what was expected and found.
+pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Access>, String> {
+    let body = text::trim_start(line);
+    if body.is_empty() || is_valgrind_message(line) {
+        return Ok(None);
+    }
+    let kind = match body.first() {
+        Some(b'I') => AccessKind::Ifetch,
+        Some(b'L') => AccessKind::Load,
+        Some(b'S') => AccessKind::Store,
+        Some(b'M') => AccessKind::Modify,
+        _ => {
+            return Err(format!(
+                "expected a lackey record (`I`, `L`, `S` or `M`, then hex address `,` decimal size) \
+                 or a valgrind `==` line, found `{}`",
+                text::show(line)
+            ))
+        }
+    };
+    let after_kind = body.get(1..).unwrap_or(&[]);
+    let (gap, rest) = text::take_while(after_kind, text::is_blank);
+    if gap.is_empty() {
+        return Err(format!(
+            "expected a space after the access kind `{}`, found `{}`",
+            char::from(body[0]),
+            text::show(line)
+        ));
+    }
+    let (hex, rest) = text::take_while(rest, |b| b.is_ascii_alphanumeric());
+    let addr = text::parse_hex(hex).map_err(|why| {
+        format!("expected a hex address after `{}`, found `{}` ({why})", char::from(body[0]), text::show(hex))
+    })?;
+    let Some(rest) = rest.strip_prefix(b",") else {
+        return Err(format!("expected `,` after the address, found `{}`", text::show(rest)));
+    };
+    let (digits, rest) = text::take_while(rest, |b| b.is_ascii_digit());
+    if digits.is_empty() {
+        return Err(format!("expected a decimal size after `,`, found `{}`", text::show(rest)));
+    }
+    let size = parse_size(digits)?;
+    if !rest.iter().all(|&b| text::is_blank(b)) {
+        return Err(format!("expected end of line after the size, found `{}`", text::show(rest)));
+    }
+    Ok(Some(Access { kind, size, addr: VirtAddr(addr), asid }))
+}
+
+fn parse_size(digits: &[u8]) -> Result<u32, String> {
+    let mut v: u64 = 0;
+    for &d in digits {
+        v = v * 10 + u64::from(d - b'0');
+        if v > u64::from(u32::MAX) {
+            return Err(format!("size `{}` does not fit in 32 bits", text::show(digits)));
+        }
+    }
+    if v == 0 {
+        return Err("access size must be at least 1, found 0".to_string());
+    }
+    Ok(v as u32)
+}
+
+/// Writes lackey text exactly as valgrind prints it (`I  %08lx,%lu` and
+/// ` L %08lx,%lu`). Lackey has no asids, context switches or flushes: those
+/// are dropped and counted in [`LackeyWriter::losses`].
+#[derive(Debug)]
+pub struct LackeyWriter<W: Write> {
+    w: BufWriter<W>,
+    losses: Losses,
+    records: u64,
+}
+
+impl<W: Write> LackeyWriter<W> {
+    pub fn new(w: W) -> Self {
+        Self { w: BufWriter::with_capacity(256 * 1024, w), losses: Losses::default(), records: 0 }
+    }
+
+    pub fn write(&mut self, e: &Event) -> io::Result<()> {
+        let a = match e {
+            Event::Access(a) => a,
+            Event::ContextSwitch(_) => {
+                self.losses.context_switches_dropped += 1;
+                return Ok(());
+            }
+            Event::FlushAll => {
+                self.losses.flushes_dropped += 1;
+                return Ok(());
+            }
+        };
+        if a.asid != Asid(0) {
+            self.losses.asids_dropped += 1;
+        }
+        let mut line = [0u8; 48];
+        let prefix: &[u8; 3] = match a.kind {
+            AccessKind::Ifetch => b"I  ",
+            AccessKind::Load => b" L ",
+            AccessKind::Store => b" S ",
+            AccessKind::Modify => b" M ",
+        };
+        line[..3].copy_from_slice(prefix);
+        let mut n = 3 + put_hex(&mut line[3..], a.addr.0);
+        line[n] = b',';
+        n += 1;
+        n += put_dec(&mut line[n..], a.size);
+        line[n] = b'\n';
+        self.records += 1;
+        self.w.write_all(&line[..=n])
+    }
+
+    pub fn write_all(&mut self, events: &[Event]) -> io::Result<()> {
+        events.iter().try_for_each(|e| self.write(e))
+    }
+
+    /// What could not be written so far.
+    pub fn losses(&self) -> &Losses {
+        &self.losses
+    }
+
+    /// Lines written so far.
+    pub fn records_written(&self) -> u64 {
+        self.records
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn finish(self) -> io::Result<W> {
+        self.w.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+/// Writes `events` as lackey text; returns what lackey could not represent.
+pub fn write_lackey<W: Write>(w: W, events: &[Event]) -> io::Result<Losses> {
+    let mut lw = LackeyWriter::new(w);
+    lw.write_all(events)?;
+    let losses = lw.losses.clone();
+    lw.finish()?;
+    Ok(losses)
+}
+
+/// `%08lx`: at least 8 lowercase hex digits. Returns the digits written.
+fn put_hex(out: &mut [u8], v: u64) -> usize {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let n = ((64 - v.leading_zeros() as usize).div_ceil(4)).max(8);
+    for i in 0..n {
+        out[n - 1 - i] = DIGITS[((v >> (4 * i)) & 0xf) as usize];
+    }
+    n
+}
+
+fn put_dec(out: &mut [u8], mut v: u32) -> usize {
+    let mut tmp = [0u8; 10];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let n = tmp.len() - i;
+    out[..n].copy_from_slice(&tmp[i..]);
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Option<Access>, String> {
+        parse_line(s.as_bytes(), Asid(0))
+    }
+
+    #[test]
+    fn parses_all_kinds() {
+        assert_eq!(parse("I  04016c0c,3"), Ok(Some(Access { kind: AccessKind::Ifetch, size: 3, addr: VirtAddr(0x4016c0c), asid: Asid(0) })));
+        assert_eq!(parse(" L 1ffefff8b8,8").map(|a| a.map(|a| (a.kind, a.addr.0, a.size))), Ok(Some((AccessKind::Load, 0x1ffefff8b8, 8))));
+        assert_eq!(parse(" S 0,4\r").map(|a| a.map(|a| a.kind)), Ok(Some(AccessKind::Store)));
+        assert_eq!(parse(" M ffffffffffffffff,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((u64::MAX, u32::MAX))));
+        assert_eq!(parse("==123== Command: ls"), Ok(None));
+        assert_eq!(parse("--123-- WARNING: x"), Ok(None));
+        assert_eq!(parse("   "), Ok(None));
+    }
+
+    #[test]
+    fn rejects_bad_lines() {
+        for (line, phrase) in [
+            ("X 12,4", "expected a lackey record"),
+            ("I 12", "expected `,`"),
+            ("I 1g,4", "not a hex digit"),
+            ("I 12;4", "expected `,` after the address, found `;4`"),
+            ("I ,4", "no hex digits"),
+            ("I 12,", "expected a decimal size"),
+            ("I 12,0", "at least 1"),
+            ("I 12,4294967296", "does not fit in 32 bits"),
+            ("I 12,4 x", "expected end of line"),
+            ("I12,4", "expected a space"),
+            ("--12 x", "expected a lackey record"),
+        ] {
+            let err = parse(line).expect_err(line);
+            assert!(err.contains(phrase), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn writes_valgrind_layout() {
+        let mut out = Vec::new();
+        let losses = write_lackey(
+            &mut out,
+            &[
+                Event::access(AccessKind::Ifetch, 0x4016c0c, 3, 0),
+                Event::access(AccessKind::Load, 0x1ffefff8b8, 8, 0),
+                Event::access(AccessKind::Modify, 0, 1, 7),
+                Event::FlushAll,
+            ],
+        )
+        .expect("write to Vec");
+        assert_eq!(String::from_utf8_lossy(&out), "I  04016c0c,3\n L 1ffefff8b8,8\n M 00000000,1\n");
+        assert_eq!(losses.asids_dropped, 1);
+        assert_eq!(losses.flushes_dropped, 1);
+    }
+}

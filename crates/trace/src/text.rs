@@ -1,0 +1,189 @@
+//! Line splitting shared by the text readers.
+//!
+//! Traces are gigabytes of short lines, so lines are sliced out of one large
+//! reused buffer instead of being copied into a `String` each; a line longer
+//! than [`MAX_LINE`] is an error rather than an unbounded allocation (a binary
+//! file fed to a text reader has no newlines).
+
+use std::io::{self, Read};
+
+const CHUNK: usize = 256 * 1024;
+/// Longest line accepted. Real lackey and din lines are under 40 bytes; din
+/// allows a trailing comment, hence the generous bound.
+pub(crate) const MAX_LINE: usize = 64 * 1024;
+
+#[derive(Debug)]
+pub(crate) enum LineError {
+    Io(io::Error),
+    /// The line with this 1-based number has no end within [`MAX_LINE`] bytes.
+    TooLong(u64),
+}
+
+#[derive(Debug)]
+pub(crate) struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    line_no: u64,
+    consumed: u64,
+}
+
+impl<R: Read> LineReader<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Self { inner, buf: vec![0; CHUNK], start: 0, end: 0, eof: false, line_no: 0, consumed: 0 }
+    }
+
+    /// Bytes read from the underlying reader so far.
+    pub(crate) fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// The next line without its `\n` (a `\r` before it is kept: the parsers
+    /// treat it as trailing whitespace), with its 1-based number.
+    pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
+        loop {
+            let pending = self.buf.get(self.start..self.end).unwrap_or(&[]);
+            if let Some(i) = memchr::memchr(b'\n', pending) {
+                let s = self.start;
+                self.start += i + 1;
+                self.line_no += 1;
+                return Ok(self.buf.get(s..s + i).map(|l| (self.line_no, l)));
+            }
+            if self.eof {
+                if self.start < self.end {
+                    let s = self.start;
+                    self.start = self.end;
+                    self.line_no += 1;
+                    return Ok(self.buf.get(s..self.end).map(|l| (self.line_no, l)));
+                }
+                return Ok(None);
+            }
+            if self.end - self.start > MAX_LINE {
+                return Err(LineError::TooLong(self.line_no + 1));
+            }
+            self.refill()?;
+        }
+    }
+
+    fn refill(&mut self) -> Result<(), LineError> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            self.buf.resize(self.buf.len() + CHUNK, 0);
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.end += n;
+                    self.consumed += n as u64;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(LineError::Io(e)),
+            }
+        }
+    }
+}
+
+/// A line as shown in an error message: lossy UTF-8, control characters
+/// escaped, cut at 60 characters so a garbage line cannot flood the terminal.
+pub(crate) fn show(bytes: &[u8]) -> String {
+    const MAX: usize = 60;
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == MAX {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Splits off the leading run of bytes for which `pred` holds.
+pub(crate) fn take_while(s: &[u8], pred: impl Fn(u8) -> bool) -> (&[u8], &[u8]) {
+    let n = s.iter().position(|&b| !pred(b)).unwrap_or(s.len());
+    s.split_at(n)
+}
+
+pub(crate) fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\r'
+}
+
+pub(crate) fn trim_start(s: &[u8]) -> &[u8] {
+    take_while(s, is_blank).1
+}
+
+/// Parses 1 to 16 hex digits. `Err` says what was wrong, for the message.
+pub(crate) fn parse_hex(digits: &[u8]) -> Result<u64, &'static str> {
+    if digits.is_empty() {
+        return Err("no hex digits");
+    }
+    if digits.len() > 16 {
+        return Err("more than 16 hex digits (does not fit in 64 bits)");
+    }
+    let mut v: u64 = 0;
+    for &b in digits {
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return Err("not a hex digit"),
+        };
+        v = (v << 4) | u64::from(d);
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_lines_across_refills() {
+        let text: Vec<u8> = (0..100_000).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+        let mut r = LineReader::new(&text[..]);
+        let mut n = 0u64;
+        while let Ok(Some((no, line))) = r.next_line() {
+            assert_eq!(line, format!("line {n}").as_bytes());
+            n += 1;
+            assert_eq!(no, n);
+        }
+        assert_eq!(n, 100_000);
+        assert_eq!(r.consumed(), text.len() as u64);
+    }
+
+    #[test]
+    fn last_line_without_newline_and_too_long() {
+        let mut r = LineReader::new(&b"a\nb"[..]);
+        assert!(matches!(r.next_line(), Ok(Some((1, b"a")))));
+        assert!(matches!(r.next_line(), Ok(Some((2, b"b")))));
+        assert!(matches!(r.next_line(), Ok(None)));
+        let long = vec![b'x'; MAX_LINE * 3];
+        let mut r = LineReader::new(&long[..]);
+        assert!(matches!(r.next_line(), Err(LineError::TooLong(1))));
+    }
+
+    #[test]
+    fn hex() {
+        assert_eq!(parse_hex(b"1ffefff8b8"), Ok(0x1ffefff8b8));
+        assert_eq!(parse_hex(b"FFFFFFFFFFFFFFFF"), Ok(u64::MAX));
+        assert!(parse_hex(b"1FFFFFFFFFFFFFFFF").is_err());
+        assert!(parse_hex(b"").is_err());
+        assert!(parse_hex(b"12g").is_err());
+    }
+}

@@ -1,0 +1,259 @@
+//! Streaming `.vmt` writer: never seeks, holds one block in memory.
+
+use std::io::{self, Write};
+
+use super::format::{self as f, VmtHeader};
+use crate::{AccessKind, Event};
+
+/// Writer tuning. The defaults are what vmlab writes; small blocks are for tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VmtOptions {
+    /// Events per block, 1..=[`f::MAX_BLOCK_EVENTS`].
+    pub block_events: usize,
+    /// zstd level. Decoding speed hardly depends on it; 3 keeps capture and
+    /// conversion fast.
+    pub zstd_level: i32,
+}
+
+impl Default for VmtOptions {
+    fn default() -> Self {
+        Self { block_events: f::MAX_BLOCK_EVENTS, zstd_level: 3 }
+    }
+}
+
+/// Record encoder for one block; its prediction state restarts every block so
+/// each block decodes on its own.
+#[derive(Debug, Default)]
+pub(crate) struct Encoder {
+    pred: [u64; 4],
+    asid: u32,
+    pub(crate) raw: Vec<u8>,
+    pub(crate) count: u32,
+}
+
+impl Encoder {
+    pub(crate) fn reset(&mut self) {
+        self.pred = [0; 4];
+        self.asid = 0;
+        self.raw.clear();
+        self.count = 0;
+    }
+
+    pub(crate) fn encode(&mut self, e: &Event) {
+        self.count += 1;
+        let a = match *e {
+            Event::Access(a) => a,
+            Event::ContextSwitch(asid) => {
+                self.raw.extend_from_slice(&[f::OP_ESCAPE << 3, f::DESC_CONTEXT_SWITCH]);
+                put_leb(&mut self.raw, asid.0);
+                self.asid = asid.0;
+                return;
+            }
+            Event::FlushAll => {
+                self.raw.extend_from_slice(&[f::OP_ESCAPE << 3, f::DESC_FLUSH_ALL]);
+                return;
+            }
+        };
+        if a.asid.0 != self.asid {
+            self.raw.extend_from_slice(&[f::OP_ESCAPE << 3, f::DESC_SET_ASID]);
+            put_leb(&mut self.raw, a.asid.0);
+            self.asid = a.asid.0;
+        }
+        let addr = a.addr.0;
+        let (stream, z) = if a.kind == AccessKind::Ifetch {
+            (f::STREAM_I, f::zigzag(addr.wrapping_sub(self.pred[0])))
+        } else {
+            let z0 = f::zigzag(addr.wrapping_sub(self.pred[1]));
+            let z1 = f::zigzag(addr.wrapping_sub(self.pred[2]));
+            if z0 <= z1 {
+                (f::STREAM_D0, z0)
+            } else {
+                (f::STREAM_D1, z1)
+            }
+        };
+        let len = f::len_code(z);
+        match f::direct_op(a.kind, a.size, stream) {
+            Some(op) => self.raw.push(op << 3 | len),
+            None => {
+                let size_code = match a.size {
+                    s if s.is_power_of_two() && s <= 64 => s.trailing_zeros() as u8,
+                    _ => f::DESC_SIZE_EXPLICIT,
+                };
+                let dsel = u8::from(stream == f::STREAM_D1);
+                let desc = a.kind as u8 | dsel << 2 | size_code << 3;
+                self.raw.extend_from_slice(&[f::OP_ESCAPE << 3 | len, desc]);
+                if size_code == f::DESC_SIZE_EXPLICIT {
+                    put_leb(&mut self.raw, a.size);
+                }
+            }
+        }
+        let nbytes = usize::from(f::LEN_BYTES[usize::from(len)]);
+        self.raw.extend_from_slice(&z.to_le_bytes()[..nbytes]);
+        self.pred[usize::from(stream)] = addr.wrapping_add(u64::from(a.size));
+    }
+}
+
+fn put_leb(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+pub(crate) fn file_header_bytes(header: &VmtHeader) -> io::Result<Vec<u8>> {
+    let mut h = header.clone();
+    h.encoding = f::ENCODING.to_string();
+    let json = serde_json::to_vec(&h).map_err(io::Error::other)?;
+    if json.len() > f::MAX_JSON_LEN {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("vmt header JSON is {} bytes; at most {} are allowed", json.len(), f::MAX_JSON_LEN),
+        ));
+    }
+    let mut out = Vec::with_capacity(f::FILE_HEADER_LEN + json.len());
+    out.extend_from_slice(&f::MAGIC);
+    out.extend_from_slice(&f::VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&json).to_le_bytes());
+    out.extend_from_slice(&json);
+    Ok(out)
+}
+
+/// The 20-byte block header for a compressed payload. The CRC covers the
+/// three length fields as well as the payload, so a damaged count or length
+/// is caught before it is believed.
+pub(crate) fn block_header_bytes(count: u32, raw_len: u32, comp: &[u8]) -> [u8; f::BLOCK_HEADER_LEN] {
+    let mut h = [0u8; f::BLOCK_HEADER_LEN];
+    h[0..4].copy_from_slice(&f::BLOCK_MAGIC);
+    h[4..8].copy_from_slice(&count.to_le_bytes());
+    h[8..12].copy_from_slice(&raw_len.to_le_bytes());
+    h[12..16].copy_from_slice(&(comp.len() as u32).to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&h[4..16]);
+    crc.update(comp);
+    h[16..20].copy_from_slice(&crc.finalize().to_le_bytes());
+    h
+}
+
+pub(crate) fn end_bytes(total: u64, blocks: u64) -> [u8; f::END_LEN] {
+    let mut e = [0u8; f::END_LEN];
+    e[0..4].copy_from_slice(&f::END_MAGIC);
+    e[4..12].copy_from_slice(&total.to_le_bytes());
+    e[12..20].copy_from_slice(&blocks.to_le_bytes());
+    let crc = crc32fast::hash(&e[4..20]);
+    e[20..24].copy_from_slice(&crc.to_le_bytes());
+    e
+}
+
+/// Writes a `.vmt` stream: the header at once, then a block every
+/// `block_events` events, then the end block on [`VmtWriter::finish`]. A
+/// writer dropped without `finish` leaves a file that readers reject as
+/// truncated, which is the point.
+pub struct VmtWriter<W: Write> {
+    w: W,
+    opts: VmtOptions,
+    enc: Encoder,
+    comp: Vec<u8>,
+    zstd: zstd::bulk::Compressor<'static>,
+    total: u64,
+    blocks: u64,
+    bytes: u64,
+}
+
+impl<W: Write> std::fmt::Debug for VmtWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VmtWriter")
+            .field("opts", &self.opts)
+            .field("events", &self.total)
+            .field("blocks", &self.blocks)
+            .field("bytes", &self.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> VmtWriter<W> {
+    /// Writes the file header to `w` straight away.
+    pub fn new(w: W, header: VmtHeader) -> io::Result<Self> {
+        Self::with_options(w, header, VmtOptions::default())
+    }
+
+    pub fn with_options(mut w: W, header: VmtHeader, opts: VmtOptions) -> io::Result<Self> {
+        if !(1..=f::MAX_BLOCK_EVENTS).contains(&opts.block_events) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("block_events must be 1..={}, got {}", f::MAX_BLOCK_EVENTS, opts.block_events),
+            ));
+        }
+        let head = file_header_bytes(&header)?;
+        w.write_all(&head)?;
+        Ok(Self {
+            w,
+            opts,
+            enc: Encoder::default(),
+            comp: Vec::new(),
+            zstd: zstd::bulk::Compressor::new(opts.zstd_level)?,
+            total: 0,
+            blocks: 0,
+            bytes: head.len() as u64,
+        })
+    }
+
+    /// Queues one event; a full block is compressed and written. An access of
+    /// size 0 is refused: no reader could give it back.
+    pub fn write(&mut self, e: &Event) -> io::Result<()> {
+        if let Event::Access(a) = e {
+            if a.size == 0 {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("access of size 0 cannot be written: {a:?}")));
+            }
+        }
+        self.enc.encode(e);
+        if self.enc.count as usize >= self.opts.block_events {
+            self.flush_block()?;
+        }
+        Ok(())
+    }
+
+    pub fn write_all(&mut self, events: &[Event]) -> io::Result<()> {
+        events.iter().try_for_each(|e| self.write(e))
+    }
+
+    /// Events accepted so far.
+    pub fn events_written(&self) -> u64 {
+        self.total + u64::from(self.enc.count)
+    }
+
+    /// Bytes handed to the underlying writer so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.bytes
+    }
+
+    fn flush_block(&mut self) -> io::Result<()> {
+        if self.enc.count == 0 {
+            return Ok(());
+        }
+        self.comp.clear();
+        self.comp.reserve(zstd::zstd_safe::compress_bound(self.enc.raw.len()));
+        self.zstd.compress_to_buffer(&self.enc.raw[..], &mut self.comp)?;
+        let head = block_header_bytes(self.enc.count, self.enc.raw.len() as u32, &self.comp);
+        self.w.write_all(&head)?;
+        self.w.write_all(&self.comp)?;
+        self.bytes += (head.len() + self.comp.len()) as u64;
+        self.total += u64::from(self.enc.count);
+        self.blocks += 1;
+        self.enc.reset();
+        Ok(())
+    }
+
+    /// Writes the last block and the end block, flushes, and returns the
+    /// underlying writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.flush_block()?;
+        let end = end_bytes(self.total, self.blocks);
+        self.w.write_all(&end)?;
+        self.bytes += end.len() as u64;
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
