@@ -1,0 +1,118 @@
+//! Shipped presets load, name their sources, and bad presets or overrides
+//! fail with the file, the line and the valid choices.
+
+use vmlab_machine::preset::{self, BUILTIN};
+use vmlab_machine::Machine;
+
+#[test]
+fn every_shipped_preset_loads_and_names_its_sources() {
+    for (name, _, text) in BUILTIN {
+        let cfg = preset::load(name, &[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!cfg.source.is_empty(), "{name}: machine source");
+        assert!(!cfg.memory.source.is_empty(), "{name}: [memory] source");
+        for (cache, c) in cfg.caches() {
+            assert!(!c.source.is_empty(), "{name}: [{cache}] has no source");
+        }
+        // Every line with a number in a cache table names where it comes from,
+        // either in a trailing comment or through the table's source.
+        assert!(text.contains("seed 00"), "{name}: cites no seed document");
+        Machine::new(cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn jm_base_is_what_the_issue_says() {
+    let cfg = preset::load("jm-base", &[]).expect("loads");
+    let caches = cfg.caches();
+    let names: Vec<&str> = caches.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["l1i", "l1d", "l2i", "l2d"]);
+    let sizes: Vec<u64> = caches.iter().map(|(_, c)| c.size.0).collect();
+    assert_eq!(sizes, [8192, 8192, 512 << 10, 512 << 10]);
+    assert!(caches.iter().all(|(_, c)| c.line.0 == 16));
+}
+
+#[test]
+fn overrides_apply_and_bad_ones_list_valid_keys() {
+    let cfg = preset::load("jm-base", &["l1d.size=16K".into(), "l1d.assoc=2".into()]).expect("valid overrides");
+    assert_eq!(cfg.l1d.as_ref().map(|c| c.size.0), Some(16384));
+
+    let e = preset::load("jm-base", &["l1d.sise=16K".into()]).expect_err("unknown key");
+    let msg = e.to_string();
+    assert!(msg.contains("--set l1d.sise=16K") && msg.contains("unknown key `sise`") && msg.contains("size, line, assoc"), "{msg}");
+
+    let e = preset::load("jm-base", &["l9.size=1K".into()]).expect_err("unknown table");
+    assert!(e.to_string().contains("unknown table `l9`"), "{e}");
+
+    let e = preset::load("jm-base", &["l1d.replacement=oldest".into()]).expect_err("bad policy");
+    let msg = e.to_string();
+    assert!(msg.contains("oldest") && msg.contains("lru") && msg.contains("tree-plru"), "{msg}");
+
+    let e = preset::load("jm-base", &["l1d.line=24".into()]).expect_err("bad geometry");
+    assert!(e.to_string().contains("[l1d]"), "{e}");
+
+    let e = preset::load("no-such-machine", &[]).expect_err("unknown preset");
+    assert!(e.to_string().contains("jm-base") && e.to_string().contains("x86-64-host"), "{e}");
+}
+
+#[test]
+fn bad_preset_files_name_the_line() {
+    let dir = std::env::temp_dir().join(format!("vmlab-presets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let cases = [
+        ("unknown_key.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1]\nsize = \"8K\"\nline = 16\nasoc = 1\n", 7, "unknown field `asoc`"),
+        ("bad_size.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1]\nsize = \"8Q\"\nline = 16\nassoc = 1\n", 5, "not a size"),
+        ("bad_page.toml", "name = \"x\"\n[memory]\npage_size = 3000\n[l1]\nsize = \"8K\"\nline = 16\nassoc = 1\n", 3, "power of two"),
+        ("split_half.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1i]\nsize = \"8K\"\nline = 16\nassoc = 1\n", 4, "needs a matching [l1d]"),
+        ("syntax.toml", "name = \"x\"\n[memory\npage_size = \"4K\"\n", 2, ""),
+        ("bad_indexing.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1]\nsize = \"8K\"\nline = 16\nassoc = 1\nindexing = \"vvpt\"\n", 8, "`vivt`, `vipt`, `pipt`"),
+    ];
+    for (file, text, line, phrase) in cases {
+        let p = dir.join(file);
+        std::fs::write(&p, text).expect("write");
+        let e = preset::load(p.to_str().expect("utf8"), &[]).expect_err(file);
+        assert_eq!(e.line, Some(line), "{file}: {e}");
+        assert!(e.to_string().contains(phrase), "{file}: {e}");
+        assert!(e.to_string().contains(file), "{file}: {e}");
+    }
+}
+
+#[test]
+fn host_preset_reads_sysfs_when_there_is_one() {
+    if !std::path::Path::new("/sys/devices/system/cpu/cpu0/cache").exists() {
+        eprintln!("skipped: no sysfs cache directory on this machine");
+        return;
+    }
+    let cfg = preset::load("x86-64-host", &[]).expect("host preset");
+    assert!(cfg.l1d.is_some() && cfg.l1i.is_some());
+    assert!(cfg.caches().iter().all(|(_, c)| c.source.starts_with("/sys/")));
+}
+
+#[test]
+fn same_seed_same_numbers() {
+    use vmlab_trace::{AccessKind, Event};
+    let mut x = 12345u64;
+    let events: Vec<Event> = (0..50_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            Event::access([AccessKind::Load, AccessKind::Store, AccessKind::Ifetch][(x % 3) as usize], (x >> 8) % (1 << 22), 4, (x % 2) as u32)
+        })
+        .collect();
+    let overrides: Vec<String> = ["l1d.replacement=random", "l1d.assoc=4", "memory.allocation=random", "memory.seed=9"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let run = || {
+        let mut m = Machine::from_preset("jm-base", &overrides).expect("machine");
+        m.feed(&events, "det", 0).expect("runs");
+        serde_json::to_string(&m.result("det")).expect("json")
+    };
+    assert_eq!(run(), run());
+    // And the replacement seed matters.
+    let mut other = overrides.clone();
+    other.push("l1d.seed=2".into());
+    let mut m = Machine::from_preset("jm-base", &other).expect("machine");
+    m.feed(&events, "det", 0).expect("runs");
+    assert_ne!(serde_json::to_string(&m.result("det")).expect("json"), run());
+}
