@@ -47,6 +47,8 @@ pub struct Outcome {
     pub fetch: bool,
     pub write_through: bool,
     pub writeback: Option<Evicted>,
+    /// `Some(dirty)` when the line is resident after the access.
+    pub resident_dirty: Option<bool>,
 }
 
 /// The state a flush or purge found a line in.
@@ -201,65 +203,94 @@ impl Cache {
     }
 
     /// One access of `size` bytes that lies within one line of this level.
+    #[inline]
     pub fn access(&mut self, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         let set = self.set_of(&r) as usize;
-        let base = set * self.geo.ways as usize;
+        let ways = self.geo.ways as usize;
+        let base = set * ways;
         let key = self.key_of(&r);
-        let found = self.find(base, key, r.asid);
-        let hit = found.is_some();
+        let mut found = None;
+        for (w, &k) in self.keys[base..base + ways].iter().enumerate() {
+            if k == key && (!self.cfg.asid_tags || self.asids[base + w] == r.asid) {
+                found = Some(base + w);
+                break;
+            }
+        }
+        match found {
+            Some(slot) => self.hit(set, slot, r, kind, size),
+            None => self.miss(set, key, r, kind, size),
+        }
+    }
+
+    #[inline]
+    fn hit(&mut self, set: usize, slot: usize, r: LineRef, kind: RefKind, size: u64) -> Outcome {
+        self.touch(set, slot);
+        let is_write = kind == RefKind::Write;
+        let absorbed = is_write && self.cfg.write == WritePolicy::WriteBack;
+        if absorbed {
+            self.dirty[slot] = true;
+        }
+        self.stats.kind_mut(kind).accesses += 1;
+        if self.classifier.is_some() {
+            let allocates = !is_write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
+            self.classify(self.keys[slot], r.asid, false, allocates, kind);
+        }
+        let write_through = is_write && !absorbed;
+        if write_through {
+            self.stats.write_throughs += 1;
+            self.stats.bytes_out += size;
+        }
+        Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.dirty[slot]) }
+    }
+
+    fn classify(&mut self, key: u64, asid: u32, miss: bool, allocates: bool, kind: RefKind) {
+        let asid = if self.cfg.asid_tags { asid } else { 0 };
+        let Some(c) = self.classifier.as_mut() else { return };
+        let ks = self.stats.kind_mut(kind);
+        match c.observe((key, asid), miss, allocates) {
+            Some(MissClass::Compulsory) => ks.compulsory += 1,
+            Some(MissClass::Capacity) => ks.capacity += 1,
+            Some(MissClass::Conflict) => ks.conflict += 1,
+            None => {}
+        }
+    }
+
+    #[inline(never)]
+    fn miss(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         let is_write = kind == RefKind::Write;
         let allocates = !is_write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
         let write_back = self.cfg.write == WritePolicy::WriteBack;
-
         let mut writeback = None;
         let mut absorbed = false;
-        if hit || allocates {
-            let slot = match found {
-                Some(s) => s,
-                None => {
-                    let s = self.victim(set);
-                    if self.keys[s] != EMPTY {
-                        let gone = self.evicted(s);
-                        if gone.dirty {
-                            writeback = Some(gone);
-                        }
-                    }
-                    self.keys[s] = key;
-                    self.asids[s] = r.asid;
-                    self.vlines[s] = r.vaddr >> self.geo.line_shift;
-                    self.plines[s] = r.paddr >> self.geo.line_shift;
-                    self.dirty[s] = false;
-                    self.clock += 1;
-                    self.stamps[s] = self.clock;
-                    s
-                }
-            };
-            self.touch(set, slot);
+        let mut resident_dirty = None;
+        if allocates {
+            let s = self.victim(set);
+            if self.keys[s] != EMPTY && self.dirty[s] {
+                writeback = Some(self.evicted(s));
+            }
+            self.keys[s] = key;
+            self.asids[s] = r.asid;
+            self.vlines[s] = r.vaddr >> self.geo.line_shift;
+            self.plines[s] = r.paddr >> self.geo.line_shift;
+            self.dirty[s] = false;
+            self.clock += 1;
+            self.stamps[s] = self.clock;
+            self.touch(set, s);
             if is_write && write_back {
-                self.dirty[slot] = true;
+                self.dirty[s] = true;
                 absorbed = true;
             }
+            resident_dirty = Some(self.dirty[s]);
         }
-
         let line = self.geo.line_bytes();
-        let fetch = !hit && (!is_write || (allocates && size != line));
+        let fetch = !is_write || (allocates && size != line);
         let write_through = is_write && !absorbed;
-
+        self.stats.kind_mut(kind).accesses += 1;
+        self.stats.kind_mut(kind).misses += 1;
+        if self.classifier.is_some() {
+            self.classify(key, r.asid, true, allocates, kind);
+        }
         let s = &mut self.stats;
-        let ks = s.kind_mut(kind);
-        ks.accesses += 1;
-        if !hit {
-            ks.misses += 1;
-        }
-        if let Some(c) = self.classifier.as_mut() {
-            let asid = if self.cfg.asid_tags { r.asid } else { 0 };
-            match c.observe((key, asid), !hit, allocates) {
-                Some(MissClass::Compulsory) => ks.compulsory += 1,
-                Some(MissClass::Capacity) => ks.capacity += 1,
-                Some(MissClass::Conflict) => ks.conflict += 1,
-                None => {}
-            }
-        }
         if fetch {
             s.fetches += 1;
             s.bytes_in += line;
@@ -272,7 +303,18 @@ impl Cache {
             s.writebacks += 1;
             s.bytes_out += line;
         }
-        Outcome { hit, fetch, write_through, writeback }
+        Outcome { hit: false, fetch, write_through, writeback, resident_dirty }
+    }
+
+    /// Counts a hit that the caller has proved repeats the previous access's
+    /// line (same line, same address space, no other access in between).
+    /// Such a hit changes no replacement state under any policy (the line is
+    /// already most recent) and no shadow state, so only the count moves.
+    /// `kind` must not be a write unless the line is already dirty in a
+    /// write-back cache.
+    #[inline]
+    pub fn repeat_hit(&mut self, kind: RefKind) {
+        self.stats.kind_mut(kind).accesses += 1;
     }
 
     /// Looks a line up without changing anything.

@@ -15,9 +15,6 @@ fn default_allocation() -> FrameAllocation {
 fn default_seed() -> u64 {
     1
 }
-fn yes() -> bool {
-    true
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,14 +39,15 @@ pub struct MemoryConfig {
 #[serde(deny_unknown_fields)]
 pub struct StatsConfig {
     /// Classify misses as compulsory, capacity or conflict (Dinero's shadow
-    /// caches; costs a hash lookup per access per level).
-    #[serde(default = "yes")]
+    /// caches; costs a hash lookup per access per level). Off by default.
+    #[serde(default)]
     pub classify_misses: bool,
 }
 
 impl Default for StatsConfig {
+    /// Off by default, as in Dinero IV (its `-ccc` option).
     fn default() -> Self {
-        Self { classify_misses: true }
+        Self { classify_misses: false }
     }
 }
 

@@ -9,7 +9,7 @@
 //! * below the last level is memory, which only counts.
 
 use serde::{Deserialize, Serialize};
-use vmlab_cache::{Cache, CacheConfig, Evicted, FlushStats, GeometryError, LineRef, LineState, RefKind};
+use vmlab_cache::{Cache, CacheConfig, Evicted, FlushStats, GeometryError, LineRef, LineState, Outcome, RefKind};
 
 use crate::config::TierConfig;
 
@@ -29,6 +29,7 @@ pub enum Tier {
 }
 
 impl Tier {
+    #[inline]
     fn serving(&mut self, kind: RefKind) -> &mut Cache {
         match self {
             Tier::Unified(c) => c,
@@ -131,20 +132,49 @@ impl Hierarchy {
         while va < end {
             let next = (va & !(line - 1)) + line;
             let chunk = next.min(end) - va;
-            let pa = paddr + (va - vaddr);
-            let out = self.tiers[t].serving(kind).access(LineRef { vaddr: va, paddr: pa, asid }, kind, chunk);
-            if out.fetch {
-                let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-                self.request(t + 1, fill, va & !(line - 1), pa & !(line - 1), asid, line);
-            }
-            if out.write_through {
-                self.request(t + 1, RefKind::Write, va, pa, asid, chunk);
-            }
-            if let Some(v) = out.writeback {
-                self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
-            }
+            self.access_line(t, kind, va, paddr + (va - vaddr), asid, chunk);
             va += chunk;
         }
+    }
+
+    /// One access that lies within one line of tier `t` (which must exist),
+    /// with everything it causes below. Returns the tier's outcome.
+    #[inline]
+    pub fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> Outcome {
+        let cache = self.tiers[t].serving(kind);
+        let line = cache.line_bytes();
+        let out = cache.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size);
+        if out.hit && !out.write_through {
+            return out;
+        }
+        self.downstream(t, kind, va, pa, asid, size, line, &out);
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn downstream(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, line: u64, out: &Outcome) {
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            self.request(t + 1, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+        }
+        if out.write_through {
+            self.request(t + 1, RefKind::Write, va, pa, asid, size);
+        }
+        if let Some(v) = out.writeback {
+            self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
+    }
+
+    /// The top-level cache that serves `kind`.
+    #[inline]
+    pub fn top_mut(&mut self, kind: RefKind) -> &mut Cache {
+        self.tiers[0].serving(kind)
+    }
+
+    /// Whether the top level is one cache for instructions and data.
+    pub fn top_is_unified(&self) -> bool {
+        matches!(self.tiers.first(), Some(Tier::Unified(_)))
     }
 
     fn write_back(&mut self, t: usize, lines: Vec<Evicted>, line: u64) {

@@ -29,6 +29,17 @@ pub struct Progress {
     pub bytes_total: Option<u64>,
 }
 
+/// The line the previous access to a top-level cache touched, if it is still
+/// resident: a repeat of it is a hit that changes nothing but a count.
+#[derive(Clone, Copy, Debug)]
+struct RepeatLine {
+    line: u64,
+    asid: Asid,
+    dirty: bool,
+}
+
+const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
+
 #[derive(Debug)]
 pub struct Machine {
     config: MachineConfig,
@@ -39,6 +50,9 @@ pub struct Machine {
     i_line: u64,
     d_line: u64,
     page_mask: u64,
+    /// Per top-level cache (one entry if unified, I and D if split).
+    repeat: [RepeatLine; 2],
+    top_unified: bool,
 }
 
 impl Machine {
@@ -53,7 +67,10 @@ impl Machine {
             PageMapper::new(page, frames, config.memory.allocation, config.colours(), config.memory.seed);
         let i_line = hierarchy.top_line(RefKind::Ifetch);
         let d_line = hierarchy.top_line(RefKind::Read);
+        let top_unified = hierarchy.top_is_unified();
         Ok(Self {
+            repeat: [NO_LINE; 2],
+            top_unified,
             page_mask: page.bytes() - 1,
             config,
             hierarchy,
@@ -81,6 +98,7 @@ impl Machine {
     /// Makes `alias` in `alias_asid` a synonym of `owner` in `owner_asid`.
     pub fn share_page(&mut self, owner_asid: u32, owner: u64, alias_asid: u32, alias: u64) -> Result<(), MapError> {
         let page = self.mapper.page_size();
+        self.repeat = [NO_LINE; 2];
         self.mapper
             .share(Asid(owner_asid), page.vpn(VirtAddr(owner)), Asid(alias_asid), page.vpn(VirtAddr(alias)))
             .map(|_| ())
@@ -90,13 +108,34 @@ impl Machine {
         self.mapper.translate(Asid(asid), VirtAddr(va))
     }
 
+    #[inline]
     fn reference(&mut self, kind: RefKind, a: &Access) -> Result<(), MapError> {
-        let line = if kind == RefKind::Ifetch { self.i_line } else { self.d_line };
+        let (line, side) = if kind == RefKind::Ifetch { (self.i_line, 0) } else { (self.d_line, 1) };
+        let side = if self.top_unified { 0 } else { side };
         let asid = a.asid;
-        let mut va = a.addr.0;
-        let end = va.saturating_add(u64::from(a.size.max(1)));
+        let va = a.addr.0;
+        let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
+        let shift = line.trailing_zeros();
+        let ln = va >> shift;
+        if last >> shift == ln {
+            let r = self.repeat[side];
+            if r.line == ln && r.asid == asid && (kind != RefKind::Write || r.dirty) {
+                self.hierarchy.top_mut(kind).repeat_hit(kind);
+                return Ok(());
+            }
+            let pa = self.mapper.translate(asid, VirtAddr(va))?;
+            let out = self.hierarchy.access_line(0, kind, va, pa.0, asid.0, last - va + 1);
+            self.repeat[side] = match out.resident_dirty {
+                Some(dirty) => RepeatLine { line: ln, asid, dirty },
+                None => NO_LINE,
+            };
+            return Ok(());
+        }
         // Split at top-level line boundaries; a line never crosses a page, so
         // each piece has one translation.
+        self.repeat[side] = NO_LINE;
+        let end = last.saturating_add(1);
+        let mut va = va;
         while va < end {
             let next = (va & !(line - 1)).saturating_add(line);
             let chunk = next.min(end) - va;
@@ -111,6 +150,7 @@ impl Machine {
     }
 
     /// Applies one event.
+    #[inline]
     pub fn step(&mut self, ev: &Event) -> Result<(), MapError> {
         match ev {
             Event::Access(a) => match a.kind {
@@ -138,6 +178,7 @@ impl Machine {
             }
             Event::FlushAll => {
                 self.counts.flush_all += 1;
+                self.repeat = [NO_LINE; 2];
                 self.hierarchy.flush_all();
                 Ok(())
             }
@@ -180,6 +221,7 @@ impl Machine {
     /// every level. Pages never touched hold nothing and are skipped.
     pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, purge: bool) -> FlushStats {
         let mut total = FlushStats::default();
+        self.repeat = [NO_LINE; 2];
         let page = self.mapper.page_size();
         for t in 0..self.hierarchy.tier_count() {
             let line = self

@@ -28,6 +28,9 @@ pub enum MapError {
     ColourExhausted { colour: u64, per_colour: u64 },
 }
 
+const MEMO: usize = 64;
+const NO_PAGE: (Asid, Vpn, Pfn) = (Asid(u32::MAX), Vpn(u64::MAX), Pfn(0));
+
 #[derive(Debug)]
 pub struct PageMapper {
     page: PageSize,
@@ -38,8 +41,9 @@ pub struct PageMapper {
     next_by_colour: Vec<u64>,
     permutation: FramePermutation,
     table: FxHashMap<(Asid, Vpn), Pfn>,
-    /// The last translation, for the common case of many references per page.
-    memo: Option<(Asid, Vpn, Pfn)>,
+    /// Recent translations, direct-mapped by page number: most references
+    /// reuse a page, and instruction and data pages interleave.
+    memo: Box<[(Asid, Vpn, Pfn); MEMO]>,
 }
 
 impl PageMapper {
@@ -54,7 +58,7 @@ impl PageMapper {
             next_by_colour: vec![0; colours as usize],
             permutation: FramePermutation::new(frames, seed),
             table: FxHashMap::default(),
-            memo: None,
+            memo: Box::new([NO_PAGE; MEMO]),
         }
     }
 
@@ -100,11 +104,12 @@ impl PageMapper {
     }
 
     /// The frame of `vpn` in `asid`, allocating one on first touch.
+    #[inline]
     pub fn frame(&mut self, asid: Asid, vpn: Vpn) -> Result<Pfn, MapError> {
-        if let Some((a, v, p)) = self.memo {
-            if a == asid && v == vpn {
-                return Ok(p);
-            }
+        let m = (vpn.0 as usize ^ asid.0 as usize) % MEMO;
+        let (a, v, p) = self.memo[m];
+        if a == asid && v == vpn {
+            return Ok(p);
         }
         let pfn = match self.table.get(&(asid, vpn)) {
             Some(&p) => p,
@@ -114,10 +119,11 @@ impl PageMapper {
                 p
             }
         };
-        self.memo = Some((asid, vpn, pfn));
+        self.memo[m] = (asid, vpn, pfn);
         Ok(pfn)
     }
 
+    #[inline]
     pub fn translate(&mut self, asid: Asid, va: VirtAddr) -> Result<PhysAddr, MapError> {
         let pfn = self.frame(asid, self.page.vpn(va))?;
         Ok(self.page.translate(va, pfn))
@@ -128,7 +134,7 @@ impl PageMapper {
     pub fn share(&mut self, owner_asid: Asid, owner: Vpn, alias_asid: Asid, alias: Vpn) -> Result<Pfn, MapError> {
         let pfn = self.frame(owner_asid, owner)?;
         self.table.insert((alias_asid, alias), pfn);
-        self.memo = None;
+        self.memo.fill(NO_PAGE);
         Ok(pfn)
     }
 }

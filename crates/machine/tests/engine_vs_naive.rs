@@ -141,9 +141,23 @@ proptest! {
     fn engine_equals_naive_reference(
         page in prop::sample::select(vec![256u64, 4096]),
         tiers in prop::collection::vec(tier_strategy(256), 1..=3),
-        events in prop::collection::vec(event_strategy(), 1..400),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
         share in any::<bool>(),
     ) {
+        // Runs of nearby references, as real code makes, so the engine's
+        // repeat-line shortcut is exercised: each event is followed by up to
+        // three more of a random kind a few bytes further on.
+        let kinds = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify];
+        let mut events = Vec::new();
+        for (e, repeats) in raw {
+            events.push(e);
+            if let Event::Access(a) = e {
+                for j in 1..=repeats {
+                    let kind = kinds[((a.addr.0 >> 3) + j) as usize % 4];
+                    events.push(Event::access(kind, a.addr.0 + 2 * j, a.size, a.asid.0));
+                }
+            }
+        }
         // Random replacement's 3C shadow draws its own random numbers; the
         // naive shadow cannot replay them, so classification is compared
         // only for deterministic policies.

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Throughput of the vmlab engine on a real trace, next to the decode-only rate
+# of the same trace measured in the same run. Captures the trace on first use
+# (gcc's cc1 compiling bench/workloads/compile_me.c under valgrind lackey).
+#
+#   bash bench/run.sh              # capture if needed, then measure
+#   bash bench/run.sh TRACE.vmt    # measure on another trace
+#   CRITERION=1 bash bench/run.sh  # also run the criterion benches
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -q -p vmlab-bench --bins
+trace="${1:-traces/bench-cc1.vmt}"
+if [ ! -f "$trace" ]; then
+    mkdir -p "$(dirname "$trace")"
+    cc1="$(gcc -print-prog-name=cc1)"
+    gcc -E bench/workloads/compile_me.c -o traces/compile_me.i
+    echo "capturing $trace (cc1 -O2 under valgrind; a few minutes)..."
+    ./target/release/capture "$trace" -- "$cc1" -fpreprocessed -quiet -O2 traces/compile_me.i -o /dev/null
+fi
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
+echo "trace:   $trace ($(du -h "$trace" | cut -f1))"
+/usr/bin/time -f "peak RSS of the whole benchmark: %M KB" ./target/release/throughput "$trace" jm-base bench/machines/l1-32k8-l2-1m16.toml
+if [ "${CRITERION:-0}" = 1 ]; then
+    cargo bench -p vmlab-bench
+fi
