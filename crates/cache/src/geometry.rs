@@ -6,6 +6,10 @@ use crate::config::{Assoc, CacheConfig, IndexFn, Replacement};
 #[error("{0}")]
 pub struct GeometryError(pub String);
 
+/// Lines per cache that vmlab accepts: 64 Mi lines is a 4 GB cache of 64 B
+/// lines, past any real cache, and keeps a typo from exhausting memory.
+pub const MAX_LINES: u64 = 1 << 26;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     pub line_shift: u32,
@@ -25,6 +29,12 @@ impl Geometry {
         if c.size.0 == 0 || c.size.0 % line != 0 {
             return Err(GeometryError(format!(
                 "size {} is not a whole number of {line}-byte lines",
+                c.size.0
+            )));
+        }
+        if lines > MAX_LINES {
+            return Err(GeometryError(format!(
+                "{} bytes / {line}-byte lines = {lines} lines, beyond the limit of {MAX_LINES} lines per cache",
                 c.size.0
             )));
         }

@@ -222,6 +222,40 @@ impl Cache {
         }
     }
 
+    /// Whether lookups need the physical address (anything but VIVT).
+    #[inline]
+    pub fn needs_physical(&self) -> bool {
+        !self.tag_virtual || !self.index_virtual
+    }
+
+    /// Completes the access if it is a hit that sends nothing downstream (any
+    /// hit but a write-through write) and returns whether the line is dirty;
+    /// otherwise changes nothing and returns `None`, and the caller makes the
+    /// full `access`. With a VIVT level `r.paddr` is not looked at.
+    #[inline]
+    pub fn try_hit(&mut self, r: LineRef, kind: RefKind) -> Option<bool> {
+        if kind == RefKind::Write && self.cfg.write == WritePolicy::WriteThrough {
+            return None;
+        }
+        let set = self.set_of(&r) as usize;
+        let ways = self.geo.ways as usize;
+        let base = set * ways;
+        let key = self.key_of(&r);
+        let slot = base + self.keys[base..base + ways].iter().enumerate().position(|(w, &k)| {
+            k == key && (!self.cfg.asid_tags || self.asids[base + w] == r.asid)
+        })?;
+        self.touch(set, slot);
+        if kind == RefKind::Write {
+            self.dirty[slot] = true;
+        }
+        self.stats.kind_mut(kind).accesses += 1;
+        if self.classifier.is_some() {
+            let allocates = kind != RefKind::Write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
+            self.classify(key, r.asid, false, allocates, kind);
+        }
+        Some(self.dirty[slot])
+    }
+
     #[inline]
     fn hit(&mut self, set: usize, slot: usize, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         self.touch(set, slot);
@@ -306,15 +340,15 @@ impl Cache {
         Outcome { hit: false, fetch, write_through, writeback, resident_dirty }
     }
 
-    /// Counts a hit that the caller has proved repeats the previous access's
+    /// Counts `n` hits that the caller has proved repeat the previous access's
     /// line (same line, same address space, no other access in between).
     /// Such a hit changes no replacement state under any policy (the line is
     /// already most recent) and no shadow state, so only the count moves.
     /// `kind` must not be a write unless the line is already dirty in a
     /// write-back cache.
     #[inline]
-    pub fn repeat_hit(&mut self, kind: RefKind) {
-        self.stats.kind_mut(kind).accesses += 1;
+    pub fn count_repeat_hits(&mut self, kind: RefKind, n: u64) {
+        self.stats.kind_mut(kind).accesses += n;
     }
 
     /// Looks a line up without changing anything.

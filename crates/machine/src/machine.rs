@@ -30,7 +30,10 @@ pub struct Progress {
 }
 
 /// The line the previous access to a top-level cache touched, if it is still
-/// resident: a repeat of it is a hit that changes nothing but a count.
+/// resident. A reference that repeats it is a hit that changes no replacement
+/// or 3C-shadow state under any policy (the line is already the most recent),
+/// so only a counter moves. A write repeats only onto a line already dirty in
+/// a write-back cache; a write-through cache never records `dirty`.
 #[derive(Clone, Copy, Debug)]
 struct RepeatLine {
     line: u64,
@@ -40,19 +43,26 @@ struct RepeatLine {
 
 const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
 
+/// Per `AccessKind` (ifetch, load, store, modify): the request kind it starts with.
+const FIRST_KIND: [RefKind; 4] = [RefKind::Ifetch, RefKind::Read, RefKind::Write, RefKind::Read];
+
 #[derive(Debug)]
 pub struct Machine {
     config: MachineConfig,
     hierarchy: Hierarchy,
     mapper: PageMapper,
-    counts: EventCounts,
-    /// Line size of the top-level I and D caches, for splitting references.
-    i_line: u64,
-    d_line: u64,
-    page_mask: u64,
-    /// Per top-level cache (one entry if unified, I and D if split).
+    /// Events by `AccessKind` index, then context switches and flushes.
+    access_counts: [u64; 4],
+    context_switches: u64,
+    flushes: u64,
+    /// Per access kind: which repeat slot (0, or 1 for data in a split top
+    /// level) and the top-level line shift.
+    slot_of: [usize; 4],
+    shift_of: [u32; 4],
     repeat: [RepeatLine; 2],
-    top_unified: bool,
+    /// Repeat hits not yet added to the top-level caches' counters, by slot
+    /// and request kind (kept here so the fast path touches one array).
+    pending: [[u64; 3]; 2],
 }
 
 impl Machine {
@@ -65,19 +75,20 @@ impl Machine {
         let frames = config.memory.size.0 / page.bytes();
         let mapper =
             PageMapper::new(page, frames, config.memory.allocation, config.colours(), config.memory.seed);
-        let i_line = hierarchy.top_line(RefKind::Ifetch);
-        let d_line = hierarchy.top_line(RefKind::Read);
-        let top_unified = hierarchy.top_is_unified();
+        let i_shift = hierarchy.top_line(RefKind::Ifetch).trailing_zeros();
+        let d_shift = hierarchy.top_line(RefKind::Read).trailing_zeros();
+        let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
         Ok(Self {
-            repeat: [NO_LINE; 2],
-            top_unified,
-            page_mask: page.bytes() - 1,
             config,
             hierarchy,
             mapper,
-            counts: EventCounts::default(),
-            i_line,
-            d_line,
+            access_counts: [0; 4],
+            context_switches: 0,
+            flushes: 0,
+            slot_of: [0, d_slot, d_slot, d_slot],
+            shift_of: [i_shift, d_shift, d_shift, d_shift],
+            repeat: [NO_LINE; 2],
+            pending: [[0; 3]; 2],
         })
     }
 
@@ -88,17 +99,41 @@ impl Machine {
     pub fn config(&self) -> &MachineConfig {
         &self.config
     }
-    pub fn hierarchy(&self) -> &Hierarchy {
+
+    /// The hierarchy, with every counter up to date.
+    pub fn hierarchy(&mut self) -> &Hierarchy {
+        self.settle();
         &self.hierarchy
     }
+
     pub fn mapper_mut(&mut self) -> &mut PageMapper {
+        self.forget_repeats();
         &mut self.mapper
+    }
+
+    /// Adds the pending repeat hits to the top-level caches' counters.
+    fn settle(&mut self) {
+        for slot in 0..2 {
+            for k in RefKind::ALL {
+                let n = std::mem::take(&mut self.pending[slot][k as usize]);
+                if n > 0 {
+                    // Slot 0 holds only ifetches unless the top level is unified,
+                    // so the cache serving `k` is the one the hits happened in.
+                    self.hierarchy.top_mut(k).count_repeat_hits(k, n);
+                }
+            }
+        }
+    }
+
+    fn forget_repeats(&mut self) {
+        self.settle();
+        self.repeat = [NO_LINE; 2];
     }
 
     /// Makes `alias` in `alias_asid` a synonym of `owner` in `owner_asid`.
     pub fn share_page(&mut self, owner_asid: u32, owner: u64, alias_asid: u32, alias: u64) -> Result<(), MapError> {
         let page = self.mapper.page_size();
-        self.repeat = [NO_LINE; 2];
+        self.forget_repeats();
         self.mapper
             .share(Asid(owner_asid), page.vpn(VirtAddr(owner)), Asid(alias_asid), page.vpn(VirtAddr(alias)))
             .map(|_| ())
@@ -108,32 +143,33 @@ impl Machine {
         self.mapper.translate(Asid(asid), VirtAddr(va))
     }
 
-    #[inline]
-    fn reference(&mut self, kind: RefKind, a: &Access) -> Result<(), MapError> {
-        let (line, side) = if kind == RefKind::Ifetch { (self.i_line, 0) } else { (self.d_line, 1) };
-        let side = if self.top_unified { 0 } else { side };
+    /// One request kind of one reference, the general way: split at
+    /// top-level line boundaries (a line never crosses a page, so each piece
+    /// has one translation) and walk the hierarchy.
+    fn reference(&mut self, kind: RefKind, slot: usize, shift: u32, a: &Access) -> Result<(), MapError> {
         let asid = a.asid;
         let va = a.addr.0;
         let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
-        let shift = line.trailing_zeros();
         let ln = va >> shift;
         if last >> shift == ln {
-            let r = self.repeat[side];
-            if r.line == ln && r.asid == asid && (kind != RefKind::Write || r.dirty) {
-                self.hierarchy.top_mut(kind).repeat_hit(kind);
+            // Hits first, without translating if the top level is VIVT.
+            let top = self.hierarchy.top_mut(kind);
+            let pa = if top.needs_physical() { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
+            let top = self.hierarchy.top_mut(kind);
+            if let Some(dirty) = top.try_hit(LineRef { vaddr: va, paddr: pa, asid: asid.0 }, kind) {
+                self.repeat[slot] = RepeatLine { line: ln, asid, dirty };
                 return Ok(());
             }
             let pa = self.mapper.translate(asid, VirtAddr(va))?;
             let out = self.hierarchy.access_line(0, kind, va, pa.0, asid.0, last - va + 1);
-            self.repeat[side] = match out.resident_dirty {
+            self.repeat[slot] = match out.resident_dirty {
                 Some(dirty) => RepeatLine { line: ln, asid, dirty },
                 None => NO_LINE,
             };
             return Ok(());
         }
-        // Split at top-level line boundaries; a line never crosses a page, so
-        // each piece has one translation.
-        self.repeat[side] = NO_LINE;
+        self.repeat[slot] = NO_LINE;
+        let line = 1u64 << shift;
         let end = last.saturating_add(1);
         let mut va = va;
         while va < end {
@@ -149,89 +185,136 @@ impl Machine {
         Ok(())
     }
 
+    #[inline(never)]
+    fn access_slow(&mut self, a: &Access) -> Result<(), MapError> {
+        let k = a.kind as usize & 3;
+        let (slot, shift) = (self.slot_of[k], self.shift_of[k]);
+        self.reference(FIRST_KIND[k], slot, shift, a)?;
+        if a.kind == AccessKind::Modify {
+            self.reference(RefKind::Write, slot, shift, a)?;
+        }
+        Ok(())
+    }
+
     /// Applies one event.
-    #[inline]
     pub fn step(&mut self, ev: &Event) -> Result<(), MapError> {
         match ev {
-            Event::Access(a) => match a.kind {
-                AccessKind::Ifetch => {
-                    self.counts.ifetch += 1;
-                    self.reference(RefKind::Ifetch, a)
-                }
-                AccessKind::Load => {
-                    self.counts.load += 1;
-                    self.reference(RefKind::Read, a)
-                }
-                AccessKind::Store => {
-                    self.counts.store += 1;
-                    self.reference(RefKind::Write, a)
-                }
-                AccessKind::Modify => {
-                    self.counts.modify += 1;
-                    self.reference(RefKind::Read, a)?;
-                    self.reference(RefKind::Write, a)
-                }
-            },
+            Event::Access(a) => {
+                self.access_counts[a.kind as usize] += 1;
+                self.access_slow(a)
+            }
             Event::ContextSwitch(_) => {
-                self.counts.context_switches += 1;
+                self.context_switches += 1;
                 Ok(())
             }
             Event::FlushAll => {
-                self.counts.flush_all += 1;
-                self.repeat = [NO_LINE; 2];
+                self.flushes += 1;
+                self.forget_repeats();
                 self.hierarchy.flush_all();
                 Ok(())
             }
         }
     }
 
-    /// Applies a slice of events; `first` numbers the first for error messages.
+    /// Applies a slice of events; `first` numbers the first for error
+    /// messages. This is the inner loop: a repeat of the last line of a
+    /// top-level cache costs a few compares and one increment.
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
         for (i, ev) in events.iter().enumerate() {
-            self.step(ev).map_err(|source| RunError::Memory {
-                trace: origin.to_string(),
-                event: first + i as u64,
-                source,
-            })?;
+            if let Event::Access(a) = ev {
+                let k = a.kind as usize & 3;
+                self.access_counts[k] += 1;
+                let slot = self.slot_of[k];
+                let shift = self.shift_of[k];
+                let va = a.addr.0;
+                let ln = va >> shift;
+                let r = self.repeat[slot];
+                let reads_only = matches!(a.kind, AccessKind::Ifetch | AccessKind::Load);
+                if ln == r.line
+                    && a.asid == r.asid
+                    && (reads_only || r.dirty)
+                    && va.wrapping_add(u64::from(a.size.max(1)) - 1) >> shift == ln
+                {
+                    let p = &mut self.pending[slot];
+                    p[FIRST_KIND[k] as usize] += 1;
+                    if a.kind == AccessKind::Modify {
+                        p[RefKind::Write as usize] += 1;
+                    }
+                    continue;
+                }
+                self.access_slow(a).map_err(|source| RunError::Memory {
+                    trace: origin.to_string(),
+                    event: first + i as u64,
+                    source,
+                })?;
+            } else {
+                self.step(ev).map_err(|source| RunError::Memory {
+                    trace: origin.to_string(),
+                    event: first + i as u64,
+                    source,
+                })?;
+            }
         }
         Ok(())
     }
 
-    /// Runs a whole trace. `progress` is called after every block; an `Err`
-    /// from it stops the run (how an interrupt reaches the engine).
+    /// Runs a whole trace. Decoding runs on a second thread, a few blocks
+    /// ahead of the simulation (memory stays bounded by those blocks).
+    /// `progress` is called after every block; an `Err` from it stops the run
+    /// (how an interrupt reaches the engine).
     pub fn run(
         &mut self,
         src: &mut dyn EventSource,
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<RunResult, RunError> {
-        let mut buf = Vec::with_capacity(1 << 16);
-        let mut n = 0u64;
-        while src.fill(&mut buf)? {
-            self.feed(&buf, origin, n)?;
-            n += buf.len() as u64;
-            let (bytes_read, bytes_total) = src.progress();
-            progress(Progress { events: n, bytes_read, bytes_total })
-                .map_err(|reason| RunError::Interrupted { events: n, reason })?;
+        use std::sync::mpsc::sync_channel;
+        type Block = (Vec<Event>, u64, Option<u64>);
+        let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(3);
+        let (empty_tx, empty_rx) = sync_channel::<Vec<Event>>(4);
+        for _ in 0..4 {
+            let _ = empty_tx.send(Vec::with_capacity(1 << 16));
         }
-        Ok(self.result(origin))
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                while let Ok(mut buf) = empty_rx.recv() {
+                    match src.fill(&mut buf) {
+                        Ok(true) => {
+                            let (read, total) = src.progress();
+                            if full_tx.send(Ok((buf, read, total))).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(false) => return,
+                        Err(e) => {
+                            let _ = full_tx.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+            });
+            let mut n = 0u64;
+            // Dropping `full_rx` (by returning) stops the decoder at its next send.
+            for block in full_rx.iter() {
+                let (buf, bytes_read, bytes_total) = block?;
+                self.feed(&buf, origin, n)?;
+                n += buf.len() as u64;
+                progress(Progress { events: n, bytes_read, bytes_total })
+                    .map_err(|reason| RunError::Interrupted { events: n, reason })?;
+                let _ = empty_tx.send(buf);
+            }
+            Ok(self.result(origin))
+        })
     }
 
     /// Flushes (or purges) the virtual range [va, va+len) of `asid` from
     /// every level. Pages never touched hold nothing and are skipped.
     pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, purge: bool) -> FlushStats {
         let mut total = FlushStats::default();
-        self.repeat = [NO_LINE; 2];
+        self.forget_repeats();
         let page = self.mapper.page_size();
+        let line = self.hierarchy.caches().iter().map(|(_, c)| c.line_bytes()).min().unwrap_or(16);
         for t in 0..self.hierarchy.tier_count() {
-            let line = self
-                .hierarchy
-                .caches()
-                .iter()
-                .skip_while(|_| false)
-                .map(|(_, c)| c.line_bytes())
-                .min()
-                .unwrap_or(16);
             let mut a = va & !(line - 1);
             while a < va.saturating_add(len) {
                 if let Some(pfn) = self.mapper.frame_of(Asid(asid), Vpn(a >> page.shift())) {
@@ -245,12 +328,22 @@ impl Machine {
     }
 
     /// The results so far.
-    pub fn result(&self, origin: &str) -> RunResult {
+    pub fn result(&mut self, origin: &str) -> RunResult {
+        self.settle();
+        let [ifetch, load, store, modify] = self.access_counts;
+        let events = EventCounts {
+            ifetch,
+            load,
+            store,
+            modify,
+            context_switches: self.context_switches,
+            flush_all: self.flushes,
+        };
         RunResult {
             machine: self.config.clone(),
             trace: origin.to_string(),
-            events: self.counts,
-            instructions: self.counts.ifetch,
+            events,
+            instructions: ifetch,
             caches: self
                 .hierarchy
                 .caches()
@@ -265,9 +358,5 @@ impl Machine {
             memory: *self.hierarchy.memory(),
             pages_mapped: self.mapper.pages_mapped(),
         }
-    }
-
-    pub fn page_offset(&self, va: u64) -> u64 {
-        va & self.page_mask
     }
 }

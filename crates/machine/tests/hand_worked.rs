@@ -201,7 +201,7 @@ fn l1_with(indexing: Indexing, size: u64, ways: u32, line: u64) -> Machine {
     machine_with(c)
 }
 
-fn copies_of_frame(m: &Machine, pa_line: u64) -> usize {
+fn copies_of_frame(m: &mut Machine, pa_line: u64) -> usize {
     m.hierarchy().caches()[0].1.resident().iter().filter(|l| l.paddr == pa_line).count()
 }
 
@@ -214,7 +214,7 @@ fn synonyms_two_copies_in_vivt_one_in_vipt_and_pipt() {
         m.share_page(0, 0x1000, 0, 0x3000).expect("frames");
         let pa = m.translate(0, 0x1000).expect("mapped").0;
         m.feed(&[w(0x1000), w(0x3000)], "synonym", 0).expect("runs");
-        assert_eq!(copies_of_frame(&m, pa), copies, "{indexing:?}");
+        assert_eq!(copies_of_frame(&mut m, pa), copies, "{indexing:?}");
     }
 }
 
@@ -228,7 +228,7 @@ fn r4000_vipt_synonym_iff_bit_12_differs() {
         let pa = m.translate(0, 0x1000).expect("mapped").0;
         m.feed(&[r(0x1000), r(alias)], "r4000", 0).expect("runs");
         let differs = ((0x1000 ^ alias) >> 12) & 1 == 1;
-        assert_eq!(copies_of_frame(&m, pa), copies, "alias {alias:#x}");
+        assert_eq!(copies_of_frame(&mut m, pa), copies, "alias {alias:#x}");
         assert_eq!(copies == 2, differs);
     }
 }
