@@ -222,10 +222,14 @@ impl Cache {
         }
     }
 
-    /// Whether lookups need the physical address (anything but VIVT).
+    /// Whether a hit may be looked up without translating first: only in a
+    /// VIVT level with ASID tags, where a hit proves the same address space
+    /// touched the same page before (so first-touch frame allocation order is
+    /// the same either way). An untagged VIVT level can hit on another address
+    /// space's line (a homonym), whose page must still be touched.
     #[inline]
-    pub fn needs_physical(&self) -> bool {
-        !self.tag_virtual || !self.index_virtual
+    pub fn hit_needs_translation(&self) -> bool {
+        !(self.tag_virtual && self.index_virtual && self.cfg.asid_tags)
     }
 
     /// Completes the access if it is a hit that sends nothing downstream (any

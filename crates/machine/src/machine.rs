@@ -152,9 +152,9 @@ impl Machine {
         let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
         let ln = va >> shift;
         if last >> shift == ln {
-            // Hits first, without translating if the top level is VIVT.
+            // Hits first, without translating if the top level allows it.
             let top = self.hierarchy.top_mut(kind);
-            let pa = if top.needs_physical() { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
+            let pa = if top.hit_needs_translation() { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
             let top = self.hierarchy.top_mut(kind);
             if let Some(dirty) = top.try_hit(LineRef { vaddr: va, paddr: pa, asid: asid.0 }, kind) {
                 self.repeat[slot] = RepeatLine { line: ln, asid, dirty };
