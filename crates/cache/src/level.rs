@@ -65,6 +65,9 @@ pub struct Cache {
     geo: Geometry,
     tag_virtual: bool,
     index_virtual: bool,
+    /// Bit-select over a power-of-two set count: the set is `line & mask`.
+    plain_index: bool,
+    mask: u64,
     /// Per slot (set * ways + way): the tag key, or EMPTY.
     keys: Vec<u64>,
     asids: Vec<u32>,
@@ -90,6 +93,8 @@ impl Cache {
         let n = geo.slots();
         let classifier = classify_misses.then(|| MissClassifier::new(n, cfg.replacement, cfg.seed));
         Ok(Self {
+            plain_index: cfg.index == IndexFn::BitSelect && geo.set_mask.is_some(),
+            mask: geo.set_mask.unwrap_or(0),
             tag_virtual: cfg.indexing.tag_is_virtual(),
             index_virtual: cfg.indexing.index_is_virtual(),
             keys: vec![EMPTY; n],
@@ -121,8 +126,13 @@ impl Cache {
         self.geo.line_bytes()
     }
 
+    #[inline]
     fn set_of(&self, r: &LineRef) -> u64 {
         let shift = self.geo.line_shift;
+        if self.plain_index {
+            let addr = if self.index_virtual { r.vaddr } else { r.paddr };
+            return (addr >> shift) & self.mask;
+        }
         let addr = if self.index_virtual { r.vaddr } else { r.paddr };
         let line = addr >> shift;
         let hashed = match self.cfg.index {
@@ -142,6 +152,7 @@ impl Cache {
         }
     }
 
+    #[inline]
     fn key_of(&self, r: &LineRef) -> u64 {
         let a = if self.tag_virtual { r.vaddr } else { r.paddr };
         a >> self.geo.line_shift
@@ -157,7 +168,12 @@ impl Cache {
         (base..base + ways).find(|&s| self.keys[s] == key && (!check_asid || self.asids[s] == asid))
     }
 
+    #[inline]
     fn touch(&mut self, set: usize, slot: usize) {
+        if self.geo.ways == 1 {
+            // A direct-mapped set has no order to keep.
+            return;
+        }
         match self.cfg.replacement {
             Replacement::Lru => {
                 self.clock += 1;
@@ -245,9 +261,16 @@ impl Cache {
         let ways = self.geo.ways as usize;
         let base = set * ways;
         let key = self.key_of(&r);
-        let slot = base + self.keys[base..base + ways].iter().enumerate().position(|(w, &k)| {
-            k == key && (!self.cfg.asid_tags || self.asids[base + w] == r.asid)
-        })?;
+        let mut slot = usize::MAX;
+        for s in base..(base + ways).min(self.keys.len()) {
+            if self.keys[s] == key && (!self.cfg.asid_tags || self.asids[s] == r.asid) {
+                slot = s;
+                break;
+            }
+        }
+        if slot == usize::MAX {
+            return None;
+        }
         self.touch(set, slot);
         if kind == RefKind::Write {
             self.dirty[slot] = true;

@@ -60,6 +60,9 @@ pub struct Machine {
     slot_of: [usize; 4],
     shift_of: [u32; 4],
     repeat: [RepeatLine; 2],
+    /// Per request kind: whether the top-level cache serving it needs a
+    /// translation before a hit can be looked up.
+    top_needs_translation: [bool; 3],
     /// Repeat hits not yet added to the top-level caches' counters, by slot
     /// and request kind (kept here so the fast path touches one array).
     pending: [[u64; 3]; 2],
@@ -78,6 +81,7 @@ impl Machine {
         let i_shift = hierarchy.top_line(RefKind::Ifetch).trailing_zeros();
         let d_shift = hierarchy.top_line(RefKind::Read).trailing_zeros();
         let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
+        let top_needs_translation = RefKind::ALL.map(|k| hierarchy.top_mut(k).hit_needs_translation());
         Ok(Self {
             config,
             hierarchy,
@@ -88,6 +92,7 @@ impl Machine {
             slot_of: [0, d_slot, d_slot, d_slot],
             shift_of: [i_shift, d_shift, d_shift, d_shift],
             repeat: [NO_LINE; 2],
+            top_needs_translation,
             pending: [[0; 3]; 2],
         })
     }
@@ -152,14 +157,6 @@ impl Machine {
         let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
         let ln = va >> shift;
         if last >> shift == ln {
-            // Hits first, without translating if the top level allows it.
-            let top = self.hierarchy.top_mut(kind);
-            let pa = if top.hit_needs_translation() { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
-            let top = self.hierarchy.top_mut(kind);
-            if let Some(dirty) = top.try_hit(LineRef { vaddr: va, paddr: pa, asid: asid.0 }, kind) {
-                self.repeat[slot] = RepeatLine { line: ln, asid, dirty };
-                return Ok(());
-            }
             let pa = self.mapper.translate(asid, VirtAddr(va))?;
             let out = self.hierarchy.access_line(0, kind, va, pa.0, asid.0, last - va + 1);
             self.repeat[slot] = match out.resident_dirty {
@@ -183,6 +180,19 @@ impl Machine {
             va = next;
         }
         Ok(())
+    }
+
+    /// A hit in the top level that sends nothing downstream, completed; or
+    /// `None` with nothing changed. Translates first unless the level allows
+    /// a hit without it.
+    #[inline]
+    fn try_top_hit(&mut self, kind: RefKind, va: u64, asid: Asid) -> Result<Option<bool>, MapError> {
+        let pa = if self.top_needs_translation[kind as usize] {
+            self.mapper.translate(asid, VirtAddr(va))?.0
+        } else {
+            0
+        };
+        Ok(self.hierarchy.top_mut(kind).try_hit(LineRef { vaddr: va, paddr: pa, asid: asid.0 }, kind))
     }
 
     #[inline(never)]
@@ -242,6 +252,20 @@ impl Machine {
                     }
                     continue;
                 }
+                // A single-line reference that hits the top level and sends
+                // nothing down: finish it here (a modify is a read then a write).
+                if va.wrapping_add(u64::from(a.size.max(1)) - 1) >> shift == ln {
+                    let err = |source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source };
+                    if let Some(dirty) = self.try_top_hit(FIRST_KIND[k], va, a.asid).map_err(err)? {
+                        if a.kind != AccessKind::Modify {
+                            self.repeat[slot] = RepeatLine { line: ln, asid: a.asid, dirty };
+                        } else {
+                            // The read hit; the write half goes the general way.
+                            self.reference(RefKind::Write, slot, shift, a).map_err(err)?;
+                        }
+                        continue;
+                    }
+                }
                 self.access_slow(a).map_err(|source| RunError::Memory {
                     trace: origin.to_string(),
                     event: first + i as u64,
@@ -276,6 +300,9 @@ impl Machine {
             let _ = empty_tx.send(Vec::with_capacity(1 << 16));
         }
         std::thread::scope(|s| {
+            // Owned by the scope's closure, so an early return drops them and
+            // the decoder thread, blocked on one of them, ends before the join.
+            let (full_rx, empty_tx) = (full_rx, empty_tx);
             s.spawn(move || {
                 while let Ok(mut buf) = empty_rx.recv() {
                     match src.fill(&mut buf) {

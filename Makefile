@@ -1,0 +1,72 @@
+# vmlab: the two commands that matter are `make test` and `make reproduce`.
+# Everything runs from a project-local virtualenv (.venv) built on first use.
+
+SHELL    := /bin/bash
+PYTHON   ?= python3
+VENV     ?= .venv
+CARGO    ?= cargo
+VPY      := $(VENV)/bin/python
+VPIP     := $(VENV)/bin/pip
+MATURIN  := $(VENV)/bin/maturin
+VMLAB    := $(VENV)/bin/vmlab
+# The trace `make reproduce` captures, and the report it writes.
+TRACE    ?= traces/matmul.vmt
+REPORT   ?= report/index.html
+# Build products of `make reproduce` (inside cargo's ignored target folder).
+BUILD    ?= target/reproduce
+
+.PHONY: test reproduce bench develop venv cargo-test pytest clean help
+
+help:
+	@echo "make test       build the engine, run the Rust tests (release) and the Python tests"
+	@echo "make reproduce  capture a real trace with valgrind, run every preset, write $(REPORT)"
+	@echo "make bench      throughput benchmarks (bench/run.sh)"
+
+# -- environment ---------------------------------------------------------------
+# The stamp depends on pyproject.toml so a changed dependency list reinstalls.
+$(VENV)/.stamp: pyproject.toml
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPIP) install -q --disable-pip-version-check "maturin>=1.9.4,<2"
+	touch $@
+
+venv: $(VENV)/.stamp
+
+# Builds the extension in release mode and installs vmlab (with its test
+# extras: pytest, pandas, polars, pyarrow, matplotlib) into the venv.
+develop: $(VENV)/.stamp
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
+		$(MATURIN) develop --release --extras test
+
+# -- tests ---------------------------------------------------------------------
+cargo-test:
+	$(CARGO) test --workspace --release
+
+pytest: develop
+	$(VENV)/bin/pytest -q tests/python
+
+test: develop cargo-test pytest
+
+# -- the reproduction ----------------------------------------------------------
+# A small real program (traces/src/matmul.c: blocked matrix multiply,
+# quicksort), compiled natively and run under valgrind's lackey: about 28
+# million references, a minute to capture. (GCC's cc1 on even a small file
+# gives ~250 million and takes over ten minutes.)
+$(BUILD)/matmul: traces/src/matmul.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -o $@ $<
+
+$(TRACE): $(BUILD)/matmul | develop
+	@mkdir -p $(dir $@)
+	@command -v valgrind >/dev/null || { echo "make reproduce needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+	$(VMLAB) trace -o $@ -- $(BUILD)/matmul
+
+reproduce: develop $(TRACE)
+	$(VMLAB) trace info $(TRACE)
+	$(VMLAB) report --trace $(TRACE) --out $(REPORT)
+	@echo "report: $(REPORT)"
+
+bench: develop
+	bash bench/run.sh
+
+clean:
+	rm -rf $(VENV) report $(BUILD)

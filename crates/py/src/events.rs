@@ -1,0 +1,79 @@
+//! Events given from Python as tuples.
+//!
+//! * `(kind, addr, size)` or `(kind, addr, size, asid)`: a reference; `kind`
+//!   is `ifetch`/`load`/`store`/`modify` or lackey's `I`/`L`/`S`/`M`;
+//! * `("switch", asid)`: a context switch;
+//! * `("flush",)`: write back and invalidate every cache.
+
+use pyo3::prelude::*;
+use pyo3::types::PySequence;
+use vmlab_addr::Asid;
+use vmlab_trace::{AccessKind, Event};
+
+use crate::vmlab_error;
+
+const FORMS: &str = "expected (kind, addr, size[, asid]) with kind one of ifetch, load, store, modify \
+                     (or I, L, S, M), (\"switch\", asid) or (\"flush\",)";
+
+fn kind_of(name: &str) -> Option<AccessKind> {
+    Some(match name {
+        "ifetch" | "I" | "i" => AccessKind::Ifetch,
+        "load" | "L" | "l" => AccessKind::Load,
+        "store" | "S" | "s" => AccessKind::Store,
+        "modify" | "M" | "m" => AccessKind::Modify,
+        _ => return None,
+    })
+}
+
+fn one(item: &Bound<'_, PyAny>) -> Result<Event, String> {
+    let seq = item.cast::<PySequence>().map_err(|_| format!("got {}; {FORMS}", describe(item)))?;
+    let n = seq.len().map_err(|e| e.to_string())?;
+    let get = |i: usize| seq.get_item(i).map_err(|e| e.to_string());
+    if n == 0 {
+        return Err(format!("got an empty tuple; {FORMS}"));
+    }
+    let head = get(0)?;
+    let name: String = head.extract().map_err(|_| format!("the kind {} is not a string; {FORMS}", describe(&head)))?;
+    let int = |i: usize, what: &str| -> Result<u64, String> {
+        let v = get(i)?;
+        v.extract::<u64>().map_err(|_| format!("{what} {} is not an integer >= 0", describe(&v)))
+    };
+    let small = |i: usize, what: &str| -> Result<u32, String> {
+        let v = int(i, what)?;
+        u32::try_from(v).map_err(|_| format!("{what} {v} is larger than 2^32-1"))
+    };
+    match (name.as_str(), n) {
+        ("switch", 2) => Ok(Event::ContextSwitch(Asid(small(1, "asid")?))),
+        ("flush", 1) => Ok(Event::FlushAll),
+        (k, 3 | 4) if kind_of(k).is_some() => {
+            let kind = kind_of(k).ok_or_else(|| FORMS.to_string())?;
+            let addr = int(1, "address")?;
+            let size = small(2, "size")?;
+            if size == 0 {
+                return Err("size 0: a reference touches at least one byte".into());
+            }
+            let asid = if n == 4 { small(3, "asid")? } else { 0 };
+            Ok(Event::access(kind, addr, size, asid))
+        }
+        _ => Err(format!("got {}; {FORMS}", describe(item))),
+    }
+}
+
+fn describe(v: &Bound<'_, PyAny>) -> String {
+    let text = v.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+    if text.chars().count() > 60 {
+        format!("{}...", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Converts an iterable of event tuples; errors name the event's index.
+pub(crate) fn events_from_python(events: &Bound<'_, PyAny>) -> PyResult<Vec<Event>> {
+    let mut out = Vec::new();
+    for (i, item) in events.try_iter()?.enumerate() {
+        let item = item?;
+        out.push(one(&item).map_err(|m| vmlab_error(format!("events[{i}]: {m}")))?);
+    }
+    Ok(out)
+}

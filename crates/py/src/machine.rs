@@ -1,0 +1,146 @@
+//! Presets, configurations and runs.
+
+use std::path::Path;
+
+use pyo3::prelude::*;
+use vmlab_machine::{preset, Machine, MachineConfig, RunError, RunResult};
+use vmlab_trace::TraceFormat;
+
+use crate::events::events_from_python;
+use crate::signals::Checkpoint;
+use crate::{guard, vmlab_error};
+
+fn parse_config(config_json: &str) -> PyResult<MachineConfig> {
+    serde_json::from_str(config_json).map_err(|e| vmlab_error(format!("machine configuration: {e}")))
+}
+
+pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(|e| vmlab_error(format!("internal error: cannot write JSON: {e}")))
+}
+
+pub(crate) fn parse_format(format: Option<&str>) -> PyResult<Option<TraceFormat>> {
+    format.map(TraceFormat::from_name).transpose().map_err(vmlab_error)
+}
+
+/// Names of every preset `load_config` accepts.
+#[pyfunction]
+pub fn preset_names() -> Vec<String> {
+    preset::names().into_iter().map(String::from).collect()
+}
+
+/// `(origin, toml_text)` of a preset by name, or of a preset file by path.
+#[pyfunction]
+pub fn preset_text(name_or_path: &str) -> PyResult<(String, String)> {
+    guard("preset_text", || preset::text(name_or_path).map_err(vmlab_error))
+}
+
+/// Loads a preset (name or path), applies `TABLE.KEY=VALUE` overrides in
+/// order, checks the machine, and returns its configuration as JSON.
+#[pyfunction]
+pub fn load_config(name_or_path: &str, overrides: Vec<String>) -> PyResult<String> {
+    guard("load_config", || {
+        let config = preset::load(name_or_path, &overrides).map_err(vmlab_error)?;
+        Machine::new(config.clone()).map_err(vmlab_error)?;
+        to_json(&config)
+    })
+}
+
+/// Checks a configuration (JSON) by building the machine; returns it
+/// normalised (the engine's own serialisation).
+#[pyfunction]
+pub fn check_config(config_json: &str) -> PyResult<String> {
+    guard("check_config", || {
+        let config = parse_config(config_json)?;
+        Machine::new(config.clone()).map_err(vmlab_error)?;
+        to_json(&config)
+    })
+}
+
+/// Applies `TABLE.KEY=VALUE` overrides to a configuration (JSON), with the
+/// same parsing and checks as overrides of a preset.
+#[pyfunction]
+pub fn apply_overrides(config_json: &str, overrides: Vec<String>) -> PyResult<String> {
+    guard("apply_overrides", || {
+        let config = parse_config(config_json)?;
+        let internal = |e: &dyn std::fmt::Display| vmlab_error(format!("internal error: configuration as TOML: {e}"));
+        let text = toml::to_string(&config).map_err(|e| internal(&e))?;
+        let mut table: toml::Table = text.parse().map_err(|e| internal(&e))?;
+        for o in &overrides {
+            preset::apply_override(&mut table, o).map_err(vmlab_error)?;
+        }
+        let text = toml::to_string(&table).map_err(|e| vmlab_error(format!("internal error: {e}")))?;
+        let origin = format!("machine {} with --set {}", config.name, overrides.join(" --set "));
+        let config = preset::parse(&origin, &text).map_err(vmlab_error)?;
+        Machine::new(config.clone()).map_err(vmlab_error)?;
+        to_json(&config)
+    })
+}
+
+/// Runs a machine (configuration JSON) over a trace file and returns the
+/// `RunResult` as JSON. `progress(events, bytes_read, bytes_total)` is called
+/// between blocks of events. The GIL is released while the engine runs.
+#[pyfunction]
+#[pyo3(signature = (config_json, trace_path, format=None, progress=None))]
+pub fn run(
+    py: Python<'_>,
+    config_json: &str,
+    trace_path: &str,
+    format: Option<&str>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let format = parse_format(format)?;
+    let mut checkpoint = Checkpoint::new(progress);
+    let outcome = py.detach(|| {
+        guard("run", || {
+            let mut machine = Machine::new(config).map_err(vmlab_error)?;
+            let mut source = vmlab_trace::open(Path::new(trace_path), format).map_err(vmlab_error)?;
+            let result = machine.run(&mut *source, trace_path, &mut |p| {
+                checkpoint.check(|py, cb| cb.call1(py, (p.events, p.bytes_read, p.bytes_total)).map(drop))
+            });
+            checkpoint.final_check();
+            Ok(result)
+        })
+    })?;
+    if let Some(e) = checkpoint.take() {
+        return Err(e);
+    }
+    outcome.map_err(|e: RunError| vmlab_error(e)).and_then(|result| to_json(&result))
+}
+
+/// Runs a machine over events given as Python tuples (see `events.rs` for
+/// their forms) and returns the `RunResult` as JSON.
+#[pyfunction]
+pub fn run_events(py: Python<'_>, config_json: &str, events: &Bound<'_, PyAny>) -> PyResult<String> {
+    let config = parse_config(config_json)?;
+    let events = events_from_python(events)?;
+    let mut checkpoint = Checkpoint::new(None);
+    let outcome = py.detach(|| {
+        guard("run_events", || {
+            let mut machine = Machine::new(config).map_err(vmlab_error)?;
+            let mut first = 0u64;
+            for chunk in events.chunks(vmlab_trace::BLOCK) {
+                machine.feed(chunk, "events", first).map_err(vmlab_error)?;
+                first += chunk.len() as u64;
+                if checkpoint.check(|_, _| Ok(())).is_err() {
+                    break;
+                }
+            }
+            to_json(&machine.result("events"))
+        })
+    });
+    match checkpoint.take() {
+        Some(e) => Err(e),
+        None => outcome,
+    }
+}
+
+/// The engine's fixed-width text table of a `RunResult` (JSON).
+#[pyfunction]
+pub fn result_table(result_json: &str) -> PyResult<String> {
+    guard("result_table", || {
+        let result: RunResult =
+            serde_json::from_str(result_json).map_err(|e| vmlab_error(format!("run result: {e}")))?;
+        Ok(result.to_table())
+    })
+}

@@ -1,0 +1,120 @@
+//! Trace files: info, conversion and capture.
+
+use std::path::{Path, PathBuf};
+
+use pyo3::prelude::*;
+use vmlab_trace::{CaptureError, CaptureOptions, TraceFormat};
+
+use crate::machine::{parse_format, to_json};
+use crate::signals::{Checked, Checkpoint};
+use crate::{guard, vmlab_error};
+
+/// The trace format names (`lackey`, `din`, `vmt`).
+#[pyfunction]
+pub fn trace_formats() -> Vec<&'static str> {
+    TraceFormat::ALL.iter().map(|f| f.name()).collect()
+}
+
+/// Reads a whole trace and returns `(info_json, info_text)`.
+#[pyfunction]
+#[pyo3(signature = (path, format=None))]
+pub fn trace_info(py: Python<'_>, path: &str, format: Option<&str>) -> PyResult<(String, String)> {
+    let format = parse_format(format)?;
+    let mut checkpoint = Checkpoint::new(None);
+    let outcome = py.detach(|| {
+        guard("trace_info", || {
+            let p = Path::new(path);
+            let mut source = vmlab_trace::open(p, format).map_err(vmlab_error)?;
+            let mut checked = Checked { inner: &mut *source, checkpoint: &mut checkpoint, path: p };
+            let info = vmlab_trace::info(&mut checked).map_err(vmlab_error)?;
+            Ok((to_json(&info)?, info.to_string()))
+        })
+    });
+    match checkpoint.take() {
+        Some(e) => Err(e),
+        None => outcome,
+    }
+}
+
+/// Writes trace `src` again as `dst` in `dst_format`; returns
+/// `(summary_json, summary_text)`. A failed or interrupted conversion
+/// removes the half-written `dst`.
+#[pyfunction]
+#[pyo3(signature = (src, dst, dst_format, src_format=None))]
+pub fn trace_convert(
+    py: Python<'_>,
+    src: &str,
+    dst: &str,
+    dst_format: &str,
+    src_format: Option<&str>,
+) -> PyResult<(String, String)> {
+    let to = TraceFormat::from_name(dst_format).map_err(vmlab_error)?;
+    let from = parse_format(src_format)?;
+    let (s, d) = (Path::new(src), Path::new(dst));
+    if same_file(s, d) {
+        return Err(vmlab_error(format!("{dst}: the destination is the source; choose another file name")));
+    }
+    let mut checkpoint = Checkpoint::new(None);
+    let outcome = py.detach(|| {
+        guard("trace_convert", || {
+            let mut source = vmlab_trace::open(s, from).map_err(vmlab_error)?;
+            let mut checked = Checked { inner: &mut *source, checkpoint: &mut checkpoint, path: s };
+            let result = vmlab_trace::convert(&mut checked, d, to);
+            if result.is_err() {
+                // Never leave a truncated trace that looks like a good one.
+                let _ = std::fs::remove_file(d);
+            }
+            let summary = result.map_err(vmlab_error)?;
+            Ok((to_json(&summary)?, summary.to_string()))
+        })
+    });
+    match checkpoint.take() {
+        Some(e) => Err(e),
+        None => outcome,
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Runs `cmd` under valgrind and writes its references to the `.vmt` file
+/// `out`. `progress(references)` is called as the capture goes. Returns
+/// `(summary_json, summary_text)`.
+#[pyfunction]
+#[pyo3(signature = (cmd, out, progress=None))]
+pub fn trace_capture(
+    py: Python<'_>,
+    cmd: Vec<String>,
+    out: PathBuf,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, String)> {
+    let mut checkpoint = Checkpoint::new(progress);
+    let opts = CaptureOptions { progress_every: 1 << 18, ..CaptureOptions::default() };
+    let outcome = py.detach(|| {
+        guard("trace_capture", || {
+            let result = vmlab_trace::capture(&cmd, &out, &opts, &mut |n| {
+                checkpoint.check(|py, cb| cb.call1(py, (n,)).map(drop))
+            });
+            // Ctrl-C at a terminal also reaches valgrind, which may end first.
+            checkpoint.final_check();
+            Ok(result)
+        })
+    })?;
+    if let Some(e) = checkpoint.take() {
+        return Err(e);
+    }
+    let summary = outcome.map_err(|e: CaptureError| vmlab_error(e))?;
+    let text = format!(
+        "wrote {}: {} references, {} bytes, in {:.1} s ({})",
+        summary.out.display(),
+        summary.events,
+        summary.bytes_written,
+        summary.seconds,
+        summary.valgrind_version
+    );
+    Ok((to_json(&summary)?, text))
+}

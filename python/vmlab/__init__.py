@@ -1,0 +1,31 @@
+"""vmlab: a cache, TLB and virtual-memory simulator.
+
+The engine is Rust (``vmlab._engine``); this package is its Python front:
+machines and results as plain, picklable Python objects, tables for pandas and
+polars, the ``vmlab`` command line, and HTML reports.
+
+>>> import vmlab
+>>> m = vmlab.Machine.from_preset("jm-base", l1d_size="16K")
+>>> r = m.run("traces/gcc.vmt")            # doctest: +SKIP
+>>> r.to_pandas()                          # doctest: +SKIP
+"""
+
+from vmlab._engine import VmlabError, __version__
+from vmlab.machine import Machine, Progress, presets, preset_text
+from vmlab.result import Result, results_frame
+from vmlab.traces import capture_trace, convert_trace, trace_formats, trace_info
+
+__all__ = [
+    "Machine",
+    "Progress",
+    "Result",
+    "VmlabError",
+    "__version__",
+    "capture_trace",
+    "convert_trace",
+    "preset_text",
+    "presets",
+    "results_frame",
+    "trace_formats",
+    "trace_info",
+]

@@ -1,0 +1,247 @@
+"""The ``vmlab`` command line.
+
+Bad input of any kind (a trace, a preset, an override, a missing file) ends
+with exit status 2 and one line on stderr starting ``vmlab: error:``; an
+interrupt ends with status 130. Set ``VMLAB_DEBUG=1`` to see a traceback for
+an unexpected internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional, Sequence
+
+import click
+
+from vmlab import _engine
+from vmlab.machine import Machine, presets, preset_text
+from vmlab.traces import capture_trace, convert_trace, default_capture_name, trace_info
+
+FORMATS = click.Choice(["lackey", "din", "vmt"], case_sensitive=False)
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class BadInput(click.ClickException):
+    """An error in what the user gave; printed as one line, exit status 2."""
+
+    exit_code = 2
+
+
+def _fail(message: str) -> "NoReturn":  # noqa: F821
+    raise BadInput(message)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(_engine.__version__, prog_name="vmlab")
+def cli() -> None:
+    """vmlab: simulate caches, TLBs and virtual memory on real traces."""
+
+
+# -- run -------------------------------------------------------------------
+@cli.command(context_settings=CONTEXT)
+@click.option("--machine", "-m", "machine", required=True, metavar="PRESET",
+              help="A preset name (see `vmlab presets`) or a preset .toml file.")
+@click.option("--trace", "-t", "trace", required=True, metavar="FILE", help="The trace file to simulate.")
+@click.option("--format", "-f", "fmt", type=FORMATS, default=None,
+              help="The trace's format (default: detected from its content and name).")
+@click.option("--set", "-s", "sets", multiple=True, metavar="KEY=VALUE",
+              help="Override one preset field, e.g. --set l1d.size=16K (repeatable).")
+@click.option("--json", "json_out", metavar="FILE|-", help="Write the whole result as JSON ('-' for stdout).")
+@click.option("--csv", "csv_out", metavar="FILE", help="Write the table (one row per cache and kind) as CSV.")
+@click.option("--parquet", "parquet_out", metavar="FILE", help="Write the table as Parquet (needs pyarrow).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table on stdout.")
+def run(machine: str, trace: str, fmt: Optional[str], sets: Sequence[str], json_out: Optional[str],
+        csv_out: Optional[str], parquet_out: Optional[str], quiet: bool) -> None:
+    """Simulate a trace on a machine and print the miss table."""
+    m = Machine.from_preset(machine, sets=list(sets))
+    if parquet_out:
+        _need("pyarrow", "--parquet", "parquet")
+    result = m.run(trace, format=fmt, progress=not quiet)
+    if json_out == "-":
+        click.echo(result.to_json())
+    elif json_out:
+        _write(json_out, result.write_json)
+    if csv_out:
+        _write(csv_out, result.to_csv)
+    if parquet_out:
+        _write(parquet_out, result.to_parquet)
+    if not quiet and json_out != "-":
+        click.echo(result.table(), nl=False)
+
+
+def _need(module: str, option: str, extra: str) -> None:
+    try:
+        __import__(module)
+    except ImportError:
+        _fail(f"{option} needs the {module} package: pip install 'vmlab[{extra}]'")
+
+
+def _write(path: str, writer) -> None:
+    try:
+        writer(path)
+    except OSError as e:
+        _fail(f"{path}: cannot write: {e.strerror or e}")
+
+
+# -- trace -----------------------------------------------------------------
+class TraceGroup(click.Group):
+    """``vmlab trace`` is both a group (``info``, ``convert``) and the capture
+    command: anything that is not a subcommand name is a command to capture."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["capture", *args]
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, "[-o FILE.vmt] -- COMMAND [ARGS]...")
+        formatter.write_usage(ctx.command_path, "info FILE [--json]", prefix="       ")
+        formatter.write_usage(ctx.command_path, "convert SRC DST [--to FORMAT]", prefix="       ")
+
+
+@cli.group(cls=TraceGroup, context_settings=CONTEXT)
+def trace() -> None:
+    """Capture a program's references with valgrind, or inspect and convert trace files.
+
+    \b
+      vmlab trace -o ls.vmt -- ls -l /     capture (everything after -- is the command)
+      vmlab trace info ls.vmt              counts, footprint, address range
+      vmlab trace convert ls.vmt ls.din    write it in another format
+    """
+
+
+@trace.command("capture", context_settings={**CONTEXT, "ignore_unknown_options": True,
+                                            "allow_interspersed_args": False})
+@click.option("--output", "-o", "out", metavar="FILE.vmt",
+              help="Where to write the trace (default: the command's name + .vmt).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def capture(out: Optional[str], quiet: bool, command: Sequence[str]) -> None:
+    """Run COMMAND under valgrind and write its memory references to a .vmt trace."""
+    command = list(command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        _fail("trace needs a command to run, e.g. vmlab trace -o ls.vmt -- ls -l")
+    out = out or default_capture_name(command)
+    summary = capture_trace(command, out, progress=not quiet)
+    if not quiet:
+        click.echo(str(summary) if str(summary) else f"wrote {out}", err=True)
+
+
+@trace.command("info", context_settings=CONTEXT)
+@click.argument("file")
+@click.option("--format", "-f", "fmt", type=FORMATS, default=None, help="The trace's format (default: detected).")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+def info(file: str, fmt: Optional[str], as_json: bool) -> None:
+    """Counts, bytes, footprint and address range of a trace file."""
+    summary = trace_info(file, fmt)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(dict(summary), indent=2))
+    else:
+        click.echo(str(summary), nl=False)
+
+
+@trace.command("convert", context_settings=CONTEXT)
+@click.argument("src")
+@click.argument("dst")
+@click.option("--to", "to", type=FORMATS, default=None,
+              help="Format of DST (default: from its extension, else vmt).")
+@click.option("--from", "src_format", type=FORMATS, default=None, help="Format of SRC (default: detected).")
+def convert(src: str, dst: str, to: Optional[str], src_format: Optional[str]) -> None:
+    """Write trace SRC again as DST in another format, saying what that format lost."""
+    summary = convert_trace(src, dst, to, src_format)
+    click.echo(f"{dst}: {summary}")
+
+
+# -- presets ---------------------------------------------------------------
+@cli.group(invoke_without_command=True, context_settings=CONTEXT)
+@click.pass_context
+def presets_cmd(ctx: click.Context) -> None:
+    """List the shipped machine presets (`vmlab presets show NAME` prints one)."""
+    if ctx.invoked_subcommand is None:
+        listing = presets()
+        width = max(len(n) for n in listing)
+        for name, description in listing.items():
+            click.echo(f"{name:<{width}}  {description}")
+
+
+cli.add_command(presets_cmd, "presets")
+
+
+@presets_cmd.command("show", context_settings=CONTEXT)
+@click.argument("name")
+def show(name: str) -> None:
+    """Print a preset's TOML (with the sources of its numbers)."""
+    click.echo(preset_text(name), nl=False)
+
+
+# -- report ----------------------------------------------------------------
+@cli.command(context_settings=CONTEXT)
+@click.option("--trace", "-t", "traces", multiple=True, required=True, metavar="FILE",
+              help="A trace to simulate (repeatable).")
+@click.option("--machine", "-m", "machines", multiple=True, metavar="PRESET",
+              help="A preset to run (repeatable; default: every shipped preset that loads here).")
+@click.option("--out", "-o", "out", default="report/index.html", show_default=True, help="The HTML file to write.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+def report(traces: Sequence[str], machines: Sequence[str], out: str, quiet: bool) -> None:
+    """Run presets on traces and write an HTML report with tables and plots."""
+    _need("matplotlib", "report", "report")
+    from vmlab.report import presets_report
+
+    path = presets_report(list(traces), list(machines) or None, out, progress=not quiet)
+    click.echo(f"wrote {path}", err=True)
+
+
+# -- entry point -----------------------------------------------------------
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The console script: runs the CLI and turns every bad input into one line."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = cli.main(args=args, prog_name="vmlab", standalone_mode=False)
+    except _engine.VmlabError as e:
+        return _error(str(e))
+    except _NO_ARGS_IS_HELP as e:  # `vmlab` or `vmlab trace` alone: show the help
+        click.echo(e.ctx.get_help() if e.ctx else str(e), err=True)
+        return 2
+    except click.UsageError as e:
+        hint = f" (see {e.ctx.command_path} --help)" if e.ctx else ""
+        return _error(e.format_message() + hint)
+    except click.ClickException as e:
+        return _error(e.format_message(), getattr(e, "exit_code", 2) or 2)
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        click.echo("vmlab: interrupted", err=True)
+        return 130
+    except FileNotFoundError as e:
+        return _error(f"{e.filename}: no such file or directory")
+    except BrokenPipeError:
+        # `vmlab ... | head`: the reader went away; not an error of ours.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
+    except Exception as e:  # noqa: BLE001 - a bug in vmlab, not in the input
+        if os.environ.get("VMLAB_DEBUG"):
+            raise
+        return _error(f"internal error: {type(e).__name__}: {e} (rerun with VMLAB_DEBUG=1 for a traceback)", 1)
+    return rv if isinstance(rv, int) else 0
+
+
+# click >= 8.2 raises this for a group called with no arguments.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+def _error(message: str, code: int = 2) -> int:
+    line = " ".join(message.split("\n")).strip()
+    click.echo(f"vmlab: error: {line}", err=True)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

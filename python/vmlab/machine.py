@@ -1,0 +1,248 @@
+"""Machines: a preset (or file) plus overrides, held as the engine's config.
+
+A :class:`Machine` is only its configuration (a dict that the engine checked),
+so it pickles, compares and hashes by value and can be shipped to worker
+processes. Every run builds a fresh engine machine from that configuration,
+so two runs of the same machine on the same trace give identical results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
+
+from vmlab import _engine
+from vmlab.result import Result
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Progress(NamedTuple):
+    """Handed to a progress callback between blocks of a run."""
+
+    events: int
+    """Events simulated so far."""
+    bytes_read: int
+    """Bytes of the trace file consumed so far."""
+    bytes_total: Optional[int]
+    """The trace file's size, when known (not for a pipe)."""
+
+    @property
+    def fraction(self) -> Optional[float]:
+        if not self.bytes_total:
+            return None
+        return min(1.0, self.bytes_read / self.bytes_total)
+
+
+def _override_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _override_key(keyword: str) -> str:
+    """``l1d_size`` -> ``l1d.size``; ``memory_page_size`` -> ``memory.page_size``.
+
+    The table name never holds an underscore, so the first one separates table
+    and key. Top-level keys (``name``, ``description``) have none and pass as they are.
+    """
+    if "." in keyword or "_" not in keyword:
+        return keyword
+    table, key = keyword.split("_", 1)
+    return f"{table}.{key}"
+
+
+def override_specs(overrides: Optional[Mapping[str, Any]] = None, **keywords: Any) -> list[str]:
+    """Both spellings of overrides as the engine's ``TABLE.KEY=VALUE`` strings."""
+    specs = [f"{k}={_override_value(v)}" for k, v in (overrides or {}).items()]
+    specs += [f"{_override_key(k)}={_override_value(v)}" for k, v in keywords.items()]
+    return specs
+
+
+class Machine:
+    """A simulated machine, as configuration.
+
+    Build one with :meth:`from_preset`, :meth:`from_file` or :meth:`from_dict`;
+    run it with :meth:`run` (a trace file) or :meth:`run_events` (a list).
+    """
+
+    __slots__ = ("_config_json",)
+
+    def __init__(self, config_json: str):
+        # Normalised by the engine: the same machine always has the same text.
+        self._config_json = _engine.check_config(config_json)
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def from_preset(
+        cls,
+        name: str,
+        overrides: Optional[Mapping[str, Any]] = None,
+        *,
+        sets: Sequence[str] = (),
+        **keywords: Any,
+    ) -> "Machine":
+        """A shipped preset (see :func:`presets`) or a ``.toml`` path, with overrides.
+
+        ``Machine.from_preset("jm-base", l1d_size="16K", l1d_assoc=2)`` and
+        ``Machine.from_preset("jm-base", overrides={"l1d.size": "16K"})`` are
+        the same; ``sets=["l1d.size=16K"]`` takes command-line spellings.
+        An unknown key raises :class:`VmlabError` listing the valid ones.
+        """
+        specs = list(sets) + override_specs(overrides, **keywords)
+        return cls(_engine.load_config(os.fspath(name), specs))
+
+    @classmethod
+    def from_file(cls, path: PathLike, overrides: Optional[Mapping[str, Any]] = None, **keywords: Any) -> "Machine":
+        """A preset TOML file of one's own (the shape of ``presets/*.toml``)."""
+        if not os.path.isfile(path):  # never fall back to a shipped preset of that name
+            raise _engine.VmlabError(f"{os.fspath(path)}: no such preset file")
+        return cls(_engine.load_config(os.fspath(path), override_specs(overrides, **keywords)))
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any]) -> "Machine":
+        """The inverse of :attr:`config`."""
+        return cls(json.dumps(config))
+
+    def with_overrides(self, overrides: Optional[Mapping[str, Any]] = None, **keywords: Any) -> "Machine":
+        """A copy with some fields changed, e.g. ``m.with_overrides(l2_size="1M")``."""
+        # The engine's override parser gives values exactly the command
+        # line's meaning (16K, lru, true, 8).
+        return Machine(_engine.apply_overrides(self._config_json, override_specs(overrides, **keywords)))
+
+    # -- inspection -------------------------------------------------------
+    @property
+    def config(self) -> dict:
+        """The whole configuration as a fresh dict (TOML tables become dicts)."""
+        return json.loads(self._config_json)
+
+    @property
+    def name(self) -> str:
+        return self.config["name"]
+
+    @property
+    def description(self) -> str:
+        return self.config.get("description", "")
+
+    def to_json(self) -> str:
+        return self._config_json
+
+    def __repr__(self) -> str:
+        caches = [k for k in self.config if k.startswith("l") and k[1:2].isdigit()]
+        return f"Machine({self.name!r}, caches={caches})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Machine) and other._config_json == self._config_json
+
+    def __hash__(self) -> int:
+        return hash(self._config_json)
+
+    def __getstate__(self) -> str:
+        return self._config_json
+
+    def __setstate__(self, state: str) -> None:
+        self._config_json = state
+
+    # -- running ----------------------------------------------------------
+    def run(
+        self,
+        trace: PathLike,
+        format: Optional[str] = None,
+        progress: Union[bool, Callable[[Progress], Any]] = False,
+    ) -> Result:
+        """Simulates a whole trace file (lackey, din or .vmt; detected unless ``format``).
+
+        ``progress=True`` draws a bar on stderr; a callable gets a
+        :class:`Progress` between blocks of events (raising from it stops the
+        run with that exception). The GIL is released while the engine runs,
+        and Ctrl-C stops it with ``KeyboardInterrupt``.
+        """
+        callback = _progress_callback(progress, os.fspath(trace))
+        try:
+            text = _engine.run(self._config_json, os.fspath(trace), format, callback)
+        finally:
+            if hasattr(callback, "close"):
+                callback.close()
+        return Result.from_json(text)
+
+    def run_events(self, events: Iterable[Sequence[Any]]) -> Result:
+        """Simulates events given as tuples.
+
+        ``("load"|"store"|"modify"|"ifetch", addr, size[, asid])`` is a
+        reference (``"L"``, ``"S"``, ``"M"``, ``"I"`` also work);
+        ``("switch", asid)`` is a context switch and ``("flush",)`` writes
+        back and invalidates every cache.
+        """
+        return Result.from_json(_engine.run_events(self._config_json, list(events)))
+
+
+def presets() -> dict[str, str]:
+    """Every preset name the engine knows, with its one-line description."""
+    out = {}
+    for name in _engine.preset_names():
+        try:
+            out[name] = json.loads(_engine.load_config(name, [])).get("description", "")
+        except _engine.VmlabError as e:  # e.g. x86-64-host without sysfs
+            out[name] = f"(unavailable here: {e})"
+    return out
+
+
+def preset_text(name: str) -> str:
+    """The TOML text of a preset (or of a preset file)."""
+    _origin, text = _engine.preset_text(os.fspath(name))
+    return text
+
+
+class _Bar:
+    """A one-line progress display on stderr (only used on a terminal),
+    redrawn at most ten times a second."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.started = time.monotonic()
+        self.drawn_at = 0.0
+        self.last: Optional[Progress] = None
+
+    def __call__(self, events: int, bytes_read: int, bytes_total: Optional[int]) -> None:
+        self.last = Progress(events, bytes_read, bytes_total)
+        now = time.monotonic()
+        if now - self.drawn_at >= 0.1:
+            self.drawn_at = now
+            self._draw(self.last, now)
+
+    def _draw(self, p: Progress, now: float, final: bool = False) -> None:
+        frac = 1.0 if final and p.bytes_total else p.fraction
+        elapsed = max(now - self.started, 1e-9)
+        rate = f"{p.events / elapsed / 1e6:.1f} M events/s"
+        if frac is None:
+            line = f"{self.label}: {p.events:,} events  {rate}"
+        else:
+            width = 30
+            filled = int(frac * width)
+            line = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {frac * 100:5.1f}%  {p.events:,} events  {rate}"
+        sys.stderr.write("\r" + line[:160] + "\x1b[K")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.last is not None:
+            self._draw(self.last, time.monotonic(), final=True)
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _progress_callback(progress: Union[bool, Callable[[Progress], Any], None], label: str):
+    if progress is True:
+        return _Bar(os.path.basename(label)) if sys.stderr.isatty() else None
+    if not progress:
+        return None
+    if callable(progress):
+        user = progress
+
+        def call(events: int, bytes_read: int, bytes_total: Optional[int]) -> None:
+            user(Progress(events, bytes_read, bytes_total))
+
+        return call
+    raise TypeError(f"progress must be a bool or a callable, got {type(progress).__name__}")

@@ -1,0 +1,230 @@
+"""The `vmlab` command, run as a user would: in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import TINY_EXPECTED, needs_valgrind, vmlab_command
+
+
+def assert_one_line_error(proc, *fragments: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("vmlab: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def test_run_prints_the_table(cli, tiny_preset, tiny_trace):
+    p = cli("run", "--machine", tiny_preset, "--trace", tiny_trace, check=True)
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("machine tiny-dm")
+    read = next(line for line in lines if line.split()[:2] == ["l1", "read"])
+    assert read.split()[2:4] == ["6", "5"]  # accesses, misses
+    assert p.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_run_json_to_stdout_parses(cli, tiny_preset, tiny_trace):
+    p = cli("run", "-m", tiny_preset, "-t", tiny_trace, "--json", "-", check=True)
+    data = json.loads(p.stdout)  # only JSON on stdout
+    stats = data["caches"][0]["stats"]
+    assert stats["ifetch"]["misses"] == TINY_EXPECTED["ifetch"]["misses"]
+    assert data["machine"]["name"] == "tiny-dm"
+
+
+def test_run_writes_json_csv_and_parquet(cli, tmp_path, tiny_preset, tiny_trace):
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    cli("run", "-m", tiny_preset, "-t", tiny_trace, "--json", "r.json", "--csv", "r.csv",
+        "--parquet", "r.parquet", "--quiet", check=True)
+    assert json.loads((tmp_path / "r.json").read_text())["events"]["ifetch"] == 3
+    csv = pd.read_csv(tmp_path / "r.csv")
+    assert list(csv["kind"]) == ["ifetch", "read", "write"]
+    assert list(csv["misses"]) == [3, 5, 1]
+    table = pq.read_table(tmp_path / "r.parquet")
+    assert table.num_rows == 3
+    assert table.column("misses").to_pylist() == [3, 5, 1]
+    assert table.column("miss_rate").to_pylist()[0] == pytest.approx(1.0)
+
+
+def test_run_with_overrides(cli, tiny_preset, tiny_trace):
+    p = cli("run", "-m", tiny_preset, "-t", tiny_trace, "--set", "l1.size=1K", "--set", "l1.assoc=full",
+            "--json", "-", check=True)
+    data = json.loads(p.stdout)
+    assert data["machine"]["l1"]["size"] == "1K"
+    # big enough for every line touched: only the 6 compulsory misses remain
+    assert sum(data["caches"][0]["stats"][k]["misses"] for k in ("ifetch", "read", "write")) == 6
+
+
+def test_bad_trace_names_file_and_line(cli, tiny_preset, bad_trace):
+    p = cli("run", "-m", tiny_preset, "-t", bad_trace)
+    assert_one_line_error(p, "bad.lackey", "line 3")
+
+
+@pytest.mark.parametrize(
+    "args, fragments",
+    [
+        (["run", "-m", "pdp-11", "-t", "x.vmt"], ["pdp-11", "jm-base"]),
+        (["run", "-m", "jm-base", "-t", "missing.vmt"], ["missing.vmt"]),
+        (["run", "-m", "jm-base", "-t", "x", "--set", "l1d.sise=16K"], ["sise", "size, line, assoc"]),
+        (["run", "-m", "jm-base", "-t", "x", "--set", "nonsense"], ["KEY=VALUE"]),
+        (["run", "-m", "jm-base", "-t", "x", "--format", "pdf"], ["pdf"]),
+        (["run", "-m", "jm-base"], ["--trace"]),
+        (["bogus"], ["bogus"]),
+        (["presets", "show", "pdp-11"], ["pdp-11"]),
+        (["trace", "info", "missing.vmt"], ["missing.vmt"]),
+        (["trace", "convert", "missing.vmt", "out.din"], ["missing.vmt"]),
+        (["trace", "convert", "a.vmt", "b.vmt", "--to", "pdf"], ["pdf"]),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(cli, args, fragments):
+    assert_one_line_error(cli(*args), *fragments)
+
+
+def test_bad_preset_file(cli, tmp_path, tiny_trace):
+    (tmp_path / "broken.toml").write_text('name = "b"\n[memory]\npage_size = 3000\n[l1]\nsize = 64\nline = 16\nassoc = 1\n')
+    assert_one_line_error(cli("run", "-m", "broken.toml", "-t", tiny_trace), "broken.toml")
+
+
+def test_unwritable_output(cli, tiny_preset, tiny_trace):
+    p = cli("run", "-m", tiny_preset, "-t", tiny_trace, "--csv", "no/such/dir/r.csv", "-q")
+    assert_one_line_error(p, "no/such/dir/r.csv")
+
+
+def test_presets_list_and_show(cli):
+    p = cli("presets", check=True)
+    names = [line.split()[0] for line in p.stdout.splitlines()]
+    assert {"jm-base", "hp9000-834", "mips-r4000"} <= set(names)
+    assert all(len(line.split(None, 1)) == 2 for line in p.stdout.splitlines())  # every one described
+    show = cli("presets", "show", "jm-base", check=True)
+    assert 'name = "jm-base"' in show.stdout and "[l1d]" in show.stdout
+
+
+def test_trace_info_and_convert(cli, tmp_path, tiny_trace):
+    p = cli("trace", "info", tiny_trace, check=True)
+    assert "footprint" in p.stdout
+    data = json.loads(cli("trace", "info", tiny_trace, "--json", check=True).stdout)
+    assert data["accesses"] == 10
+    p = cli("trace", "convert", tiny_trace, "t.vmt", check=True)
+    assert "nothing lost" in p.stdout
+    assert json.loads(cli("trace", "info", "t.vmt", "--json", check=True).stdout)["accesses"] == 10
+    p = cli("trace", "convert", "t.vmt", "t.txt", "--to", "din", check=True)
+    assert json.loads(cli("trace", "info", "t.txt", "--format", "din", "--json", check=True).stdout)["accesses"] > 0
+
+
+def test_help_everywhere(cli):
+    for args in (["--help"], ["run", "--help"], ["trace", "--help"], ["trace", "info", "--help"],
+                 ["presets", "--help"], ["report", "--help"]):
+        p = cli(*args, check=True)
+        assert "Usage:" in p.stdout
+
+
+@needs_valgrind
+def test_trace_capture_of_true(cli, tmp_path):
+    p = cli("trace", "-o", "x.vmt", "--", "/bin/true", check=True)
+    assert (tmp_path / "x.vmt").stat().st_size > 0
+    assert "x.vmt" in p.stderr
+    info = json.loads(cli("trace", "info", "x.vmt", "--json", check=True).stdout)
+    assert info["accesses"] > 10_000
+    assert info["by_kind"]["ifetch"] > 0 and info["by_kind"]["load"] > 0
+    text = cli("trace", "info", "x.vmt", check=True).stdout
+    assert "ifetch" in text
+    # the group spelling and the default name work too
+    cli("trace", "capture", "-q", "--", "/bin/true", check=True)
+    assert (tmp_path / "true.vmt").exists()
+    # and the capture runs on a machine
+    run = cli("run", "-m", "jm-base", "-t", "x.vmt", "--json", "-", check=True)
+    assert json.loads(run.stdout)["instructions"] == info["by_kind"]["ifetch"]
+
+
+@needs_valgrind
+def test_trace_capture_passes_arguments_through(cli, tmp_path):
+    # `-o` after the command belongs to the command, not to vmlab
+    cli("trace", "-q", "-o", "sh.vmt", "--", "sh", "-c", "echo -o hi > out.txt", check=True)
+    assert (tmp_path / "out.txt").read_text() == "-o hi\n"
+    assert (tmp_path / "sh.vmt").exists()
+
+
+@needs_valgrind
+def test_trace_capture_of_missing_program(cli):
+    p = cli("trace", "-o", "n.vmt", "--", "/no/such/program")
+    assert p.returncode == 2
+    assert "vmlab: error:" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_interrupt_stops_a_run_promptly(tmp_path):
+    from conftest import write_random_trace
+
+    trace = write_random_trace(tmp_path / "long.lackey", 400_000)
+    # Enough work for several seconds: the same trace, many levels of classification.
+    code = (
+        "import sys, time, vmlab\n"
+        "m = vmlab.Machine.from_preset('jm-base', stats_classify_misses=True)\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    while True:\n"
+        f"        m.run({str(trace)!r})\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == 3, err
+    assert "interrupted" in out
+    assert time.monotonic() - t < 5
+
+
+def test_cli_interrupt_exit_130(tmp_path):
+    # An endless trace through a FIFO: the run is surely going when the signal comes.
+    import threading
+
+    fifo = tmp_path / "endless.lackey"
+    os.mkfifo(fifo)
+    chunk = "".join("I  %08x,4\n L %08x,8\n" % (0x400000 + 4 * i, 0x10000000 + 64 * i) for i in range(50_000))
+    stop = threading.Event()
+
+    def feed():
+        try:
+            with open(fifo, "w") as f:
+                while not stop.is_set():
+                    f.write(chunk)
+        except (BrokenPipeError, OSError):
+            pass
+
+    p = subprocess.Popen([*vmlab_command(), "run", "-m", "jm-base", "-t", str(fifo), "--format", "lackey"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    try:
+        time.sleep(1.5)
+        assert p.poll() is None, p.communicate()
+        t = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        assert time.monotonic() - t < 5
+    finally:
+        stop.set()
+        p.kill()
+    assert p.returncode == 130, err
+    assert "vmlab: interrupted" in err and "Traceback" not in err
+    assert out == ""
