@@ -148,54 +148,41 @@ impl Machine {
         self.mapper.translate(Asid(asid), VirtAddr(va))
     }
 
-    /// One request kind of one reference, the general way: split at
-    /// top-level line boundaries (a line never crosses a page, so each piece
-    /// has one translation) and walk the hierarchy.
+    /// One request kind of one reference: one access per top-level line it
+    /// touches (a line never crosses a page, so each piece has one
+    /// translation). A piece that hits and sends nothing down is finished at
+    /// the top level; any other walks the hierarchy.
+    #[inline]
     fn reference(&mut self, kind: RefKind, slot: usize, shift: u32, a: &Access) -> Result<(), MapError> {
         let asid = a.asid;
-        let va = a.addr.0;
-        let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
-        let ln = va >> shift;
-        if last >> shift == ln {
-            let pa = self.mapper.translate(asid, VirtAddr(va))?;
-            let out = self.hierarchy.access_line(0, kind, va, pa.0, asid.0, last - va + 1);
-            self.repeat[slot] = match out.resident_dirty {
+        let last = a.addr.0.saturating_add(u64::from(a.size.max(1)) - 1);
+        let needs_translation = self.top_needs_translation[kind as usize];
+        let mut va = a.addr.0;
+        loop {
+            let ln = va >> shift;
+            let piece_last = last.min(((ln + 1) << shift).wrapping_sub(1));
+            let mut pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
+            let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
+            self.repeat[slot] = match self.hierarchy.top_mut(kind).try_hit(r, kind) {
                 Some(dirty) => RepeatLine { line: ln, asid, dirty },
-                None => NO_LINE,
+                None => {
+                    if !needs_translation {
+                        pa = self.mapper.translate(asid, VirtAddr(va))?.0;
+                    }
+                    let out = self.hierarchy.access_line(0, kind, va, pa, asid.0, piece_last - va + 1);
+                    match out.resident_dirty {
+                        Some(dirty) => RepeatLine { line: ln, asid, dirty },
+                        None => NO_LINE,
+                    }
+                }
             };
-            return Ok(());
-        }
-        self.repeat[slot] = NO_LINE;
-        let line = 1u64 << shift;
-        let end = last.saturating_add(1);
-        let mut va = va;
-        while va < end {
-            let next = (va & !(line - 1)).saturating_add(line);
-            let chunk = next.min(end) - va;
-            let pa = self.mapper.translate(asid, VirtAddr(va))?;
-            self.hierarchy.request(0, kind, va, pa.0, asid.0, chunk);
-            if next <= va {
-                break;
+            if piece_last >= last {
+                return Ok(());
             }
-            va = next;
+            va = piece_last + 1;
         }
-        Ok(())
     }
 
-    /// A hit in the top level that sends nothing downstream, completed; or
-    /// `None` with nothing changed. Translates first unless the level allows
-    /// a hit without it.
-    #[inline]
-    fn try_top_hit(&mut self, kind: RefKind, va: u64, asid: Asid) -> Result<Option<bool>, MapError> {
-        let pa = if self.top_needs_translation[kind as usize] {
-            self.mapper.translate(asid, VirtAddr(va))?.0
-        } else {
-            0
-        };
-        Ok(self.hierarchy.top_mut(kind).try_hit(LineRef { vaddr: va, paddr: pa, asid: asid.0 }, kind))
-    }
-
-    #[inline(never)]
     fn access_slow(&mut self, a: &Access) -> Result<(), MapError> {
         let k = a.kind as usize & 3;
         let (slot, shift) = (self.slot_of[k], self.shift_of[k]);
@@ -251,20 +238,6 @@ impl Machine {
                         p[RefKind::Write as usize] += 1;
                     }
                     continue;
-                }
-                // A single-line reference that hits the top level and sends
-                // nothing down: finish it here (a modify is a read then a write).
-                if va.wrapping_add(u64::from(a.size.max(1)) - 1) >> shift == ln {
-                    let err = |source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source };
-                    if let Some(dirty) = self.try_top_hit(FIRST_KIND[k], va, a.asid).map_err(err)? {
-                        if a.kind != AccessKind::Modify {
-                            self.repeat[slot] = RepeatLine { line: ln, asid: a.asid, dirty };
-                        } else {
-                            // The read hit; the write half goes the general way.
-                            self.reference(RefKind::Write, slot, shift, a).map_err(err)?;
-                        }
-                        continue;
-                    }
                 }
                 self.access_slow(a).map_err(|source| RunError::Memory {
                     trace: origin.to_string(),

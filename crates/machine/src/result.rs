@@ -73,6 +73,8 @@ impl RunResult {
                     continue;
                 }
                 let pct = 100.0 * ks.misses as f64 / ks.accesses as f64;
+                // Without classification the 3C columns are unknown, not zero.
+                let class = |n: u64| if self.machine.stats.classify_misses { n.to_string() } else { "-".into() };
                 let _ = writeln!(
                     s,
                     "{:<5} {:<7} {:>12} {:>12} {:>8.3}% {:>11} {:>11} {:>11}",
@@ -81,9 +83,9 @@ impl RunResult {
                     ks.accesses,
                     ks.misses,
                     pct,
-                    ks.compulsory,
-                    ks.capacity,
-                    ks.conflict
+                    class(ks.compulsory),
+                    class(ks.capacity),
+                    class(ks.conflict)
                 );
             }
             let _ = writeln!(
