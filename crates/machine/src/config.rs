@@ -101,6 +101,29 @@ pub enum TierConfig {
 }
 
 impl MachineConfig {
+    /// A machine with memory but no caches yet; set the `l*` fields after.
+    pub fn bare(name: &str, memory: MemoryConfig) -> Self {
+        Self {
+            name: name.to_string(),
+            description: String::new(),
+            source: String::new(),
+            memory,
+            stats: StatsConfig::default(),
+            l1: None,
+            l1i: None,
+            l1d: None,
+            l2: None,
+            l2i: None,
+            l2d: None,
+            l3: None,
+            l3i: None,
+            l3d: None,
+            l4: None,
+            l4i: None,
+            l4d: None,
+        }
+    }
+
     fn slot(&self, name: &str) -> Option<&CacheConfig> {
         match name {
             "l1" => self.l1.as_ref(),

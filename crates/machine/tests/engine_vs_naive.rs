@@ -86,11 +86,9 @@ fn event_strategy() -> impl Strategy<Value = Event> {
 }
 
 fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachine) {
-    let mut cfg = MachineConfig {
-        name: "random".into(),
-        description: String::new(),
-        source: String::new(),
-        memory: MemoryConfig {
+    let mut cfg = MachineConfig::bare(
+        "random",
+        MemoryConfig {
             page_size: PageSize::new(page).expect("page"),
             size: ByteSize(1 << 30),
             allocation: FrameAllocation::Sequential,
@@ -98,20 +96,8 @@ fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachi
             seed: 1,
             source: String::new(),
         },
-        stats: StatsConfig { classify_misses: classify },
-        l1: None,
-        l1i: None,
-        l1d: None,
-        l2: None,
-        l2i: None,
-        l2d: None,
-        l3: None,
-        l3i: None,
-        l3d: None,
-        l4: None,
-        l4i: None,
-        l4d: None,
-    };
+    );
+    cfg.stats = StatsConfig { classify_misses: classify };
     let mut naive = Vec::new();
     for (n, t) in tiers.iter().enumerate() {
         match (n, t) {

@@ -7,11 +7,9 @@ use vmlab_machine::{FrameAllocation, Machine, MachineConfig, MemoryConfig, RunRe
 use vmlab_trace::{AccessKind, Event};
 
 fn machine_with(l1: CacheConfig) -> Machine {
-    Machine::new(MachineConfig {
-        name: "hand".into(),
-        description: String::new(),
-        source: String::new(),
-        memory: MemoryConfig {
+    let mut cfg = MachineConfig::bare(
+        "hand",
+        MemoryConfig {
             page_size: PageSize::new(4096).expect("page"),
             size: ByteSize(1 << 24),
             allocation: FrameAllocation::Sequential,
@@ -19,20 +17,10 @@ fn machine_with(l1: CacheConfig) -> Machine {
             seed: 1,
             source: String::new(),
         },
-        stats: StatsConfig { classify_misses: true },
-        l1: Some(l1),
-        l1i: None,
-        l1d: None,
-        l2: None,
-        l2i: None,
-        l2d: None,
-        l3: None,
-        l3i: None,
-        l3d: None,
-        l4: None,
-        l4i: None,
-        l4d: None,
-    })
+    );
+    cfg.stats = StatsConfig { classify_misses: true };
+    cfg.l1 = Some(l1);
+    Machine::new(cfg)
     .expect("valid machine")
 }
 
