@@ -133,7 +133,7 @@ impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
         for (suffix, shift) in [("G", 30), ("M", 20), ("K", 10)] {
-            if b >= (1 << shift) && b % (1 << shift) == 0 {
+            if b >= (1 << shift) && b.is_multiple_of(1 << shift) {
                 return write!(f, "{}{}", b >> shift, suffix);
             }
         }

@@ -280,10 +280,19 @@ mod tests {
 
     #[test]
     fn parses_all_kinds() {
-        assert_eq!(parse("I  04016c0c,3"), Ok(Some(Access { kind: AccessKind::Ifetch, size: 3, addr: VirtAddr(0x4016c0c), asid: Asid(0) })));
-        assert_eq!(parse(" L 1ffefff8b8,8").map(|a| a.map(|a| (a.kind, a.addr.0, a.size))), Ok(Some((AccessKind::Load, 0x1ffefff8b8, 8))));
+        assert_eq!(
+            parse("I  04016c0c,3"),
+            Ok(Some(Access { kind: AccessKind::Ifetch, size: 3, addr: VirtAddr(0x4016c0c), asid: Asid(0) }))
+        );
+        assert_eq!(
+            parse(" L 1ffefff8b8,8").map(|a| a.map(|a| (a.kind, a.addr.0, a.size))),
+            Ok(Some((AccessKind::Load, 0x1ffefff8b8, 8)))
+        );
         assert_eq!(parse(" S 0,4\r").map(|a| a.map(|a| a.kind)), Ok(Some(AccessKind::Store)));
-        assert_eq!(parse(" M ffffffffffffffff,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((u64::MAX, u32::MAX))));
+        assert_eq!(
+            parse(" M ffffffffffffffff,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))),
+            Ok(Some((u64::MAX, u32::MAX)))
+        );
         assert_eq!(parse("==123== Command: ls"), Ok(None));
         assert_eq!(parse("--123-- WARNING: x"), Ok(None));
         assert_eq!(parse("   "), Ok(None));

@@ -53,7 +53,8 @@ impl<S: EventSource + ?Sized> EventSource for Box<S> {
 }
 
 /// The on-disk trace formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TraceFormat {
     /// `valgrind --tool=lackey --trace-mem=yes` text.
     Lackey,
@@ -69,9 +70,10 @@ impl TraceFormat {
     /// Parses a format name as users type it (`lackey`, `din`, `vmt`; any case).
     pub fn from_name(name: &str) -> Result<Self, String> {
         let lower = name.trim().to_ascii_lowercase();
-        Self::ALL.into_iter().find(|f| f.name() == lower).ok_or_else(|| {
-            format!("unknown trace format `{name}`: expected one of lackey, din, vmt")
-        })
+        Self::ALL
+            .into_iter()
+            .find(|f| f.name() == lower)
+            .ok_or_else(|| format!("unknown trace format `{name}`: expected one of lackey, din, vmt"))
     }
 
     pub fn name(self) -> &'static str {

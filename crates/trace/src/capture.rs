@@ -1,0 +1,371 @@
+//! Capturing a trace by running a program under valgrind's lackey tool.
+//!
+//! lackey's trace goes to valgrind's log. We point `--log-file` at a FIFO in a
+//! private temporary directory and parse it as it is written, straight into a
+//! `.vmt` writer: no multi-gigabyte text file ever touches the disk, and the
+//! traced program keeps its own stdin/stdout/stderr. (`--log-fd` to a pipe
+//! would work too, but handing the child an extra descriptor needs `unsafe`
+//! `pre_exec`; the FIFO needs nothing. Either way valgrind 3.19 leaves the
+//! log's first descriptor, 3, open in the traced program.)
+//!
+//! A FIFO open blocks until both ends are opened, and valgrind may die before
+//! it opens its log (a bad option, a missing program). So the read end is
+//! opened on a helper thread while this one watches valgrind; if valgrind
+//! exits first, we open the write end ourselves to release the helper.
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::{Event, EventSource, LackeyReader, TraceError, VmtHeader, VmtOptions, VmtWriter, BLOCK};
+
+/// How a capture is run.
+#[derive(Clone, Debug)]
+pub struct CaptureOptions {
+    /// The valgrind executable (looked up on PATH unless it contains a `/`).
+    pub valgrind: PathBuf,
+    /// Extra valgrind options, placed after vmlab's own and before the program.
+    pub valgrind_args: Vec<String>,
+    /// Asid recorded for the program's references.
+    pub asid: u32,
+    pub vmt: VmtOptions,
+    /// Stored in the `.vmt` header's metadata, next to what capture records.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// References between two calls of the progress callback.
+    pub progress_every: u64,
+}
+
+impl Default for CaptureOptions {
+    fn default() -> Self {
+        Self {
+            valgrind: PathBuf::from("valgrind"),
+            valgrind_args: Vec::new(),
+            asid: 0,
+            vmt: VmtOptions::default(),
+            metadata: Default::default(),
+            progress_every: 1 << 20,
+        }
+    }
+}
+
+/// What a successful capture produced.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CaptureSummary {
+    pub out: PathBuf,
+    pub command: Vec<String>,
+    pub events: u64,
+    pub bytes_written: u64,
+    /// `valgrind --version` output, e.g. `valgrind-3.19.0`.
+    pub valgrind_version: String,
+    pub seconds: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error(
+        "valgrind not found (`{}`): trace capture runs the program under valgrind's lackey tool; \
+         install valgrind (e.g. `apt-get install valgrind`) or point to it",
+        valgrind.display()
+    )]
+    ValgrindMissing { valgrind: PathBuf },
+    #[error("nothing to capture: the command is empty")]
+    EmptyCommand,
+    /// valgrind or the program exited unsuccessfully. If tracing had started,
+    /// the complete trace of the failed run is still written to `out`.
+    #[error("`{command}` failed under valgrind ({status}); {detail}")]
+    ProgramFailed {
+        command: String,
+        status: String,
+        code: Option<i32>,
+        events: u64,
+        out: Option<PathBuf>,
+        detail: String,
+    },
+    /// The progress callback asked to stop; valgrind was killed and the
+    /// partial output removed.
+    #[error("capture interrupted after {events} references: {reason}")]
+    Interrupted { reason: String, events: u64 },
+    /// valgrind's output did not parse as lackey (the partial output is removed).
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> CaptureError {
+    let context = context.into();
+    move |source| CaptureError::Io { context, source }
+}
+
+/// Kills and reaps valgrind on every early return.
+struct Running {
+    child: Child,
+    status: Option<ExitStatus>,
+}
+
+impl Running {
+    fn wait(&mut self) -> io::Result<ExitStatus> {
+        if let Some(s) = self.status {
+            return Ok(s);
+        }
+        let s = self.child.wait()?;
+        self.status = Some(s);
+        Ok(s)
+    }
+    fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        if self.status.is_none() {
+            self.status = self.child.try_wait()?;
+        }
+        Ok(self.status)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            // Errors here mean it is already gone; nothing more can be done.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Removes the output file unless the capture got far enough to keep it.
+struct Partial<'a> {
+    path: &'a Path,
+    keep: bool,
+}
+
+impl Drop for Partial<'_> {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_file(self.path);
+        }
+    }
+}
+
+fn shell_words(cmd: &[String]) -> String {
+    cmd.iter()
+        .map(|w| {
+            if !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b)) {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn valgrind_version(valgrind: &Path) -> Result<String, CaptureError> {
+    let out = Command::new(valgrind).arg("--version").stdin(Stdio::null()).stderr(Stdio::null()).output();
+    match out {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err(CaptureError::ValgrindMissing { valgrind: valgrind.to_path_buf() })
+        }
+        Err(e) => {
+            Err(CaptureError::Io { context: format!("cannot run `{} --version`", valgrind.display()), source: e })
+        }
+        Ok(o) if !o.status.success() => Err(CaptureError::Io {
+            context: format!("`{} --version` failed", valgrind.display()),
+            source: io::Error::other(o.status.to_string()),
+        }),
+        Ok(o) => Ok(String::from_utf8_lossy(&o.stdout).trim().to_string()),
+    }
+}
+
+/// Opens the FIFO's read end while watching valgrind. If valgrind exits
+/// without ever opening its log, the result reads as an empty file.
+fn open_fifo(fifo: &Path, vg: &mut Running) -> Result<File, CaptureError> {
+    let (tx, rx) = mpsc::channel();
+    let path = fifo.to_path_buf();
+    let opener = std::thread::spawn(move || {
+        // The receiver only goes away once we have an answer; ignore.
+        let _ = tx.send(File::open(&path));
+    });
+    let tick = Duration::from_millis(20);
+    let mut valgrind_gone = false;
+    let got = loop {
+        match rx.recv_timeout(tick) {
+            Ok(r) => break r,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(io::Error::other("the FIFO opener thread died")),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        valgrind_gone = valgrind_gone || vg.try_wait().map_err(io_err("waiting for valgrind"))?.is_some();
+        if valgrind_gone {
+            // Release the helper blocked in open(): a writer appearing
+            // completes its open, and closing at once leaves it at EOF.
+            // ENXIO means no reader is waiting yet; the next tick retries.
+            let _ = rustix::fs::open(
+                fifo,
+                rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            );
+        }
+    };
+    let _ = opener.join();
+    got.map_err(io_err(format!("cannot open the FIFO {}", fifo.display())))
+}
+
+/// Runs `cmd` under `valgrind --tool=lackey --trace-mem=yes` and writes its
+/// references to the `.vmt` file `out`, recording the command line in the
+/// header. `progress` is called with the references captured so far about
+/// every `opts.progress_every` references; returning `Err` kills valgrind and
+/// ends the capture with [`CaptureError::Interrupted`].
+pub fn capture(
+    cmd: &[String],
+    out: &Path,
+    opts: &CaptureOptions,
+    progress: &mut dyn FnMut(u64) -> Result<(), String>,
+) -> Result<CaptureSummary, CaptureError> {
+    if cmd.is_empty() {
+        return Err(CaptureError::EmptyCommand);
+    }
+    let started = Instant::now();
+    let version = valgrind_version(&opts.valgrind)?;
+    let dir = tempfile::Builder::new()
+        .prefix("vmlab-capture-")
+        .tempdir()
+        .map_err(io_err("cannot create a temporary directory"))?;
+    let fifo = dir.path().join("lackey.fifo");
+    rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR).map_err(|e| {
+        CaptureError::Io { context: format!("cannot create the FIFO {}", fifo.display()), source: e.into() }
+    })?;
+
+    let mut header = VmtHeader::new(concat!("vmlab-trace ", env!("CARGO_PKG_VERSION"), " capture"));
+    header.command = Some(cmd.to_vec());
+    header.metadata = opts.metadata.clone();
+    header.metadata.insert("tool".into(), "valgrind --tool=lackey --trace-mem=yes".into());
+    header.metadata.insert("valgrind_version".into(), version.clone().into());
+    if !opts.valgrind_args.is_empty() {
+        header.metadata.insert("valgrind_args".into(), opts.valgrind_args.clone().into());
+    }
+    let file = File::create(out).map_err(io_err(format!("cannot create {}", out.display())))?;
+    let mut partial = Partial { path: out, keep: false };
+    let mut writer = VmtWriter::with_options(BufWriter::with_capacity(1 << 20, file), header, opts.vmt)
+        .map_err(io_err(format!("cannot write {}", out.display())))?;
+
+    let child = Command::new(&opts.valgrind)
+        .arg("--tool=lackey")
+        .arg("--trace-mem=yes")
+        .arg(format!("--log-file={}", fifo.display()))
+        .args(&opts.valgrind_args)
+        .args(cmd)
+        .spawn()
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::NotFound => CaptureError::ValgrindMissing { valgrind: opts.valgrind.clone() },
+            _ => CaptureError::Io { context: format!("cannot start {}", opts.valgrind.display()), source: e },
+        })?;
+    let mut vg = Running { child, status: None };
+    let command = shell_words(cmd);
+    let failed = |status: ExitStatus, events: u64, out: Option<PathBuf>, detail: String| CaptureError::ProgramFailed {
+        command: command.clone(),
+        status: status.to_string(),
+        code: status.code(),
+        events,
+        out,
+        detail,
+    };
+
+    let log = open_fifo(&fifo, &mut vg)?;
+
+    let mut reader = LackeyReader::new(log, "valgrind lackey output").with_asid(opts.asid);
+    let mut buf: Vec<Event> = Vec::with_capacity(BLOCK);
+    let mut events = 0u64;
+    let every = opts.progress_every.max(1);
+    let mut next = every;
+    loop {
+        match reader.fill(&mut buf) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                // A line cut short because valgrind died is valgrind's failure,
+                // not a format error.
+                if let Ok(Some(status)) = vg.try_wait() {
+                    if !status.success() {
+                        return Err(failed(status, events, None, format!("its output ended mid-record ({e})")));
+                    }
+                }
+                return Err(CaptureError::Trace(e));
+            }
+        }
+        writer.write_all(&buf).map_err(io_err(format!("cannot write {}", out.display())))?;
+        events += buf.len() as u64;
+        if events >= next {
+            next = events + every;
+            if let Err(reason) = progress(events) {
+                return Err(CaptureError::Interrupted { reason, events });
+            }
+        }
+    }
+    let status = vg.wait().map_err(io_err("waiting for valgrind"))?;
+    if !status.success() && events == 0 {
+        let hint = if status.code() == Some(127) { " (status 127: the program was not found)" } else { "" };
+        return Err(failed(
+            status,
+            0,
+            None,
+            format!("valgrind stopped before tracing started{hint}; its message is on stderr; no trace was written"),
+        ));
+    }
+    let bytes_written = writer.bytes_written();
+    let file = writer
+        .finish()
+        .and_then(|b| b.into_inner().map_err(|e| e.into_error()))
+        .map_err(io_err(format!("cannot write {}", out.display())))?;
+    let bytes_written = file.metadata().map(|m| m.len()).unwrap_or(bytes_written);
+    drop(file);
+    partial.keep = true;
+    if !status.success() {
+        return Err(failed(
+            status,
+            events,
+            Some(out.to_path_buf()),
+            format!("the trace of the failed run ({events} references) was kept in {}", out.display()),
+        ));
+    }
+    Ok(CaptureSummary {
+        out: out.to_path_buf(),
+        command: cmd.to_vec(),
+        events,
+        bytes_written,
+        valgrind_version: version,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        let cmd: Vec<String> = ["ls", "-l", "a b", "it's"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(shell_words(&cmd), r"ls -l 'a b' 'it'\''s'");
+    }
+
+    #[test]
+    fn missing_valgrind_is_reported_as_such() {
+        let opts = CaptureOptions { valgrind: "/nonexistent/valgrind".into(), ..Default::default() };
+        let out = std::env::temp_dir().join(format!("vmlab-missing-vg-{}.vmt", std::process::id()));
+        let err = capture(&["true".to_string()], &out, &opts, &mut |_| Ok(())).expect_err("no valgrind");
+        assert!(matches!(err, CaptureError::ValgrindMissing { .. }), "{err}");
+        assert!(err.to_string().contains("install valgrind"));
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn empty_command() {
+        let err = capture(&[], Path::new("x.vmt"), &CaptureOptions::default(), &mut |_| Ok(())).expect_err("empty");
+        assert!(matches!(err, CaptureError::EmptyCommand));
+    }
+}

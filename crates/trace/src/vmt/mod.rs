@@ -1,0 +1,66 @@
+//! `.vmt`, vmlab's binary trace format: a versioned header with JSON
+//! metadata, then independent zstd-compressed blocks of delta-encoded
+//! records, then an end block carrying the total so truncation is caught.
+//! The layout is in `format.rs` and, byte by byte, in the crate README.
+
+pub mod format;
+mod reader;
+mod writer;
+
+pub use format::VmtHeader;
+pub use reader::VmtReader;
+pub use writer::{VmtOptions, VmtWriter};
+
+/// Building blocks for tests and fuzzers that need well-formed framing (valid
+/// checksums) around arbitrary payloads, to reach the record decoder.
+#[doc(hidden)]
+pub mod testing {
+    use super::format::VmtHeader;
+    use crate::Event;
+
+    /// The file header for `header`.
+    pub fn file_header(header: &VmtHeader) -> Vec<u8> {
+        super::writer::file_header_bytes(header).unwrap_or_default()
+    }
+
+    /// A block with a correct checksum around any decoded payload.
+    pub fn block(count: u32, raw: &[u8]) -> Vec<u8> {
+        block_fields(count, raw.len() as u32, &compress(raw))
+    }
+
+    /// zstd as the writer applies it.
+    pub fn compress(raw: &[u8]) -> Vec<u8> {
+        zstd::bulk::compress(raw, 3).unwrap_or_default()
+    }
+
+    /// A block with a correct checksum whatever its fields say.
+    pub fn block_fields(count: u32, raw_len: u32, comp: &[u8]) -> Vec<u8> {
+        let mut out = super::writer::block_header_bytes(count, raw_len, comp).to_vec();
+        out.extend_from_slice(comp);
+        out
+    }
+
+    /// The end block.
+    pub fn end(total: u64, blocks: u64) -> Vec<u8> {
+        super::writer::end_bytes(total, blocks).to_vec()
+    }
+
+    /// The encoded (uncompressed) payload of one block holding `events`.
+    pub fn encode(events: &[Event]) -> Vec<u8> {
+        let mut enc = super::writer::Encoder::default();
+        events.iter().for_each(|e| enc.encode(e));
+        let mut raw = Vec::new();
+        enc.payload(&mut raw);
+        raw
+    }
+
+    /// Decodes one payload the way the reader does.
+    pub fn decode(raw: &[u8], count: usize) -> Result<Vec<Event>, String> {
+        let mut padded = raw.to_vec();
+        padded.resize(raw.len() + super::format::PAD, 0);
+        let mut out = Vec::new();
+        super::reader::decode_block(&padded, raw.len(), count, &mut out)
+            .map(|()| out)
+            .map_err(|e| format!("record {} (payload byte {}): {}", e.record, e.pos, e.msg))
+    }
+}

@@ -1,0 +1,138 @@
+//! Real captures under valgrind. Skipped, with the reason printed, only when
+//! valgrind is not on PATH.
+
+// Tests report failure by panicking.
+#![allow(clippy::panic)]
+
+use std::process::Command;
+
+use vmlab_trace::{capture, convert, open, read_all, CaptureError, CaptureOptions, Event, TraceFormat, VmtReader};
+
+fn have_valgrind() -> bool {
+    match Command::new("valgrind").arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            eprintln!("SKIPPED: valgrind is not on PATH (install valgrind to run the capture tests)");
+            false
+        }
+    }
+}
+
+/// A scratch directory, removed when the test ends.
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("vmlab-trace-tests-").tempdir().expect("temp dir")
+}
+
+fn cmd(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+#[test]
+fn capture_true_and_round_trip_through_every_format() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let out = dir.path().join("true.vmt");
+    let mut calls = Vec::new();
+    let opts = CaptureOptions { progress_every: 10_000, ..CaptureOptions::default() };
+    let summary = capture(&cmd(&["/bin/true"]), &out, &opts, &mut |n| {
+        calls.push(n);
+        Ok(())
+    })
+    .expect("capture /bin/true");
+    assert!(summary.events > 10_000, "only {} events", summary.events);
+    assert!(!calls.is_empty() && calls.windows(2).all(|w| w[0] < w[1]), "progress calls {calls:?}");
+    assert!(summary.valgrind_version.starts_with("valgrind-"), "{}", summary.valgrind_version);
+    assert_eq!(summary.bytes_written, std::fs::metadata(&out).expect("meta").len());
+
+    let events = read_all(&out, None).expect("read the capture");
+    assert_eq!(events.len() as u64, summary.events);
+    assert!(events.iter().all(|e| matches!(e, Event::Access(a) if a.asid.0 == 0 && a.size >= 1)));
+    let fetches =
+        events.iter().filter(|e| matches!(e, Event::Access(a) if a.kind == vmlab_trace::AccessKind::Ifetch)).count();
+    assert!(fetches > events.len() / 3, "{fetches} fetches of {}", events.len());
+
+    let file = std::fs::File::open(&out).expect("open");
+    let r = VmtReader::new(file, &out).expect("header");
+    assert_eq!(r.header().command, Some(cmd(&["/bin/true"])));
+    assert_eq!(r.header().metadata["valgrind_version"], summary.valgrind_version.as_str());
+
+    // vmt -> lackey text -> parse: identical.
+    let text = dir.path().join("true.lackey");
+    let mut src = open(&out, None).expect("open vmt");
+    let s = convert(&mut *src, &text, TraceFormat::Lackey).expect("to lackey");
+    assert!(s.losses.is_lossless());
+    let from_text = read_all(&text, Some(TraceFormat::Lackey)).expect("parse lackey");
+    assert!(from_text == events, "vmt -> lackey -> parse changed the events");
+
+    // lackey -> vmt -> read: identical.
+    let again = dir.path().join("true2.vmt");
+    let mut src = open(&text, None).expect("open lackey");
+    convert(&mut *src, &again, TraceFormat::Vmt).expect("to vmt");
+    assert!(read_all(&again, None).expect("read vmt") == events, "lackey -> vmt -> read changed the events");
+}
+
+#[test]
+fn failing_program_keeps_its_trace() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let out = dir.path().join("false.vmt");
+    let err =
+        capture(&cmd(&["/bin/false"]), &out, &CaptureOptions::default(), &mut |_| Ok(())).expect_err("false fails");
+    match &err {
+        CaptureError::ProgramFailed { code, events, out: kept, .. } => {
+            assert_eq!(*code, Some(1));
+            assert!(*events > 10_000);
+            assert_eq!(kept.as_deref(), Some(out.as_path()));
+        }
+        other => panic!("expected ProgramFailed, got {other}"),
+    }
+    assert!(err.to_string().contains("`/bin/false` failed under valgrind"), "{err}");
+    assert!(read_all(&out, None).expect("kept trace reads").len() > 10_000);
+}
+
+#[test]
+fn missing_program_is_a_clear_failure() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let out = dir.path().join("missing.vmt");
+    let err = capture(&cmd(&["/nonexistent/program"]), &out, &CaptureOptions::default(), &mut |_| Ok(()))
+        .expect_err("no such program");
+    match &err {
+        CaptureError::ProgramFailed { code, events, out: kept, .. } => {
+            assert_eq!(*code, Some(127));
+            assert_eq!(*events, 0);
+            assert!(kept.is_none());
+        }
+        other => panic!("expected ProgramFailed, got {other}"),
+    }
+    assert!(err.to_string().contains("program was not found"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn progress_error_kills_valgrind_and_removes_the_output() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let out = dir.path().join("interrupted.vmt");
+    let opts = CaptureOptions { progress_every: 1, ..CaptureOptions::default() };
+    let started = std::time::Instant::now();
+    let err = capture(&cmd(&["/bin/sleep", "30"]), &out, &opts, &mut |_| Err("interrupted by the test".to_string()))
+        .expect_err("interrupted");
+    assert!(started.elapsed().as_secs() < 25, "valgrind was not killed promptly");
+    match &err {
+        CaptureError::Interrupted { reason, events } => {
+            assert_eq!(reason, "interrupted by the test");
+            assert!(*events > 0);
+        }
+        other => panic!("expected Interrupted, got {other}"),
+    }
+    assert!(!out.exists());
+}
