@@ -28,9 +28,9 @@ pub fn synthetic(n: usize, seed: u64) -> Vec<Event> {
         let r = rnd();
         if r % 23 == 0 {
             // Branch back into a loop body, or call somewhere in the text.
-            pc = if r % 3 == 0 { text + (rnd() % 16384) & !3 } else { pc.saturating_sub(64 + (r >> 8) % 256) & !3 };
+            pc = if r % 3 == 0 { (text + rnd() % 16384) & !3 } else { pc.saturating_sub(64 + (r >> 8) % 256) & !3 };
         }
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             let a = match rnd() % 4 {
                 0 => 0x7fff_0000 + (rnd() % 256) * 8,
                 1 => {
@@ -42,7 +42,7 @@ pub fn synthetic(n: usize, seed: u64) -> Vec<Event> {
             };
             out.push(Event::access(AccessKind::Load, a, 8, 0));
         }
-        if i % 7 == 0 {
+        if i.is_multiple_of(7) {
             out.push(Event::access(AccessKind::Store, 0x7fff_0000 + (rnd() % 128) * 8, 8, 0));
         }
     }

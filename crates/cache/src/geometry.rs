@@ -26,7 +26,7 @@ impl Geometry {
             return Err(GeometryError(format!("line must be a power of two >= 4 bytes, got {line}")));
         }
         let lines = c.size.0 / line;
-        if c.size.0 == 0 || c.size.0 % line != 0 {
+        if c.size.0 == 0 || !c.size.0.is_multiple_of(line) {
             return Err(GeometryError(format!(
                 "size {} is not a whole number of {line}-byte lines",
                 c.size.0
@@ -43,7 +43,7 @@ impl Geometry {
                 .map_err(|_| GeometryError(format!("{lines} lines is too many for a fully associative cache")))?,
             Assoc::Ways(w) => w,
         };
-        if u64::from(ways) > lines || lines % u64::from(ways) != 0 {
+        if u64::from(ways) > lines || !lines.is_multiple_of(u64::from(ways)) {
             return Err(GeometryError(format!(
                 "{} bytes / {line}-byte lines = {lines} lines, which {ways} ways do not divide",
                 c.size.0

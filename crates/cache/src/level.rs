@@ -51,6 +51,17 @@ pub struct Outcome {
     pub resident_dirty: Option<bool>,
 }
 
+/// What `Cache::lookup` found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// A hit that sends nothing downstream, completed; whether the line is dirty.
+    Hit(bool),
+    /// A miss, nothing changed yet: the set and tag key to pass to `access_missed`.
+    Miss { set: usize, key: u64 },
+    /// A write to a write-through level: nothing looked up or changed.
+    Full,
+}
+
 /// The state a flush or purge found a line in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineState {
@@ -61,6 +72,14 @@ pub enum LineState {
 
 #[derive(Debug)]
 pub struct Cache {
+    /// Hot-path copies of the geometry and policy, checked once in `new`.
+    ways: usize,
+    line_shift: u32,
+    asid_tags: bool,
+    write_back: bool,
+    write_allocate: bool,
+    /// Whether the replacement policy reads `stamps` (LRU or FIFO, ways > 1).
+    stamped: bool,
     cfg: CacheConfig,
     geo: Geometry,
     tag_virtual: bool,
@@ -93,6 +112,12 @@ impl Cache {
         let n = geo.slots();
         let classifier = classify_misses.then(|| MissClassifier::new(n, cfg.replacement, cfg.seed));
         Ok(Self {
+            ways: geo.ways as usize,
+            line_shift: geo.line_shift,
+            asid_tags: cfg.asid_tags,
+            write_back: cfg.write == WritePolicy::WriteBack,
+            write_allocate: cfg.write_miss == WriteMissPolicy::WriteAllocate,
+            stamped: geo.ways > 1 && matches!(cfg.replacement, Replacement::Lru | Replacement::Fifo),
             plain_index: cfg.index == IndexFn::BitSelect && geo.set_mask.is_some(),
             mask: geo.set_mask.unwrap_or(0),
             tag_virtual: cfg.indexing.tag_is_virtual(),
@@ -126,13 +151,19 @@ impl Cache {
         self.geo.line_bytes()
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_of(&self, r: &LineRef) -> u64 {
-        let shift = self.geo.line_shift;
+        let shift = self.line_shift;
         if self.plain_index {
             let addr = if self.index_virtual { r.vaddr } else { r.paddr };
             return (addr >> shift) & self.mask;
         }
+        self.set_of_hashed(r)
+    }
+
+    #[inline(never)]
+    fn set_of_hashed(&self, r: &LineRef) -> u64 {
+        let shift = self.line_shift;
         let addr = if self.index_virtual { r.vaddr } else { r.paddr };
         let line = addr >> shift;
         let hashed = match self.cfg.index {
@@ -152,25 +183,15 @@ impl Cache {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn key_of(&self, r: &LineRef) -> u64 {
         let a = if self.tag_virtual { r.vaddr } else { r.paddr };
-        a >> self.geo.line_shift
+        a >> self.line_shift
     }
 
-    fn asid_matters(&self) -> bool {
-        self.cfg.asid_tags
-    }
-
-    fn find(&self, base: usize, key: u64, asid: u32) -> Option<usize> {
-        let ways = self.geo.ways as usize;
-        let check_asid = self.asid_matters();
-        (base..base + ways).find(|&s| self.keys[s] == key && (!check_asid || self.asids[s] == asid))
-    }
-
-    #[inline]
+    #[inline(always)]
     fn touch(&mut self, set: usize, slot: usize) {
-        if self.geo.ways == 1 {
+        if self.ways == 1 {
             // A direct-mapped set has no order to keep.
             return;
         }
@@ -187,9 +208,13 @@ impl Cache {
         }
     }
 
+    #[inline]
     fn victim(&mut self, set: usize) -> usize {
-        let ways = self.geo.ways as usize;
+        let ways = self.ways;
         let base = set * ways;
+        if ways == 1 {
+            return base;
+        }
         if let Some(s) = (base..base + ways).find(|&s| self.keys[s] == EMPTY) {
             return s;
         }
@@ -208,6 +233,7 @@ impl Cache {
         }
     }
 
+    #[inline]
     fn evicted(&self, slot: usize) -> Evicted {
         let shift = self.geo.line_shift;
         Evicted {
@@ -218,21 +244,30 @@ impl Cache {
         }
     }
 
+    /// The slot holding `key` (and `asid`, when ASIDs are tags) in the set
+    /// starting at `base`.
+    #[inline(always)]
+    fn find_slot(&self, base: usize, key: u64, asid: u32) -> Option<usize> {
+        let ways = self.ways;
+        if ways == 1 {
+            let hit = self.keys[base] == key && (!self.asid_tags || self.asids[base] == asid);
+            return hit.then_some(base);
+        }
+        let keys = &self.keys[base..base + ways];
+        if self.asid_tags {
+            let asids = &self.asids[base..base + ways];
+            keys.iter().zip(asids).position(|(&k, &a)| k == key && a == asid).map(|w| base + w)
+        } else {
+            keys.iter().position(|&k| k == key).map(|w| base + w)
+        }
+    }
+
     /// One access of `size` bytes that lies within one line of this level.
     #[inline]
     pub fn access(&mut self, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         let set = self.set_of(&r) as usize;
-        let ways = self.geo.ways as usize;
-        let base = set * ways;
         let key = self.key_of(&r);
-        let mut found = None;
-        for (w, &k) in self.keys[base..base + ways].iter().enumerate() {
-            if k == key && (!self.cfg.asid_tags || self.asids[base + w] == r.asid) {
-                found = Some(base + w);
-                break;
-            }
-        }
-        match found {
+        match self.find_slot(set * self.ways, key, r.asid) {
             Some(slot) => self.hit(set, slot, r, kind, size),
             None => self.miss(set, key, r, kind, size),
         }
@@ -254,47 +289,62 @@ impl Cache {
     /// full `access`. With a VIVT level `r.paddr` is not looked at.
     #[inline]
     pub fn try_hit(&mut self, r: LineRef, kind: RefKind) -> Option<bool> {
-        if kind == RefKind::Write && self.cfg.write == WritePolicy::WriteThrough {
-            return None;
+        match self.lookup(r, kind) {
+            Lookup::Hit(dirty) => Some(dirty),
+            _ => None,
+        }
+    }
+
+    /// `try_hit` that also hands back, on a miss, where the line would go, so
+    /// the caller can finish the access with `access_missed` without a second
+    /// lookup. A `Miss` changes nothing; neither does `Full` (a write to a
+    /// write-through level, which the caller completes with `access`).
+    #[inline(always)]
+    pub fn lookup(&mut self, r: LineRef, kind: RefKind) -> Lookup {
+        if kind == RefKind::Write && !self.write_back {
+            return Lookup::Full;
         }
         let set = self.set_of(&r) as usize;
-        let ways = self.geo.ways as usize;
-        let base = set * ways;
         let key = self.key_of(&r);
-        let mut slot = usize::MAX;
-        for s in base..(base + ways).min(self.keys.len()) {
-            if self.keys[s] == key && (!self.cfg.asid_tags || self.asids[s] == r.asid) {
-                slot = s;
-                break;
-            }
-        }
-        if slot == usize::MAX {
-            return None;
-        }
+        let Some(slot) = self.find_slot(set * self.ways, key, r.asid) else {
+            return Lookup::Miss { set, key };
+        };
         self.touch(set, slot);
         if kind == RefKind::Write {
             self.dirty[slot] = true;
         }
         self.stats.kind_mut(kind).accesses += 1;
         if self.classifier.is_some() {
-            let allocates = kind != RefKind::Write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
-            self.classify(key, r.asid, false, allocates, kind);
+            self.classify_hit(key, r.asid, kind);
         }
-        Some(self.dirty[slot])
+        Lookup::Hit(self.dirty[slot])
+    }
+
+    /// Completes an access that `lookup` found to miss (`set` and `key` from
+    /// its `Miss`), with `r.paddr` now translated.
+    #[inline]
+    pub fn access_missed(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
+        self.miss(set, key, r, kind, size)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn classify_hit(&mut self, key: u64, asid: u32, kind: RefKind) {
+        let allocates = kind != RefKind::Write || self.write_allocate;
+        self.classify(key, asid, false, allocates, kind);
     }
 
     #[inline]
     fn hit(&mut self, set: usize, slot: usize, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         self.touch(set, slot);
         let is_write = kind == RefKind::Write;
-        let absorbed = is_write && self.cfg.write == WritePolicy::WriteBack;
+        let absorbed = is_write && self.write_back;
         if absorbed {
             self.dirty[slot] = true;
         }
         self.stats.kind_mut(kind).accesses += 1;
         if self.classifier.is_some() {
-            let allocates = !is_write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
-            self.classify(self.keys[slot], r.asid, false, allocates, kind);
+            self.classify_hit(self.keys[slot], r.asid, kind);
         }
         let write_through = is_write && !absorbed;
         if write_through {
@@ -319,35 +369,39 @@ impl Cache {
     #[inline(never)]
     fn miss(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         let is_write = kind == RefKind::Write;
-        let allocates = !is_write || self.cfg.write_miss == WriteMissPolicy::WriteAllocate;
-        let write_back = self.cfg.write == WritePolicy::WriteBack;
+        let allocates = !is_write || self.write_allocate;
+        let shift = self.line_shift;
         let mut writeback = None;
         let mut absorbed = false;
         let mut resident_dirty = None;
         if allocates {
             let s = self.victim(set);
-            if self.keys[s] != EMPTY && self.dirty[s] {
+            if self.dirty[s] && self.keys[s] != EMPTY {
                 writeback = Some(self.evicted(s));
             }
             self.keys[s] = key;
             self.asids[s] = r.asid;
-            self.vlines[s] = r.vaddr >> self.geo.line_shift;
-            self.plines[s] = r.paddr >> self.geo.line_shift;
-            self.dirty[s] = false;
-            self.clock += 1;
-            self.stamps[s] = self.clock;
-            self.touch(set, s);
-            if is_write && write_back {
-                self.dirty[s] = true;
-                absorbed = true;
+            self.vlines[s] = r.vaddr >> shift;
+            self.plines[s] = r.paddr >> shift;
+            absorbed = is_write && self.write_back;
+            self.dirty[s] = absorbed;
+            // Only LRU and FIFO read the stamps, and only with more than one
+            // way; the clock is strictly increasing, so one tick per fill
+            // orders fills and uses exactly as before.
+            if self.stamped {
+                self.clock += 1;
+                self.stamps[s] = self.clock;
+            } else if self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
+                self.touch(set, s);
             }
-            resident_dirty = Some(self.dirty[s]);
+            resident_dirty = Some(absorbed);
         }
-        let line = self.geo.line_bytes();
+        let line = 1u64 << shift;
         let fetch = !is_write || (allocates && size != line);
         let write_through = is_write && !absorbed;
-        self.stats.kind_mut(kind).accesses += 1;
-        self.stats.kind_mut(kind).misses += 1;
+        let ks = self.stats.kind_mut(kind);
+        ks.accesses += 1;
+        ks.misses += 1;
         if self.classifier.is_some() {
             self.classify(key, r.asid, true, allocates, kind);
         }
@@ -381,7 +435,7 @@ impl Cache {
     /// Looks a line up without changing anything.
     pub fn probe(&self, r: LineRef) -> Option<bool> {
         let base = self.set_of(&r) as usize * self.geo.ways as usize;
-        self.find(base, self.key_of(&r), r.asid).map(|s| self.dirty[s])
+        self.find_slot(base, self.key_of(&r), r.asid).map(|s| self.dirty[s])
     }
 
     fn invalidate_slot(&mut self, slot: usize) {
@@ -397,7 +451,7 @@ impl Cache {
     /// (invalidate, discarding dirty data) the line holding `r`.
     pub fn flush_line(&mut self, r: LineRef, purge: bool) -> LineState {
         let base = self.set_of(&r) as usize * self.geo.ways as usize;
-        let state = match self.find(base, self.key_of(&r), r.asid) {
+        let state = match self.find_slot(base, self.key_of(&r), r.asid) {
             None => LineState::Empty,
             Some(slot) => {
                 let e = self.evicted(slot);

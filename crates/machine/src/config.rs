@@ -185,7 +185,7 @@ impl MachineConfig {
                 return Err(format!("[{name}]: line {} is larger than the {page}-byte page", c.line.0));
             }
         }
-        if self.memory.size.0 < page || self.memory.size.0 % page != 0 {
+        if self.memory.size.0 < page || !self.memory.size.0.is_multiple_of(page) {
             return Err(format!("[memory]: size {} is not a whole number of {page}-byte pages", self.memory.size.0));
         }
         Ok(tiers)

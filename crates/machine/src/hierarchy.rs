@@ -22,6 +22,9 @@ pub struct MemoryStats {
     pub bytes_written: u64,
 }
 
+// Split tiers are the common case and there is one Tier per level, so the
+// size difference between the variants costs nothing worth a Box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Tier {
     Unified(Cache),
@@ -114,7 +117,13 @@ impl Hierarchy {
 
     /// A request of `size` bytes at `vaddr`/`paddr` (both within one page) to
     /// tier `t`; tier `len()` is memory.
+    #[inline(never)]
     pub fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
+        self.request_inline(t, kind, vaddr, paddr, asid, size);
+    }
+
+    #[inline(always)]
+    fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
         let Some(tier) = self.tiers.get_mut(t) else {
             let m = &mut self.memory;
             if kind == RefKind::Write {
@@ -127,6 +136,12 @@ impl Hierarchy {
             return;
         };
         let line = tier.serving(kind).line_bytes();
+        if size != 0 && (vaddr & (line - 1)) + size <= line {
+            // Within one line (every fill, write-back and write-through between
+            // levels of equal line size).
+            self.access_line(t, kind, vaddr, paddr, asid, size);
+            return;
+        }
         let mut va = vaddr;
         let end = vaddr + size;
         while va < end {
@@ -151,12 +166,27 @@ impl Hierarchy {
         out
     }
 
+    /// Completes an access to the top tier that `Cache::lookup` found to
+    /// miss (`set`, `key` from its `Miss`), with everything it causes below.
+    /// Returns whether the line is resident afterwards, and if so dirty.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn top_missed(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) -> Option<bool> {
+        let cache = self.tiers[0].serving(kind);
+        let line = cache.line_bytes();
+        let out = cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size);
+        if out.fetch || out.write_through || out.writeback.is_some() {
+            self.downstream(0, kind, va, pa, asid, size, line, &out);
+        }
+        out.resident_dirty
+    }
+
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn downstream(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, line: u64, out: &Outcome) {
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.request(t + 1, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+            self.request_inline(t + 1, fill, va & !(line - 1), pa & !(line - 1), asid, line);
         }
         if out.write_through {
             self.request(t + 1, RefKind::Write, va, pa, asid, size);

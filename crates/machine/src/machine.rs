@@ -2,7 +2,7 @@
 //! events. Every reference walks down the stack once.
 
 use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
-use vmlab_cache::{FlushStats, LineRef, RefKind};
+use vmlab_cache::{FlushStats, LineRef, Lookup, RefKind, WriteMissPolicy};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, TraceError};
 
 use crate::config::MachineConfig;
@@ -63,9 +63,14 @@ pub struct Machine {
     /// Per request kind: whether the top-level cache serving it needs a
     /// translation before a hit can be looked up.
     top_needs_translation: [bool; 3],
-    /// Repeat hits not yet added to the top-level caches' counters, by slot
-    /// and request kind (kept here so the fast path touches one array).
-    pending: [[u64; 3]; 2],
+    /// Repeat hits not yet added to the top-level caches' counters, by
+    /// `AccessKind` index (a modify is a read and a write of the data side).
+    pending: [u64; 4],
+    /// Whether a write leaves no repeat line behind: with miss classification
+    /// and a no-write-allocate top level, a write hit is shown to the 3C
+    /// shadow as not allocating, so the line may be missing from the shadow,
+    /// and a following read of it is not a no-op there.
+    write_breaks_repeat: bool,
 }
 
 impl Machine {
@@ -82,6 +87,8 @@ impl Machine {
         let d_shift = hierarchy.top_line(RefKind::Read).trailing_zeros();
         let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
         let top_needs_translation = RefKind::ALL.map(|k| hierarchy.top_mut(k).hit_needs_translation());
+        let write_breaks_repeat = config.stats.classify_misses
+            && hierarchy.top_config(RefKind::Write).is_some_and(|c| c.write_miss == WriteMissPolicy::NoWriteAllocate);
         Ok(Self {
             config,
             hierarchy,
@@ -93,7 +100,8 @@ impl Machine {
             shift_of: [i_shift, d_shift, d_shift, d_shift],
             repeat: [NO_LINE; 2],
             top_needs_translation,
-            pending: [[0; 3]; 2],
+            pending: [0; 4],
+            write_breaks_repeat,
         })
     }
 
@@ -118,14 +126,11 @@ impl Machine {
 
     /// Adds the pending repeat hits to the top-level caches' counters.
     fn settle(&mut self) {
-        for slot in 0..2 {
-            for k in RefKind::ALL {
-                let n = std::mem::take(&mut self.pending[slot][k as usize]);
-                if n > 0 {
-                    // Slot 0 holds only ifetches unless the top level is unified,
-                    // so the cache serving `k` is the one the hits happened in.
-                    self.hierarchy.top_mut(k).count_repeat_hits(k, n);
-                }
+        let [ifetch, load, store, modify] = std::mem::take(&mut self.pending);
+        for (k, n) in [(RefKind::Ifetch, ifetch), (RefKind::Read, load + modify), (RefKind::Write, store + modify)] {
+            if n > 0 {
+                // The cache serving `k` is the one the hits happened in.
+                self.hierarchy.top_mut(k).count_repeat_hits(k, n);
             }
         }
     }
@@ -152,30 +157,41 @@ impl Machine {
     /// touches (a line never crosses a page, so each piece has one
     /// translation). A piece that hits and sends nothing down is finished at
     /// the top level; any other walks the hierarchy.
-    #[inline]
+    #[inline(always)]
     fn reference(&mut self, kind: RefKind, slot: usize, shift: u32, a: &Access) -> Result<(), MapError> {
-        let asid = a.asid;
-        let last = a.addr.0.saturating_add(u64::from(a.size.max(1)) - 1);
-        let needs_translation = self.top_needs_translation[kind as usize];
-        let mut va = a.addr.0;
+        let va = a.addr.0;
+        let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
+        if last >> shift == va >> shift {
+            return self.piece(kind, slot, shift, a.asid, va, last - va + 1);
+        }
+        self.reference_split(kind, slot, shift, a.asid, va, last)
+    }
+
+    #[inline(never)]
+    fn reference_split(
+        &mut self,
+        kind: RefKind,
+        slot: usize,
+        shift: u32,
+        asid: Asid,
+        mut va: u64,
+        last: u64,
+    ) -> Result<(), MapError> {
+        // The first piece may repeat the cache's last line (an instruction
+        // straddling into the next line, say): then it is a repeat hit, as in
+        // `feed`, and only a counter moves. `pending` by `AccessKind` index
+        // doubles as by `RefKind` (ifetch, read, write = 0, 1, 2).
+        let ln = va >> shift;
+        let r = &self.repeat[slot];
+        if ln == r.line && asid == r.asid && (kind != RefKind::Write || r.dirty) {
+            self.pending[kind as usize] += 1;
+            // The reference crosses a line, so this is at most `last`.
+            va = (ln + 1) << shift;
+        }
         loop {
             let ln = va >> shift;
             let piece_last = last.min(((ln + 1) << shift).wrapping_sub(1));
-            let mut pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
-            let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
-            self.repeat[slot] = match self.hierarchy.top_mut(kind).try_hit(r, kind) {
-                Some(dirty) => RepeatLine { line: ln, asid, dirty },
-                None => {
-                    if !needs_translation {
-                        pa = self.mapper.translate(asid, VirtAddr(va))?.0;
-                    }
-                    let out = self.hierarchy.access_line(0, kind, va, pa, asid.0, piece_last - va + 1);
-                    match out.resident_dirty {
-                        Some(dirty) => RepeatLine { line: ln, asid, dirty },
-                        None => NO_LINE,
-                    }
-                }
-            };
+            self.piece(kind, slot, shift, asid, va, piece_last - va + 1)?;
             if piece_last >= last {
                 return Ok(());
             }
@@ -183,6 +199,50 @@ impl Machine {
         }
     }
 
+    /// One access within one top-level line.
+    #[inline(always)]
+    fn piece(&mut self, kind: RefKind, slot: usize, shift: u32, asid: Asid, va: u64, size: u64) -> Result<(), MapError> {
+        let needs_translation = self.top_needs_translation[kind as usize];
+        let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
+        let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
+        let ln = va >> shift;
+        let line = match self.hierarchy.top_mut(kind).lookup(r, kind) {
+            Lookup::Hit(dirty) => RepeatLine { line: ln, asid, dirty },
+            look => self.piece_below(look, kind, asid, va, pa, needs_translation, size, ln)?,
+        };
+        self.repeat[slot] = if kind == RefKind::Write && self.write_breaks_repeat { NO_LINE } else { line };
+        Ok(())
+    }
+
+    /// The rest of a piece that `lookup` did not complete: translate if not
+    /// done yet, then the access with everything it causes below.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn piece_below(
+        &mut self,
+        look: Lookup,
+        kind: RefKind,
+        asid: Asid,
+        va: u64,
+        mut pa: u64,
+        needs_translation: bool,
+        size: u64,
+        ln: u64,
+    ) -> Result<RepeatLine, MapError> {
+        if !needs_translation {
+            pa = self.mapper.translate(asid, VirtAddr(va))?.0;
+        }
+        let resident_dirty = match look {
+            Lookup::Miss { set, key } => self.hierarchy.top_missed(kind, va, pa, asid.0, size, set, key),
+            _ => self.hierarchy.access_line(0, kind, va, pa, asid.0, size).resident_dirty,
+        };
+        Ok(match resident_dirty {
+            Some(dirty) => RepeatLine { line: ln, asid, dirty },
+            None => NO_LINE,
+        })
+    }
+
+    #[inline(always)]
     fn access_slow(&mut self, a: &Access) -> Result<(), MapError> {
         let k = a.kind as usize & 3;
         let (slot, shift) = (self.slot_of[k], self.shift_of[k]);
@@ -225,21 +285,21 @@ impl Machine {
                 let shift = self.shift_of[k];
                 let va = a.addr.0;
                 let ln = va >> shift;
-                let r = self.repeat[slot];
-                let reads_only = matches!(a.kind, AccessKind::Ifetch | AccessKind::Load);
+                let r = &self.repeat[slot];
+                // Ifetch and load (k < 2) only read.
                 if ln == r.line
                     && a.asid == r.asid
-                    && (reads_only || r.dirty)
+                    && (k < 2 || r.dirty)
                     && va.wrapping_add(u64::from(a.size.max(1)) - 1) >> shift == ln
                 {
-                    let p = &mut self.pending[slot];
-                    p[FIRST_KIND[k] as usize] += 1;
-                    if a.kind == AccessKind::Modify {
-                        p[RefKind::Write as usize] += 1;
-                    }
+                    self.pending[k] += 1;
                     continue;
                 }
-                self.access_slow(a).map_err(|source| RunError::Memory {
+                let mut res = self.reference(FIRST_KIND[k], slot, shift, a);
+                if k == AccessKind::Modify as usize && res.is_ok() {
+                    res = self.reference(RefKind::Write, slot, shift, a);
+                }
+                res.map_err(|source| RunError::Memory {
                     trace: origin.to_string(),
                     event: first + i as u64,
                     source,

@@ -104,13 +104,19 @@ impl PageMapper {
     }
 
     /// The frame of `vpn` in `asid`, allocating one on first touch.
-    #[inline]
+    #[inline(always)]
     pub fn frame(&mut self, asid: Asid, vpn: Vpn) -> Result<Pfn, MapError> {
         let m = (vpn.0 as usize ^ asid.0 as usize) % MEMO;
         let (a, v, p) = self.memo[m];
         if a == asid && v == vpn {
             return Ok(p);
         }
+        self.frame_unmemoised(asid, vpn, m)
+    }
+
+    /// `frame` past the memo: the table, allocating on first touch.
+    #[inline(never)]
+    fn frame_unmemoised(&mut self, asid: Asid, vpn: Vpn, m: usize) -> Result<Pfn, MapError> {
         let pfn = match self.table.get(&(asid, vpn)) {
             Some(&p) => p,
             None => {
@@ -123,7 +129,7 @@ impl PageMapper {
         Ok(pfn)
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn translate(&mut self, asid: Asid, va: VirtAddr) -> Result<PhysAddr, MapError> {
         let pfn = self.frame(asid, self.page.vpn(va))?;
         Ok(self.page.translate(va, pfn))

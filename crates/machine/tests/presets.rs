@@ -1,6 +1,8 @@
 //! Shipped presets load, name their sources, and bad presets or overrides
 //! fail with the file, the line and the valid choices.
 
+#![allow(clippy::panic)]
+
 use vmlab_machine::preset::{self, BUILTIN};
 use vmlab_machine::Machine;
 

@@ -4,7 +4,7 @@
 //! list scanned linearly. The property tests demand the engine agree with it
 //! on every counter.
 
-#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+#![allow(dead_code, clippy::unwrap_used, clippy::panic, clippy::large_enum_variant)]
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
