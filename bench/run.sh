@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of the vmlab engine on a real trace, next to the decode-only rate
 # of the same trace measured in the same run. Captures the trace on first use
-# (gcc's cc1 compiling bench/workloads/compile_me.c under valgrind lackey).
+# (gcc's cc1 -O0 compiling bench/workloads/compile_me.c under valgrind lackey).
 #
 #   bash bench/run.sh              # capture if needed, then measure
 #   bash bench/run.sh TRACE.vmt    # measure on another trace
@@ -14,8 +14,8 @@ if [ ! -f "$trace" ]; then
     mkdir -p "$(dirname "$trace")"
     cc1="$(gcc -print-prog-name=cc1)"
     gcc -E bench/workloads/compile_me.c -o traces/compile_me.i
-    echo "capturing $trace (cc1 -O2 under valgrind; a few minutes)..."
-    ./target/release/capture "$trace" -- "$cc1" -fpreprocessed -quiet -O2 traces/compile_me.i -o /dev/null
+    echo "capturing $trace (cc1 -O0 under valgrind, ~129 M references; a few minutes)..."
+    ./target/release/capture "$trace" -- "$cc1" -fpreprocessed -quiet -O0 traces/compile_me.i -o /dev/null
 fi
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 echo "trace:   $trace ($(du -h "$trace" | cut -f1))"
