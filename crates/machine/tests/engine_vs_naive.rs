@@ -121,7 +121,10 @@ fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachi
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    // 400 cases in `make test`; PROPTEST_CASES=N for a deeper search.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    ))]
 
     #[test]
     fn engine_equals_naive_reference(
