@@ -269,7 +269,7 @@ impl Cache {
         let key = self.key_of(&r);
         match self.find_slot(set * self.ways, key, r.asid) {
             Some(slot) => self.hit(set, slot, r, kind, size),
-            None => self.miss(set, key, r, kind, size),
+            None => self.access_missed(set, key, r, kind, size),
         }
     }
 
@@ -284,21 +284,10 @@ impl Cache {
     }
 
     /// Completes the access if it is a hit that sends nothing downstream (any
-    /// hit but a write-through write) and returns whether the line is dirty;
-    /// otherwise changes nothing and returns `None`, and the caller makes the
-    /// full `access`. With a VIVT level `r.paddr` is not looked at.
-    #[inline]
-    pub fn try_hit(&mut self, r: LineRef, kind: RefKind) -> Option<bool> {
-        match self.lookup(r, kind) {
-            Lookup::Hit(dirty) => Some(dirty),
-            _ => None,
-        }
-    }
-
-    /// `try_hit` that also hands back, on a miss, where the line would go, so
-    /// the caller can finish the access with `access_missed` without a second
-    /// lookup. A `Miss` changes nothing; neither does `Full` (a write to a
-    /// write-through level, which the caller completes with `access`).
+    /// hit but a write-through write). Otherwise changes nothing: a `Miss`
+    /// hands back where the line would go, so the caller finishes it with
+    /// `access_missed` without a second lookup; `Full` (a write to a
+    /// write-through level) is finished with `access`.
     #[inline(always)]
     pub fn lookup(&mut self, r: LineRef, kind: RefKind) -> Lookup {
         if kind == RefKind::Write && !self.write_back {
@@ -318,13 +307,6 @@ impl Cache {
             self.classify_hit(key, r.asid, kind);
         }
         Lookup::Hit(self.dirty[slot])
-    }
-
-    /// Completes an access that `lookup` found to miss (`set` and `key` from
-    /// its `Miss`), with `r.paddr` now translated.
-    #[inline]
-    pub fn access_missed(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
-        self.miss(set, key, r, kind, size)
     }
 
     #[cold]
@@ -366,8 +348,10 @@ impl Cache {
         }
     }
 
+    /// Completes an access that missed (`set` and `key` as `lookup`'s `Miss`
+    /// gives them), with `r.paddr` translated.
     #[inline(never)]
-    fn miss(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
+    pub fn access_missed(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
         let is_write = kind == RefKind::Write;
         let allocates = !is_write || self.write_allocate;
         let shift = self.line_shift;
@@ -421,6 +405,15 @@ impl Cache {
         Outcome { hit: false, fetch, write_through, writeback, resident_dirty }
     }
 
+    /// Whether, after a write, a repeat of the written line may be counted
+    /// with `count_repeat_hits`. Not with 3C classification in a
+    /// no-write-allocate level: a write hit there is shown to the shadow as
+    /// not allocating, so the line may be absent from the shadow and the next
+    /// access to it is not a no-op there.
+    pub fn repeat_after_write_is_exact(&self) -> bool {
+        self.classifier.is_none() || self.write_allocate
+    }
+
     /// Counts `n` hits that the caller has proved repeat the previous access's
     /// line (same line, same address space, no other access in between).
     /// Such a hit changes no replacement state under any policy (the line is
@@ -430,12 +423,6 @@ impl Cache {
     #[inline]
     pub fn count_repeat_hits(&mut self, kind: RefKind, n: u64) {
         self.stats.kind_mut(kind).accesses += n;
-    }
-
-    /// Looks a line up without changing anything.
-    pub fn probe(&self, r: LineRef) -> Option<bool> {
-        let base = self.set_of(&r) as usize * self.geo.ways as usize;
-        self.find_slot(base, self.key_of(&r), r.asid).map(|s| self.dirty[s])
     }
 
     fn invalidate_slot(&mut self, slot: usize) {

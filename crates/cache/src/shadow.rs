@@ -52,10 +52,6 @@ impl MissClassifier {
     pub fn invalidate(&mut self, key: LineKey) {
         self.full.remove(key);
     }
-
-    pub fn clear(&mut self) {
-        self.full.clear();
-    }
 }
 
 /// A fully associative cache of `capacity` lines with O(1) operations: a hash
@@ -90,10 +86,6 @@ impl FullyAssociative {
             // A different stream from the real level's generator.
             rng: Pcg64Mcg::seed_from_u64(seed ^ 0x5eed_5bad_0c0c_0001),
         }
-    }
-
-    fn clear(&mut self) {
-        *self = Self::new(self.capacity, self.policy, 0);
     }
 
     fn unlink(&mut self, s: u32) {

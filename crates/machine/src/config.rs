@@ -35,6 +35,20 @@ pub struct MemoryConfig {
     pub source: String,
 }
 
+impl MemoryConfig {
+    /// `size` bytes of `page_size` pages, handed out in first-touch order.
+    pub fn sequential(page_size: PageSize, size: u64) -> Self {
+        Self {
+            page_size,
+            size: ByteSize(size),
+            allocation: FrameAllocation::Sequential,
+            colours: 0,
+            seed: default_seed(),
+            source: String::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatsConfig {

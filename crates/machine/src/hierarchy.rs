@@ -9,7 +9,7 @@
 //! * below the last level is memory, which only counts.
 
 use serde::{Deserialize, Serialize};
-use vmlab_cache::{Cache, CacheConfig, Evicted, FlushStats, GeometryError, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{Cache, Evicted, FlushStats, GeometryError, LineRef, LineState, Outcome, RefKind};
 
 use crate::config::TierConfig;
 
@@ -109,10 +109,6 @@ impl Hierarchy {
     /// The line size of the top-level cache serving `kind`.
     pub fn top_line(&mut self, kind: RefKind) -> u64 {
         self.tiers.first_mut().map_or(u64::MAX, |t| t.serving(kind).line_bytes())
-    }
-
-    pub fn top_config(&mut self, kind: RefKind) -> Option<&CacheConfig> {
-        self.tiers.first_mut().map(|t| &*t.serving(kind)).map(Cache::config)
     }
 
     /// A request of `size` bytes at `vaddr`/`paddr` (both within one page) to
@@ -233,8 +229,8 @@ impl Hierarchy {
     }
 
     /// Flushes (or purges) one line, given by its addresses, from every cache
-    /// of tier `t` that could hold it, top-down through all tiers when
-    /// `all_levels`. Returns what was found.
+    /// of tier `t` (a dirty line is written to tier `t + 1`). Returns what
+    /// was found.
     pub fn flush_line(&mut self, t: usize, r: LineRef, purge: bool) -> FlushStats {
         let mut found = FlushStats::default();
         let mut writes = Vec::new();

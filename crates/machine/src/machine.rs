@@ -2,7 +2,7 @@
 //! events. Every reference walks down the stack once.
 
 use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
-use vmlab_cache::{FlushStats, LineRef, Lookup, RefKind, WriteMissPolicy};
+use vmlab_cache::{FlushStats, LineRef, Lookup, RefKind};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, TraceError};
 
 use crate::config::MachineConfig;
@@ -66,10 +66,8 @@ pub struct Machine {
     /// Repeat hits not yet added to the top-level caches' counters, by
     /// `AccessKind` index (a modify is a read and a write of the data side).
     pending: [u64; 4],
-    /// Whether a write leaves no repeat line behind: with miss classification
-    /// and a no-write-allocate top level, a write hit is shown to the 3C
-    /// shadow as not allocating, so the line may be missing from the shadow,
-    /// and a following read of it is not a no-op there.
+    /// Whether a write leaves no repeat line behind (see
+    /// `Cache::repeat_after_write_is_exact`).
     write_breaks_repeat: bool,
 }
 
@@ -87,8 +85,7 @@ impl Machine {
         let d_shift = hierarchy.top_line(RefKind::Read).trailing_zeros();
         let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
         let top_needs_translation = RefKind::ALL.map(|k| hierarchy.top_mut(k).hit_needs_translation());
-        let write_breaks_repeat = config.stats.classify_misses
-            && hierarchy.top_config(RefKind::Write).is_some_and(|c| c.write_miss == WriteMissPolicy::NoWriteAllocate);
+        let write_breaks_repeat = !hierarchy.top_mut(RefKind::Write).repeat_after_write_is_exact();
         Ok(Self {
             config,
             hierarchy,

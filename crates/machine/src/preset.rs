@@ -103,19 +103,25 @@ fn check(origin: &str, text: &str, cfg: &MachineConfig) -> Result<(), ConfigErro
 pub fn load(name_or_path: &str, overrides: &[String]) -> Result<MachineConfig, ConfigError> {
     let (origin, text) = text(name_or_path)?;
     let cfg = parse(&origin, &text)?;
+    with_overrides(&cfg, overrides)
+}
+
+/// Applies `KEY=VALUE` overrides in order to a configuration. Each override
+/// is checked on its own, so an error names the `--set` that caused it.
+pub fn with_overrides(cfg: &MachineConfig, overrides: &[String]) -> Result<MachineConfig, ConfigError> {
     if overrides.is_empty() {
-        return Ok(cfg);
+        return Ok(cfg.clone());
     }
-    let mut table: toml::Table =
-        toml::from_str(&text).map_err(|e| ConfigError::new(&origin, None, e.message().to_string()))?;
+    let origin = format!("machine {}", cfg.name);
+    let mut table = toml::Table::try_from(cfg).map_err(|e| ConfigError::new(&origin, None, e.to_string()))?;
+    let mut out = cfg.clone();
     for o in overrides {
         apply_override(&mut table, o)?;
         let here = format!("--set {o}");
-        let cfg: MachineConfig =
-            table.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(&here, None, e.message().trim()))?;
-        cfg.tiers().map_err(|m| ConfigError::new(&here, None, m))?;
+        out = table.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(&here, None, e.message().trim()))?;
+        out.tiers().map_err(|m| ConfigError::new(&here, None, m))?;
     }
-    table.try_into().map_err(|e: toml::de::Error| ConfigError::new(&origin, None, e.message().trim()))
+    Ok(out)
 }
 
 fn override_value(raw: &str) -> toml::Value {

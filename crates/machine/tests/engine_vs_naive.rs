@@ -5,9 +5,9 @@ mod support;
 
 use proptest::prelude::*;
 use support::naive::{NaiveCache, NaiveMachine, NaiveTier};
-use vmlab_addr::{ByteSize, PageSize};
+use vmlab_addr::PageSize;
 use vmlab_cache::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
-use vmlab_machine::{FrameAllocation, Machine, MachineConfig, MemoryConfig, StatsConfig};
+use vmlab_machine::{Machine, MachineConfig, MemoryConfig, StatsConfig};
 use vmlab_trace::{AccessKind, Event};
 
 fn cache_strategy(page: u64) -> impl Strategy<Value = CacheConfig> {
@@ -88,14 +88,7 @@ fn event_strategy() -> impl Strategy<Value = Event> {
 fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachine) {
     let mut cfg = MachineConfig::bare(
         "random",
-        MemoryConfig {
-            page_size: PageSize::new(page).expect("page"),
-            size: ByteSize(1 << 30),
-            allocation: FrameAllocation::Sequential,
-            colours: 0,
-            seed: 1,
-            source: String::new(),
-        },
+        MemoryConfig::sequential(PageSize::new(page).expect("page"), 1 << 30),
     );
     cfg.stats = StatsConfig { classify_misses: classify };
     let mut naive = Vec::new();

@@ -1,22 +1,15 @@
 //! Exact counts on small traces worked out by hand (the working is in the
 //! comments). Each policy combination has one.
 
-use vmlab_addr::{ByteSize, PageSize};
+use vmlab_addr::PageSize;
 use vmlab_cache::{Assoc, CacheConfig, Indexing, RefKind, Replacement, WriteMissPolicy, WritePolicy};
-use vmlab_machine::{FrameAllocation, Machine, MachineConfig, MemoryConfig, RunResult, StatsConfig};
+use vmlab_machine::{Machine, MachineConfig, MemoryConfig, RunResult, StatsConfig};
 use vmlab_trace::{AccessKind, Event};
 
 fn machine_with(l1: CacheConfig) -> Machine {
     let mut cfg = MachineConfig::bare(
         "hand",
-        MemoryConfig {
-            page_size: PageSize::new(4096).expect("page"),
-            size: ByteSize(1 << 24),
-            allocation: FrameAllocation::Sequential,
-            colours: 0,
-            seed: 1,
-            source: String::new(),
-        },
+        MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24),
     );
     cfg.stats = StatsConfig { classify_misses: true };
     cfg.l1 = Some(l1);

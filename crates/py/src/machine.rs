@@ -61,16 +61,7 @@ pub fn check_config(config_json: &str) -> PyResult<String> {
 #[pyfunction]
 pub fn apply_overrides(config_json: &str, overrides: Vec<String>) -> PyResult<String> {
     guard("apply_overrides", || {
-        let config = parse_config(config_json)?;
-        let internal = |e: &dyn std::fmt::Display| vmlab_error(format!("internal error: configuration as TOML: {e}"));
-        let text = toml::to_string(&config).map_err(|e| internal(&e))?;
-        let mut table: toml::Table = text.parse().map_err(|e| internal(&e))?;
-        for o in &overrides {
-            preset::apply_override(&mut table, o).map_err(vmlab_error)?;
-        }
-        let text = toml::to_string(&table).map_err(|e| vmlab_error(format!("internal error: {e}")))?;
-        let origin = format!("machine {} with --set {}", config.name, overrides.join(" --set "));
-        let config = preset::parse(&origin, &text).map_err(vmlab_error)?;
+        let config = preset::with_overrides(&parse_config(config_json)?, &overrides).map_err(vmlab_error)?;
         Machine::new(config.clone()).map_err(vmlab_error)?;
         to_json(&config)
     })
