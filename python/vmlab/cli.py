@@ -197,6 +197,22 @@ def report(traces: Sequence[str], machines: Sequence[str], out: str, quiet: bool
 
 
 # -- entry point -----------------------------------------------------------
+# -- reproduce ---------------------------------------------------------------
+@cli.group(context_settings=CONTEXT)
+def reproduce() -> None:
+    """Run one of the studies of experiments.md (s1, s2, ...)."""
+
+
+def _add_studies() -> None:
+    from vmlab.studies import available
+
+    for sid, command in available().items():
+        reproduce.add_command(command, sid)
+
+
+_add_studies()
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """The console script: runs the CLI and turns every bad input into one line."""
     args = list(sys.argv[1:] if argv is None else argv)

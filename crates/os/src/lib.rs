@@ -1,0 +1,1 @@
+//! The OS side of virtual memory (see README.md).

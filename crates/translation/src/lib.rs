@@ -1,0 +1,1 @@
+//! Translation schemes and VMCPI (see README.md).
