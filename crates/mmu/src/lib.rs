@@ -2,6 +2,8 @@
 
 pub mod frames;
 pub mod pagetable;
+pub mod tlb;
 
 pub use frames::{FrameError, FramePool};
+pub use tlb::{Slot, Tlb, TlbConfig, TlbEntry, TlbError, TlbReplacement, TlbStats};
 pub use pagetable::{PageTable, PteRef, TableError, TableMemory, Tier};

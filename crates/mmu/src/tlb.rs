@@ -1,0 +1,476 @@
+//! A translation lookaside buffer: one level, any associativity, wired slots,
+//! ASID tags, several page sizes.
+//!
+//! Why not `vmlab_cache::Cache`: a TLB entry covers a page of *its own* size
+//! (superpages sit beside base pages), some slots are wired (the MIPS
+//! `Wired` register protects the lower slots from random replacement), and
+//! entries carry a global bit; none of that belongs in a data cache. The
+//! associativity type and the replacement names are shared with the cache
+//! model so presets read the same.
+//!
+//! Lookup is a hash probe per configured page size (a 128-entry fully
+//! associative TLB would otherwise scan 128 tags per reference); the set only
+//! matters when choosing a victim.
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+pub use vmlab_cache::Assoc;
+
+/// How a TLB picks a victim among the slots a new entry may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TlbReplacement {
+    /// Uniform over the candidate slots, from a seeded generator (MIPS `Random`).
+    Random,
+    Lru,
+    Fifo,
+}
+
+fn default_replacement() -> TlbReplacement {
+    TlbReplacement::Random
+}
+fn default_page_sizes() -> Vec<u64> {
+    vec![4096]
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// One TLB level, as a preset describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlbConfig {
+    pub entries: u32,
+    pub assoc: Assoc,
+    #[serde(default = "default_replacement")]
+    pub replacement: TlbReplacement,
+    /// Lower slots reserved for entries inserted as wired (fully associative only).
+    #[serde(default)]
+    pub wired: u32,
+    /// Entries carry an ASID; without, a context switch must purge non-global entries.
+    #[serde(default)]
+    pub asid_tags: bool,
+    /// Page sizes the TLB can hold, in bytes (powers of two; superpages included).
+    #[serde(default = "default_page_sizes")]
+    pub page_sizes: Vec<u64>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub source: String,
+}
+
+impl TlbConfig {
+    /// A fully associative TLB of `entries` 4 KB entries with random replacement.
+    pub fn fully_associative(entries: u32, wired: u32) -> Self {
+        Self {
+            entries,
+            assoc: Assoc::Full,
+            replacement: TlbReplacement::Random,
+            wired,
+            asid_tags: true,
+            page_sizes: default_page_sizes(),
+            seed: default_seed(),
+            source: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum TlbError {
+    #[error("a TLB needs at least one entry")]
+    NoEntries,
+    #[error("{entries} entries cannot be split into {ways}-way sets (entries must be a multiple of the ways)")]
+    BadWays { entries: u32, ways: u32 },
+    #[error("wired slots ({wired}) must be fewer than the entries ({entries})")]
+    TooManyWired { wired: u32, entries: u32 },
+    #[error("wired slots need a fully associative TLB (got {ways}-way)")]
+    WiredNeedsFull { ways: u32 },
+    #[error("page size {0} is not a power of two >= 256 bytes")]
+    BadPageSize(u64),
+    #[error("page size {size} is not one this TLB holds (it holds {held:?})")]
+    UnheldPageSize { size: u64, held: Vec<u64> },
+}
+
+/// A translation the TLB holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlbEntry {
+    /// Virtual page number at this entry's own page size.
+    pub vpn: u64,
+    pub page_shift: u32,
+    pub asid: u32,
+    /// Matches every ASID (kernel mappings).
+    pub global: bool,
+    /// Physical frame number at this entry's page size.
+    pub pfn: u64,
+}
+
+impl TlbEntry {
+    /// The physical address `va` translates to through this entry.
+    pub fn translate(&self, va: u64) -> u64 {
+        (self.pfn << self.page_shift) | (va & ((1u64 << self.page_shift) - 1))
+    }
+}
+
+/// Counters of one TLB level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TlbStats {
+    pub hits: u64,
+    pub misses: u64,
+    pub inserts: u64,
+    /// Valid entries replaced by an insert.
+    pub evictions: u64,
+    /// Entries removed by purges.
+    pub purged: u64,
+}
+
+/// Which part of the TLB an insert goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// The replaceable slots.
+    Normal,
+    /// The protected lower slots (kernel / page-table mappings).
+    Wired,
+}
+
+#[derive(Debug, Clone)]
+pub struct Tlb {
+    cfg: TlbConfig,
+    ways: usize,
+    sets: usize,
+    wired: usize,
+    /// Distinct page shifts, smallest first.
+    shifts: Vec<u32>,
+    slots: Vec<Option<TlbEntry>>,
+    /// LRU: time of last use; FIFO: time of insertion.
+    stamps: Vec<u64>,
+    clock: u64,
+    /// (page shift, asid or GLOBAL, vpn) -> slot.
+    index: FxHashMap<(u32, u32, u64), usize>,
+    rng: Pcg64Mcg,
+    stats: TlbStats,
+}
+
+/// The ASID key of global entries in the index; never a real ASID in
+/// practice (ASIDs are trace pids or small MIPS ASIDs).
+const GLOBAL: u32 = u32::MAX;
+
+impl Tlb {
+    pub fn new(cfg: TlbConfig) -> Result<Self, TlbError> {
+        if cfg.entries == 0 {
+            return Err(TlbError::NoEntries);
+        }
+        let ways = match cfg.assoc {
+            Assoc::Full => cfg.entries,
+            Assoc::Ways(w) => {
+                if cfg.entries.checked_rem(w) != Some(0) {
+                    return Err(TlbError::BadWays { entries: cfg.entries, ways: w });
+                }
+                w
+            }
+        };
+        if cfg.wired > 0 && ways != cfg.entries {
+            return Err(TlbError::WiredNeedsFull { ways });
+        }
+        if cfg.wired >= cfg.entries {
+            return Err(TlbError::TooManyWired { wired: cfg.wired, entries: cfg.entries });
+        }
+        let mut shifts = Vec::new();
+        for &s in &cfg.page_sizes {
+            if s < 256 || !s.is_power_of_two() {
+                return Err(TlbError::BadPageSize(s));
+            }
+            shifts.push(s.trailing_zeros());
+        }
+        if shifts.is_empty() {
+            shifts.push(12);
+        }
+        shifts.sort_unstable();
+        shifts.dedup();
+        let n = cfg.entries as usize;
+        Ok(Self {
+            ways: ways as usize,
+            sets: n / ways as usize,
+            wired: cfg.wired as usize,
+            shifts,
+            slots: vec![None; n],
+            stamps: vec![0; n],
+            clock: 0,
+            index: FxHashMap::default(),
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed),
+            stats: TlbStats::default(),
+            cfg,
+        })
+    }
+
+    pub fn config(&self) -> &TlbConfig {
+        &self.cfg
+    }
+
+    pub fn stats(&self) -> &TlbStats {
+        &self.stats
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &TlbEntry> {
+        self.slots.iter().flatten()
+    }
+
+    fn asid_key(&self, asid: u32) -> u32 {
+        if self.cfg.asid_tags {
+            asid
+        } else {
+            0
+        }
+    }
+
+    /// Looks `va` up for `asid` without counting or touching replacement state.
+    pub fn probe(&self, asid: u32, va: u64) -> Option<TlbEntry> {
+        self.find(asid, va).and_then(|s| self.slots[s])
+    }
+
+    fn find(&self, asid: u32, va: u64) -> Option<usize> {
+        let key = self.asid_key(asid);
+        for &shift in &self.shifts {
+            let vpn = va >> shift;
+            if let Some(&s) = self.index.get(&(shift, key, vpn)) {
+                return Some(s);
+            }
+            if let Some(&s) = self.index.get(&(shift, GLOBAL, vpn)) {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    /// A counted lookup: a hit refreshes LRU state.
+    pub fn lookup(&mut self, asid: u32, va: u64) -> Option<TlbEntry> {
+        match self.find(asid, va) {
+            Some(s) => {
+                self.stats.hits += 1;
+                if self.cfg.replacement == TlbReplacement::Lru {
+                    self.clock += 1;
+                    self.stamps[s] = self.clock;
+                }
+                self.slots[s]
+            }
+            None => {
+                self.stats.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Inserts the translation of the page holding `va` (page of `page_bytes`)
+    /// to the frame holding `pa`. An existing entry for the same page is
+    /// replaced in place. Returns the entry evicted, if any.
+    pub fn insert(
+        &mut self,
+        asid: u32,
+        va: u64,
+        pa: u64,
+        page_bytes: u64,
+        global: bool,
+        slot: Slot,
+    ) -> Result<Option<TlbEntry>, TlbError> {
+        let shift = page_bytes.trailing_zeros();
+        if !page_bytes.is_power_of_two() || !self.shifts.contains(&shift) {
+            return Err(TlbError::UnheldPageSize { size: page_bytes, held: self.page_sizes() });
+        }
+        let entry = TlbEntry {
+            vpn: va >> shift,
+            page_shift: shift,
+            asid: if global { 0 } else { asid },
+            global,
+            pfn: pa >> shift,
+        };
+        let key = (shift, if global { GLOBAL } else { self.asid_key(asid) }, entry.vpn);
+        self.stats.inserts += 1;
+        self.clock += 1;
+        if let Some(&s) = self.index.get(&key) {
+            self.slots[s] = Some(entry);
+            self.stamps[s] = self.clock;
+            return Ok(None);
+        }
+        let victim = self.victim(entry.vpn, slot);
+        let evicted = self.slots[victim].take();
+        if let Some(old) = evicted {
+            self.stats.evictions += 1;
+            self.index.remove(&self.key_of(&old));
+        }
+        self.slots[victim] = Some(entry);
+        self.stamps[victim] = self.clock;
+        self.index.insert(key, victim);
+        Ok(evicted)
+    }
+
+    fn key_of(&self, e: &TlbEntry) -> (u32, u32, u64) {
+        (e.page_shift, if e.global { GLOBAL } else { self.asid_key(e.asid) }, e.vpn)
+    }
+
+    /// The candidate slots are the set the page indexes (set-associative) or
+    /// the wired / normal section (fully associative). An empty candidate is
+    /// used first (lowest index); otherwise the policy picks.
+    fn victim(&mut self, vpn: u64, slot: Slot) -> usize {
+        let (lo, hi) = if self.sets > 1 {
+            let set = (vpn % self.sets as u64) as usize;
+            (set * self.ways, (set + 1) * self.ways)
+        } else {
+            match slot {
+                Slot::Wired if self.wired > 0 => (0, self.wired),
+                _ => (self.wired, self.slots.len()),
+            }
+        };
+        if let Some(free) = (lo..hi).find(|&s| self.slots[s].is_none()) {
+            return free;
+        }
+        match self.cfg.replacement {
+            TlbReplacement::Random => self.rng.gen_range(lo..hi),
+            TlbReplacement::Lru | TlbReplacement::Fifo => {
+                (lo..hi).min_by_key(|&s| self.stamps[s]).unwrap_or(lo)
+            }
+        }
+    }
+
+    /// Removes the entry mapping `va` for `asid` (or a global one); returns
+    /// whether one was there.
+    pub fn purge_page(&mut self, asid: u32, va: u64) -> bool {
+        match self.find(asid, va) {
+            Some(s) => {
+                self.remove_slot(s);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Removes every non-global entry of `asid` (with ASID tags) or every
+    /// non-global entry (without). Returns how many.
+    pub fn purge_asid(&mut self, asid: u32) -> u64 {
+        let tagged = self.cfg.asid_tags;
+        self.purge_where(|e| !e.global && (!tagged || e.asid == asid))
+    }
+
+    /// Removes every entry, wired and global ones too. Returns how many.
+    pub fn purge_all(&mut self) -> u64 {
+        self.purge_where(|_| true)
+    }
+
+    fn purge_where(&mut self, pred: impl Fn(&TlbEntry) -> bool) -> u64 {
+        let mut n = 0;
+        for s in 0..self.slots.len() {
+            if self.slots[s].as_ref().is_some_and(&pred) {
+                self.remove_slot(s);
+                n += 1;
+            }
+        }
+        n
+    }
+
+    fn remove_slot(&mut self, s: usize) {
+        if let Some(old) = self.slots[s].take() {
+            self.index.remove(&self.key_of(&old));
+            self.stats.purged += 1;
+        }
+    }
+
+    pub fn page_sizes(&self) -> Vec<u64> {
+        self.shifts.iter().map(|s| 1u64 << s).collect()
+    }
+
+    /// Bytes of address space the TLB maps when full of its largest pages
+    /// (the "TLB coverage" of the COMP9242 slides).
+    pub fn max_coverage(&self) -> u64 {
+        let largest = self.shifts.last().copied().unwrap_or(12);
+        u64::from(self.cfg.entries) << largest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(entries: u32, assoc: Assoc, repl: TlbReplacement) -> TlbConfig {
+        TlbConfig { assoc, replacement: repl, ..TlbConfig::fully_associative(entries, 0) }
+    }
+
+    #[test]
+    fn fully_associative_lru_evicts_least_recent() {
+        let mut t = Tlb::new(cfg(2, Assoc::Full, TlbReplacement::Lru)).unwrap();
+        t.insert(1, 0x1000, 0x9000, 4096, false, Slot::Normal).unwrap();
+        t.insert(1, 0x2000, 0xa000, 4096, false, Slot::Normal).unwrap();
+        assert!(t.lookup(1, 0x1234).is_some()); // page 1 now most recent
+        let ev = t.insert(1, 0x3000, 0xb000, 4096, false, Slot::Normal).unwrap();
+        assert_eq!(ev.map(|e| e.vpn), Some(2));
+        assert_eq!(t.lookup(1, 0x1fff).map(|e| e.translate(0x1fff)), Some(0x9fff));
+        assert!(t.lookup(1, 0x2000).is_none());
+        assert_eq!(*t.stats(), TlbStats { hits: 2, misses: 1, inserts: 3, evictions: 1, purged: 0 });
+    }
+
+    #[test]
+    fn fifo_ignores_hits() {
+        let mut t = Tlb::new(cfg(2, Assoc::Full, TlbReplacement::Fifo)).unwrap();
+        t.insert(1, 0x1000, 0, 4096, false, Slot::Normal).unwrap();
+        t.insert(1, 0x2000, 0, 4096, false, Slot::Normal).unwrap();
+        t.lookup(1, 0x1000);
+        let ev = t.insert(1, 0x3000, 0, 4096, false, Slot::Normal).unwrap();
+        assert_eq!(ev.map(|e| e.vpn), Some(1));
+    }
+
+    #[test]
+    fn wired_slots_survive_normal_traffic() {
+        let mut t = Tlb::new(TlbConfig::fully_associative(8, 2)).unwrap();
+        t.insert(0, 0xc000_0000, 0x5000, 4096, true, Slot::Wired).unwrap();
+        for p in 0..100u64 {
+            t.insert(1, p << 12, p << 12, 4096, false, Slot::Normal).unwrap();
+        }
+        // The global wired entry matches any ASID.
+        assert!(t.lookup(7, 0xc000_0010).is_some());
+        assert_eq!(t.entries().count(), 7, "6 normal slots full, 1 of 2 wired used");
+    }
+
+    #[test]
+    fn asid_tags_separate_homonyms_and_untagged_do_not() {
+        let mut tagged = Tlb::new(TlbConfig::fully_associative(4, 0)).unwrap();
+        tagged.insert(1, 0x1000, 0x8000, 4096, false, Slot::Normal).unwrap();
+        assert!(tagged.lookup(2, 0x1000).is_none());
+        assert_eq!(tagged.purge_asid(1), 1);
+        let mut untagged = Tlb::new(TlbConfig { asid_tags: false, ..TlbConfig::fully_associative(4, 0) }).unwrap();
+        untagged.insert(1, 0x1000, 0x8000, 4096, false, Slot::Normal).unwrap();
+        assert!(untagged.lookup(2, 0x1000).is_some(), "untagged: the OS must purge on a switch");
+        assert_eq!(untagged.purge_asid(2), 1);
+    }
+
+    #[test]
+    fn superpage_beside_base_pages() {
+        let mut t = Tlb::new(TlbConfig { page_sizes: vec![4096, 4 << 20], ..TlbConfig::fully_associative(4, 0) }).unwrap();
+        t.insert(1, 0x40_0000, 0x80_0000, 4 << 20, false, Slot::Normal).unwrap();
+        let e = t.lookup(1, 0x7f_f123).unwrap();
+        assert_eq!(e.translate(0x7f_f123), 0xbf_f123);
+        assert_eq!(t.max_coverage(), 16 << 20);
+        assert!(matches!(t.insert(1, 0, 0, 8192, false, Slot::Normal), Err(TlbError::UnheldPageSize { .. })));
+    }
+
+    #[test]
+    fn set_associative_victims_stay_in_their_set() {
+        // 4 entries, 2-way: 2 sets; pages 0,2,4 share set 0.
+        let mut t = Tlb::new(cfg(4, Assoc::Ways(2), TlbReplacement::Lru)).unwrap();
+        for p in [0u64, 1, 2, 4] {
+            t.insert(1, p << 12, 0, 4096, false, Slot::Normal).unwrap();
+        }
+        assert!(t.lookup(1, 0).is_none(), "page 0 was the LRU of set 0");
+        assert!(t.lookup(1, 1 << 12).is_some(), "set 1 untouched");
+    }
+
+    #[test]
+    fn bad_configs_are_errors() {
+        assert_eq!(Tlb::new(cfg(0, Assoc::Full, TlbReplacement::Lru)).err(), Some(TlbError::NoEntries));
+        assert!(matches!(Tlb::new(cfg(6, Assoc::Ways(4), TlbReplacement::Lru)), Err(TlbError::BadWays { .. })));
+        assert!(matches!(
+            Tlb::new(TlbConfig { assoc: Assoc::Ways(2), ..TlbConfig::fully_associative(8, 2) }),
+            Err(TlbError::WiredNeedsFull { .. })
+        ));
+        assert!(matches!(Tlb::new(TlbConfig::fully_associative(4, 4)), Err(TlbError::TooManyWired { .. })));
+    }
+}
