@@ -21,6 +21,10 @@
 use crate::frames::{FrameError, FramePool};
 use serde::Serialize;
 
+pub mod parisc;
+
+pub use parisc::{ChainStats, HashedInverted, HashedParams};
+
 /// The tier of a PTE, as Table 2 of Jacob & Mudge names the handlers:
 /// user (`upte`), kernel (`kpte`) and root (`rpte`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -62,6 +66,14 @@ pub enum TableError {
     OutOfRange { va: u64, bits: u32 },
     #[error("no mapping for space {space} page {vpn:#x}")]
     NotMapped { space: u32, vpn: u64 },
+    #[error("address space {space} is outside the {max_spaces} spaces this table holds")]
+    SpaceOutOfRange { space: u32, max_spaces: u32 },
+    #[error("frame {pfn:#x} does not fit the {bits}-bit frame field of a PTE")]
+    FrameOutOfRange { pfn: u64, bits: u32 },
+    #[error("no free PTE for space {space} page {vpn:#x}: both {what} are full")]
+    Full { space: u32, vpn: u64, what: &'static str },
+    #[error("invalid page-table configuration: {0}")]
+    Config(String),
 }
 
 /// A page-table organisation.
@@ -91,4 +103,11 @@ pub trait PageTable: std::fmt::Debug {
 
     /// Memory the table occupies now.
     fn memory(&self) -> TableMemory;
+
+    /// The frame held by the valid PTE (or hash entry) stored at physical
+    /// address `pa`, if `pa` lies in one of this table's pages and the entry
+    /// there is valid. It reads the simulated memory a walk reads, so tests
+    /// can follow a walk to its frame: a mapped [`PteRef`] is resolved by
+    /// walking its address (next tier) and reading the PTE there.
+    fn pte_at(&self, pa: u64) -> Option<u64>;
 }
