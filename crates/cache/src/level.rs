@@ -273,6 +273,15 @@ impl Cache {
         }
     }
 
+    /// Whether the line holding `r` is resident, changing nothing (no
+    /// statistics, no replacement state): for a scheme that must decide
+    /// before an access whether it will miss (SOFTVM translates before the
+    /// L2 miss is serviced).
+    pub fn contains(&self, r: LineRef) -> bool {
+        let set = self.set_of(&r) as usize;
+        self.find_slot(set * self.ways, self.key_of(&r), r.asid).is_some()
+    }
+
     /// Whether a hit may be looked up without translating first: only in a
     /// VIVT level with ASID tags, where a hit proves the same address space
     /// touched the same page before (so first-touch frame allocation order is
