@@ -21,8 +21,13 @@
 use crate::frames::{FrameError, FramePool};
 use serde::Serialize;
 
+mod linear;
+pub mod mach;
+pub mod mips;
 pub mod parisc;
 
+pub use mach::Mach;
+pub use mips::Ultrix;
 pub use parisc::{ChainStats, HashedInverted, HashedParams};
 
 /// The tier of a PTE, as Table 2 of Jacob & Mudge names the handlers:

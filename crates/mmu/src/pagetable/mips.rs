@@ -1,0 +1,149 @@
+//! The ULTRIX page table on MIPS: a 2 MB linear user page table per process
+//! in mapped kernel space (kseg2), mapped by a 2 KB root table in unmapped
+//! physical memory (seed 002, Jacob & Mudge, sections 3.3 and 5.2.1: "The
+//! 2 GB user address space is mapped by a 2 MB linear table (the user page
+//! table) in virtual kernel space, which is in turn mapped by a 2 KB array
+//! of PTEs (the root page table)").
+//!
+//! Layout:
+//! * user table (UPT) of space `s` at kernel virtual address
+//!   [`UPT_BASE`]` + s * 2 MB`, 512 pages of 1024 4-byte PTEs; a UPT page
+//!   gets a frame when a PTE in it is first inserted (and gives it back when
+//!   its last PTE is removed);
+//! * root table of space `s`: 512 4-byte PTEs, entry `i` maps UPT page `i`;
+//!   two root tables share a 4 KB frame (spaces `2k` and `2k + 1`, at offsets
+//!   0 and 2 KB), allocated on the first insert into either space.
+//!
+//! Walks are bottom-up: a user address gives one mapped [`Tier::User`]
+//! reference into the UPT; walking that UPT address gives one physical
+//! [`Tier::Root`] reference.
+
+use rustc_hash::FxHashMap;
+
+use super::linear::{check_pfn20, UserTables, USER_PAGE_BYTES, USER_PTE_BYTES, USER_TABLE_BYTES, USER_VA_BITS};
+use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use crate::frames::FramePool;
+
+/// Kernel virtual base of the user page tables: kseg2 (seed 002 Fig. 4 puts
+/// the user tables in mapped kernel space; the exact base is ours).
+pub const UPT_BASE: u64 = 0xC000_0000;
+/// Bytes of one space's user table: 2 GB / 4 KB x 4 B (seed 002, 5.2.1).
+pub const UPT_BYTES: u64 = USER_TABLE_BYTES;
+/// Spaces the kseg2 window holds here (256 x 2 MB = 512 MB); ours.
+pub const MAX_SPACES: u32 = 256;
+/// Root table: 512 4-byte PTEs = 2 KB (seed 002, 5.2.1).
+pub const ROOT_BYTES: u64 = 2048;
+/// Page size and PTE size (seed 002, experiments: 4 KB pages, 4-byte PTEs).
+pub const PAGE_BYTES: u64 = USER_PAGE_BYTES;
+pub const PTE_BYTES: u64 = USER_PTE_BYTES;
+
+/// The ULTRIX two-tier table.
+#[derive(Debug, Clone, Default)]
+pub struct Ultrix {
+    user: UserTables,
+    /// Pair `k` (spaces 2k, 2k+1) -> frame holding both root tables.
+    roots: FxHashMap<u32, u64>,
+    root_owner: FxHashMap<u64, u32>,
+}
+
+impl Ultrix {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Kernel virtual address of the PTE mapping user page `vpn` of `space`.
+    pub fn upte_addr(space: u32, vpn: u64) -> u64 {
+        UPT_BASE + u64::from(space) * UPT_BYTES + vpn * PTE_BYTES
+    }
+
+    /// Physical address of `space`'s root table, once it has one.
+    pub fn root_pa(&self, space: u32) -> Option<u64> {
+        let pfn = self.roots.get(&(space / 2))?;
+        Some(pfn * PAGE_BYTES + u64::from(space % 2) * ROOT_BYTES)
+    }
+
+    fn ensure_root(&mut self, space: u32, frames: &mut FramePool) -> Result<(), TableError> {
+        if self.roots.contains_key(&(space / 2)) {
+            return Ok(());
+        }
+        let pfn = frames.alloc()?;
+        self.roots.insert(space / 2, pfn);
+        self.root_owner.insert(pfn, space / 2);
+        Ok(())
+    }
+}
+
+impl PageTable for Ultrix {
+    fn name(&self) -> &'static str {
+        "mips"
+    }
+
+    fn page_bytes(&self) -> u64 {
+        PAGE_BYTES
+    }
+
+    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+        UserTables::check(space, vpn, MAX_SPACES)?;
+        check_pfn20(pfn)?;
+        self.ensure_root(space, frames)?;
+        // The root entry for the UPT page is valid exactly while that page
+        // has a frame, so it is derived from the user tables, never stale.
+        self.user.insert(space, vpn, pfn, frames)?;
+        Ok(())
+    }
+
+    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+        UserTables::check(space, vpn, MAX_SPACES)?;
+        self.user.remove(space, vpn, frames)?;
+        Ok(())
+    }
+
+    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
+        self.user.lookup(space, vpn)
+    }
+
+    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        if space >= MAX_SPACES {
+            return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
+        }
+        if va < 1 << USER_VA_BITS {
+            out.push(PteRef { addr: Self::upte_addr(space, va / PAGE_BYTES), mapped: true, tier: Tier::User, bytes: 4 });
+            return Ok(());
+        }
+        if va >> 32 != 0 {
+            return Err(TableError::OutOfRange { va, bits: 32 });
+        }
+        let upt_end = UPT_BASE + u64::from(MAX_SPACES) * UPT_BYTES;
+        if !(UPT_BASE..upt_end).contains(&va) {
+            // Unmapped kernel segments (kseg0/kseg1) and kseg2 outside the
+            // user tables have no PTE in this table.
+            return Err(TableError::NotMapped { space, vpn: va / PAGE_BYTES });
+        }
+        // kseg2 is global: a UPT address names its owner space.
+        let owner = ((va - UPT_BASE) / UPT_BYTES) as u32;
+        let root = self.root_pa(owner).ok_or(TableError::NotMapped { space: owner, vpn: va / PAGE_BYTES })?;
+        let index = (va - UPT_BASE - u64::from(owner) * UPT_BYTES) / PAGE_BYTES;
+        out.push(PteRef { addr: root + index * PTE_BYTES, mapped: false, tier: Tier::Root, bytes: 4 });
+        Ok(())
+    }
+
+    fn memory(&self) -> TableMemory {
+        let (pages, valid) = self.user.totals();
+        let roots = self.roots.len() as u64 * PAGE_BYTES;
+        TableMemory {
+            bytes: roots + pages * PAGE_BYTES,
+            // Valid user PTEs plus one valid root PTE per UPT page.
+            useful_bytes: (valid + pages) * PTE_BYTES,
+            parts: vec![("root tables".into(), roots), ("user page tables".into(), pages * PAGE_BYTES)],
+        }
+    }
+
+    fn pte_at(&self, pa: u64) -> Option<u64> {
+        if let Some(&pair) = self.root_owner.get(&(pa / PAGE_BYTES)) {
+            let entry = (pa % PAGE_BYTES) / PTE_BYTES;
+            let space = pair * 2 + (entry / (ROOT_BYTES / PTE_BYTES)) as u32;
+            return self.user.page_frame(space, entry % (ROOT_BYTES / PTE_BYTES));
+        }
+        self.user.pte_at(pa)
+    }
+}
