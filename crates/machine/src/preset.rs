@@ -37,7 +37,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl ConfigError {
-    fn new(origin: &str, line: Option<usize>, message: impl Into<String>) -> Self {
+    pub fn new(origin: &str, line: Option<usize>, message: impl Into<String>) -> Self {
         Self { origin: origin.to_string(), line, message: message.into() }
     }
 }
@@ -124,7 +124,7 @@ pub fn with_overrides(cfg: &MachineConfig, overrides: &[String]) -> Result<Machi
     Ok(out)
 }
 
-fn override_value(raw: &str) -> toml::Value {
+pub fn override_value(raw: &str) -> toml::Value {
     // A TOML literal if it is one (8, true, "x"); otherwise the bare text, so
     // `16K` and `lru` need no quotes on a command line.
     match format!("v = {raw}").parse::<toml::Table>() {

@@ -78,6 +78,11 @@ impl FramePool {
         Ok(())
     }
 
+    /// Frames the pool manages in all.
+    pub fn capacity(&self) -> u64 {
+        self.frames
+    }
+
     pub fn in_use(&self) -> u64 {
         self.in_use
     }

@@ -1,1 +1,15 @@
 //! Translation schemes and VMCPI (see README.md).
+
+pub mod config;
+pub mod memsys;
+pub mod result;
+pub mod scheme;
+pub mod sim;
+pub mod tables;
+pub mod vmcpi;
+
+pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
+pub use result::{SideEvents, VmResult, VmcpiRow};
+pub use scheme::{Scheme, TableKind, TranslateAt};
+pub use sim::{SimError, VmSim, KERNEL_ASID, UNMAPPED_BASE};
+pub use vmcpi::{Component, Costs, ProtectionSweep, Vmcpi};

@@ -1,0 +1,205 @@
+//! A translating machine as data: split L1, L2 (split or unified), TLBs,
+//! handler sizes, costs and the scheme. Presets live in `presets/vm/*.toml`
+//! and every number names its source.
+
+use serde::{Deserialize, Serialize};
+use vmlab_addr::PageSize;
+use vmlab_cache::{CacheConfig, Geometry, Indexing};
+use vmlab_machine::ConfigError;
+use vmlab_mmu::TlbConfig;
+
+use crate::scheme::Scheme;
+use crate::vmcpi::Costs;
+
+/// One handler: its length and where its code starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandlerConfig {
+    pub instructions: u64,
+    /// Extra loads of administrative data (MACH's general vector: 10).
+    #[serde(default)]
+    pub admin_loads: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Handlers {
+    pub user: HandlerConfig,
+    pub kernel: HandlerConfig,
+    pub root: HandlerConfig,
+    /// MACH's root misses go through the general exception vector.
+    pub mach_root: HandlerConfig,
+    #[serde(default)]
+    pub source: String,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_frames() -> u64 {
+    1 << 18
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VmConfig {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub scheme: Scheme,
+    pub page_size: PageSize,
+    /// Physical frames available for user pages and page tables.
+    #[serde(default = "default_frames")]
+    pub frames: u64,
+    pub l1i: CacheConfig,
+    pub l1d: CacheConfig,
+    /// Either `l2` (unified) or both `l2i` and `l2d`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2i: Option<CacheConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2d: Option<CacheConfig>,
+    pub itlb: TlbConfig,
+    pub dtlb: TlbConfig,
+    /// With virtual L1s, consult the TLB on every reference (it holds the
+    /// protection bits), as the paper's Table 1 assumes; false translates
+    /// only on an L1 miss.
+    #[serde(default = "default_true")]
+    pub tlb_every_access: bool,
+    /// SOFTVM: translate a dirty line again when it is written back from L2
+    /// (section 5.5's "two address translations").
+    #[serde(default = "default_true")]
+    pub retranslate_writebacks: bool,
+    pub costs: Costs,
+    pub handlers: Handlers,
+    #[serde(default)]
+    pub source: String,
+}
+
+impl VmConfig {
+    pub fn check(&self, origin: &str) -> Result<(), ConfigError> {
+        let err = |m: String| ConfigError::new(origin, None, m);
+        let l2_ok = matches!((&self.l2, &self.l2i, &self.l2d), (Some(_), None, None) | (None, Some(_), Some(_)));
+        if !l2_ok {
+            return Err(err("give either [l2] (unified) or both [l2i] and [l2d]".into()));
+        }
+        for (name, c) in self.caches() {
+            Geometry::new(c).map_err(|e| err(format!("{name}: {e}")))?;
+            if self.scheme.table().is_some() && c.indexing != Indexing::Vivt && self.scheme.translate_at(false, true) != crate::scheme::TranslateAt::EveryAccess {
+                return Err(err(format!(
+                    "{name}: scheme {} translates on an L2 miss and needs virtually indexed, virtually tagged caches (got {:?})",
+                    self.scheme.name(),
+                    c.indexing
+                )));
+            }
+        }
+        if self.page_size.bytes() != 4096 && self.scheme.table().is_some() {
+            return Err(err(format!(
+                "the page tables modelled here use 4 KB pages (got {}); set page_size = \"4K\"",
+                self.page_size.bytes()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The caches by name, L1 first.
+    pub fn caches(&self) -> Vec<(&'static str, &CacheConfig)> {
+        let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
+        if let Some(c) = &self.l2 {
+            v.push(("l2", c));
+        }
+        if let Some(c) = &self.l2i {
+            v.push(("l2i", c));
+        }
+        if let Some(c) = &self.l2d {
+            v.push(("l2d", c));
+        }
+        v
+    }
+}
+
+/// Shipped presets, compiled in so the CLI, Python and tests agree.
+pub const BUILTIN: &[(&str, &str)] = &[("jacob-mudge", include_str!("../../../presets/vm/jacob-mudge.toml"))];
+
+/// Parses a preset text.
+pub fn parse(origin: &str, text: &str) -> Result<VmConfig, ConfigError> {
+    let cfg: VmConfig = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        ConfigError::new(origin, line, e.message().trim().to_string())
+    })?;
+    cfg.check(origin)?;
+    Ok(cfg)
+}
+
+/// A preset by name or path, with `KEY=VALUE` overrides (`l1d.size=16K`,
+/// `scheme=softvm`, `dtlb.entries=64`).
+pub fn load(name_or_path: &str, overrides: &[String]) -> Result<VmConfig, ConfigError> {
+    let (origin, text) = match BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+        Some((n, t)) => (format!("preset {n}"), (*t).to_string()),
+        None => {
+            let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+                let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+                ConfigError::new(
+                    name_or_path,
+                    None,
+                    format!("{e}; not a file, and not a translation preset (known: {})", names.join(", ")),
+                )
+            })?;
+            (name_or_path.to_string(), text)
+        }
+    };
+    let cfg = parse(&origin, &text)?;
+    with_overrides(&cfg, overrides)
+}
+
+pub fn with_overrides(cfg: &VmConfig, overrides: &[String]) -> Result<VmConfig, ConfigError> {
+    if overrides.is_empty() {
+        return Ok(cfg.clone());
+    }
+    let origin = format!("translation preset {}", cfg.name);
+    let mut table = toml::Table::try_from(cfg).map_err(|e| ConfigError::new(&origin, None, e.to_string()))?;
+    for o in overrides {
+        apply_override(&mut table, o)?;
+    }
+    let text = toml::to_string(&table).map_err(|e| ConfigError::new(&origin, None, e.to_string()))?;
+    let out: VmConfig = toml::from_str(&text).map_err(|e| {
+        ConfigError::new(&format!("--set {}", overrides.join(" --set ")), None, e.message().trim().to_string())
+    })?;
+    out.check(&origin)?;
+    Ok(out)
+}
+
+/// Sets one dotted `KEY=VALUE` in a preset's table. Every key on the path
+/// must already exist (a typo is an error listing the keys that do), so
+/// overrides can only change a machine, never silently add to it.
+fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigError> {
+    let here = format!("--set {spec}");
+    let Some((path, raw)) = spec.split_once('=') else {
+        return Err(ConfigError::new(&here, None, "expected KEY=VALUE, e.g. l1d.size=16K or scheme=softvm"));
+    };
+    let parts: Vec<&str> = path.trim().split('.').collect();
+    let value = vmlab_machine::preset::override_value(raw.trim());
+    let mut t = table;
+    for (i, part) in parts.iter().enumerate() {
+        let keys = || {
+            let mut k: Vec<&str> = t.keys().map(String::as_str).collect();
+            k.sort_unstable();
+            k.join(", ")
+        };
+        if i + 1 == parts.len() {
+            if !t.contains_key(*part) {
+                return Err(ConfigError::new(&here, None, format!("unknown key `{part}`; expected one of {}", keys())));
+            }
+            t.insert((*part).to_string(), value);
+            return Ok(());
+        }
+        let known = keys();
+        match t.get_mut(*part) {
+            Some(toml::Value::Table(inner)) => t = inner,
+            Some(_) => return Err(ConfigError::new(&here, None, format!("`{part}` is a value, not a table"))),
+            None => return Err(ConfigError::new(&here, None, format!("unknown table `{part}`; expected one of {known}"))),
+        }
+    }
+    Err(ConfigError::new(&here, None, "empty key"))
+}

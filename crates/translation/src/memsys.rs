@@ -1,0 +1,228 @@
+//! The two cache tiers of a translating machine (split L1, split or unified
+//! L2, then memory), connected by the same rules as `vmlab_machine`'s
+//! hierarchy (docs/reference-semantics.md): a miss fetches the whole line
+//! below, a write not absorbed by a write-back line goes below, a dirty
+//! victim is written below. A NOTLB run is checked against that hierarchy
+//! counter for counter.
+//!
+//! What it adds: the level that served each access (for VMCPI penalties and
+//! Table 1), and a log of the transfers that reached memory for mapped
+//! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
+//! write-backs and fills it must translate.
+
+use vmlab_cache::{Cache, CacheStats, GeometryError, LineRef, Outcome, RefKind};
+use vmlab_machine::MemoryStats;
+
+use crate::config::VmConfig;
+
+/// Where an access was served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    L1,
+    L2,
+    Memory,
+}
+
+/// A transfer between L2 and memory of a line of a mapped address space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemTransfer {
+    pub write: bool,
+    /// Virtual address of the line (or of the write) and its address space.
+    pub vaddr: u64,
+    pub asid: u32,
+}
+
+#[derive(Debug)]
+enum L2 {
+    Unified(Cache),
+    Split { i: Cache, d: Cache },
+}
+
+#[derive(Debug)]
+pub struct MemSys {
+    l1i: Cache,
+    l1d: Cache,
+    l2: L2,
+    memory: MemoryStats,
+    /// Addresses at or above this are unmapped (physical) and never logged.
+    unmapped_base: u64,
+    pub log: Vec<MemTransfer>,
+}
+
+impl MemSys {
+    pub fn new(cfg: &VmConfig, unmapped_base: u64) -> Result<Self, GeometryError> {
+        let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
+            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
+            (None, Some(i), Some(d)) => L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? },
+            // VmConfig::check rejects anything else; an empty unified L2 of
+            // the L1's shape would be a silent wrong machine, so fail loudly.
+            _ => return Err(GeometryError("no L2 configured".into())),
+        };
+        Ok(Self {
+            l1i: Cache::new(cfg.l1i.clone(), false)?,
+            l1d: Cache::new(cfg.l1d.clone(), false)?,
+            l2,
+            memory: MemoryStats::default(),
+            unmapped_base,
+            log: Vec::new(),
+        })
+    }
+
+    #[inline]
+    pub fn l1(&mut self, kind: RefKind) -> &mut Cache {
+        if kind == RefKind::Ifetch {
+            &mut self.l1i
+        } else {
+            &mut self.l1d
+        }
+    }
+
+    #[inline]
+    pub fn l2(&mut self, kind: RefKind) -> &mut Cache {
+        match &mut self.l2 {
+            L2::Unified(c) => c,
+            L2::Split { i, d } => {
+                if kind == RefKind::Ifetch {
+                    i
+                } else {
+                    d
+                }
+            }
+        }
+    }
+
+    /// Whether an access of `kind` to this line would be served by L1 or L2
+    /// without reaching memory (nothing changes).
+    pub fn resident(&mut self, kind: RefKind, r: LineRef) -> bool {
+        self.l1(kind).contains(r) || self.l2(kind).contains(r)
+    }
+
+    /// One access within one L1 line, with everything it causes below.
+    /// Returns the level that served it: L1 for a hit, L2 for an L1 miss
+    /// whose fill hit L2, memory otherwise. A write that an L1 absorbs is an
+    /// L1 hit; a write-through write is served where it lands.
+    pub fn access(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+        let l1 = self.l1(kind);
+        let line = l1.line_bytes();
+        let out = l1.access(r, kind, size);
+        if out.hit && !out.write_through {
+            return Level::L1;
+        }
+        self.below_l1(kind, r, size, line, &out)
+    }
+
+    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+        let mut level = if out.hit { Level::L1 } else { Level::L2 };
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+            level = level.max(self.l2_request(fill, a, line));
+        }
+        if out.write_through {
+            let l = self.l2_request(RefKind::Write, r, size);
+            if !out.hit || out.fetch {
+                level = level.max(l);
+            } else {
+                level = l;
+            }
+        }
+        if let Some(v) = out.writeback {
+            self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+        }
+        level
+    }
+
+    /// A request to L2, split at L2 line boundaries (an L1 line larger than
+    /// the L2 line spans several). Returns the worst level any piece reached.
+    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+        let line = self.l2(kind).line_bytes();
+        let mut level = Level::L2;
+        let mut va = r.vaddr;
+        let end = r.vaddr + size.max(1);
+        while va < end {
+            let next = (va & !(line - 1)) + line;
+            let chunk = next.min(end) - va;
+            let piece = LineRef { vaddr: va, paddr: r.paddr + (va - r.vaddr), asid: r.asid };
+            level = level.max(self.l2_line(kind, piece, chunk, line));
+            va += chunk;
+        }
+        level
+    }
+
+    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
+        let out = self.l2(kind).access(r, kind, size);
+        let mut level = if out.hit { Level::L2 } else { Level::Memory };
+        if out.fetch {
+            self.memory.reads += 1;
+            self.memory.bytes_read += line;
+            self.note(false, r.vaddr & !(line - 1), r.asid);
+        }
+        if out.write_through {
+            self.memory.writes += 1;
+            self.memory.bytes_written += size;
+            self.note(true, r.vaddr, r.asid);
+            level = Level::Memory;
+        }
+        if let Some(v) = out.writeback {
+            self.memory.writes += 1;
+            self.memory.bytes_written += line;
+            self.note(true, v.vaddr, v.asid);
+        }
+        if out.hit && !out.write_through {
+            level = Level::L2;
+        }
+        level
+    }
+
+    fn note(&mut self, write: bool, vaddr: u64, asid: u32) {
+        if vaddr < self.unmapped_base {
+            self.log.push(MemTransfer { write, vaddr, asid });
+        }
+    }
+
+    pub fn memory(&self) -> &MemoryStats {
+        &self.memory
+    }
+
+    /// Every cache with its name, L1 first (I before D).
+    pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
+        let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
+        match &self.l2 {
+            L2::Unified(c) => v.push(("l2", c)),
+            L2::Split { i, d } => {
+                v.push(("l2i", i));
+                v.push(("l2d", d));
+            }
+        }
+        v
+    }
+
+    pub fn stats(&self) -> Vec<(&'static str, CacheStats)> {
+        self.caches().into_iter().map(|(n, c)| (n, c.stats().clone())).collect()
+    }
+
+    /// Writes back and invalidates everything, L1 first so its dirty lines
+    /// land in L2 before L2 is flushed.
+    pub fn flush_all(&mut self) {
+        for kind in [RefKind::Ifetch, RefKind::Read] {
+            let line = self.l1(kind).line_bytes();
+            let (_, dirty) = self.l1(kind).flush_all(false);
+            for v in dirty {
+                self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+            }
+        }
+        let l2s: Vec<RefKind> = match self.l2 {
+            L2::Unified(_) => vec![RefKind::Read],
+            L2::Split { .. } => vec![RefKind::Ifetch, RefKind::Read],
+        };
+        for kind in l2s {
+            let line = self.l2(kind).line_bytes();
+            let (_, dirty) = self.l2(kind).flush_all(false);
+            for v in dirty {
+                self.memory.writes += 1;
+                self.memory.bytes_written += line;
+                self.note(true, v.vaddr, v.asid);
+            }
+        }
+    }
+}

@@ -1,0 +1,662 @@
+//! The translating simulator: user references through virtual (or
+//! physical) caches, with a scheme's TLB refills or cache-miss handlers
+//! running *as references* through the same caches.
+//!
+//! Address namespaces in the caches: user lines carry the trace's ASID;
+//! kernel-mapped page-table addresses (MIPS kseg2, the PUMA global table)
+//! and unmapped physical addresses (`UNMAPPED_BASE | pa`: handler code,
+//! root tables, hashed tables, admin data) carry [`KERNEL_ASID`], so they
+//! can never alias a user line.
+//!
+//! Costs follow section 5.3 of Jacob & Mudge: a handler costs its
+//! instructions; a handler instruction fetch or PTE load that misses L1
+//! costs `l2_cycles`, and one that also misses L2 costs `memory_cycles`
+//! more (charged to the `-L2` and `-MEM` components respectively). User
+//! references cost nothing here: VMCPI is the VM system's share only.
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+use thiserror::Error;
+use vmlab_addr::{Asid, VirtAddr};
+use vmlab_cache::{Indexing, LineRef, RefKind};
+use vmlab_machine::{FrameAllocation, MapError, PageMapper};
+use vmlab_mmu::{FramePool, PageTable, PteRef, Slot, TableError, Tier, Tlb, TlbError};
+use vmlab_trace::{AccessKind, Event, EventSource, TraceError};
+
+use crate::config::VmConfig;
+use crate::memsys::{Level, MemSys};
+use crate::result::{SideEvents, VmResult};
+use crate::scheme::{Scheme, TranslateAt};
+use crate::tables::build_table;
+use crate::vmcpi::{Component, Vmcpi};
+
+/// Cache address of unmapped physical memory: `UNMAPPED_BASE | pa`.
+pub const UNMAPPED_BASE: u64 = 1 << 56;
+/// ASID of every kernel line in the caches.
+pub const KERNEL_ASID: u32 = u32::MAX - 1;
+/// User virtual addresses lie below this (a 2 GB user space, as MIPS and
+/// the PUMA root table give); kernel-mapped addresses lie above.
+pub const USER_LIMIT: u64 = 1 << 31;
+/// Folding granularity: one user page-table page maps 4 MB (1024 4-byte
+/// PTEs of 4 KB pages), so folding whole 4 MB regions keeps every table's
+/// page count and every cache index bit below 22.
+const REGION_SHIFT: u32 = 22;
+const MAX_REGIONS: u64 = USER_LIMIT >> REGION_SHIFT;
+/// Physical layout of the kernel's own memory (ours; the paper says only
+/// that handlers live in unmapped cacheable space, page-aligned): one page
+/// per handler, then the MACH administrative data, then frames for tables
+/// and user pages from `FIRST_FRAME` on.
+const HANDLER_PA: [u64; 4] = [0x1000, 0x2000, 0x3000, 0x4000];
+const ADMIN_PA: u64 = 0x8000;
+/// Administrative loads touch distinct 64-byte blocks (ours: the paper gives
+/// only their number).
+const ADMIN_STRIDE: u64 = 64;
+const FIRST_FRAME: u64 = 16;
+const INSTRUCTION_BYTES: u64 = 4;
+
+#[derive(Debug, Error)]
+pub enum SimError {
+    #[error("{0}")]
+    Config(String),
+    #[error("page table: {0}")]
+    Table(#[from] TableError),
+    #[error("TLB: {0}")]
+    Tlb(#[from] TlbError),
+    #[error("page mapper: {0}")]
+    Map(#[from] MapError),
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("address space {asid} touches more than {MAX_REGIONS} distinct 4 MB regions, which cannot be folded into the 2 GB user space the {scheme} tables map")]
+    FoldOverflow { asid: u32, scheme: &'static str },
+    #[error("interrupted after {events} events: {reason}")]
+    Interrupted { events: u64, reason: String },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Handler {
+    User = 0,
+    Kernel = 1,
+    Root = 2,
+    MachRoot = 3,
+}
+
+/// Folds a trace's 64-bit user addresses into the scheme's 2 GB user space:
+/// each distinct 4 MB region of an address space gets the next free 4 MB
+/// slot, in first-touch order.
+#[derive(Debug, Default)]
+struct Fold {
+    slots: FxHashMap<(u32, u64), u64>,
+    next: FxHashMap<u32, u64>,
+    last: Option<(u32, u64, u64)>,
+}
+
+impl Fold {
+    fn fold(&mut self, asid: u32, va: u64) -> Option<u64> {
+        let region = va >> REGION_SHIFT;
+        let off = va & ((1 << REGION_SHIFT) - 1);
+        if let Some((a, r, s)) = self.last {
+            if a == asid && r == region {
+                return Some((s << REGION_SHIFT) | off);
+            }
+        }
+        let slot = match self.slots.get(&(asid, region)) {
+            Some(&s) => s,
+            None => {
+                let n = self.next.entry(asid).or_insert(0);
+                if *n >= MAX_REGIONS {
+                    return None;
+                }
+                let s = *n;
+                *n += 1;
+                self.slots.insert((asid, region), s);
+                s
+            }
+        };
+        self.last = Some((asid, region, slot));
+        Some((slot << REGION_SHIFT) | off)
+    }
+
+    fn regions(&self) -> u64 {
+        self.slots.len() as u64
+    }
+}
+
+#[derive(Debug)]
+pub struct VmSim {
+    cfg: VmConfig,
+    scheme: Scheme,
+    at: TranslateAt,
+    mem: MemSys,
+    tlbs: Option<[Tlb; 2]>,
+    table: Option<Box<dyn PageTable>>,
+    frames: FramePool,
+    /// NOTLB's physical addresses: the foundation's first-touch mapper, so a
+    /// NOTLB run sees exactly the frames a plain cache run sees.
+    mapper: Option<PageMapper>,
+    fold: Option<Fold>,
+    vmcpi: Vmcpi,
+    access_counts: [u64; 4],
+    sides: [SideEvents; 2],
+    handler_runs: [u64; 4],
+    handler_fetches: u64,
+    pte_loads: u64,
+    admin_loads: u64,
+    walker_refills: u64,
+    writeback_translations: u64,
+    context_switches: u64,
+    flushes: u64,
+    walk: Vec<PteRef>,
+    pending: VecDeque<(u64, u32)>,
+    asid_tagged_caches: bool,
+    /// The address space of the latest user reference (whose tables a
+    /// kernel line belongs to).
+    current_space: u32,
+}
+
+fn side(kind: RefKind) -> usize {
+    usize::from(kind != RefKind::Ifetch)
+}
+
+impl VmSim {
+    pub fn new(cfg: VmConfig) -> Result<Self, SimError> {
+        cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
+        let scheme = cfg.scheme;
+        let l1_virtual = cfg.l1i.indexing == Indexing::Vivt && cfg.l1d.indexing == Indexing::Vivt;
+        let at = scheme.translate_at(l1_virtual, cfg.tlb_every_access);
+        let mem = MemSys::new(&cfg, UNMAPPED_BASE).map_err(|e| SimError::Config(e.0))?;
+        let page = cfg.page_size.bytes();
+        let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
+        let table = match scheme.table() {
+            Some(kind) => Some(build_table(kind, &mut frames)?),
+            None => None,
+        };
+        let tlbs = if scheme.has_tlb() {
+            Some([Tlb::new(cfg.itlb.clone())?, Tlb::new(cfg.dtlb.clone())?])
+        } else {
+            None
+        };
+        let mapper = (scheme == Scheme::Notlb)
+            .then(|| PageMapper::new(cfg.page_size, cfg.frames, FrameAllocation::Sequential, 0, 1));
+        let asid_tagged_caches = cfg.caches().iter().all(|(_, c)| c.asid_tags || c.indexing != Indexing::Vivt);
+        Ok(Self {
+            fold: table.is_some().then(Fold::default),
+            scheme,
+            at,
+            mem,
+            tlbs,
+            table,
+            frames,
+            mapper,
+            vmcpi: Vmcpi::default(),
+            access_counts: [0; 4],
+            sides: [SideEvents::default(), SideEvents::default()],
+            handler_runs: [0; 4],
+            handler_fetches: 0,
+            pte_loads: 0,
+            admin_loads: 0,
+            walker_refills: 0,
+            writeback_translations: 0,
+            context_switches: 0,
+            flushes: 0,
+            walk: Vec::with_capacity(8),
+            pending: VecDeque::new(),
+            asid_tagged_caches,
+            current_space: 0,
+            cfg,
+        })
+    }
+
+    pub fn config(&self) -> &VmConfig {
+        &self.cfg
+    }
+
+    /// Applies one event.
+    pub fn step(&mut self, ev: &Event) -> Result<(), SimError> {
+        match ev {
+            Event::Access(a) => {
+                self.access_counts[a.kind as usize] += 1;
+                if a.kind == AccessKind::Ifetch {
+                    self.vmcpi.user_instructions += 1;
+                }
+                let asid = a.asid.0;
+                let va = match self.fold.as_mut() {
+                    Some(f) => f
+                        .fold(asid, a.addr.0)
+                        .ok_or(SimError::FoldOverflow { asid, scheme: self.scheme.name() })?,
+                    None => a.addr.0,
+                };
+                let size = u64::from(a.size.max(1));
+                let first = match a.kind {
+                    AccessKind::Ifetch => RefKind::Ifetch,
+                    AccessKind::Store => RefKind::Write,
+                    AccessKind::Load | AccessKind::Modify => RefKind::Read,
+                };
+                self.reference(first, asid, va, size)?;
+                if a.kind == AccessKind::Modify {
+                    self.reference(RefKind::Write, asid, va, size)?;
+                }
+                Ok(())
+            }
+            Event::ContextSwitch(_) => {
+                self.context_switches += 1;
+                // Untagged structures cannot tell address spaces apart.
+                if let Some(tlbs) = self.tlbs.as_mut() {
+                    for t in tlbs.iter_mut() {
+                        if !t.config().asid_tags {
+                            t.purge_asid(0);
+                        }
+                    }
+                }
+                if !self.asid_tagged_caches {
+                    self.flush_all()?;
+                }
+                Ok(())
+            }
+            Event::FlushAll => {
+                self.flushes += 1;
+                self.flush_all()
+            }
+        }
+    }
+
+    fn flush_all(&mut self) -> Result<(), SimError> {
+        let mark = self.mem.log.len();
+        self.mem.flush_all();
+        self.after_access(mark, None)
+    }
+
+    /// One reference: one piece per L1 line it touches.
+    fn reference(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+        let line = self.mem.l1(kind).line_bytes();
+        let last = va.saturating_add(size - 1);
+        let mut a = va;
+        loop {
+            let piece_last = last.min((a | (line - 1)).min(u64::MAX));
+            self.user_piece(kind, asid, a, piece_last - a + 1)?;
+            if piece_last >= last {
+                return Ok(());
+            }
+            a = piece_last + 1;
+        }
+    }
+
+    fn user_piece(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+        let s = side(kind);
+        self.current_space = asid;
+        let mut tlb_miss = false;
+        let pa = match self.at {
+            TranslateAt::Never => match self.mapper.as_mut() {
+                Some(m) => m.translate(Asid(asid), VirtAddr(va))?.0,
+                None => va,
+            },
+            TranslateAt::EveryAccess => {
+                let (pa, miss) = self.tlb_translate(s, asid, va)?;
+                tlb_miss = miss;
+                pa
+            }
+            TranslateAt::L1Miss => {
+                let r = LineRef { vaddr: va, paddr: va, asid };
+                if self.mem.l1(kind).contains(r) {
+                    // A virtual L1 hit needs no translation; the physical
+                    // address is only kept for write-backs to a physical L2.
+                    self.physical_of(asid, va).unwrap_or(va)
+                } else {
+                    let (pa, miss) = self.tlb_translate(s, asid, va)?;
+                    tlb_miss = miss;
+                    pa
+                }
+            }
+            TranslateAt::L2Miss => {
+                let r = LineRef { vaddr: va, paddr: va, asid };
+                if !self.mem.resident(kind, r) {
+                    self.translate_at_memory(asid, va)?;
+                }
+                va
+            }
+        };
+        let mark = self.mem.log.len();
+        let r = LineRef { vaddr: va, paddr: pa, asid };
+        let level = self.mem.access(kind, r, size);
+        self.sides[s].count(level, tlb_miss);
+        self.after_access(mark, Some((va, asid)))
+    }
+
+    /// Memory transfers of mapped lines that the access caused: under a
+    /// scheme that translates at memory, each fill other than of the demand
+    /// page (translated before the access) and each write-back (if
+    /// configured) needs a translation, which may cause more.
+    fn after_access(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
+        if self.at != TranslateAt::L2Miss {
+            self.mem.log.clear();
+            return Ok(());
+        }
+        let page = self.cfg.page_size.bytes();
+        let demand_page = demand.map(|(va, asid)| (va / page, asid));
+        let mut log = std::mem::take(&mut self.mem.log);
+        for t in log.drain(mark..) {
+            if !t.write && demand_page == Some((t.vaddr / page, t.asid)) {
+                continue;
+            }
+            if t.write && !self.cfg.retranslate_writebacks {
+                continue;
+            }
+            self.pending.push_back((t.vaddr, t.asid));
+        }
+        self.mem.log = log;
+        while let Some((va, asid)) = self.pending.pop_front() {
+            self.writeback_translations += 1;
+            let mark = self.mem.log.len();
+            self.translate_at_memory(asid, va)?;
+            // Transfers the handler's own references caused join the queue.
+            let mut log = std::mem::take(&mut self.mem.log);
+            for t in log.drain(mark..) {
+                if t.write && !self.cfg.retranslate_writebacks {
+                    continue;
+                }
+                self.pending.push_back((t.vaddr, t.asid));
+            }
+            self.mem.log = log;
+        }
+        Ok(())
+    }
+
+    /// The physical address of a user address, if its page is mapped.
+    fn physical_of(&self, asid: u32, va: u64) -> Option<u64> {
+        let table = self.table.as_ref()?;
+        let page = self.cfg.page_size.bytes();
+        table.lookup(asid, va / page).map(|pfn| pfn * page + va % page)
+    }
+
+    /// Maps a user page on first touch (the paper excludes page-table
+    /// initialisation from VMCPI: it costs nothing here).
+    fn ensure_mapped(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
+        let page = self.cfg.page_size.bytes();
+        let Some(table) = self.table.as_mut() else { return Ok(()) };
+        if va < USER_LIMIT && table.lookup(asid, va / page).is_none() {
+            let pfn = self.frames.alloc().map_err(TableError::from)?;
+            table.insert(asid, va / page, pfn, &mut self.frames)?;
+        }
+        Ok(())
+    }
+
+    /// The frame behind any mapped address: a user page from the table, a
+    /// kernel-mapped table page by walking to the PTE that maps it and
+    /// reading it.
+    fn frame_of(&mut self, space: u32, va: u64, depth: u32) -> Result<u64, SimError> {
+        let page = self.cfg.page_size.bytes();
+        let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
+        if va < USER_LIMIT {
+            return table.lookup(space, va / page).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
+        }
+        let mut refs = Vec::new();
+        table.walk(space, va, &mut refs)?;
+        let pte = *refs.last().ok_or_else(|| SimError::Config(format!("empty walk for {va:#x}")))?;
+        let pa = if pte.mapped {
+            if depth > 4 {
+                return Err(SimError::Config(format!("page-table walk for {va:#x} does not end")));
+            }
+            self.frame_of(space, pte.addr, depth + 1)? * page + pte.addr % page
+        } else {
+            pte.addr
+        };
+        let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
+        table.pte_at(pa).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
+    }
+
+    /// A TLB lookup on side `s`, refilling on a miss. Returns the physical
+    /// address and whether the TLB missed.
+    fn tlb_translate(&mut self, s: usize, asid: u32, va: u64) -> Result<(u64, bool), SimError> {
+        let Some(tlbs) = self.tlbs.as_mut() else {
+            return Err(SimError::Config(format!("scheme {} has no TLB", self.scheme.name())));
+        };
+        if let Some(e) = tlbs[s].lookup(asid, va) {
+            return Ok((e.translate(va), false));
+        }
+        self.refill(s, asid, va)?;
+        let tlbs = self.tlbs.as_mut().ok_or_else(|| SimError::Config("no TLB".into()))?;
+        let e = tlbs[s]
+            .probe(asid, va)
+            .ok_or_else(|| SimError::Config(format!("refill of {va:#x} left no TLB entry")))?;
+        Ok((e.translate(va), true))
+    }
+
+    /// A TLB refill: the handler (or walker) for the tier of the PTE that
+    /// maps `va`, its PTE loads (each of which may miss the D-TLB itself and
+    /// recurse one tier up), then the insert.
+    fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
+        self.ensure_mapped(asid, va)?;
+        let mut refs = std::mem::take(&mut self.walk);
+        refs.clear();
+        let walked = self.table.as_ref().map(|t| t.walk(asid, va, &mut refs));
+        match walked {
+            Some(r) => r?,
+            None => return Err(SimError::Config("no page table".into())),
+        }
+        let first_tier = refs.first().map_or(Tier::User, |p| p.tier);
+        if self.scheme.software_refill() {
+            self.run_handler(self.handler_for(first_tier))?;
+        } else {
+            self.walker_refills += 1;
+        }
+        for &pte in &refs {
+            self.load_pte(asid, pte)?;
+        }
+        self.walk = refs;
+        let page = self.cfg.page_size.bytes();
+        let frame = self.frame_of(asid, va, 0)?;
+        let kernel = va >= USER_LIMIT;
+        let slot = if kernel { Slot::Wired } else { Slot::Normal };
+        if let Some(tlbs) = self.tlbs.as_mut() {
+            tlbs[s].insert(asid, va, frame * page, page, kernel, slot)?;
+        }
+        Ok(())
+    }
+
+    fn handler_for(&self, tier: Tier) -> Handler {
+        match tier {
+            Tier::User => Handler::User,
+            Tier::Kernel => Handler::Kernel,
+            Tier::Root if self.scheme == Scheme::Mach => Handler::MachRoot,
+            Tier::Root => Handler::Root,
+        }
+    }
+
+    fn handler_config(&self, h: Handler) -> crate::config::HandlerConfig {
+        let hs = &self.cfg.handlers;
+        match h {
+            Handler::User => hs.user,
+            Handler::Kernel => hs.kernel,
+            Handler::Root => hs.root,
+            Handler::MachRoot => hs.mach_root,
+        }
+    }
+
+    /// Executes a handler: its entry cost and instructions, each fetched
+    /// through the I-caches from unmapped space, then its administrative
+    /// loads. Its PTE loads are the caller's.
+    fn run_handler(&mut self, h: Handler) -> Result<(), SimError> {
+        let hc = self.handler_config(h);
+        let costs = self.cfg.costs;
+        self.handler_runs[h as usize] += 1;
+        let comp = match h {
+            Handler::User => Component::Uhandler,
+            Handler::Kernel => Component::Khandler,
+            Handler::Root | Handler::MachRoot => Component::Rhandler,
+        };
+        self.vmcpi.charge(comp, hc.instructions * costs.instruction_cycles + costs.interrupt_cycles);
+        let base = HANDLER_PA[h as usize];
+        for i in 0..hc.instructions {
+            let pa = base + i * INSTRUCTION_BYTES;
+            self.handler_fetches += 1;
+            let level = self.kernel_access(RefKind::Ifetch, UNMAPPED_BASE | pa, pa, INSTRUCTION_BYTES)?;
+            self.charge_level(level, Component::HandlerL2, Component::HandlerMem);
+        }
+        for i in 0..hc.admin_loads {
+            let pa = ADMIN_PA + i * ADMIN_STRIDE;
+            self.admin_loads += 1;
+            let level = self.kernel_access(RefKind::Read, UNMAPPED_BASE | pa, pa, 4)?;
+            self.charge_level(level, Component::RpteL2, Component::RpteMem);
+        }
+        Ok(())
+    }
+
+    fn charge_level(&mut self, level: Level, l2: Component, mem: Component) {
+        let c = self.cfg.costs;
+        if level >= Level::L2 {
+            self.vmcpi.charge(l2, c.l2_cycles);
+        }
+        if level == Level::Memory {
+            self.vmcpi.charge(mem, c.memory_cycles);
+        }
+    }
+
+    /// One PTE load through the D-caches. A PTE at a mapped address needs
+    /// its own translation first: through the D-TLB (TLB schemes), or, at
+    /// memory, a handler one tier up (SOFTVM, SPUR).
+    fn load_pte(&mut self, space: u32, pte: PteRef) -> Result<(), SimError> {
+        self.pte_loads += 1;
+        let bytes = u64::from(pte.bytes.max(1));
+        let (addr, pa) = if pte.mapped {
+            match self.at {
+                TranslateAt::L2Miss => {
+                    let r = LineRef { vaddr: pte.addr, paddr: pte.addr, asid: KERNEL_ASID };
+                    if !self.mem.resident(RefKind::Read, r) {
+                        self.translate_at_memory(space, pte.addr)?;
+                    }
+                    (pte.addr, pte.addr)
+                }
+                _ => {
+                    let (pa, _) = self.tlb_translate(1, space, pte.addr)?;
+                    (pte.addr, pa)
+                }
+            }
+        } else {
+            (UNMAPPED_BASE | pte.addr, pte.addr)
+        };
+        let level = self.kernel_access(RefKind::Read, addr, pa, bytes)?;
+        let (l2, mem) = match pte.tier {
+            Tier::User => (Component::UpteL2, Component::UpteMem),
+            Tier::Kernel => (Component::KpteL2, Component::KpteMem),
+            Tier::Root => (Component::RpteL2, Component::RpteMem),
+        };
+        self.charge_level(level, l2, mem);
+        Ok(())
+    }
+
+    /// A kernel reference (handler fetch, PTE or admin load) through the
+    /// caches. Under a scheme that translates at memory, the write-backs it
+    /// forces are translated like any other.
+    fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
+        let mark = self.mem.log.len();
+        let level = self.mem.access(kind, LineRef { vaddr, paddr, asid: KERNEL_ASID }, size);
+        self.after_access(mark, Some((vaddr, KERNEL_ASID)))?;
+        Ok(level)
+    }
+
+    /// SOFTVM / SPUR: translate the line at `va` that is about to come from
+    /// (or go to) memory: the handler (or state machine) for the tier of the
+    /// PTE mapping it, and its PTE load, which may recurse.
+    fn translate_at_memory(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
+        let space = if asid == KERNEL_ASID { self.current_space } else { asid };
+        self.ensure_mapped(space, va)?;
+        let mut refs = Vec::with_capacity(2);
+        match self.table.as_ref() {
+            Some(t) => t.walk(space, va, &mut refs)?,
+            None => return Err(SimError::Config("no page table".into())),
+        }
+        let first_tier = refs.first().map_or(Tier::User, |p| p.tier);
+        if self.scheme.software_refill() {
+            self.run_handler(self.handler_for(first_tier))?;
+        } else {
+            self.walker_refills += 1;
+        }
+        for pte in refs {
+            self.load_pte(space, pte)?;
+        }
+        Ok(())
+    }
+}
+
+impl VmSim {
+    /// Applies a slice of events; `first` numbers the first for errors.
+    pub fn feed(&mut self, events: &[Event]) -> Result<(), SimError> {
+        for ev in events {
+            self.step(ev)?;
+        }
+        Ok(())
+    }
+
+    /// Runs a whole trace, block by block (memory stays bounded).
+    /// `progress` gets the events done so far after each block; an `Err`
+    /// from it stops the run.
+    pub fn run(
+        &mut self,
+        src: &mut dyn EventSource,
+        origin: &str,
+        progress: &mut dyn FnMut(u64, (u64, Option<u64>)) -> Result<(), String>,
+    ) -> Result<VmResult, SimError> {
+        let mut buf = Vec::with_capacity(1 << 16);
+        let mut n = 0u64;
+        while src.fill(&mut buf)? {
+            self.feed(&buf)?;
+            n += buf.len() as u64;
+            progress(n, src.progress()).map_err(|reason| SimError::Interrupted { events: n, reason })?;
+        }
+        Ok(self.result(origin))
+    }
+
+    pub fn vmcpi(&self) -> &Vmcpi {
+        &self.vmcpi
+    }
+
+    pub fn result(&self, origin: &str) -> VmResult {
+        let k = self.vmcpi.user_instructions.max(1) as f64 / 1000.0;
+        VmResult {
+            config: self.cfg.name.clone(),
+            scheme: self.scheme.name().to_string(),
+            trace: origin.to_string(),
+            user_instructions: self.vmcpi.user_instructions,
+            accesses: self.access_counts,
+            vmcpi: self.vmcpi.total(),
+            vm_cycles: self.vmcpi.total_cycles(),
+            components: self
+                .vmcpi
+                .rows()
+                .into_iter()
+                .map(|(tag, events, cycles, frequency, vmcpi)| crate::result::VmcpiRow {
+                    component: tag.to_string(),
+                    events,
+                    cycles,
+                    frequency,
+                    vmcpi,
+                })
+                .collect(),
+            i_side: self.sides[0],
+            d_side: self.sides[1],
+            has_tlb: self.tlbs.is_some(),
+            l2i_misses_per_kinstr: self.sides[0].l2_misses() as f64 / k,
+            l2d_misses_per_kinstr: self.sides[1].l2_misses() as f64 / k,
+            itlb: self.tlbs.as_ref().map(|t| *t[0].stats()),
+            dtlb: self.tlbs.as_ref().map(|t| *t[1].stats()),
+            handler_runs: self.handler_runs,
+            handler_fetches: self.handler_fetches,
+            pte_loads: self.pte_loads,
+            admin_loads: self.admin_loads,
+            walker_refills: self.walker_refills,
+            writeback_translations: self.writeback_translations,
+            context_switches: self.context_switches,
+            flushes: self.flushes,
+            page_table: self.table.as_ref().map(|t| t.memory()),
+            page_table_kind: self.table.as_ref().map(|t| t.name().to_string()),
+            folded_regions: self.fold.as_ref().map_or(0, Fold::regions),
+            caches: self
+                .mem
+                .stats()
+                .into_iter()
+                .map(|(name, stats)| crate::result::NamedCache { name: name.to_string(), stats })
+                .collect(),
+            memory: *self.mem.memory(),
+        }
+    }
+}
