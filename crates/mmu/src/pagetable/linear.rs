@@ -121,6 +121,18 @@ impl LinearTable {
     }
 }
 
+/// Checks the pool hands out 4 KB frames, which the 4 KB-page tables compute
+/// their physical addresses with.
+pub(crate) fn check_pool(frames: &FramePool) -> Result<(), TableError> {
+    if frames.page_bytes() != USER_PAGE_BYTES {
+        return Err(TableError::Config(format!(
+            "this table needs 4 KB frames, the frame pool has {} B frames",
+            frames.page_bytes()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks a frame number fits a 4-byte PTE's 20-bit frame field (4 KB pages,
 /// 32-bit physical addresses, as in the MIPS R3000 PTE).
 pub(crate) fn check_pfn20(pfn: u64) -> Result<(), TableError> {
@@ -179,6 +191,7 @@ impl UserTables {
         frames: &mut FramePool,
     ) -> Result<UserPageChange, TableError> {
         check_pfn20(pfn)?;
+        check_pool(frames)?;
         let table = self.tables.entry(space).or_insert_with(|| LinearTable::new(USER_PAGE_BYTES, USER_PTE_BYTES));
         let change = table.set(vpn, pfn, frames)?;
         if let PageChange::Allocated { pfn: f, .. } = change {

@@ -19,7 +19,7 @@
 //! [`Tier::Kernel`] reference into the KPT; an address inside the KPT gives
 //! a physical [`Tier::Root`] reference.
 
-use super::linear::{check_pfn20, LinearTable, PageChange, UserPageChange, UserTables};
+use super::linear::{check_pfn20, check_pool, LinearTable, PageChange, UserPageChange, UserTables};
 use super::mips::{MAX_SPACES, PAGE_BYTES, PTE_BYTES, UPT_BASE, UPT_BYTES};
 use super::{PageTable, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
@@ -43,6 +43,7 @@ pub struct Mach {
 impl Mach {
     /// Builds the table, allocating the root table's frame.
     pub fn new(frames: &mut FramePool) -> Result<Self, TableError> {
+        check_pool(frames)?;
         let root_pfn = frames.alloc()?;
         check_pfn20(root_pfn)?;
         Ok(Self { user: UserTables::default(), kpt: LinearTable::new(PAGE_BYTES, PTE_BYTES), root_pfn })

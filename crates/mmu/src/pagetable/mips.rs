@@ -20,7 +20,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::linear::{check_pfn20, UserTables, USER_PAGE_BYTES, USER_PTE_BYTES, USER_TABLE_BYTES, USER_VA_BITS};
+use super::linear::{check_pfn20, check_pool, UserTables, USER_PAGE_BYTES, USER_PTE_BYTES, USER_TABLE_BYTES, USER_VA_BITS};
 use super::{PageTable, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
@@ -85,6 +85,7 @@ impl PageTable for Ultrix {
     fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
         UserTables::check(space, vpn, MAX_SPACES)?;
         check_pfn20(pfn)?;
+        check_pool(frames)?;
         self.ensure_root(space, frames)?;
         // The root entry for the UPT page is valid exactly while that page
         // has a frame, so it is derived from the user tables, never stale.

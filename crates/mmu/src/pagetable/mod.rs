@@ -25,10 +25,18 @@ mod linear;
 pub mod mach;
 pub mod mips;
 pub mod parisc;
+pub mod powerpc;
+pub mod puma;
+pub mod segments;
+pub mod x86;
 
 pub use mach::Mach;
 pub use mips::Ultrix;
 pub use parisc::{ChainStats, HashedInverted, HashedParams};
+pub use powerpc::{HashedPageTable, HtabParams};
+pub use puma::Puma;
+pub use x86::Radix;
+pub use segments::SegmentRegisters;
 
 /// The tier of a PTE, as Table 2 of Jacob & Mudge names the handlers:
 /// user (`upte`), kernel (`kpte`) and root (`rpte`).
@@ -115,4 +123,123 @@ pub trait PageTable: std::fmt::Debug {
     /// can follow a walk to its frame: a mapped [`PteRef`] is resolved by
     /// walking its address (next tier) and reading the PTE there.
     fn pte_at(&self, pa: u64) -> Option<u64>;
+}
+
+/// The page-table organisations, by the names presets, the CLI and Python
+/// use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize)]
+pub enum TableKind {
+    /// ULTRIX on MIPS: 2 MB linear user tables + 2 KB root ([`mips`]).
+    #[serde(rename = "mips")]
+    Mips,
+    /// MACH on MIPS: user tables + 4 MB kernel table + 4 KB root ([`mach`]).
+    #[serde(rename = "mach")]
+    Mach,
+    /// SOFTVM's PUMA disjunct table ([`puma`]).
+    #[serde(rename = "puma")]
+    Puma,
+    /// 32-bit x86 two-level radix table ([`x86`]).
+    #[serde(rename = "x86-2level")]
+    X86TwoLevel,
+    /// x86-64 four-level radix table ([`x86`]).
+    #[serde(rename = "x86-4level")]
+    X86FourLevel,
+    /// PA-RISC hashed inverted table with chains ([`parisc`]).
+    #[serde(rename = "parisc")]
+    Parisc,
+    /// PowerPC hashed page table of PTEGs ([`powerpc`]).
+    #[serde(rename = "powerpc")]
+    Powerpc,
+}
+
+impl TableKind {
+    pub const ALL: [TableKind; 7] = [
+        TableKind::Mips,
+        TableKind::Mach,
+        TableKind::Puma,
+        TableKind::X86TwoLevel,
+        TableKind::X86FourLevel,
+        TableKind::Parisc,
+        TableKind::Powerpc,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TableKind::Mips => "mips",
+            TableKind::Mach => "mach",
+            TableKind::Puma => "puma",
+            TableKind::X86TwoLevel => "x86-2level",
+            TableKind::X86FourLevel => "x86-4level",
+            TableKind::Parisc => "parisc",
+            TableKind::Powerpc => "powerpc",
+        }
+    }
+}
+
+impl std::fmt::Display for TableKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for TableKind {
+    type Err = TableError;
+
+    fn from_str(s: &str) -> Result<Self, TableError> {
+        TableKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = TableKind::ALL.iter().map(|k| k.name()).collect();
+            TableError::Config(format!("unknown page-table organisation {s:?}; expected one of {}", names.join(", ")))
+        })
+    }
+}
+
+/// What building a table needs beyond its kind: the machine's physical
+/// memory (the hashed tables are sized from it) and optional explicit sizes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TableParams {
+    /// Physical frames of the machine.
+    pub phys_frames: u64,
+    /// PA-RISC: hash-table entries per physical frame (before rounding up
+    /// to a power of two).
+    pub parisc_entries_per_frame: u64,
+    /// PA-RISC: explicit hash-table entries (a power of two).
+    pub parisc_entries: Option<u64>,
+    /// PowerPC: explicit PTEG count (a power of two).
+    pub powerpc_ptegs: Option<u64>,
+}
+
+impl Default for TableParams {
+    fn default() -> Self {
+        Self {
+            phys_frames: 0,
+            parisc_entries_per_frame: parisc::DEFAULT_ENTRIES_PER_FRAME,
+            parisc_entries: None,
+            powerpc_ptegs: None,
+        }
+    }
+}
+
+/// Builds an empty table of `kind`, allocating whatever it needs up front
+/// (MACH's root, the hashed tables) from `frames`.
+pub fn build(kind: TableKind, params: &TableParams, frames: &mut FramePool) -> Result<Box<dyn PageTable + Send>, TableError> {
+    Ok(match kind {
+        TableKind::Mips => Box::new(Ultrix::new()),
+        TableKind::Mach => Box::new(Mach::new(frames)?),
+        TableKind::Puma => Box::new(Puma::new()),
+        TableKind::X86TwoLevel => Box::new(Radix::two_level()),
+        TableKind::X86FourLevel => Box::new(Radix::four_level()),
+        TableKind::Parisc => Box::new(HashedInverted::new(
+            &HashedParams {
+                phys_frames: params.phys_frames,
+                entries_per_frame: params.parisc_entries_per_frame,
+                entries: params.parisc_entries,
+            },
+            frames,
+        )?),
+        TableKind::Powerpc => Box::new(HashedPageTable::new(
+            &HtabParams { phys_frames: params.phys_frames, ptegs: params.powerpc_ptegs },
+            frames,
+        )?),
+    })
 }
