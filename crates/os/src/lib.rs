@@ -1,1 +1,23 @@
-//! The OS side of virtual memory (see README.md).
+//! The OS side of virtual memory (see README.md): physical memory, memory
+//! objects and address spaces (`vm`), the hat layer (`hat`), virtual-cache
+//! consistency policies (`policy`) and the consistency oracle (`oracle`),
+//! kernel primitives run on the simulated machine (`primitives`, `cost`),
+//! scenarios (`scenario`), and the seed 000 experiments (`ipc`, `pmap`,
+//! `experiments`).
+
+pub mod cost;
+pub mod cpu;
+pub mod hat;
+pub mod oracle;
+pub mod physmem;
+pub mod policy;
+pub mod primitives;
+pub mod prot;
+pub mod scenario;
+pub mod vm;
+
+pub use cost::{CostModel, Counters};
+pub use oracle::Violation;
+pub use policy::Policy;
+pub use prot::Prot;
+pub use vm::{ObjectKind, Os, OsError};

@@ -1,0 +1,183 @@
+//! The simulated CPU as the OS model sees it: data references through the
+//! machine's cache hierarchy (or around it, for uncached pages), cache-line
+//! flushes and purges, and the counters they produce. Every kernel routine
+//! runs here as instructions plus references, so its cost follows from the
+//! cache state it meets.
+//!
+//! Scope: data references go through the top-level D-cache and everything
+//! below it; instruction fetches are counted as instructions, not simulated
+//! (the kernel's loops are a few lines of code, resident in the I-cache).
+//! The oracle treats every level below the top one as "memory", which is
+//! exact when those levels are physically indexed and tagged (checked).
+
+use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
+use vmlab_machine::{Hierarchy, MachineConfig};
+
+use crate::cost::Counters;
+use crate::oracle::{Access, Oracle, Violation};
+
+#[derive(Debug)]
+pub struct Cpu {
+    hier: Hierarchy,
+    line: u64,
+    indexing: Indexing,
+    counters: Counters,
+    oracle: Option<Oracle>,
+}
+
+impl Cpu {
+    /// A CPU over `machine`'s caches; `oracle` turns the consistency oracle on
+    /// (labelled with `policy` in its reports).
+    pub fn new(machine: &MachineConfig, oracle: bool, policy: &str) -> Result<Self, String> {
+        let tiers = machine.tiers().map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let hier = Hierarchy::new(&tiers, false).map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let top = match &tiers[0] {
+            vmlab_machine::TierConfig::Unified { cache, .. } => cache.clone(),
+            vmlab_machine::TierConfig::Split { d, .. } => d.clone(),
+        };
+        for t in tiers.iter().skip(1) {
+            let below = match t {
+                vmlab_machine::TierConfig::Unified { cache, .. } => vec![cache],
+                vmlab_machine::TierConfig::Split { i, d, .. } => vec![i, d],
+            };
+            if oracle && below.iter().any(|c| c.indexing != Indexing::Pipt) {
+                return Err(format!(
+                    "machine {}: the consistency oracle needs every level below the first to be physically indexed (pipt)",
+                    machine.name
+                ));
+            }
+        }
+        let oracle = if oracle { Some(Oracle::new(&top, policy)?) } else { None };
+        Ok(Self { hier, line: top.line.0, indexing: top.indexing, counters: Counters::default(), oracle })
+    }
+
+    pub fn line_bytes(&self) -> u64 {
+        self.line
+    }
+
+    pub fn indexing(&self) -> Indexing {
+        self.indexing
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    pub fn hierarchy(&self) -> &Hierarchy {
+        &self.hier
+    }
+
+    pub fn violations(&self) -> &[Violation] {
+        self.oracle.as_ref().map_or(&[], |o| o.violations())
+    }
+
+    pub fn oracle_checks(&self) -> u64 {
+        self.oracle.as_ref().map_or(0, |o| o.checks())
+    }
+
+    /// Instructions executed besides the references below.
+    pub fn instructions(&mut self, n: u64) {
+        self.counters.instructions += n;
+    }
+
+    pub fn count(&mut self, f: impl FnOnce(&mut Counters)) {
+        f(&mut self.counters);
+    }
+
+    /// One data reference of `size` bytes at `va` (translated to `pa`),
+    /// tagged with cache space `asid`; split at line boundaries. Counts the
+    /// references, not the instruction that issues them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn reference(&mut self, write: bool, va: u64, pa: u64, asid: u32, size: u64, cached: bool, origin: &str) {
+        let line = self.line;
+        let mut off = 0;
+        while off < size {
+            let v = va + off;
+            let chunk = (line - (v & (line - 1))).min(size - off);
+            self.piece(write, v, pa + off, asid, chunk, cached, origin);
+            off += chunk;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn piece(&mut self, write: bool, va: u64, pa: u64, asid: u32, size: u64, cached: bool, origin: &str) {
+        self.counters.references += 1;
+        let access = || Access { asid, vaddr: va, paddr: pa, write, origin: origin.to_string() };
+        if !cached {
+            self.counters.uncached += 1;
+            if let Some(o) = self.oracle.as_mut() {
+                o.uncached(pa, size, &access());
+            }
+            return;
+        }
+        let kind = if write { RefKind::Write } else { RefKind::Read };
+        let out = self.hier.access_line(0, kind, va, pa, asid, size);
+        if out.fetch {
+            self.counters.misses += 1;
+        }
+        if out.writeback.is_some() {
+            self.counters.writebacks += 1;
+        }
+        if let Some(o) = self.oracle.as_mut() {
+            let a = access();
+            if let Some(e) = out.writeback {
+                o.write_back(&e, &a);
+            }
+            let r = LineRef { vaddr: va, paddr: pa, asid };
+            o.cached(&r, size, out.hit, out.fetch, out.write_through, out.resident_dirty.is_some(), &a);
+        }
+    }
+
+    /// Flushes (writes back if dirty, invalidates) or purges (invalidates)
+    /// the top-level D-cache line holding `va`/`pa` in space `asid`: one
+    /// cache-control instruction. Returns the state it found.
+    pub fn flush_line(&mut self, va: u64, pa: u64, asid: u32, purge: bool, origin: &str) -> LineState {
+        let mask = !(self.line - 1);
+        let r = LineRef { vaddr: va & mask, paddr: pa & mask, asid };
+        self.counters.cache_ops += 1;
+        let state = self.hier.top_mut(RefKind::Read).flush_line(r, purge);
+        let access = Access { asid, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
+        match state {
+            LineState::Dirty(e) if !purge => {
+                self.counters.writebacks += 1;
+                self.hier.request(1, RefKind::Write, e.vaddr, e.paddr, e.asid, self.line);
+                if let Some(o) = self.oracle.as_mut() {
+                    o.write_back(&e, &access);
+                }
+            }
+            LineState::Dirty(_) | LineState::Clean => {
+                if let Some(o) = self.oracle.as_mut() {
+                    o.dropped(&r);
+                }
+            }
+            LineState::Empty => {}
+        }
+        state
+    }
+
+    /// Writes back and invalidates the whole top-level D-cache without
+    /// counting (an experiment's set-up, outside any measured region).
+    pub fn reset_cache(&mut self) {
+        let cache = self.hier.top_mut(RefKind::Read);
+        let resident = cache.resident();
+        let (_, dirty) = cache.flush_all(false);
+        for e in &dirty {
+            self.hier.request(1, RefKind::Write, e.vaddr, e.paddr, e.asid, self.line);
+        }
+        if let Some(o) = self.oracle.as_mut() {
+            let access = Access { asid: 0, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
+            for e in resident {
+                if e.dirty {
+                    o.write_back(&e, &access);
+                } else {
+                    o.dropped(&LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid });
+                }
+            }
+        }
+    }
+
+    /// The top-level D-cache lines resident now: (vaddr, paddr, asid, dirty).
+    pub fn resident(&mut self) -> Vec<vmlab_cache::Evicted> {
+        self.hier.top_mut(RefKind::Read).resident()
+    }
+}

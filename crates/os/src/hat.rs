@@ -1,0 +1,454 @@
+//! The hat ("hardware address translation") layer of Khalidi, Joshi and
+//! Williams (seed 003 section 4), with its interface and structures:
+//!
+//! * interface (section 4.1): [`Hat::load`] translations of an address
+//!   space to pages; [`Hat::unload_frame`] every translation to a page (all
+//!   address spaces, all CPUs); [`Hat::unload_range`] a range of one address
+//!   space; [`Hat::change_prot`] of a range; [`Hat::set_refmod`] /
+//!   [`Hat::clear_refmod`] the referenced and modified bits;
+//! * machine-independent structures (section 4.2, Figure 2): an
+//!   [`AsDescriptor`] per address space with a list of [`MmuDescriptor`]s
+//!   (one per MMU/CPU the space is active on), and a [`PageFrame`]
+//!   descriptor per page with the list of every translation to it;
+//! * machine-dependent structures (section 4.3): the PA-RISC hashed inverted
+//!   page table of `vmlab_mmu` (global, shared by every MMU descriptor), whose
+//!   insert and delete walk the hash chain through the simulated cache.
+//!
+//! It also enforces the virtual-cache consistency policy (`policy.rs`) on
+//! every load and unload, doing the flushes, purges and TLB purges seed 000
+//! section 3 lists. Everything is ready for N CPUs (translations are kept per
+//! MMU descriptor and unloads visit every one); there is no locking yet and
+//! a TLB purge on another CPU is counted like a local one (shoot-down costs
+//! are a later issue).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use vmlab_cache::{CacheConfig, Indexing};
+use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteRef};
+use vmlab_mmu::FramePool;
+
+use crate::cost::CostModel;
+use crate::cpu::Cpu;
+use crate::oracle::{CopyId, CopyNamer};
+use crate::policy::{Conflict, Policy};
+use crate::primitives::{flush_range, Span};
+use crate::prot::Prot;
+
+/// One translation to a page: address space, page address, the space the
+/// cache tags it with (its own ASID, or a global segment's), the rights
+/// loaded into the MMU, and the CPU whose MMU holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mapping {
+    pub asid: u32,
+    pub va: u64,
+    pub tag: u32,
+    pub prot: Prot,
+    pub cpu: usize,
+}
+
+/// A page-frame descriptor: the frame, every translation to it, its
+/// referenced/modified bits and whether it is currently uncached.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PageFrame {
+    pub pfn: u64,
+    pub mappings: Vec<Mapping>,
+    pub referenced: bool,
+    pub modified: bool,
+    pub uncached: bool,
+}
+
+/// The translations of one address space in one MMU.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MmuDescriptor {
+    pub cpu: usize,
+    /// Page address -> (frame, rights).
+    pub translations: BTreeMap<u64, (u64, Prot)>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AsDescriptor {
+    pub asid: u32,
+    pub mmus: Vec<MmuDescriptor>,
+}
+
+/// What a load did to other translations, for fault accounting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LoadEffects {
+    /// Translations unloaded to keep one class live (pseudo-aliasing).
+    pub unloaded: u32,
+    /// Translations downgraded to read-only.
+    pub downgraded: u32,
+    /// The page went uncached.
+    pub uncached: bool,
+}
+
+#[derive(Debug)]
+pub struct Hat {
+    policy: Policy,
+    page: u64,
+    namer: CopyNamer,
+    physical_cache: bool,
+    spaces: BTreeMap<u32, AsDescriptor>,
+    frames: BTreeMap<u64, PageFrame>,
+    /// Translations unloaded by the policy whose next fault is a pseudo fault.
+    pseudo: BTreeSet<(u32, u64)>,
+    table: HashedInverted,
+    table_pool: FramePool,
+    refs: Vec<PteRef>,
+}
+
+/// The physical (absolute) accesses of the kernel, such as PTE reads, use
+/// cache space 0 and virtual address = physical address.
+pub const PHYSICAL_SPACE: u32 = 0;
+
+impl Hat {
+    /// A hat for `data_frames` data frames of `page` bytes; the hash table
+    /// and its overflow entries live in frames above them.
+    pub fn new(policy: Policy, page: u64, data_frames: u64, top: &CacheConfig) -> Result<Self, String> {
+        let mut table_pool = FramePool::new(page, data_frames, data_frames.max(64));
+        let params = HashedParams { phys_frames: data_frames, ..HashedParams::default() };
+        let table = HashedInverted::new(&params, &mut table_pool).map_err(|e| e.to_string())?;
+        Ok(Self {
+            policy,
+            page,
+            namer: CopyNamer::new(top)?,
+            physical_cache: top.indexing == Indexing::Pipt,
+            spaces: BTreeMap::new(),
+            frames: BTreeMap::new(),
+            pseudo: BTreeSet::new(),
+            table,
+            table_pool,
+            refs: Vec::new(),
+        })
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    pub fn frame(&self, pfn: u64) -> Option<&PageFrame> {
+        self.frames.get(&pfn)
+    }
+
+    pub fn space(&self, asid: u32) -> Option<&AsDescriptor> {
+        self.spaces.get(&asid)
+    }
+
+    /// The loaded translation of `va` in `asid` on `cpu`, if any: (frame, rights).
+    pub fn translation(&self, asid: u32, va: u64, cpu: usize) -> Option<(u64, Prot)> {
+        let page = va & !(self.page - 1);
+        self.spaces.get(&asid)?.mmus.iter().find(|m| m.cpu == cpu)?.translations.get(&page).copied()
+    }
+
+    /// The cache-space tag of the translation of `va` in `asid`.
+    pub fn tag_of(&self, asid: u32, va: u64, pfn: u64) -> u32 {
+        let page = va & !(self.page - 1);
+        self.frames
+            .get(&pfn)
+            .and_then(|f| f.mappings.iter().find(|m| m.asid == asid && m.va == page))
+            .map_or(asid, |m| m.tag)
+    }
+
+    pub fn uncached(&self, pfn: u64) -> bool {
+        self.frames.get(&pfn).is_some_and(|f| f.uncached)
+    }
+
+    /// Whether the last unload of this translation was the policy's (so the
+    /// fault that reloads it is a pseudo page fault); clears the mark.
+    pub fn take_pseudo(&mut self, asid: u32, va: u64) -> bool {
+        self.pseudo.remove(&(asid, va & !(self.page - 1)))
+    }
+
+    /// The cache copies the lines of page `va`->`pfn` under `tag` land in.
+    pub fn class(&self, va: u64, pfn: u64, tag: u32) -> Vec<CopyId> {
+        let line = self.namer.line_bytes();
+        let (va, pa) = (va & !(self.page - 1), pfn * self.page);
+        (0..self.page / line)
+            .map(|i| self.namer.id(&vmlab_cache::LineRef { vaddr: va + i * line, paddr: pa + i * line, asid: tag }))
+            .collect()
+    }
+
+    fn class_of(&self, m: &Mapping, pfn: u64) -> Vec<CopyId> {
+        self.class(m.va, pfn, m.tag)
+    }
+
+    fn acts(&self) -> bool {
+        self.policy != Policy::None && !self.physical_cache
+    }
+
+    /// Interface 1: loads the translation `va` -> `pfn` of `asid` on `cpu`
+    /// with `prot`, cache-tagged `tag`. `need_write` says the access that
+    /// caused the load writes (read-only aliasing loads readers read-only).
+    /// Returns the rights actually loaded and what happened to the others.
+    #[allow(clippy::too_many_arguments)]
+    pub fn load(
+        &mut self,
+        cpu: &mut Cpu,
+        cost: &CostModel,
+        cpu_id: usize,
+        asid: u32,
+        va: u64,
+        pfn: u64,
+        prot: Prot,
+        tag: u32,
+        need_write: bool,
+    ) -> Result<(Prot, LoadEffects), String> {
+        let va = va & !(self.page - 1);
+        let mut fx = LoadEffects::default();
+        if let Some((old, _)) = self.translation(asid, va, cpu_id) {
+            if old != pfn {
+                return Err(format!("hat: space {asid} page {va:#x} is loaded to frame {old:#x}, not {pfn:#x}; unload first"));
+            }
+            self.unload(cpu, cost, asid, va, false, false);
+        }
+        let mut prot = prot;
+        let cls = self.class(va, pfn, tag);
+        if self.acts() {
+            let others: Vec<Mapping> = self.frames.get(&pfn).map(|f| f.mappings.clone()).unwrap_or_default();
+            let differ: Vec<Mapping> = others.iter().filter(|m| self.class_of(m, pfn) != cls).cloned().collect();
+            match self.policy.on_conflict() {
+                Conflict::Ignore => {}
+                Conflict::OneClass => {
+                    for m in &differ {
+                        self.unload(cpu, cost, m.asid, m.va, false, true);
+                        fx.unloaded += 1;
+                    }
+                }
+                Conflict::ReadersOrOneWriter => {
+                    if need_write {
+                        for m in &differ {
+                            self.unload(cpu, cost, m.asid, m.va, false, true);
+                            fx.unloaded += 1;
+                        }
+                    } else if !differ.is_empty() {
+                        for m in differ.iter().filter(|m| m.prot.write) {
+                            self.downgrade(cpu, cost, m, pfn);
+                            fx.downgraded += 1;
+                        }
+                        prot = prot.without_write();
+                    }
+                }
+                Conflict::UncacheIfClassesDiffer => {
+                    if !differ.is_empty() {
+                        fx.uncached = self.make_uncached(cpu, cost, pfn);
+                    }
+                }
+                Conflict::UncacheIfShared => {
+                    if !others.is_empty() {
+                        fx.uncached = self.make_uncached(cpu, cost, pfn);
+                    }
+                }
+            }
+        }
+        // Machine-dependent part: the hashed table entry.
+        self.refs.clear();
+        self.table
+            .insert_refs(asid, va / self.page, pfn, &mut self.table_pool, &mut self.refs)
+            .map_err(|e| format!("hat: page table: {e}"))?;
+        self.charge_pte(cpu, cost, "pte_insert");
+        cpu.instructions(cost.path_of("vm_map_page"));
+        let space = self.spaces.entry(asid).or_insert_with(|| AsDescriptor { asid, mmus: Vec::new() });
+        if !space.mmus.iter().any(|m| m.cpu == cpu_id) {
+            space.mmus.push(MmuDescriptor { cpu: cpu_id, translations: BTreeMap::new() });
+        }
+        if let Some(mmu) = space.mmus.iter_mut().find(|m| m.cpu == cpu_id) {
+            mmu.translations.insert(va, (pfn, prot));
+        }
+        let frame = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
+        frame.mappings.push(Mapping { asid, va, tag, prot, cpu: cpu_id });
+        self.pseudo.remove(&(asid, va));
+        Ok((prot, fx))
+    }
+
+    fn charge_pte(&mut self, cpu: &mut Cpu, cost: &CostModel, base: &str) {
+        cpu.instructions(cost.path_of(base) + cost.path_of("pte_chain_step") * self.refs.len() as u64);
+        let n = self.refs.len() as u64;
+        cpu.count(|c| c.pte_refs += n);
+        for r in &self.refs {
+            cpu.reference(false, r.addr, r.addr, PHYSICAL_SPACE, u64::from(r.bytes), true, base);
+        }
+    }
+
+    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel) {
+        cpu.instructions(cost.path_of("tlb_purge"));
+        cpu.count(|c| c.tlb_purges += 1);
+    }
+
+    /// Flushes every live translation's lines (each class once) and marks
+    /// the page uncached. Returns whether it changed.
+    fn make_uncached(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: u64) -> bool {
+        let Some(frame) = self.frames.get(&pfn) else { return false };
+        if frame.uncached {
+            return false;
+        }
+        let maps = frame.mappings.clone();
+        let mut seen: Vec<Vec<CopyId>> = Vec::new();
+        for m in &maps {
+            let c = self.class_of(m, pfn);
+            if !seen.contains(&c) {
+                flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: uncache");
+                seen.push(c);
+            }
+        }
+        if let Some(f) = self.frames.get_mut(&pfn) {
+            f.uncached = true;
+        }
+        true
+    }
+
+    /// Takes write permission away from a live translation in another class:
+    /// its dirty lines go to memory first, so readers elsewhere see them.
+    fn downgrade(&mut self, cpu: &mut Cpu, cost: &CostModel, m: &Mapping, pfn: u64) {
+        flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: downgrade");
+        self.purge_tlb(cpu, cost);
+        self.set_rights(m.asid, m.va, pfn, |p| p.without_write());
+    }
+
+    fn set_rights(&mut self, asid: u32, va: u64, pfn: u64, f: impl Fn(Prot) -> Prot) {
+        if let Some(fr) = self.frames.get_mut(&pfn) {
+            for m in fr.mappings.iter_mut().filter(|m| m.asid == asid && m.va == va) {
+                m.prot = f(m.prot);
+            }
+        }
+        if let Some(s) = self.spaces.get_mut(&asid) {
+            for mmu in &mut s.mmus {
+                if let Some(t) = mmu.translations.get_mut(&va) {
+                    t.1 = f(t.1);
+                }
+            }
+        }
+    }
+
+    /// Unloads the translation of page `va` in `asid` from every MMU. When
+    /// no other live translation of the frame shares its cache class, the
+    /// page's lines are flushed — purged when `destroy` (the frame is being
+    /// freed and this was its last translation). `by_policy` marks the next
+    /// fault on it a pseudo fault. Returns the frame it mapped.
+    pub fn unload(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, destroy: bool, by_policy: bool) -> Option<u64> {
+        let va = va & !(self.page - 1);
+        let mut pfn = None;
+        if let Some(s) = self.spaces.get_mut(&asid) {
+            for mmu in &mut s.mmus {
+                if let Some((p, _)) = mmu.translations.remove(&va) {
+                    pfn = Some(p);
+                }
+            }
+        }
+        let pfn = pfn?;
+        let Some(frame) = self.frames.get_mut(&pfn) else { return Some(pfn) };
+        let Some(idx) = frame.mappings.iter().position(|m| m.asid == asid && m.va == va) else { return Some(pfn) };
+        let m = frame.mappings.remove(idx);
+        let uncached = frame.uncached;
+        let remaining = frame.mappings.clone();
+        self.refs.clear();
+        // A translation the table lost is a hat bug; the cost is still the walk.
+        let _ = self.table.remove_refs(asid, va / self.page, &mut self.table_pool, &mut self.refs);
+        self.charge_pte(cpu, cost, "pte_delete");
+        self.purge_tlb(cpu, cost);
+        cpu.instructions(cost.path_of("vm_unmap_page"));
+        if self.acts() {
+            let cls = self.class_of(&m, pfn);
+            if !uncached && !remaining.iter().any(|o| self.class_of(o, pfn) == cls) {
+                let purge = destroy && remaining.is_empty();
+                flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, purge, "hat: unload");
+            }
+            if uncached {
+                let back = match self.policy.on_conflict() {
+                    Conflict::UncacheIfShared => remaining.len() <= 1,
+                    _ => remaining.windows(2).all(|w| self.class_of(&w[0], pfn) == self.class_of(&w[1], pfn)),
+                };
+                if back {
+                    if let Some(f) = self.frames.get_mut(&pfn) {
+                        f.uncached = false;
+                    }
+                }
+            }
+        }
+        if by_policy {
+            self.pseudo.insert((asid, va));
+        }
+        if remaining.is_empty() {
+            if let Some(f) = self.frames.get(&pfn) {
+                if !f.referenced && !f.modified || destroy {
+                    self.frames.remove(&pfn);
+                }
+            }
+        }
+        Some(pfn)
+    }
+
+    /// Interface 3: unloads every translation of `[va, va+len)` in `asid`;
+    /// `destroy(pfn)` says whether a frame is about to be freed.
+    pub fn unload_range(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, len: u64, destroy: &dyn Fn(u64) -> bool) {
+        let mut page = va & !(self.page - 1);
+        while page < va + len {
+            if let Some(p) = self.translation_any(asid, page) {
+                self.unload(cpu, cost, asid, page, destroy(p), false);
+            }
+            page += self.page;
+        }
+    }
+
+    fn translation_any(&self, asid: u32, page: u64) -> Option<u64> {
+        self.spaces.get(&asid)?.mmus.iter().find_map(|m| m.translations.get(&page).map(|t| t.0))
+    }
+
+    /// Interface 2: unloads every translation to `pfn` (all address spaces,
+    /// all CPUs).
+    pub fn unload_frame(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: u64, destroy: bool) {
+        let maps = self.frames.get(&pfn).map(|f| f.mappings.clone()).unwrap_or_default();
+        for m in maps {
+            self.unload(cpu, cost, m.asid, m.va, destroy, false);
+        }
+        if destroy {
+            self.frames.remove(&pfn);
+        }
+    }
+
+    /// Interface 4: sets the rights of the loaded translations in
+    /// `[va, va+len)` of `asid` to `prot` (never more than `cap(page)`, e.g.
+    /// read-only for copy-on-write pages). Protection lives in the TLB on
+    /// PA-RISC, so this purges TLB entries, not cache lines (seed 000 §5).
+    pub fn change_prot(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, len: u64, prot: &dyn Fn(u64) -> Prot) {
+        let mut page = va & !(self.page - 1);
+        while page < va + len {
+            if let Some(pfn) = self.translation_any(asid, page) {
+                let p = prot(page);
+                self.set_rights(asid, page, pfn, |_| p);
+                self.purge_tlb(cpu, cost);
+            }
+            page += self.page;
+        }
+    }
+
+    /// Interface 5: sets referenced / modified bits of a page.
+    pub fn set_refmod(&mut self, pfn: u64, referenced: bool, modified: bool) {
+        let f = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
+        f.referenced |= referenced;
+        f.modified |= modified;
+    }
+
+    /// Interface 5: clears both bits; returns what they were.
+    pub fn clear_refmod(&mut self, pfn: u64) -> (bool, bool) {
+        match self.frames.get_mut(&pfn) {
+            Some(f) => {
+                let was = (f.referenced, f.modified);
+                f.referenced = false;
+                f.modified = false;
+                was
+            }
+            None => (false, false),
+        }
+    }
+
+    /// A span for kernel code touching `va` of a loaded translation.
+    pub fn span(&self, asid: u32, va: u64, pfn: u64) -> Span {
+        Span { va, pa: pfn * self.page + (va & (self.page - 1)), asid: self.tag_of(asid, va, pfn), cached: !self.uncached(pfn) }
+    }
+
+    /// Frames with at least one live translation.
+    pub fn frames(&self) -> impl Iterator<Item = &PageFrame> {
+        self.frames.values()
+    }
+}

@@ -1,0 +1,72 @@
+//! The kernel's inner loops, run instruction by instruction on the
+//! simulated CPU: the `pdcache`-style flush/purge loop, the copy loop and
+//! the zero loop. Their costs come from the cache states they meet.
+
+use crate::cost::CostModel;
+use crate::cpu::Cpu;
+use vmlab_cache::LineState;
+
+/// How many lines of each state a flush loop met.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlushFound {
+    pub empty: u64,
+    pub clean: u64,
+    pub dirty: u64,
+}
+
+/// Flushes (or purges) `bytes` from `va` (physical `pa`, cache space `asid`)
+/// the way HP-UX `pdcache()` does: a call, then `flush_lines_per_iteration`
+/// line flushes per loop iteration (seed 000 footnote 2).
+pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, va: u64, pa: u64, asid: u32, bytes: u64, purge: bool, origin: &str) -> FlushFound {
+    let line = cpu.line_bytes();
+    let lines = bytes.div_ceil(line);
+    let per = cost.path_of("flush_lines_per_iteration").max(1);
+    cpu.count(|c| c.flush_calls += 1);
+    cpu.instructions(lines.div_ceil(per) * cost.path_of("flush_loop_iteration"));
+    let mut found = FlushFound::default();
+    for i in 0..lines {
+        match cpu.flush_line(va + i * line, pa + i * line, asid, purge, origin) {
+            LineState::Empty => found.empty += 1,
+            LineState::Clean => found.clean += 1,
+            LineState::Dirty(_) => found.dirty += 1,
+        }
+    }
+    found
+}
+
+/// One side of a copy: where the bytes are and whether the page is cached.
+#[derive(Clone, Copy, Debug)]
+pub struct Span {
+    pub va: u64,
+    pub pa: u64,
+    pub asid: u32,
+    pub cached: bool,
+}
+
+/// Copies `bytes` (whole words) from `src` to `dst` with a word loop:
+/// per line, one load and one store per word and `copy_per_line`
+/// instructions.
+pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, origin: &str) {
+    let line = cpu.line_bytes();
+    cpu.count(|c| c.copy_calls += 1);
+    cpu.instructions(bytes.div_ceil(line) * cost.path_of("copy_per_line"));
+    let w = crate::oracle::WORD;
+    let mut off = 0;
+    while off < bytes {
+        cpu.reference(false, src.va + off, src.pa + off, src.asid, w, src.cached, origin);
+        cpu.reference(true, dst.va + off, dst.pa + off, dst.asid, w, dst.cached, origin);
+        off += w;
+    }
+}
+
+/// Writes zeros over `bytes` at `dst`, one store per word.
+pub fn zero(cpu: &mut Cpu, cost: &CostModel, dst: Span, bytes: u64, origin: &str) {
+    let line = cpu.line_bytes();
+    cpu.instructions(bytes.div_ceil(line) * cost.path_of("zero_per_line"));
+    let w = crate::oracle::WORD;
+    let mut off = 0;
+    while off < bytes {
+        cpu.reference(true, dst.va + off, dst.pa + off, dst.asid, w, dst.cached, origin);
+        off += w;
+    }
+}

@@ -1,0 +1,694 @@
+//! The machine-independent VM: memory objects, address spaces, `map`,
+//! `unmap`, `protect`, `fork`, user accesses and the faults they take
+//! (minor, zero-fill, copy-on-write, pseudo), over the hat layer and the
+//! simulated CPU.
+//!
+//! Kernel code touches a frame's contents (zero-fill, file read, COW copy)
+//! through a *kernel window*: a temporary kernel translation at
+//! [`KERNEL_WINDOW`] + the frame's physical address, loaded and unloaded
+//! through the hat like any other, as Chorus maps all physical memory into a
+//! kernel segment (seed 000 footnote 6). The consistency policy therefore
+//! sees kernel aliases exactly as it sees user ones.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use vmlab_machine::MachineConfig;
+
+use crate::cost::{CostModel, Counters};
+use crate::cpu::Cpu;
+use crate::hat::Hat;
+use crate::oracle::Violation;
+use crate::physmem::PhysMem;
+use crate::policy::Policy;
+use crate::primitives::{copy, zero};
+use crate::prot::Prot;
+
+/// The kernel's address space (and cache space) id.
+pub const KERNEL: u32 = 0;
+/// Base of the kernel window onto physical memory; chosen aligned to any
+/// cache's colour span so a window address has its frame's colour.
+pub const KERNEL_WINDOW: u64 = 0x8000_0000;
+/// Cache space ids of global shared segments (`global-shared` policy).
+pub const GLOBAL_SPACE_BASE: u32 = 0x4000_0000;
+/// User virtual addresses must lie below this (the PA-RISC table's 32-bit
+/// offsets; the kernel window sits above).
+pub const USER_LIMIT: u64 = KERNEL_WINDOW;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum OsError {
+    /// An access or operation on an address no region covers.
+    Unmapped(String),
+    /// A map over an existing region.
+    Overlap(String),
+    /// An access the region's protection forbids.
+    Protection(String),
+    /// The consistency policy refuses the mapping.
+    Refused(String),
+    /// Anything else malformed (alignment, unknown object, out of memory).
+    Invalid(String),
+}
+
+impl std::fmt::Display for OsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OsError::Unmapped(m) => write!(f, "unmapped address: {m}"),
+            OsError::Overlap(m) => write!(f, "overlapping map: {m}"),
+            OsError::Protection(m) => write!(f, "protection violation: {m}"),
+            OsError::Refused(m) => write!(f, "refused by the consistency policy: {m}"),
+            OsError::Invalid(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for OsError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectKind {
+    Anonymous,
+    File,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MemObject {
+    pub name: String,
+    pub kind: ObjectKind,
+    pub pages: u64,
+    /// Object page -> frame, for pages in memory.
+    pub resident: BTreeMap<u64, u64>,
+    /// Under `global-shared`: the one address every mapping uses.
+    pub global_va: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Region {
+    pub start: u64,
+    pub len: u64,
+    pub object: usize,
+    /// Byte offset into the object.
+    pub offset: u64,
+    pub prot: Prot,
+    /// Copy-on-write (MAP_PRIVATE) rather than shared.
+    pub private: bool,
+}
+
+/// A page the VM knows for an address space: its frame, whether it is
+/// copy-on-write, and whether it was mapped lazily (its first access is a
+/// pseudo page fault).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct VmPage {
+    pub pfn: u64,
+    pub cow: bool,
+    pub lazy: bool,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AddressSpace {
+    pub asid: u32,
+    pub regions: BTreeMap<u64, Region>,
+    pub pages: BTreeMap<u64, VmPage>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FaultCounts {
+    pub minor: u64,
+    pub zero_fill: u64,
+    pub file_read: u64,
+    pub copy_on_write: u64,
+    /// COW faults where the writer held the last reference (no copy).
+    pub cow_reuse: u64,
+    pub pseudo: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    Minor,
+    ZeroFill,
+    FileRead,
+    CopyOnWrite,
+    Pseudo,
+}
+
+#[derive(Debug)]
+pub struct Os {
+    cost: CostModel,
+    cpu: Cpu,
+    mem: PhysMem,
+    hat: Hat,
+    policy: Policy,
+    page: u64,
+    objects: Vec<MemObject>,
+    names: BTreeMap<String, usize>,
+    spaces: BTreeMap<u32, AddressSpace>,
+    faults: FaultCounts,
+}
+
+impl Os {
+    /// An OS on `machine` with `policy`; `oracle` turns the consistency oracle on.
+    pub fn new(machine: &MachineConfig, cost: CostModel, policy: Policy, oracle: bool) -> Result<Self, String> {
+        let page = machine.memory.page_size.bytes();
+        let frames = machine.memory.size.0 / page;
+        if (frames + frames.max(64)) * page > KERNEL_WINDOW {
+            return Err(format!(
+                "machine {}: {} bytes of memory do not fit below the kernel window at {KERNEL_WINDOW:#x}",
+                machine.name, machine.memory.size.0
+            ));
+        }
+        let cpu = Cpu::new(machine, oracle, policy.name())?;
+        let tiers = machine.tiers().map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let top = match &tiers[0] {
+            vmlab_machine::TierConfig::Unified { cache, .. } => cache.clone(),
+            vmlab_machine::TierConfig::Split { d, .. } => d.clone(),
+        };
+        let hat = Hat::new(policy, page, frames, &top)?;
+        Ok(Self {
+            cost,
+            cpu,
+            mem: PhysMem::new(page, frames, machine.colours()),
+            hat,
+            policy,
+            page,
+            objects: Vec::new(),
+            names: BTreeMap::new(),
+            spaces: BTreeMap::new(),
+            faults: FaultCounts::default(),
+        })
+    }
+
+    pub fn page_bytes(&self) -> u64 {
+        self.page
+    }
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+    pub fn cost(&self) -> &CostModel {
+        &self.cost
+    }
+    pub fn cpu(&mut self) -> &mut Cpu {
+        &mut self.cpu
+    }
+    pub fn hat(&self) -> &Hat {
+        &self.hat
+    }
+    pub fn counters(&self) -> Counters {
+        self.cpu.counters()
+    }
+    pub fn faults(&self) -> FaultCounts {
+        self.faults
+    }
+    pub fn violations(&self) -> &[Violation] {
+        self.cpu.violations()
+    }
+    pub fn space(&self, asid: u32) -> Option<&AddressSpace> {
+        self.spaces.get(&asid)
+    }
+    pub fn frames_in_use(&self) -> u64 {
+        self.mem.in_use()
+    }
+
+    /// The CPU, cost model and hat at once (for kernel routines in other
+    /// modules).
+    pub fn parts(&mut self) -> (&mut Cpu, &CostModel, &mut Hat) {
+        (&mut self.cpu, &self.cost, &mut self.hat)
+    }
+
+    /// Creates a named memory object of `pages` pages.
+    pub fn object(&mut self, name: &str, kind: ObjectKind, pages: u64) -> Result<usize, OsError> {
+        if self.names.contains_key(name) {
+            return Err(OsError::Invalid(format!("object {name:?} already exists")));
+        }
+        if pages == 0 {
+            return Err(OsError::Invalid(format!("object {name:?} needs at least one page")));
+        }
+        let id = self.objects.len();
+        self.objects.push(MemObject { name: name.into(), kind, pages, resident: BTreeMap::new(), global_va: None });
+        self.names.insert(name.into(), id);
+        Ok(id)
+    }
+
+    pub fn object_id(&self, name: &str) -> Option<usize> {
+        self.names.get(name).copied()
+    }
+
+    fn aligned(&self, what: &str, v: u64) -> Result<(), OsError> {
+        if v % self.page != 0 {
+            return Err(OsError::Invalid(format!("{what} {v:#x} is not a multiple of the {}-byte page", self.page)));
+        }
+        Ok(())
+    }
+
+    fn region_of(&self, asid: u32, va: u64) -> Option<&Region> {
+        let s = self.spaces.get(&asid)?;
+        let (_, r) = s.regions.range(..=va).next_back()?;
+        (va < r.start + r.len).then_some(r)
+    }
+
+    /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1;
+    /// `private` asks for copy-on-write semantics.
+    #[allow(clippy::too_many_arguments)]
+    pub fn map(&mut self, asid: u32, object: usize, addr: u64, len: u64, offset: u64, prot: Prot, private: bool) -> Result<(), OsError> {
+        if asid == KERNEL {
+            return Err(OsError::Invalid("address space 0 is the kernel's".into()));
+        }
+        self.aligned("address", addr)?;
+        self.aligned("length", len)?;
+        self.aligned("offset", offset)?;
+        if len == 0 {
+            return Err(OsError::Invalid("length must be positive".into()));
+        }
+        if addr.checked_add(len).is_none_or(|e| e > USER_LIMIT) {
+            return Err(OsError::Invalid(format!("range {addr:#x}+{len:#x} goes past the user limit {USER_LIMIT:#x}")));
+        }
+        let obj = self.objects.get(object).ok_or_else(|| OsError::Invalid(format!("no object {object}")))?;
+        if offset + len > obj.pages * self.page {
+            return Err(OsError::Invalid(format!(
+                "offset {offset:#x} + length {len:#x} is beyond object {:?} ({} pages)",
+                obj.name, obj.pages
+            )));
+        }
+        if let Some(s) = self.spaces.get(&asid) {
+            if let Some((_, r)) = s.regions.range(..addr + len).next_back() {
+                if r.start + r.len > addr {
+                    return Err(OsError::Overlap(format!(
+                        "{addr:#x}+{len:#x} overlaps the region at {:#x}+{:#x} in space {asid}",
+                        r.start, r.len
+                    )));
+                }
+            }
+        }
+        match self.policy {
+            Policy::CacheAligned => self.check_aligned(asid, object, addr, len, offset)?,
+            Policy::GlobalShared if !private => {
+                let global = addr - offset;
+                let o = &mut self.objects[object];
+                match o.global_va {
+                    Some(g) if g != global => {
+                        return Err(OsError::Refused(format!(
+                            "object {:?} is a global segment at {:#x}; map offset {offset:#x} at {:#x}",
+                            o.name,
+                            g,
+                            g + offset
+                        )))
+                    }
+                    _ => o.global_va = Some(global),
+                }
+            }
+            _ => {}
+        }
+        let s = self.spaces.entry(asid).or_insert_with(|| AddressSpace { asid, ..AddressSpace::default() });
+        s.regions.insert(addr, Region { start: addr, len, object, offset, prot, private });
+        Ok(())
+    }
+
+    /// `cache-aligned`: a new mapping of an object must put each object page
+    /// in the same cache class as every other mapping of that page.
+    fn check_aligned(&self, asid: u32, object: usize, addr: u64, len: u64, offset: u64) -> Result<(), OsError> {
+        let probe_pfn = 0;
+        for (sid, s) in &self.spaces {
+            for r in s.regions.values().filter(|r| r.object == object) {
+                let o = offset.max(r.offset);
+                if o >= (offset + len).min(r.offset + r.len) {
+                    continue; // no object page in common
+                }
+                let mine = self.hat.class(addr + (o - offset), probe_pfn, asid);
+                let theirs = self.hat.class(r.start + (o - r.offset), probe_pfn, *sid);
+                if mine != theirs {
+                    return Err(OsError::Refused(format!(
+                        "cache-aligned: {addr:#x} in space {asid} would not share cache lines with the mapping at {:#x} in space {sid}",
+                        r.start
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn covered(&self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
+        let mut p = addr;
+        while p < addr + len {
+            if self.region_of(asid, p).is_none() {
+                return Err(OsError::Unmapped(format!("{p:#x} in space {asid} is not mapped")));
+            }
+            p += self.page;
+        }
+        Ok(())
+    }
+
+    /// Splits regions of `asid` so `addr` and `addr+len` are boundaries.
+    fn split(&mut self, asid: u32, addr: u64, len: u64) {
+        let Some(s) = self.spaces.get_mut(&asid) else { return };
+        for cut in [addr, addr + len] {
+            let hit = s.regions.range(..cut).next_back().map(|(_, r)| r.clone());
+            if let Some(r) = hit {
+                if r.start < cut && cut < r.start + r.len {
+                    let left = Region { len: cut - r.start, ..r.clone() };
+                    let right = Region { start: cut, len: r.start + r.len - cut, offset: r.offset + (cut - r.start), ..r };
+                    s.regions.insert(left.start, left);
+                    s.regions.insert(right.start, right);
+                }
+            }
+        }
+    }
+
+    /// `unmap(as, addr, len)`.
+    pub fn unmap(&mut self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
+        self.aligned("address", addr)?;
+        self.aligned("length", len)?;
+        self.covered(asid, addr, len)?;
+        self.split(asid, addr, len);
+        let mut p = addr;
+        while p < addr + len {
+            self.drop_page(asid, p);
+            if let Some(s) = self.spaces.get_mut(&asid) {
+                if s.regions.get(&p).is_some_and(|r| r.start + r.len <= addr + len) {
+                    s.regions.remove(&p);
+                }
+            }
+            p += self.page;
+        }
+        Ok(())
+    }
+
+    /// Forgets the VM page at `va` and its translation; frees the frame on
+    /// the last reference.
+    fn drop_page(&mut self, asid: u32, va: u64) {
+        let Some(vp) = self.spaces.get_mut(&asid).and_then(|s| s.pages.remove(&va)) else { return };
+        let last = self.mem.refs(vp.pfn) <= 1;
+        self.hat.unload(&mut self.cpu, &self.cost, asid, va, last, false);
+        if self.mem.decref(vp.pfn) {
+            self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, true);
+            self.mem.free(vp.pfn);
+        }
+    }
+
+    /// `change_protections(as, addr, len, prot)`. Taking rights away purges
+    /// TLB entries; giving rights unloads the translation so the next access
+    /// reloads it under the consistency policy.
+    pub fn protect(&mut self, asid: u32, addr: u64, len: u64, prot: Prot) -> Result<(), OsError> {
+        self.aligned("address", addr)?;
+        self.aligned("length", len)?;
+        self.covered(asid, addr, len)?;
+        self.split(asid, addr, len);
+        let mut p = addr;
+        while p < addr + len {
+            if let Some(r) = self.spaces.get_mut(&asid).and_then(|s| s.regions.get_mut(&p)) {
+                r.prot = prot;
+            }
+            if let Some((pfn, loaded)) = self.hat.translation(asid, p, 0) {
+                let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
+                let want = if cow { prot.without_write() } else { prot };
+                if want.allows(loaded) && want != loaded {
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, false, false);
+                } else if want != loaded {
+                    let _ = pfn;
+                    self.hat.change_prot(&mut self.cpu, &self.cost, asid, p, self.page, &|_| want);
+                }
+            }
+            p += self.page;
+        }
+        Ok(())
+    }
+
+    /// `fork`: a new address space `child` with the parent's regions;
+    /// private pages become copy-on-write in both, shared ones stay shared.
+    pub fn fork(&mut self, parent: u32, child: u32) -> Result<(), OsError> {
+        if child == KERNEL || self.spaces.contains_key(&child) {
+            return Err(OsError::Invalid(format!("space {child} exists or is the kernel's")));
+        }
+        let p = self.spaces.get(&parent).cloned().ok_or_else(|| OsError::Unmapped(format!("no address space {parent}")))?;
+        let mut c = AddressSpace { asid: child, regions: p.regions.clone(), pages: BTreeMap::new() };
+        for (&va, vp) in &p.pages {
+            let private = self.region_of(parent, va).is_some_and(|r| r.private);
+            self.mem.incref(vp.pfn);
+            c.pages.insert(va, VmPage { pfn: vp.pfn, cow: private, lazy: false });
+            if private && !vp.cow {
+                if let Some(pp) = self.spaces.get_mut(&parent).and_then(|s| s.pages.get_mut(&va)) {
+                    pp.cow = true;
+                }
+                if let Some((_, loaded)) = self.hat.translation(parent, va, 0) {
+                    if loaded.write {
+                        self.hat.change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
+                    }
+                }
+            }
+        }
+        self.spaces.insert(child, c);
+        Ok(())
+    }
+
+    /// A user read or write of `size` bytes (within one page) at `va`.
+    pub fn access(&mut self, asid: u32, va: u64, write: bool, size: u64, origin: &str) -> Result<(), OsError> {
+        if size == 0 || (va % self.page) + size > self.page {
+            return Err(OsError::Invalid(format!("access of {size} bytes at {va:#x} must lie within one page")));
+        }
+        let r = self.region_of(asid, va).ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} is not mapped")))?;
+        let need = if write { Prot::RW } else { Prot::R };
+        if !r.prot.allows(if write { Prot { read: false, write: true, exec: false } } else { Prot::R }) {
+            return Err(OsError::Protection(format!(
+                "{} of {va:#x} in space {asid}, which is mapped {}",
+                if write { "write" } else { "read" },
+                r.prot
+            )));
+        }
+        let page = va & !(self.page - 1);
+        let mut tries = 0;
+        let pfn = loop {
+            if let Some((pfn, rights)) = self.hat.translation(asid, page, 0) {
+                if rights.allows(if write { need } else { Prot::R }) || (!write && rights.read) {
+                    break pfn;
+                }
+            }
+            tries += 1;
+            if tries > 3 {
+                return Err(OsError::Invalid(format!("fault on {va:#x} in space {asid} did not resolve (a vmlab bug)")));
+            }
+            self.fault(asid, page, write)?;
+        };
+        self.cpu.instructions(self.cost.path_of("user_access"));
+        let span = self.hat.span(asid, va, pfn);
+        self.cpu.reference(write, span.va, span.pa, span.asid, size, span.cached, origin);
+        self.hat.set_refmod(pfn, true, write);
+        Ok(())
+    }
+
+    fn fault(&mut self, asid: u32, page: u64, write: bool) -> Result<FaultKind, OsError> {
+        let r = self.region_of(asid, page).cloned().ok_or_else(|| OsError::Unmapped(format!("{page:#x}")))?;
+        let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)).copied();
+        let pseudo = self.hat.take_pseudo(asid, page) || vp.is_some_and(|v| v.lazy);
+        let kind = match vp {
+            None => {
+                if r.private && write {
+                    if self.objects[r.object].kind == ObjectKind::File || self.obj_page(&r, page).is_some() {
+                        FaultKind::CopyOnWrite
+                    } else {
+                        FaultKind::ZeroFill
+                    }
+                } else if self.obj_page(&r, page).is_some() {
+                    FaultKind::Minor
+                } else if self.objects[r.object].kind == ObjectKind::File {
+                    FaultKind::FileRead
+                } else {
+                    FaultKind::ZeroFill
+                }
+            }
+            Some(v) if v.cow && write => FaultKind::CopyOnWrite,
+            Some(_) if pseudo => FaultKind::Pseudo,
+            Some(_) => FaultKind::Minor,
+        };
+        self.cpu.count(|c| c.traps += 1);
+        let handler = if kind == FaultKind::Pseudo { "pseudo_fault_handler" } else { "fault_handler" };
+        self.cpu.instructions(self.cost.path_of(handler));
+        match kind {
+            FaultKind::Minor => self.faults.minor += 1,
+            FaultKind::ZeroFill => self.faults.zero_fill += 1,
+            FaultKind::FileRead => self.faults.file_read += 1,
+            FaultKind::CopyOnWrite => self.faults.copy_on_write += 1,
+            FaultKind::Pseudo => self.faults.pseudo += 1,
+        }
+        let vp = match vp {
+            Some(v) if v.cow && write => {
+                if self.mem.refs(v.pfn) <= 1 {
+                    self.faults.cow_reuse += 1;
+                    VmPage { cow: false, lazy: false, ..v }
+                } else {
+                    let new = self.alloc(page)?;
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, false, false);
+                    self.kernel_copy(v.pfn, new);
+                    if self.mem.decref(v.pfn) {
+                        self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, true);
+                        self.mem.free(v.pfn);
+                    }
+                    VmPage { pfn: new, cow: false, lazy: false }
+                }
+            }
+            Some(v) => VmPage { lazy: false, ..v },
+            None => {
+                let obj_pfn = if r.private && write && self.objects[r.object].kind == ObjectKind::Anonymous {
+                    self.obj_page(&r, page)
+                } else {
+                    Some(self.obj_frame(&r, page)?)
+                };
+                if r.private && write {
+                    let new = self.alloc(page)?;
+                    match obj_pfn {
+                        Some(src) => self.kernel_copy(src, new),
+                        None => self.kernel_zero(new),
+                    }
+                    VmPage { pfn: new, cow: false, lazy: false }
+                } else {
+                    let pfn = obj_pfn.ok_or_else(|| OsError::Invalid("object page missing (a vmlab bug)".into()))?;
+                    self.mem.incref(pfn);
+                    VmPage { pfn, cow: r.private, lazy: false }
+                }
+            }
+        };
+        if let Some(s) = self.spaces.get_mut(&asid) {
+            s.pages.insert(page, vp);
+        }
+        let rights = if vp.cow { r.prot.without_write() } else { r.prot };
+        let tag = self.tag_for(asid, &r);
+        self.hat
+            .load(&mut self.cpu, &self.cost, 0, asid, page, vp.pfn, rights, tag, write)
+            .map_err(OsError::Invalid)?;
+        Ok(kind)
+    }
+
+    fn tag_for(&self, asid: u32, r: &Region) -> u32 {
+        if self.policy == Policy::GlobalShared && !r.private {
+            GLOBAL_SPACE_BASE + r.object as u32
+        } else {
+            asid
+        }
+    }
+
+    fn obj_index(&self, r: &Region, page: u64) -> u64 {
+        (page - r.start + r.offset) / self.page
+    }
+
+    fn obj_page(&self, r: &Region, page: u64) -> Option<u64> {
+        self.objects[r.object].resident.get(&self.obj_index(r, page)).copied()
+    }
+
+    /// The object's frame for `page`, brought in (zero-filled or read from
+    /// the file) if needed. The object holds one reference.
+    fn obj_frame(&mut self, r: &Region, page: u64) -> Result<u64, OsError> {
+        if let Some(p) = self.obj_page(r, page) {
+            return Ok(p);
+        }
+        let pfn = self.alloc(page)?;
+        // A file page's contents come from the disk; the model charges the
+        // kernel writing the page (a DMA would bypass the cache; see docs/os.md).
+        self.kernel_zero(pfn);
+        let idx = self.obj_index(r, page);
+        self.objects[r.object].resident.insert(idx, pfn);
+        Ok(pfn)
+    }
+
+    fn alloc(&mut self, va: u64) -> Result<u64, OsError> {
+        self.cpu.instructions(self.cost.path_of("page_alloc"));
+        let colour = (va / self.page) % self.mem.colours();
+        self.mem.alloc(Some(colour)).map_err(OsError::Invalid)
+    }
+
+    /// Kernel-window address of a frame.
+    pub fn window(&self, pfn: u64) -> u64 {
+        KERNEL_WINDOW + pfn * self.page
+    }
+
+    fn load_window(&mut self, pfn: u64) -> Result<(), OsError> {
+        let va = self.window(pfn);
+        self.hat
+            .load(&mut self.cpu, &self.cost, 0, KERNEL, va, pfn, Prot::RW, KERNEL, true)
+            .map(|_| ())
+            .map_err(OsError::Invalid)
+    }
+
+    fn unload_window(&mut self, pfn: u64) {
+        let va = self.window(pfn);
+        self.hat.unload(&mut self.cpu, &self.cost, KERNEL, va, false, false);
+    }
+
+    fn kernel_zero(&mut self, pfn: u64) {
+        if self.load_window(pfn).is_ok() {
+            let span = self.hat.span(KERNEL, self.window(pfn), pfn);
+            zero(&mut self.cpu, &self.cost, span, self.page, "kernel zero-fill");
+            self.unload_window(pfn);
+        }
+    }
+
+    fn kernel_copy(&mut self, src: u64, dst: u64) {
+        if self.load_window(src).is_ok() && self.load_window(dst).is_ok() {
+            let s = self.hat.span(KERNEL, self.window(src), src);
+            let d = self.hat.span(KERNEL, self.window(dst), dst);
+            copy(&mut self.cpu, &self.cost, s, d, self.page, "kernel copy-on-write copy");
+        }
+        self.unload_window(src);
+        self.unload_window(dst);
+    }
+
+    /// Takes page `va` away from `asid` without freeing its frame (the
+    /// sender side of a move): the translation is unloaded (with the
+    /// policy's flush) and the frame returned with its reference.
+    pub fn detach(&mut self, asid: u32, va: u64) -> Result<u64, OsError> {
+        let vp = self
+            .spaces
+            .get_mut(&asid)
+            .and_then(|s| s.pages.remove(&va))
+            .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
+        self.hat.unload(&mut self.cpu, &self.cost, asid, va, false, false);
+        Ok(vp.pfn)
+    }
+
+    /// Gives frame `pfn` (and its reference) to `asid` at `va`, replacing
+    /// any page there (destroyed: flush, or purge when unshared).
+    /// `eager` loads the translation now; otherwise the first access takes a
+    /// pseudo page fault (lazy mapping).
+    pub fn attach(&mut self, asid: u32, va: u64, pfn: u64, eager: bool) -> Result<(), OsError> {
+        let r = self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
+        self.drop_page(asid, va);
+        if let Some(s) = self.spaces.get_mut(&asid) {
+            s.pages.insert(va, VmPage { pfn, cow: false, lazy: !eager });
+        }
+        if eager {
+            let tag = self.tag_for(asid, &r);
+            self.hat
+                .load(&mut self.cpu, &self.cost, 0, asid, va, pfn, r.prot, tag, false)
+                .map_err(OsError::Invalid)?;
+        }
+        Ok(())
+    }
+
+    /// A fresh frame for kernel use (an IPC buffer), with one reference.
+    pub fn alloc_frame(&mut self, colour_of: u64) -> Result<u64, OsError> {
+        self.alloc(colour_of)
+    }
+
+    /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
+    pub fn kernel_map(&mut self, va: u64, pfn: u64) -> Result<(), OsError> {
+        self.hat
+            .load(&mut self.cpu, &self.cost, 0, KERNEL, va, pfn, Prot::RW, KERNEL, true)
+            .map(|_| ())
+            .map_err(OsError::Invalid)
+    }
+
+    /// Unloads a kernel translation (with the policy's flush).
+    pub fn kernel_unmap(&mut self, va: u64) {
+        self.hat.unload(&mut self.cpu, &self.cost, KERNEL, va, false, false);
+    }
+
+    /// The frame behind a user page, faulting it in for reading if needed.
+    pub fn frame_of(&mut self, asid: u32, va: u64) -> Result<u64, OsError> {
+        let page = va & !(self.page - 1);
+        if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)) {
+            return Ok(v.pfn);
+        }
+        self.access(asid, page, false, 4, "frame_of")?;
+        self.spaces
+            .get(&asid)
+            .and_then(|s| s.pages.get(&page))
+            .map(|v| v.pfn)
+            .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))
+    }
+}
