@@ -13,6 +13,7 @@ pub mod din;
 mod error;
 mod event;
 pub mod info;
+pub mod interleave;
 pub mod lackey;
 mod text;
 pub mod vmt;
@@ -25,6 +26,7 @@ pub use din::{write_din, DinReader, DinWriter};
 pub use error::{Location, TraceError};
 pub use event::{Access, AccessKind, Event};
 pub use info::{info, TraceInfo};
+pub use interleave::{interleave_files, Interleave, InterleaveSummary};
 pub use lackey::{write_lackey, LackeyReader, LackeyWriter};
 pub use vmt::{VmtHeader, VmtOptions, VmtReader, VmtWriter};
 
