@@ -2,6 +2,7 @@
 
 pub mod frames;
 pub mod pagetable;
+pub mod sparse;
 pub mod tlb;
 
 pub use frames::{FrameError, FramePool};
