@@ -95,7 +95,7 @@ mod _engine {
     };
 
     #[pymodule_export]
-    use super::trace::{trace_capture, trace_convert, trace_formats, trace_info};
+    use super::trace::{trace_capture, trace_convert, trace_formats, trace_info, trace_interleave};
 
     #[pymodule_init]
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {

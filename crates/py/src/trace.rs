@@ -118,3 +118,16 @@ pub fn trace_capture(
     );
     Ok((to_json(&summary)?, text))
 }
+
+/// Interleaves the traces `inputs` round-robin, `quantum` references per
+/// turn, input `i` as asid `i + 1`, into the `.vmt` file `out`; returns
+/// `(summary_json, summary_text)`.
+#[pyfunction]
+pub fn trace_interleave(py: Python<'_>, inputs: Vec<PathBuf>, quantum: u64, out: PathBuf) -> PyResult<(String, String)> {
+    py.detach(|| {
+        guard("trace_interleave", || {
+            let summary = vmlab_trace::interleave_files(&inputs, quantum, &out).map_err(vmlab_error)?;
+            Ok((to_json(&summary)?, summary.to_string()))
+        })
+    })
+}

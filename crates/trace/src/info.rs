@@ -18,6 +18,8 @@ pub const LINE_BYTES: u64 = 64;
 pub const PAGE_BYTES: u64 = 4096;
 const LINE_SHIFT: u32 = LINE_BYTES.trailing_zeros();
 const LINES_PER_PAGE_SHIFT: u32 = PAGE_BYTES.trailing_zeros() - LINE_SHIFT;
+const REGION_4M_SHIFT: u32 = 22 - PAGE_BYTES.trailing_zeros();
+const REGION_1G_SHIFT: u32 = 30 - PAGE_BYTES.trailing_zeros();
 
 /// One number per access kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -85,6 +87,11 @@ pub struct TraceInfo {
     pub lines_64b: Footprint,
     /// Distinct 4 KB pages touched.
     pub pages_4k: Footprint,
+    /// Distinct 4 MB-aligned regions touched (one page of 4-byte PTEs maps
+    /// 4 MB, so this is how many user page-table pages a linear table needs).
+    pub regions_4m: Footprint,
+    /// Distinct 1 GB-aligned regions touched: how scattered the space is.
+    pub regions_1g: Footprint,
     pub addr_range: Option<AddrRange>,
 }
 
@@ -174,6 +181,14 @@ impl Scan {
         };
         let (pi, pd) = (pages(i), pages(d));
         self.info.pages_4k = Footprint { instr: pi.len() as u64, data: pd.len() as u64, total: both(&pi, &pd) };
+        // Coarser units from the page sets (4 MB = 2^10 pages, 1 GB = 2^18).
+        let coarse = |shift: u32| {
+            let up = |s: &FxHashSet<(u32, u64)>| -> FxHashSet<(u32, u64)> { s.iter().map(|&(a, p)| (a, p >> shift)).collect() };
+            let (ri, rd) = (up(&pi), up(&pd));
+            Footprint { instr: ri.len() as u64, data: rd.len() as u64, total: both(&ri, &rd) }
+        };
+        self.info.regions_4m = coarse(REGION_4M_SHIFT);
+        self.info.regions_1g = coarse(REGION_1G_SHIFT);
         self.info.bytes_referenced = self.info.bytes_by_kind.total();
         if self.info.accesses > 0 {
             self.info.addr_range = Some(AddrRange { min: self.min, max: self.max });
@@ -226,6 +241,14 @@ impl fmt::Display for TraceInfo {
         ] {
             writeln!(f, "{:<20} {:>16} {:>16}", name, grouped(l), grouped(p))?;
         }
+        writeln!(f, "{:<20} {:>16} {:>16}", "distinct regions", "4 MB", "1 GB")?;
+        for (name, m, g) in [
+            ("  instruction", i.regions_4m.instr, i.regions_1g.instr),
+            ("  data", i.regions_4m.data, i.regions_1g.data),
+            ("  total", i.regions_4m.total, i.regions_1g.total),
+        ] {
+            writeln!(f, "{:<20} {:>16} {:>16}", name, grouped(m), grouped(g))?;
+        }
         writeln!(f, "{:<20} {:>16} {:>8}", "asid", "accesses", "share")?;
         for (asid, n) in &i.by_asid {
             writeln!(f, "{:<20} {:>16} {:>8}", format!("  {asid}"), grouped(*n), pct(*n, i.accesses))?;
@@ -268,6 +291,9 @@ mod tests {
         assert_eq!(i.lines_64b, Footprint { instr: 1, data: 4, total: 4 });
         // pages: instr (0,1); data (0,1),(0,2),(1,1)
         assert_eq!(i.pages_4k, Footprint { instr: 1, data: 3, total: 3 });
+        // Everything is in the first 4 MB of each asid: (0,0) and (1,0).
+        assert_eq!(i.regions_4m, Footprint { instr: 1, data: 2, total: 2 });
+        assert_eq!(i.regions_1g, Footprint { instr: 1, data: 2, total: 2 });
         assert_eq!(i.addr_range, Some(AddrRange { min: 0x1000, max: 0x2007 }));
         let table = i.to_string();
         let row = table.lines().find(|l| l.trim_start().starts_with("ifetch")).unwrap_or_default();
@@ -279,5 +305,26 @@ mod tests {
         let json = serde_json::to_value(&i).expect("json");
         assert_eq!(json["lines_64b"]["data"], 4);
         assert_eq!(json["by_asid"]["1"], 1);
+        assert_eq!(json["regions_4m"]["total"], 2);
+    }
+
+    #[test]
+    fn distinct_regions_count_4mb_and_1gb_units() {
+        let events = vec![
+            Event::access(AccessKind::Ifetch, 0x40_0000, 4, 0), // 4 MB region 1, 1 GB region 0
+            Event::access(AccessKind::Load, 0x3f_fffe, 4, 0),   // straddles regions 0 and 1
+            Event::access(AccessKind::Store, 0x4000_0000, 8, 0), // 4 MB 256, 1 GB 1
+            Event::access(AccessKind::Store, 0x4010_0000, 8, 0), // same 4 MB and 1 GB region
+            Event::access(AccessKind::Load, 0x7fff_ffff_f000, 8, 0), // the top of user space
+        ];
+        let mut w = VmtWriter::new(Vec::new(), VmtHeader::default()).expect("header");
+        w.write_all(&events).expect("write");
+        let bytes = w.finish().expect("finish");
+        let i = info(&mut VmtReader::new(&bytes[..], "mem").expect("open")).expect("info");
+        // data 4 MB regions: 0, 1, 256, 0x1fffff; instr: 1; union: 4.
+        assert_eq!(i.regions_4m, Footprint { instr: 1, data: 4, total: 4 });
+        // data 1 GB regions: 0, 1, 0x1ffff; instr: 0.
+        assert_eq!(i.regions_1g, Footprint { instr: 1, data: 3, total: 3 });
+        assert!(i.to_string().contains("distinct regions"), "{i}");
     }
 }
