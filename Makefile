@@ -15,12 +15,13 @@ REPORT   ?= report/index.html
 # Build products of `make reproduce` (inside cargo's ignored target folder).
 BUILD    ?= target/reproduce
 
-.PHONY: test reproduce bench develop venv cargo-test pytest clean help
+.PHONY: test reproduce bench develop venv cargo-test pytest clean help traces-s1 traces-s1-small
 
 help:
 	@echo "make test       build the engine, run the Rust tests (release) and the Python tests"
 	@echo "make reproduce  capture a real trace with valgrind, run every preset, write $(REPORT)"
 	@echo "make bench      throughput benchmarks (bench/run.sh)"
+	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into traces/s1/"
 
 # -- environment ---------------------------------------------------------------
 # The stamp depends on pyproject.toml so a changed dependency list reinstalls.
@@ -64,6 +65,15 @@ reproduce: develop $(TRACE)
 	$(VMLAB) trace info $(TRACE)
 	$(VMLAB) report --trace $(TRACE) --out $(REPORT)
 	@echo "report: $(REPORT)"
+
+# -- S1 workload traces (workloads/README.md) ---------------------------------
+# traces/s1/<name>-<size>.vmt for the compiler, database, bigfoot and sparse
+# workloads; each is built and captured only if its file is missing.
+traces-s1-small: develop
+	$(VPY) -m vmlab.workloads small
+
+traces-s1: develop
+	$(VPY) -m vmlab.workloads full
 
 bench: develop
 	bash bench/run.sh

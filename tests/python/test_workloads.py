@@ -1,0 +1,93 @@
+"""The S1 workload registry, and real captures of the small compiler and
+database traces (skipped on a machine without valgrind, cc1 or sqlite3)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vmlab import workloads
+from vmlab.traces import convert_trace, trace_info
+
+
+def test_registry_names_and_paths(tmp_path: Path) -> None:
+    assert list(workloads.WORKLOADS) == ["compiler", "database", "bigfoot", "sparse"]
+    w = workloads.get("database")
+    assert w.trace_path("small", tmp_path) == tmp_path / "database-small.vmt"
+    assert w.trace_path("full") == workloads.ROOT / "traces" / "s1" / "database-full.vmt"
+    for name, wl in workloads.WORKLOADS.items():
+        assert wl.character and wl.why, name
+        assert set(wl.expected) == set(workloads.SIZES), name
+        for src, _ in wl.build:
+            assert (workloads.SOURCES / src).is_file(), src
+
+
+def test_unknown_names_and_sizes_are_errors() -> None:
+    with pytest.raises(workloads.WorkloadError, match="unknown S1 workload `gcc`: expected one of compiler"):
+        workloads.get("gcc")
+    with pytest.raises(workloads.WorkloadError, match="unknown workload size `medium`"):
+        workloads.ensure("database", "medium")
+    assert workloads.main(["huge"]) == 2
+
+
+def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
+    """valgrind does not follow exec: the traced program is the one doing the work."""
+    db = workloads.get("database").command("full", tmp_path / "b", tmp_path)
+    assert db[0] == "sqlite3" and db[1] == str(tmp_path / "s1.sqlite")
+    assert ".parameter set @n 700" in db
+    assert workloads.get("bigfoot").command("small", tmp_path, tmp_path) == [str(tmp_path / "hashjoin"), "16", "100000"]
+    assert workloads.get("sparse").command("full", tmp_path, tmp_path)[1:] == ["128", "8", "200000"]
+    if shutil.which("cc") and shutil.which("gcc"):
+        cc = workloads.get("compiler").command("small", tmp_path, tmp_path)
+        assert Path(cc[0]).name == "cc1" and "-fsyntax-only" in cc
+
+
+def test_an_existing_trace_is_not_captured_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    existing = tmp_path / "bigfoot-full.vmt"
+    existing.write_bytes(b"anything")
+
+    def no_capture(*a, **k):
+        raise AssertionError("capture must not run when the trace exists")
+
+    monkeypatch.setattr("vmlab.traces.capture_trace", no_capture)
+    assert workloads.ensure("bigfoot", "full", trace_dir=tmp_path, progress=False) == existing
+
+
+def _need(*tools: str) -> None:
+    missing = [t for t in ("valgrind", *tools) if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}")
+
+
+# Bounds from captures on Debian 12 (gcc 12.2, sqlite 3.40, valgrind 3.19),
+# wide enough for other patch releases of those, tight enough that a wrong
+# program, wrong size or broken capture falls outside.
+BOUNDS = {
+    # name: (references, data pages 4 KB, instruction pages)
+    "compiler": ((15e6, 60e6), (300, 6000), (300, 4000)),
+    "database": ((6e6, 40e6), (100, 4000), (100, 2000)),
+}
+
+
+@pytest.mark.parametrize("name", ["database", "compiler"])
+def test_small_capture_is_sane_and_round_trips(name: str, tmp_path: Path) -> None:
+    _need(*workloads.get(name).needs)
+    path = workloads.ensure(name, "small", trace_dir=tmp_path, progress=False)
+    assert path == tmp_path / f"{name}-small.vmt" and path.exists()
+    assert not list(tmp_path.glob("*.partial"))
+    info = trace_info(path)
+    (lo, hi), (dlo, dhi), (ilo, ihi) = BOUNDS[name]
+    assert lo <= info["accesses"] <= hi, info["accesses"]
+    kinds = info["by_kind"]
+    assert kinds["ifetch"] > 0.4 * info["accesses"]
+    assert kinds["load"] > 0 and kinds["store"] > 0
+    assert dlo <= info["pages_4k"]["data"] <= dhi, info["pages_4k"]
+    assert ilo <= info["pages_4k"]["instr"] <= ihi, info["pages_4k"]
+    assert info["context_switches"] == 0 and list(info["by_asid"]) == ["0"]
+    # Round trip: writing it again gives the same numbers.
+    copy = tmp_path / "copy.vmt"
+    convert_trace(path, copy)
+    again = trace_info(copy)
+    assert dict(again) == dict(info)
