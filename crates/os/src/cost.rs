@@ -59,6 +59,14 @@ impl AddAssign for Counters {
     }
 }
 
+impl std::ops::Add for Counters {
+    type Output = Counters;
+    fn add(mut self, o: Self) -> Self {
+        self += o;
+        self
+    }
+}
+
 impl Sub for Counters {
     type Output = Counters;
     fn sub(self, o: Self) -> Self {

@@ -96,6 +96,9 @@ pub struct Hat {
     table: HashedInverted,
     table_pool: FramePool,
     refs: Vec<PteRef>,
+    /// Purge (not flush) the lines of a page being destroyed. Chorus v3.3
+    /// always flushed (seed 000 footnote 7); the S2 experiments turn this off.
+    pub purge_destroyed: bool,
 }
 
 /// The physical (absolute) accesses of the kernel, such as PTE reads, use
@@ -120,6 +123,7 @@ impl Hat {
             table,
             table_pool,
             refs: Vec::new(),
+            purge_destroyed: true,
         })
     }
 
@@ -350,7 +354,7 @@ impl Hat {
         if self.acts() {
             let cls = self.class_of(&m, pfn);
             if !uncached && !remaining.iter().any(|o| self.class_of(o, pfn) == cls) {
-                let purge = destroy && remaining.is_empty();
+                let purge = self.purge_destroyed && destroy && remaining.is_empty();
                 flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, purge, "hat: unload");
             }
             if uncached {

@@ -7,6 +7,7 @@
 
 pub mod cost;
 pub mod cpu;
+pub mod experiments;
 pub mod hat;
 pub mod oracle;
 pub mod physmem;

@@ -192,6 +192,9 @@ impl Os {
     pub fn hat(&self) -> &Hat {
         &self.hat
     }
+    pub fn hat_mut(&mut self) -> &mut Hat {
+        &mut self.hat
+    }
     pub fn counters(&self) -> Counters {
         self.cpu.counters()
     }
@@ -656,6 +659,30 @@ impl Os {
             self.hat
                 .load(&mut self.cpu, &self.cost, 0, asid, va, pfn, r.prot, tag, false)
                 .map_err(OsError::Invalid)?;
+        }
+        Ok(())
+    }
+
+    /// Mach-style copy-on-write transfer: the page at `src_va` of `src`
+    /// becomes copy-on-write in both spaces and appears lazily at `dst_va`
+    /// of `dst` (replacing any page there).
+    pub fn share_cow(&mut self, src: u32, src_va: u64, dst: u32, dst_va: u64) -> Result<(), OsError> {
+        let vp = self
+            .spaces
+            .get_mut(&src)
+            .and_then(|s| s.pages.get_mut(&src_va))
+            .ok_or_else(|| OsError::Unmapped(format!("{src_va:#x} in space {src} has no page")))?;
+        vp.cow = true;
+        let pfn = vp.pfn;
+        if let Some((_, loaded)) = self.hat.translation(src, src_va, 0) {
+            if loaded.write {
+                self.hat.change_prot(&mut self.cpu, &self.cost, src, src_va, self.page, &|_| loaded.without_write());
+            }
+        }
+        self.mem.incref(pfn);
+        self.drop_page(dst, dst_va);
+        if let Some(s) = self.spaces.get_mut(&dst) {
+            s.pages.insert(dst_va, VmPage { pfn, cow: true, lazy: true });
         }
         Ok(())
     }

@@ -1,0 +1,432 @@
+//! The seed 000 experiments on the simulated HP 9000/834, as counters:
+//! Table 1 (selective flush), Table 2 (copy), the unmap without flush,
+//! the IPC designs of section 4.2 (Table 3) on a virtually addressed cache
+//! and on a physically addressed one of the same speed, and the Mach pmap
+//! page-initialisation cases of section 4.3. Times are counters times the
+//! cost parameters (`cost.rs`); the S2 study fits those on Tables 1-2 and
+//! the unmap and predicts the rest.
+
+use serde::Serialize;
+use vmlab_cache::{Indexing, LineState};
+use vmlab_machine::MachineConfig;
+
+use crate::cost::{CostModel, Counters};
+use crate::policy::Policy;
+use crate::primitives::{flush_range, Span};
+use crate::prot::Prot;
+use crate::vm::{ObjectKind, Os, KERNEL};
+
+/// Which cache the machine has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheKind {
+    /// The HP 9000/834 as it is: virtually indexed and tagged.
+    Vac,
+    /// The same machine with a physically indexed and tagged D-cache.
+    Pac,
+}
+
+/// One measured region.
+#[derive(Clone, Debug, Serialize)]
+pub struct Measurement {
+    /// `table1`, `table2`, `unmap`, `ipc`, `pseudo-fault`, `pmap`.
+    pub group: String,
+    /// e.g. `dirty`, `worst`, `ipc-move-lazy`, `case2`.
+    pub variant: String,
+    pub cache: CacheKind,
+    /// Message or block size in bytes (0: null).
+    pub bytes: u64,
+    pub counters: Counters,
+    /// Pages of the new page warm in the cache afterwards (pmap cases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_lines: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_lines: Option<u64>,
+}
+
+pub fn machine(kind: CacheKind) -> Result<MachineConfig, String> {
+    let mut m = vmlab_machine::preset::load("hp9000-834", &[]).map_err(|e| e.to_string())?;
+    if kind == CacheKind::Pac {
+        for c in [m.l1i.as_mut(), m.l1d.as_mut()].into_iter().flatten() {
+            c.indexing = Indexing::Pipt;
+            c.asid_tags = false;
+        }
+        m.name = "hp9000-834-pac".into();
+    }
+    Ok(m)
+}
+
+fn os(kind: CacheKind, cost: &CostModel, policy: Policy) -> Result<Os, String> {
+    let mut os = Os::new(&machine(kind)?, cost.clone(), policy, false)?;
+    // Chorus v3.3 flushes even pages it destroys (seed 000 footnote 7).
+    os.hat_mut().purge_destroyed = false;
+    Ok(os)
+}
+
+fn e(x: crate::vm::OsError) -> String {
+    x.to_string()
+}
+
+fn measure(os: &mut Os, f: impl FnOnce(&mut Os) -> Result<(), String>) -> Result<Counters, String> {
+    let before = os.counters();
+    f(os)?;
+    Ok(os.counters() - before)
+}
+
+/// User writes (or reads) one word of every line, or every word.
+fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) -> Result<(), String> {
+    let mut off = 0;
+    while off < bytes {
+        os.access(asid, va + off, write, 4, "setup").map_err(e)?;
+        off += step;
+    }
+    Ok(())
+}
+
+fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
+    let pfn = if asid == KERNEL {
+        // Kernel buffers have translations but no VM pages.
+        os.hat().translation(KERNEL, va, 0).map(|t| t.0).ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
+    } else {
+        os.frame_of(asid, va).map_err(e)?
+    };
+    Ok(os.hat().span(asid, va, pfn))
+}
+
+/// One `pdcache()` call over a virtual block that may cross pages.
+fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, purge: bool) -> Result<(), String> {
+    let line = os.cpu().line_bytes();
+    let per = os.cost().path_of("flush_lines_per_iteration").max(1);
+    let iter = os.cost().path_of("flush_loop_iteration");
+    let lines = bytes.div_ceil(line);
+    let mut spans = Vec::new();
+    for i in 0..lines {
+        spans.push(span(os, asid, va + i * line)?);
+    }
+    let cpu = os.cpu();
+    cpu.count(|c| c.flush_calls += 1);
+    cpu.instructions(lines.div_ceil(per) * iter);
+    for s in spans {
+        cpu.flush_line(s.va, s.pa, s.asid, purge, "pdcache");
+    }
+    Ok(())
+}
+
+/// One copy-routine call between two virtual blocks (in any spaces).
+fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
+    let line = os.cpu().line_bytes();
+    let per_line = os.cost().path_of("copy_per_line");
+    let w = crate::oracle::WORD;
+    let mut pairs = Vec::new();
+    let mut off = 0;
+    while off < bytes {
+        pairs.push((span(os, src.0, src.1 + off)?, span(os, dst.0, dst.1 + off)?));
+        off += w;
+    }
+    let cpu = os.cpu();
+    cpu.count(|c| c.copy_calls += 1);
+    cpu.instructions(bytes.div_ceil(line) * per_line);
+    for (s, d) in pairs {
+        cpu.reference(false, s.va, s.pa, s.asid, w, s.cached, "copy");
+        cpu.reference(true, d.va, d.pa, d.asid, w, d.cached, "copy");
+    }
+    Ok(())
+}
+
+const KB: u64 = 1024;
+const BUF: u64 = 0x0010_0000;
+
+/// Table 1: flush of a block of `bytes` whose lines are `state`
+/// (`empty`, `clean`, `dirty`).
+pub fn table1(cost: &CostModel, state: &str, bytes: u64) -> Result<Measurement, String> {
+    let mut os = os(CacheKind::Vac, cost, Policy::PseudoAlias)?;
+    let obj = os.object("block", ObjectKind::Anonymous, 8).map_err(e)?;
+    os.map(1, obj, BUF, 16 * KB, 0, Prot::RW, false).map_err(e)?;
+    touch(&mut os, 1, BUF, 16 * KB, true, 32)?;
+    os.cpu().reset_cache();
+    match state {
+        "empty" => {}
+        "clean" => touch(&mut os, 1, BUF, bytes, false, 32)?,
+        "dirty" => touch(&mut os, 1, BUF, bytes, true, 32)?,
+        s => return Err(format!("unknown cache state {s:?}")),
+    }
+    let c = measure(&mut os, |os| flush_block(os, 1, BUF, bytes, false))?;
+    Ok(Measurement { group: "table1".into(), variant: state.into(), cache: CacheKind::Vac, bytes, counters: c, warm_lines: None, page_lines: None })
+}
+
+/// Table 2: copy of `bytes` between non-cache-aligned buffers, `best`
+/// (both in the cache) or `worst` (both flushed, cache full of dirty lines).
+pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, String> {
+    let mut os = os(CacheKind::Vac, cost, Policy::PseudoAlias)?;
+    let src = 0x0020_0000;
+    let dst = src + 0x1_0000 + 0x4000 + 0x800; // other sets than the source
+    let big = 0x0040_0000;
+    let o = os.object("src", ObjectKind::Anonymous, 8).map_err(e)?;
+    os.map(1, o, src, 16 * KB, 0, Prot::RW, false).map_err(e)?;
+    let o = os.object("dst", ObjectKind::Anonymous, 8).map_err(e)?;
+    os.map(1, o, dst, 16 * KB, 0, Prot::RW, false).map_err(e)?;
+    let o = os.object("big", ObjectKind::Anonymous, 128).map_err(e)?;
+    os.map(1, o, big, 256 * KB, 0, Prot::RW, false).map_err(e)?;
+    touch(&mut os, 1, src, 16 * KB, true, 32)?;
+    touch(&mut os, 1, dst, 16 * KB, true, 32)?;
+    touch(&mut os, 1, big, 256 * KB, true, 2 * KB)?;
+    match case {
+        "best" => copy_block(&mut os, (1, src), (1, dst), bytes)?,
+        "worst" => {
+            os.cpu().reset_cache();
+            touch(&mut os, 1, big, 256 * KB, true, 32)?;
+        }
+        s => return Err(format!("unknown copy case {s:?}")),
+    }
+    let c = measure(&mut os, |os| copy_block(os, (1, src), (1, dst), bytes))?;
+    Ok(Measurement { group: "table2".into(), variant: case.into(), cache: CacheKind::Vac, bytes, counters: c, warm_lines: None, page_lines: None })
+}
+
+/// The unmap of one 2 KB page without a cache flush (section 4.1).
+pub fn unmap(cost: &CostModel) -> Result<Measurement, String> {
+    let mut os = os(CacheKind::Vac, cost, Policy::None)?;
+    let o = os.object("page", ObjectKind::Anonymous, 8).map_err(e)?;
+    os.map(1, o, BUF, 16 * KB, 0, Prot::RW, false).map_err(e)?;
+    touch(&mut os, 1, BUF, 16 * KB, true, 2 * KB)?;
+    let c = measure(&mut os, |os| os.unmap(1, BUF + 2 * KB, 2 * KB).map_err(e))?;
+    Ok(Measurement { group: "unmap".into(), variant: "no-flush".into(), cache: CacheKind::Vac, bytes: 2 * KB, counters: c, warm_lines: None, page_lines: None })
+}
+
+/// The IPC designs of seed 000 section 4.2.
+pub const IPC_VARIANTS: [&str; 5] = ["ipc-copy", "ipc-move", "pure-copy", "ipc-move-eager", "mach-cow"];
+
+const SEND: u64 = 0x0100_0000;
+const RECV: u64 = 0x0200_4000; // not cache aligned with SEND
+const KIPC: u64 = 0x7000_0000;
+const KBUF: u64 = 0x7100_0000;
+
+/// One-way `ipcSend` of `bytes` (0: null) with `variant` on `kind`: the
+/// client writes every word of its buffer, sends; the server reads one word
+/// per page (seed 000 Table 3 set-up). Three exchanges; the last is measured.
+/// Returns the whole exchange and the receiver's read phase (its faults).
+pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Result<(Measurement, Measurement), String> {
+    let mut os = os(kind, cost, Policy::PseudoAlias)?;
+    let page = os.page_bytes();
+    let pages = bytes.div_ceil(page);
+    let so = os.object("send", ObjectKind::Anonymous, 8).map_err(e)?;
+    os.map(1, so, SEND, 8 * page, 0, Prot::RW, true).map_err(e)?;
+    let ro = os.object("recv", ObjectKind::Anonymous, 8).map_err(e)?;
+    os.map(2, ro, RECV, 8 * page, 0, Prot::RW, true).map_err(e)?;
+    touch(&mut os, 2, RECV, 8 * page, true, 32)?;
+    let mut kbuf = Vec::new();
+    if variant == "pure-copy" {
+        for i in 0..pages {
+            let f = os.alloc_frame(KBUF + i * page).map_err(e)?;
+            os.kernel_map(KBUF + i * page, f).map_err(e)?;
+            kbuf.push(f);
+        }
+    }
+    if !IPC_VARIANTS.contains(&variant) {
+        return Err(format!("unknown IPC variant {variant:?}; valid: {}", IPC_VARIANTS.join(", ")));
+    }
+    let mut last = (Counters::default(), Counters::default());
+    for _round in 0..3 {
+        touch(&mut os, 1, SEND, bytes, true, 4)?;
+        let total = measure(&mut os, |os| {
+            os.cpu().count(|c| c.traps += 2);
+            let fixed = os.cost().path_of("ipc_null") + pages * os.cost().path_of("ipc_per_page");
+            os.cpu().instructions(fixed);
+            match variant {
+                "ipc-copy" => {
+                    let mut frames = Vec::new();
+                    for i in 0..pages {
+                        let f = os.alloc_frame(KIPC + i * page).map_err(e)?;
+                        os.kernel_map(KIPC + i * page, f).map_err(e)?;
+                        frames.push(f);
+                    }
+                    for i in 0..pages {
+                        let n = (bytes - i * page).min(page);
+                        copy_block(os, (1, SEND + i * page), (KERNEL, KIPC + i * page), n)?;
+                    }
+                    for (i, f) in frames.into_iter().enumerate() {
+                        let i = i as u64;
+                        os.kernel_unmap(KIPC + i * page);
+                        os.attach(2, RECV + i * page, f, false).map_err(e)?;
+                    }
+                }
+                "ipc-move" | "ipc-move-eager" => {
+                    for i in 0..pages {
+                        let f = os.detach(1, SEND + i * page).map_err(e)?;
+                        os.attach(2, RECV + i * page, f, variant == "ipc-move-eager").map_err(e)?;
+                    }
+                }
+                "pure-copy" => {
+                    copy_block(os, (1, SEND), (KERNEL, KBUF), bytes)?;
+                    copy_block(os, (KERNEL, KBUF), (2, RECV), bytes)?;
+                }
+                _ => {
+                    for i in 0..pages {
+                        os.share_cow(1, SEND + i * page, 2, RECV + i * page).map_err(e)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        let read = measure(&mut os, |os| touch(os, 2, RECV, pages * page, false, page))?;
+        last = (total + read, read);
+    }
+    let m = |group: &str, c| Measurement {
+        group: group.into(),
+        variant: variant.into(),
+        cache: kind,
+        bytes,
+        counters: c,
+        warm_lines: None,
+        page_lines: None,
+    };
+    Ok((m("ipc", last.0), m("ipc-receive", last.1)))
+}
+
+/// Mach pmap page initialisation for a copy-on-write fault (section 4.3):
+/// case 1 on the physically addressed machine (copy warm -> cold), case 2
+/// original Mach on the VAC (flush old, physical copy, flush both physical
+/// pages, map), case 3 on the VAC (map the new page NO-ACCESS, copy
+/// virtually). Reports cycles' counters and how many of the new page's lines
+/// are left in the cache where the faulting process will look.
+pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
+    let kind = if case == 1 { CacheKind::Pac } else { CacheKind::Vac };
+    let mut os = os(kind, cost, Policy::None)?;
+    let page = os.page_bytes();
+    let a = 0x0030_0000;
+    let o = os.object("cow", ObjectKind::Anonymous, 1).map_err(e)?;
+    os.map(1, o, a, page, 0, Prot::RW, false).map_err(e)?;
+    touch(&mut os, 1, a, page, true, 32)?; // the original is warm (and dirty)
+    let old = os.frame_of(1, a).map_err(e)?;
+    let new = os.alloc_frame(a).map_err(e)?;
+    let child = 3;
+    let ob = os.object("child", ObjectKind::Anonymous, 1).map_err(e)?;
+    os.map(child, ob, a, page, 0, Prot::RW, false).map_err(e)?;
+    let (old_pa, new_pa) = (old * page, new * page);
+    let c = measure(&mut os, |os| {
+        os.cpu().count(|c| c.traps += 1);
+        let h = os.cost().path_of("fault_handler");
+        os.cpu().instructions(h);
+        match case {
+            1 => {
+                let w = os.window(new);
+                os.kernel_map(w, new).map_err(e)?;
+                copy_block(os, (1, a), (KERNEL, w), page)?;
+            }
+            2 => {
+                let (cpu, cost, _) = os.parts();
+                flush_range(cpu, cost, a, old_pa, 1, page, false, "case 2: flush old");
+                let (s, d) = (
+                    Span { va: old_pa, pa: old_pa, asid: KERNEL, cached: true },
+                    Span { va: new_pa, pa: new_pa, asid: KERNEL, cached: true },
+                );
+                crate::primitives::copy(cpu, cost, s, d, page, "case 2: physical copy");
+                flush_range(cpu, cost, old_pa, old_pa, KERNEL, page, false, "case 2: flush old physical");
+                flush_range(cpu, cost, new_pa, new_pa, KERNEL, page, false, "case 2: flush new physical");
+            }
+            3 => {
+                let (cpu, cost, hat) = os.parts();
+                hat.load(cpu, cost, 0, child, a, new, Prot::NONE, child, false)?;
+                let s = Span { va: a, pa: old_pa, asid: 1, cached: true };
+                let d = Span { va: a, pa: new_pa, asid: child, cached: true };
+                crate::primitives::copy(cpu, cost, s, d, page, "case 3: virtual copy");
+            }
+            n => return Err(format!("no pmap case {n}; cases are 1, 2, 3")),
+        }
+        if case != 3 {
+            let (cpu, cost, hat) = os.parts();
+            hat.load(cpu, cost, 0, child, a, new, Prot::RW, child, false)?;
+        }
+        Ok(())
+    })?;
+    // Warm lines: the new frame's lines the child's accesses at `a` would hit.
+    let line = os.cpu().line_bytes();
+    let mut warm = 0;
+    for i in 0..page / line {
+        let probe = os.cpu().flush_line(a + i * line, new_pa + i * line, child, true, "probe");
+        if !matches!(probe, LineState::Empty) {
+            warm += 1;
+        }
+    }
+    Ok(Measurement {
+        group: "pmap".into(),
+        variant: format!("case{case}"),
+        cache: kind,
+        bytes: page,
+        counters: c,
+        warm_lines: Some(warm),
+        page_lines: Some(page / line),
+    })
+}
+
+/// Every S2 measurement.
+pub fn all(cost: &CostModel) -> Result<Vec<Measurement>, String> {
+    let mut out = Vec::new();
+    for kb in [1, 2, 4, 8] {
+        for s in ["empty", "clean", "dirty"] {
+            out.push(table1(cost, s, kb * KB)?);
+        }
+        for c in ["best", "worst"] {
+            out.push(table2(cost, c, kb * KB)?);
+        }
+    }
+    out.push(unmap(cost)?);
+    for kind in [CacheKind::Vac, CacheKind::Pac] {
+        for v in IPC_VARIANTS {
+            for bytes in [0, KB, 2 * KB, 4 * KB, 8 * KB, 16 * KB] {
+                let (m, r) = ipc(cost, v, kind, bytes)?;
+                out.push(m);
+                out.push(r);
+            }
+        }
+    }
+    for case in 1..=3 {
+        out.push(pmap(cost, case)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cost() -> CostModel {
+        CostModel::load("hp9000-834").expect("preset")
+    }
+
+    /// Hand-checked: a 1 KB block is 32 lines = 2 loop iterations of 17
+    /// instructions, 32 cache ops, one call; dirty lines are all written back,
+    /// empty and clean ones cost the same (seed 000 Table 1 rows 1-2 equal).
+    #[test]
+    fn table1_counts_by_mechanism() {
+        let c = cost();
+        let empty = table1(&c, "empty", 1024).expect("empty").counters;
+        let clean = table1(&c, "clean", 1024).expect("clean").counters;
+        let dirty = table1(&c, "dirty", 1024).expect("dirty").counters;
+        assert_eq!((empty.instructions, empty.cache_ops, empty.flush_calls, empty.writebacks), (34, 32, 1, 0));
+        assert_eq!(clean, empty);
+        assert_eq!(dirty.writebacks, 32);
+        assert_eq!(dirty.instructions, 34);
+    }
+
+    /// Best copy of 1 KB: 32 lines x 19 instructions, no misses; worst: every
+    /// source and destination line misses and evicts a dirty line.
+    #[test]
+    fn table2_counts_by_mechanism() {
+        let c = cost();
+        let best = table2(&c, "best", 1024).expect("best").counters;
+        assert_eq!((best.instructions, best.misses, best.writebacks, best.references), (32 * 19, 0, 0, 512));
+        let worst = table2(&c, "worst", 1024).expect("worst").counters;
+        assert_eq!((worst.misses, worst.writebacks), (64, 64));
+    }
+
+    #[test]
+    fn pmap_case2_leaves_the_new_page_cold_and_cases_1_3_warm() {
+        let c = cost();
+        let lines = 2048 / 32;
+        assert_eq!(pmap(&c, 1).expect("1").warm_lines, Some(lines));
+        assert_eq!(pmap(&c, 2).expect("2").warm_lines, Some(0));
+        assert_eq!(pmap(&c, 3).expect("3").warm_lines, Some(lines));
+        let (c2, c3) = (pmap(&c, 2).expect("2").counters, pmap(&c, 3).expect("3").counters);
+        assert!(c.cycles(&c2) > c.cycles(&c3));
+    }
+}
