@@ -98,6 +98,7 @@ class TraceGroup(click.Group):
         formatter.write_usage(ctx.command_path, "[-o FILE.vmt] -- COMMAND [ARGS]...")
         formatter.write_usage(ctx.command_path, "info FILE [--json]", prefix="       ")
         formatter.write_usage(ctx.command_path, "convert SRC DST [--to FORMAT]", prefix="       ")
+        formatter.write_usage(ctx.command_path, "interleave A B... --quantum N -o OUT.vmt", prefix="       ")
 
 
 @cli.group(cls=TraceGroup, context_settings=CONTEXT)
@@ -108,6 +109,8 @@ def trace() -> None:
       vmlab trace -o ls.vmt -- ls -l /     capture (everything after -- is the command)
       vmlab trace info ls.vmt              counts, footprint, address range
       vmlab trace convert ls.vmt ls.din    write it in another format
+      vmlab trace interleave a.vmt b.vmt --quantum 10000 -o ab.vmt
+                                           two processes, asids 1 and 2, 10,000 references a turn
     """
 
 
@@ -155,6 +158,19 @@ def convert(src: str, dst: str, to: Optional[str], src_format: Optional[str]) ->
     """Write trace SRC again as DST in another format, saying what that format lost."""
     summary = convert_trace(src, dst, to, src_format)
     click.echo(f"{dst}: {summary}")
+
+
+@trace.command("interleave", context_settings=CONTEXT)
+@click.argument("inputs", nargs=-1, required=True, metavar="TRACE...")
+@click.option("--quantum", "quantum", type=click.IntRange(min=1), required=True, metavar="N",
+              help="References each trace runs before the next one's turn.")
+@click.option("--output", "-o", "out", required=True, metavar="FILE.vmt", help="The multi-process trace to write.")
+def interleave(inputs: Sequence[str], quantum: int, out: str) -> None:
+    """Interleave traces round-robin as separate processes: trace i gets asid i
+    (1, 2, ...), each turn is QUANTUM references, and a context-switch marker
+    starts every turn. A trace that ends drops out."""
+    data, text = _engine.trace_interleave(list(inputs), quantum, out)
+    click.echo(text, err=True)
 
 
 # -- presets ---------------------------------------------------------------

@@ -16,6 +16,7 @@ space out the same way each run, so a capture is repeatable.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -81,8 +82,12 @@ _DB_ORDERS = {"small": 20, "full": 700}
 
 
 def _database(size: str, build: Path, scratch: Path) -> list[str]:
+    # -batch -init /dev/null: no ~/.sqliterc, no interactive setup.
     return [
-        "sqlite3",
+        shutil.which("sqlite3") or "sqlite3",
+        "-batch",
+        "-init",
+        "/dev/null",
         str(scratch / "s1.sqlite"),
         ".output /dev/null",
         f".parameter set @n {_DB_ORDERS[size]}",
@@ -224,13 +229,41 @@ def ensure(
         log(f"capturing {out.name}{about}: {' '.join(cmd)}")
         started = time.monotonic()
         try:
-            summary = capture_trace(cmd, tmp, progress=progress)
+            with _pinned_environment(Path(scratch)):
+                summary = capture_trace(cmd, tmp, progress=progress)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
     os.replace(tmp, out)
     log(f"{out}: {summary.get('events', 0):,} references in {time.monotonic() - started:.0f} s")
     return out
+
+
+@contextlib.contextmanager
+def _pinned_environment(scratch: Path):
+    """Runs the capture with a fixed, minimal environment. The environment
+    strings sit at the top of the traced program's stack, so their length
+    moves every stack address (and the alignment, hence the iteration
+    counts, of libc's string routines); variables such as VALGRIND_OPTS or
+    a ~/.sqliterc found through HOME would change the run itself. The
+    capture inherits this process's environment (the engine's capture takes
+    none of its own), so it is swapped for the duration and restored."""
+    valgrind = shutil.which("valgrind")
+    saved = dict(os.environ)
+    pinned = {
+        # Only valgrind is looked up on PATH; the traced programs are absolute paths.
+        "PATH": os.path.dirname(valgrind) if valgrind else "/usr/bin",
+        "LC_ALL": "C",
+        "HOME": "/nonexistent",
+        "TMPDIR": str(scratch),
+    }
+    os.environ.clear()
+    os.environ.update(pinned)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def ensure_all(size: str, names: Optional[Sequence[str]] = None, **kw) -> dict[str, Path]:

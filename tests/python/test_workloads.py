@@ -35,7 +35,8 @@ def test_unknown_names_and_sizes_are_errors() -> None:
 def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
     """valgrind does not follow exec: the traced program is the one doing the work."""
     db = workloads.get("database").command("full", tmp_path / "b", tmp_path)
-    assert db[0] == "sqlite3" and db[1] == str(tmp_path / "s1.sqlite")
+    assert Path(db[0]).name == "sqlite3" and db[1:4] == ["-batch", "-init", "/dev/null"]
+    assert db[4] == str(tmp_path / "s1.sqlite")
     assert ".parameter set @n 700" in db
     assert workloads.get("bigfoot").command("small", tmp_path, tmp_path) == [str(tmp_path / "hashjoin"), "16", "100000"]
     assert workloads.get("sparse").command("full", tmp_path, tmp_path)[1:] == ["128", "8", "200000"]
@@ -91,3 +92,19 @@ def test_small_capture_is_sane_and_round_trips(name: str, tmp_path: Path) -> Non
     convert_trace(path, copy)
     again = trace_info(copy)
     assert dict(again) == dict(info)
+
+
+def test_cli_interleaves_traces_as_processes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from vmlab.cli import main
+
+    a, b = tmp_path / "a.lackey", tmp_path / "b.lackey"
+    a.write_text("I  00400000,4\n L 7ff00000,8\n S 7ff00008,8\n")
+    b.write_text("I  00400000,4\n")
+    out = tmp_path / "ab.vmt"
+    assert main(["trace", "interleave", str(a), str(b), "--quantum", "2", "-o", str(out)]) == 0
+    assert "2 traces as asids 1..=2, quantum 2: 7 events, 3 context switches" in capsys.readouterr().err
+    info = trace_info(out)
+    # switch to 1, two accesses; switch to 2, one; switch to 1, the last one.
+    assert info["context_switches"] == 3
+    assert info["by_asid"] == {"1": 3, "2": 1}
+    assert main(["trace", "interleave", str(a), "--quantum", "0", "-o", str(out)]) == 2
