@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 
 mod events;
 mod machine;
+mod os;
 mod signals;
 mod trace;
 
@@ -93,6 +94,9 @@ mod _engine {
     use super::machine::{
         apply_overrides, check_config, load_config, preset_names, preset_text, result_table, run, run_events,
     };
+
+    #[pymodule_export]
+    use super::os::{os_cost_model, os_s2_measurements, os_scenario};
 
     #[pymodule_export]
     use super::trace::{trace_capture, trace_convert, trace_formats, trace_info, trace_interleave};
