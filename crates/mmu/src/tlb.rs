@@ -262,6 +262,14 @@ impl Tlb {
         }
     }
 
+    /// Counts `n` hits that a caller proved without looking up: repeats of
+    /// the page of the latest hit, with no insert or purge since. They change
+    /// no replacement state under any policy (that entry is already the most
+    /// recently used).
+    pub fn count_repeat_hits(&mut self, n: u64) {
+        self.stats.hits += n;
+    }
+
     /// Inserts the translation of the page holding `va` (page of `page_bytes`)
     /// to the frame holding `pa`. An existing entry for the same page is
     /// replaced in place. Returns the entry evicted, if any.

@@ -152,6 +152,13 @@ pub struct VmSim {
     /// The address space of the latest user reference (whose tables a
     /// kernel line belongs to).
     current_space: u32,
+    /// Per side, the (ASID, L1 line) the latest user reference left
+    /// resident, while nothing else has touched the caches or TLBs since: a
+    /// read of it again is an L1 hit (and a TLB hit on the same page) that
+    /// changes no state but counters, which `repeats` holds until `settle`.
+    last: [Option<(u32, u64)>; 2],
+    l1_shift: [u32; 2],
+    repeats: [u64; 3],
 }
 
 fn side(kind: RefKind) -> usize {
@@ -203,6 +210,9 @@ impl VmSim {
             pending: VecDeque::new(),
             asid_tagged_caches,
             current_space: 0,
+            last: [None; 2],
+            l1_shift: [cfg.l1i.line.0.trailing_zeros(), cfg.l1d.line.0.trailing_zeros()],
+            repeats: [0; 3],
             cfg,
         })
     }
@@ -240,6 +250,7 @@ impl VmSim {
             }
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
+                self.last = [None; 2];
                 // Untagged structures cannot tell address spaces apart.
                 if let Some(tlbs) = self.tlbs.as_mut() {
                     for t in tlbs.iter_mut() {
@@ -261,6 +272,7 @@ impl VmSim {
     }
 
     fn flush_all(&mut self) -> Result<(), SimError> {
+        self.last = [None; 2];
         let mark = self.mem.log.len();
         self.mem.flush_all();
         self.after_access(mark, None)
@@ -283,6 +295,12 @@ impl VmSim {
 
     fn user_piece(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
         let s = side(kind);
+        let ln = va >> self.l1_shift[s];
+        if kind != RefKind::Write && self.last[s] == Some((asid, ln)) {
+            self.repeats[kind as usize] += 1;
+            self.sides[s].l1_hit_tlb_hit += 1;
+            return Ok(());
+        }
         self.current_space = asid;
         let mut tlb_miss = false;
         let pa = match self.at {
@@ -319,7 +337,25 @@ impl VmSim {
         let r = LineRef { vaddr: va, paddr: pa, asid };
         let level = self.mem.access(kind, r, size);
         self.sides[s].count(level, tlb_miss);
-        self.after_access(mark, Some((va, asid)))
+        self.after_access(mark, Some((va, asid)))?;
+        // A read always leaves its line in L1; a write only if it hit. Set
+        // after the access: handlers it ran cleared `last`.
+        self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        Ok(())
+    }
+
+    /// Moves the repeat hits counted by `user_piece` into the L1 and TLB
+    /// statistics.
+    fn settle(&mut self) {
+        for kind in [RefKind::Ifetch, RefKind::Read] {
+            let n = std::mem::take(&mut self.repeats[kind as usize]);
+            self.mem.l1(kind).count_repeat_hits(kind, n);
+            if self.at == TranslateAt::EveryAccess {
+                if let Some(t) = self.tlbs.as_mut() {
+                    t[side(kind)].count_repeat_hits(n);
+                }
+            }
+        }
     }
 
     /// Memory transfers of mapped lines that the access caused: under a
@@ -425,6 +461,7 @@ impl VmSim {
     /// maps `va`, its PTE loads (each of which may miss the D-TLB itself and
     /// recurse one tier up), then the insert.
     fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
+        self.last = [None; 2];
         self.ensure_mapped(asid, va)?;
         let mut refs = std::mem::take(&mut self.walk);
         refs.clear();
@@ -548,6 +585,7 @@ impl VmSim {
     /// caches. Under a scheme that translates at memory, the write-backs it
     /// forces are translated like any other.
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
+        self.last = [None; 2];
         let mark = self.mem.log.len();
         let level = self.mem.access(kind, LineRef { vaddr, paddr, asid: KERNEL_ASID }, size);
         self.after_access(mark, Some((vaddr, KERNEL_ASID)))?;
@@ -610,7 +648,8 @@ impl VmSim {
         &self.vmcpi
     }
 
-    pub fn result(&self, origin: &str) -> VmResult {
+    pub fn result(&mut self, origin: &str) -> VmResult {
+        self.settle();
         let k = self.vmcpi.user_instructions.max(1) as f64 / 1000.0;
         VmResult {
             config: self.cfg.name.clone(),

@@ -1,6 +1,6 @@
 //! Which page-table organisation each scheme walks, built with its frames.
 
-use vmlab_mmu::pagetable::{mach::Mach, mips::Ultrix, parisc};
+use vmlab_mmu::pagetable::{mach::Mach, mips::Ultrix, parisc, puma::Puma, x86::Radix};
 use vmlab_mmu::{FramePool, PageTable, TableError};
 
 use crate::scheme::TableKind;
@@ -16,8 +16,7 @@ pub fn build_table(kind: TableKind, frames: &mut FramePool) -> Result<Box<dyn Pa
             let params = parisc::HashedParams { phys_frames: frames.capacity(), ..Default::default() };
             Box::new(parisc::HashedInverted::new(&params, frames)?)
         }
-        TableKind::X86TwoLevel | TableKind::Puma => {
-            return Err(TableError::Config(format!("the {kind:?} page table is not built yet")))
-        }
+        TableKind::X86TwoLevel => Box::new(Radix::two_level()),
+        TableKind::Puma => Box::new(Puma::new()),
     })
 }

@@ -90,7 +90,7 @@ pub enum TableError {
 }
 
 /// A page-table organisation.
-pub trait PageTable: std::fmt::Debug {
+pub trait PageTable: std::fmt::Debug + Send {
     /// A short name (`mips`, `mach`, `x86-2level`, ...).
     fn name(&self) -> &'static str;
 

@@ -1,0 +1,97 @@
+//! Translating runs: schemes, TLBs and VMCPI (crate `vmlab-translation`).
+
+use std::path::Path;
+
+use pyo3::prelude::*;
+use vmlab_translation::{config, SimError, VmConfig, VmSim};
+
+use crate::machine::{parse_format, to_json};
+use crate::signals::Checkpoint;
+use crate::{guard, vmlab_error};
+
+/// Names of the shipped translation presets.
+#[pyfunction]
+pub fn vm_preset_names() -> Vec<String> {
+    config::BUILTIN.iter().map(|(n, _)| (*n).to_string()).collect()
+}
+
+/// Loads a translation preset (name or path) with `KEY=VALUE` overrides and
+/// returns its configuration as JSON, checked by building the simulator.
+#[pyfunction]
+pub fn vm_load_config(name_or_path: &str, overrides: Vec<String>) -> PyResult<String> {
+    guard("vm_load_config", || {
+        let cfg = config::load(name_or_path, &overrides).map_err(vmlab_error)?;
+        VmSim::new(cfg.clone()).map_err(vmlab_error)?;
+        to_json(&cfg)
+    })
+}
+
+/// Runs every configuration (JSON) over one trace, decoding it once: each
+/// block of events is fed to all simulators, spread over `threads` threads.
+/// Returns one result (JSON) per configuration, in order.
+/// `progress(events, bytes_read, bytes_total)` is called between blocks.
+#[pyfunction]
+#[pyo3(signature = (configs, trace_path, format=None, threads=1, progress=None))]
+pub fn vm_sweep(
+    py: Python<'_>,
+    configs: Vec<String>,
+    trace_path: &str,
+    format: Option<&str>,
+    threads: usize,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Vec<String>> {
+    let cfgs: Vec<VmConfig> = configs
+        .iter()
+        .map(|c| serde_json::from_str(c).map_err(|e| vmlab_error(format!("translation configuration: {e}"))))
+        .collect::<PyResult<_>>()?;
+    let format = parse_format(format)?;
+    let mut checkpoint = Checkpoint::new(progress);
+    let outcome = py.detach(|| {
+        guard("vm_sweep", || {
+            let mut sims: Vec<VmSim> =
+                cfgs.into_iter().map(VmSim::new).collect::<Result<_, _>>().map_err(vmlab_error)?;
+            let mut source = vmlab_trace::open(Path::new(trace_path), format).map_err(vmlab_error)?;
+            let threads = threads.clamp(1, sims.len().max(1));
+            let per = sims.len().div_ceil(threads).max(1);
+            let mut buf = Vec::with_capacity(vmlab_trace::BLOCK);
+            let mut n = 0u64;
+            let mut run = || -> Result<(), SimError> {
+                while source.fill(&mut buf)? {
+                    let block = &buf;
+                    let outcomes: Vec<Result<(), SimError>> = std::thread::scope(|s| {
+                        let handles: Vec<_> = sims
+                            .chunks_mut(per)
+                            .map(|chunk| {
+                                s.spawn(move || {
+                                    for sim in chunk {
+                                        sim.feed(block)?;
+                                    }
+                                    Ok(())
+                                })
+                            })
+                            .collect();
+                        handles
+                            .into_iter()
+                            .map(|h| h.join().unwrap_or_else(|_| Err(SimError::Config("a simulator thread panicked".into()))))
+                            .collect()
+                    });
+                    outcomes.into_iter().collect::<Result<(), SimError>>()?;
+                    n += buf.len() as u64;
+                    let (read, total) = source.progress();
+                    checkpoint
+                        .check(|py, cb| cb.call1(py, (n, read, total)).map(drop))
+                        .map_err(|reason| SimError::Interrupted { events: n, reason })?;
+                }
+                Ok(())
+            };
+            let ran = run();
+            checkpoint.final_check();
+            ran.map_err(vmlab_error)?;
+            sims.iter_mut().map(|s| to_json(&s.result(trace_path))).collect::<PyResult<Vec<String>>>()
+        })
+    });
+    if let Some(e) = checkpoint.take() {
+        return Err(e);
+    }
+    outcome
+}

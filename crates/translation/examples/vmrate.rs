@@ -1,0 +1,42 @@
+//! Throughput of translating runs on a real trace, beside NOTLB and decode
+//! alone, measured in the same process:
+//! `cargo run --release -p vmlab-translation --example vmrate -- TRACE [MAX_EVENTS]`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use vmlab_translation::{load, Scheme, VmSim};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let path = args.get(1).ok_or("usage: vmrate TRACE [MAX_EVENTS]")?;
+    let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(u64::MAX);
+    // Decode once into memory (bounded by MAX_EVENTS) so every scheme sees
+    // the same events and decode time is measured separately.
+    let t = Instant::now();
+    let mut src = vmlab_trace::open(Path::new(path), None)?;
+    let mut events = Vec::new();
+    let mut buf = Vec::new();
+    while (events.len() as u64) < max && src.fill(&mut buf)? {
+        events.extend_from_slice(&buf);
+    }
+    events.truncate(max.min(events.len() as u64) as usize);
+    let n = events.len() as f64;
+    println!("decode      {:8.1} M refs/s  ({} events)", n / t.elapsed().as_secs_f64() / 1e6, events.len());
+    for scheme in [Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Parisc, Scheme::Softvm, Scheme::Spur, Scheme::Intel] {
+        let cfg = load("jacob-mudge", &[format!("scheme={}", scheme.name())])?;
+        let mut sim = match VmSim::new(cfg) {
+            Ok(s) => s,
+            Err(e) => {
+                println!("{:<10}  skipped: {e}", scheme.name());
+                continue;
+            }
+        };
+        let t = Instant::now();
+        sim.feed(&events)?;
+        let secs = t.elapsed().as_secs_f64();
+        let r = sim.result(path);
+        println!("{:<10}  {:8.1} M refs/s   VMCPI {:.4}", scheme.name(), n / secs / 1e6, r.vmcpi);
+    }
+    Ok(())
+}
