@@ -212,6 +212,16 @@ def report(traces: Sequence[str], machines: Sequence[str], out: str, quiet: bool
     click.echo(f"wrote {path}", err=True)
 
 
+# -- pagetables --------------------------------------------------------------
+def _add_pagetables() -> None:
+    from vmlab.pagetables import command as pagetables_command
+
+    cli.add_command(pagetables_command, "pagetables")
+
+
+_add_pagetables()
+
+
 # -- entry point -----------------------------------------------------------
 # -- reproduce ---------------------------------------------------------------
 @cli.group(context_settings=CONTEXT)

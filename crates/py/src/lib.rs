@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 
 mod events;
 mod machine;
+mod mmu;
 mod os;
 mod signals;
 mod trace;
@@ -94,6 +95,9 @@ mod _engine {
     use super::machine::{
         apply_overrides, check_config, load_config, preset_names, preset_text, result_table, run, run_events,
     };
+
+    #[pymodule_export]
+    use super::mmu::{pagetable_kinds, pagetable_memory};
 
     #[pymodule_export]
     use super::os::{os_cost_model, os_s2_measurements, os_scenario};
