@@ -17,6 +17,7 @@ pub struct FlushFound {
 /// Flushes (or purges) `bytes` from `va` (physical `pa`, cache space `asid`)
 /// the way HP-UX `pdcache()` does: a call, then `flush_lines_per_iteration`
 /// line flushes per loop iteration (seed 000 footnote 2).
+#[allow(clippy::too_many_arguments)]
 pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, va: u64, pa: u64, asid: u32, bytes: u64, purge: bool, origin: &str) -> FlushFound {
     let line = cpu.line_bytes();
     let lines = bytes.div_ceil(line);

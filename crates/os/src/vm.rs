@@ -236,7 +236,7 @@ impl Os {
     }
 
     fn aligned(&self, what: &str, v: u64) -> Result<(), OsError> {
-        if v % self.page != 0 {
+        if !v.is_multiple_of(self.page) {
             return Err(OsError::Invalid(format!("{what} {v:#x} is not a multiple of the {}-byte page", self.page)));
         }
         Ok(())

@@ -4,6 +4,8 @@
 //! and proptest's shrinking gives a minimised example, which is printed and
 //! kept below as a regression case.
 
+#![allow(clippy::panic, clippy::unwrap_used)]
+
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
 use vmlab_cache::{CacheConfig, Indexing};

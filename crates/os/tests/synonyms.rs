@@ -3,6 +3,8 @@
 //! it; addresses that agree in VA bit 12 never alias. Also must-show 5: bad
 //! scenario files give an error naming the line.
 
+#![allow(clippy::panic, clippy::unwrap_used)]
+
 use vmlab_os::scenario::run_text;
 use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Violation};
 
