@@ -22,6 +22,7 @@ mod mmu;
 mod os;
 mod signals;
 mod trace;
+mod translation;
 
 pyo3::create_exception!(
     vmlab,
@@ -95,6 +96,9 @@ mod _engine {
     use super::machine::{
         apply_overrides, check_config, load_config, preset_names, preset_text, result_table, run, run_events,
     };
+
+    #[pymodule_export]
+    use super::translation::{vm_load_config, vm_preset_names, vm_sweep};
 
     #[pymodule_export]
     use super::mmu::{pagetable_kinds, pagetable_memory};

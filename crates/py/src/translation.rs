@@ -30,8 +30,10 @@ pub fn vm_load_config(name_or_path: &str, overrides: Vec<String>) -> PyResult<St
 /// block of events is fed to all simulators, spread over `threads` threads.
 /// Returns one result (JSON) per configuration, in order.
 /// `progress(events, bytes_read, bytes_total)` is called between blocks.
+/// `max_events` stops after that many events (a prefix of the trace).
 #[pyfunction]
-#[pyo3(signature = (configs, trace_path, format=None, threads=1, progress=None))]
+#[pyo3(signature = (configs, trace_path, format=None, threads=1, progress=None, max_events=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn vm_sweep(
     py: Python<'_>,
     configs: Vec<String>,
@@ -39,7 +41,9 @@ pub fn vm_sweep(
     format: Option<&str>,
     threads: usize,
     progress: Option<Py<PyAny>>,
+    max_events: Option<u64>,
 ) -> PyResult<Vec<String>> {
+    let max_events = max_events.unwrap_or(u64::MAX);
     let cfgs: Vec<VmConfig> = configs
         .iter()
         .map(|c| serde_json::from_str(c).map_err(|e| vmlab_error(format!("translation configuration: {e}"))))
@@ -56,7 +60,9 @@ pub fn vm_sweep(
             let mut buf = Vec::with_capacity(vmlab_trace::BLOCK);
             let mut n = 0u64;
             let mut run = || -> Result<(), SimError> {
-                while source.fill(&mut buf)? {
+                while n < max_events && source.fill(&mut buf)? {
+                    let room = usize::try_from(max_events - n).unwrap_or(usize::MAX);
+                    buf.truncate(room);
                     let block = &buf;
                     let outcomes: Vec<Result<(), SimError>> = std::thread::scope(|s| {
                         let handles: Vec<_> = sims
