@@ -19,7 +19,7 @@ BUILD    ?= target/reproduce
 
 help:
 	@echo "make test       build the engine, run the Rust tests (release) and the Python tests"
-	@echo "make reproduce  capture a real trace with valgrind, run every preset, write $(REPORT)"
+	@echo "make reproduce  capture real traces with valgrind, run every preset and every study, write $(REPORT)"
 	@echo "make bench      throughput benchmarks (bench/run.sh)"
 	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into traces/s1/"
 
@@ -61,8 +61,13 @@ $(TRACE): $(BUILD)/matmul | develop
 	@command -v valgrind >/dev/null || { echo "make reproduce needs valgrind (apt-get install valgrind)" >&2; exit 2; }
 	$(VMLAB) trace -o $@ -- $(BUILD)/matmul
 
+# Every study that exists: S1 on the four S1 workloads' small traces
+# (captured on first use), S2 from seed 000's primitives, then the report,
+# which links both.
 reproduce: develop $(TRACE)
 	$(VMLAB) trace info $(TRACE)
+	$(VMLAB) reproduce s1 --grid standard --report $(dir $(REPORT))s1
+	$(VMLAB) reproduce s2 --report $(dir $(REPORT))s2
 	$(VMLAB) report --trace $(TRACE) --out $(REPORT)
 	@echo "report: $(REPORT)"
 

@@ -243,6 +243,15 @@ def presets_report(traces: Sequence[str], machines: Optional[Sequence[str]] = No
                  "Each machine preset simulated on each trace; miss rates count every request kind "
                  "a cache saw (instruction fetches, reads, writes, including those from the level above). "
                  "x86-64-host is read from the sysfs of the machine that wrote this report.")
+    studies = []
+    for sid, names in (("s1", ("index.html", "fragment.html")), ("s2", ("index.html", "section.html"))):
+        for name in names:
+            if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(out)), sid, name)):
+                studies.append(f'<li><a href="{sid}/{name}">Study {sid.upper()}</a></li>')
+                break
+    if studies:
+        rep.section("Studies", "Each study of experiments.md that was run, with the paper's figures beside "
+                    "vmlab's and a HOLDS/FAILS verdict per finding.").html("<ul>" + "".join(studies) + "</ul>")
     setup = rep.section("Machines")
     setup.table([{"preset": n, "description": presets().get(n, Machine.from_preset(n).description)}
                  for n in machines])

@@ -54,10 +54,10 @@ GRIDS = {
     # Inside `make test`: one small real trace, a prefix of it, a few points.
     "test": Grid(l1_kb=(2, 16), l2_kb=(512, 1024), lines=((16, 16), (16, 64), (64, 64)),
                  traces=("database",), size="small", max_events=300_000),
-    # `make reproduce`: every workload, a 10 M-reference prefix of each.
+    # `make reproduce`: every workload's small trace, up to 10 M references of each.
     "standard": Grid(l1_kb=(1, 4, 16, 128), l2_kb=(1024, 2048, 4096),
                      lines=((16, 16), (16, 64), (64, 64), (64, 128)),
-                     traces=("compiler", "database", "bigfoot", "sparse"), size="full", max_events=10_000_000),
+                     traces=("compiler", "database", "bigfoot", "sparse"), size="small", max_events=10_000_000),
     # The paper's figures: L1 1-128 KB, L2 1-4 MB, seven line pairs, whole traces.
     "paper": Grid(l1_kb=(1, 2, 4, 8, 16, 32, 64, 128), l2_kb=(1024, 2048, 4096),
                   lines=((16, 16), (16, 32), (16, 64), (32, 32), (32, 64), (64, 64), (64, 128)),
@@ -489,6 +489,12 @@ def write_outputs(rows: list[dict], grid: Grid, results_dir: Path, report_dir: P
     frag_path = report_dir / "fragment.html"
     frag_path.write_text("\n".join(frag), encoding="utf-8")
     written.append(frag_path)
+    page = report_dir / "index.html"
+    page.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>vmlab S1</title>"
+                    "<style>body{font-family:system-ui,sans-serif;max-width:80rem;margin:2rem auto}"
+                    "pre{background:#f7f7f7;padding:.5rem;font-size:.8rem}</style></head><body>\n"
+                    + "\n".join(frag) + "\n</body></html>\n", encoding="utf-8")
+    written.append(page)
     return written
 
 
