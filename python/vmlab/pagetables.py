@@ -34,7 +34,8 @@ class PagetableReport:
     phys_frames: int
     rows: list[dict] = field(default_factory=list)
 
-    COLUMNS = ("table", "mapped_pages", "bytes", "useful_bytes", "bytes_per_page", "parts", "error")
+    COLUMNS = ("table", "mapped_pages", "bytes", "useful_bytes", "bytes_per_page", "parts", "chain_mean",
+               "chain_max", "error")
 
     @classmethod
     def from_json(cls, text: str) -> "PagetableReport":
@@ -51,8 +52,11 @@ class PagetableReport:
         w.writerow(self.COLUMNS)
         for r in self.rows:
             parts = ";".join(f"{name}={b}" for name, b in r["parts"])
+            chains = r.get("chains") or {}
             w.writerow([r["table"], r["mapped_pages"], r["bytes"], r["useful_bytes"],
-                        f"{r['bytes_per_page']:.2f}", parts, r["error"] or ""])
+                        f"{r['bytes_per_page']:.2f}", parts,
+                        f"{chains['mean_chain']:.4f}" if chains else "", chains.get("max_chain", ""),
+                        r["error"] or ""])
         return out.getvalue()
 
     def table(self) -> str:
@@ -67,6 +71,9 @@ class PagetableReport:
                 lines.append(f"{r['table']:<11} {'-':>9} {'-':>10} {'-':>8}  error: {r['error']}")
                 continue
             parts = ", ".join(f"{name} {b / 1024:g}" for name, b in r["parts"])
+            if r.get("chains"):
+                c = r["chains"]
+                parts += f"; chains: mean {c['mean_chain']:.3f}, max {c['max_chain']}"
             lines.append(f"{r['table']:<11} {r['bytes'] / 1024:>9g} {r['useful_bytes'] / 1024:>10.2f} "
                          f"{r['bytes_per_page']:>8.1f}  {parts}")
         return "\n".join(lines) + "\n"

@@ -51,6 +51,9 @@ def test_tiny_trace_pages(tiny_trace):
     assert t["x86-4level"]["bytes"] == 4 * 4096  # one page per level
     assert t["parisc"]["bytes"] == 8192  # 256 frames x 2 entries x 16 B
     assert t["parisc"]["useful_bytes"] == 4 * 16
+    # Buckets of pages 1, 2, 3, 5 (space 0, 512 entries): the pages themselves.
+    assert t["parisc"]["chains"]["occupied"] == 4 and t["parisc"]["chains"]["max_chain"] == 1
+    assert t["mips"]["chains"] is None
     assert t["powerpc"]["bytes"] == 64 * 1024  # the architecture's minimum
     assert t["mips"]["useful_bytes"] == (4 + 1) * 4  # 4 UPTEs + 1 root PTE
 
@@ -86,6 +89,9 @@ def test_cli_table_csv_and_json(cli):
     p = cli("pagetables", "--csv", "-", "--table", "mips", "--table", "powerpc", check=True)
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
     assert [(r["table"], r["bytes"]) for r in rows] == [("mips", str(5 * 4096)), ("powerpc", str(2 << 20))]
+    p = cli("pagetables", "--csv", "-", "--table", "parisc", check=True)
+    row = next(csv.DictReader(io.StringIO(p.stdout)))
+    assert float(row["chain_mean"]) >= 1.0 and int(row["chain_max"]) >= 1
 
     p = cli("pagetables", "--json", "-", "--phys-mb", "16", check=True)
     data = json.loads(p.stdout)

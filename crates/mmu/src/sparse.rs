@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::frames::FramePool;
-use crate::pagetable::{build, TableKind, TableParams};
+use crate::pagetable::{build, ChainStats, HashedInverted, HashedParams, PageTable, TableKind, TableParams};
 
 pub const PAGE_BYTES: u64 = 4096;
 /// The user space every organisation maps: 2 GB (seed 002: MIPS and SOFTVM
@@ -241,36 +241,54 @@ impl SpaceDescription {
     }
 
     /// Moves pages above the 2 GB user space (a 64-bit program's libraries
-    /// and stack) into it, so every organisation can map them: each 256 MB
-    /// segment above 2 GB that holds pages takes the lowest of the eight user
-    /// segments no page uses, in address order; offsets within a segment are
-    /// kept, so sparsity below 256 MB (what the 4 KB-page tables' pages
-    /// cover) is preserved. An error when there are more such segments than
-    /// free user segments.
+    /// and stack) into it, so every organisation can map them.
+    ///
+    /// The space is cut into chunks, 256 MB (a segment) if that is enough,
+    /// else 128 MB, 64 MB, ... down to 4 MB. Each chunk above 2 GB that holds
+    /// pages takes, in address order, the lowest chunk below 2 GB no page
+    /// uses; offsets within a chunk are kept. Pages below 2 GB stay put.
+    /// Because no chunk is smaller than 4 MB -- what one page of a MIPS,
+    /// MACH or PUMA user table or of an x86 2-level page table maps -- those
+    /// tables need exactly the same number of pages after folding as a
+    /// 64-bit space would need; only the placement of the chunks changes
+    /// (which matters to the upper levels of x86-4level). An error when even
+    /// 4 MB chunks do not fit.
     pub fn fold_into_user_space(&self) -> Result<Self, String> {
-        const SEG_PAGES: u64 = (1 << 28) / PAGE_BYTES;
-        let user_segs = USER_TOP / PAGE_BYTES / SEG_PAGES;
-        let mut out = Vec::new();
+        const MIN_CHUNK_BITS: u32 = 22;
+        const MAX_CHUNK_BITS: u32 = 28;
+        let top_bits = USER_TOP.trailing_zeros();
         let spaces: BTreeSet<u32> = self.regions.iter().map(|r| r.space).collect();
+        let mut out = Vec::new();
         for space in spaces {
             let pages: Vec<u64> = self.pages().filter(|p| p.0 == space).map(|p| p.1).collect();
-            let used: BTreeSet<u64> = pages.iter().map(|v| v / SEG_PAGES).collect();
-            let mut free = (0..user_segs).filter(|s| !used.contains(s));
-            let mut moved = std::collections::BTreeMap::new();
-            for &seg in used.iter().filter(|&&s| s >= user_segs) {
-                let to = free.next().ok_or_else(|| {
-                    format!(
-                        "{}: space {space} uses {} segments of 256 MB, more than the 8 of a 2 GB user space",
-                        self.name,
-                        used.len()
-                    )
-                })?;
-                moved.insert(seg, to);
+            let mut folded = None;
+            let mut chunks_needed = 0;
+            for bits in (MIN_CHUNK_BITS..=MAX_CHUNK_BITS).rev() {
+                let shift = bits - PAGE_BYTES.trailing_zeros();
+                let below = 1u64 << (top_bits - bits);
+                let used: BTreeSet<u64> = pages.iter().map(|v| v >> shift).collect();
+                let high: Vec<u64> = used.iter().copied().filter(|&c| c >= below).collect();
+                let free: Vec<u64> = (0..below).filter(|c| !used.contains(c)).collect();
+                chunks_needed = high.len();
+                if high.len() <= free.len() {
+                    let moved: std::collections::BTreeMap<u64, u64> = high.into_iter().zip(free).collect();
+                    folded = Some(
+                        pages
+                            .iter()
+                            .map(|&v| moved.get(&(v >> shift)).map_or(v, |to| to << shift | (v & ((1 << shift) - 1))))
+                            .collect::<Vec<u64>>(),
+                    );
+                    break;
+                }
             }
-            out.extend(pages.into_iter().map(|v| {
-                let seg = v / SEG_PAGES;
-                (space, moved.get(&seg).map_or(v, |to| to * SEG_PAGES + v % SEG_PAGES))
-            }));
+            let folded = folded.ok_or_else(|| {
+                format!(
+                    "{}: space {space} uses {chunks_needed} 4 MB chunks above 2 GB, more than fit in the \
+                     unused part of a 2 GB user space",
+                    self.name
+                )
+            })?;
+            out.extend(folded.into_iter().map(|v| (space, v)));
         }
         Ok(Self::from_pages(&self.name, out))
     }
@@ -288,6 +306,8 @@ pub struct MemoryRow {
     /// `bytes / mapped_pages`.
     pub bytes_per_page: f64,
     pub parts: Vec<(String, u64)>,
+    /// PA-RISC only: the hash chains.
+    pub chains: Option<ChainStats>,
     /// Why the table could not map the description, if it could not.
     pub error: Option<String>,
 }
@@ -307,16 +327,35 @@ pub fn memory_table(desc: &SpaceDescription, kinds: &[TableKind], params: &Table
                 useful_bytes: 0,
                 bytes_per_page: 0.0,
                 parts: Vec::new(),
+                chains: None,
                 error: None,
             };
             let mut pool = FramePool::new(PAGE_BYTES, 0, params.phys_frames);
-            let built = build(kind, params, &mut pool).and_then(|mut t| {
+            let fill = |t: &mut dyn PageTable, pool: &mut FramePool| -> Result<(), crate::TableError> {
                 for (space, vpn) in desc.pages() {
                     let pfn = pool.alloc()?;
-                    t.insert(space, vpn, pfn, &mut pool)?;
+                    t.insert(space, vpn, pfn, pool)?;
                 }
-                Ok(t)
-            });
+                Ok(())
+            };
+            let built = if kind == TableKind::Parisc {
+                // Built directly (not boxed) to read its chain statistics.
+                let hp = HashedParams {
+                    phys_frames: params.phys_frames,
+                    entries_per_frame: params.parisc_entries_per_frame,
+                    entries: params.parisc_entries,
+                };
+                HashedInverted::new(&hp, &mut pool).and_then(|mut t| {
+                    fill(&mut t, &mut pool)?;
+                    row.chains = Some(t.chain_stats());
+                    Ok(Box::new(t) as Box<dyn PageTable + Send>)
+                })
+            } else {
+                build(kind, params, &mut pool).and_then(|mut t| {
+                    fill(&mut *t, &mut pool)?;
+                    Ok(t)
+                })
+            };
             match built {
                 Ok(t) => {
                     let m = t.memory();

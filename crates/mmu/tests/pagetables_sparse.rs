@@ -60,6 +60,9 @@ fn hand_built_space_exact_memory() {
     }
     let mips = rows.iter().find(|r| r.table == TableKind::Mips).unwrap();
     assert_eq!(mips.useful_bytes, 4 * 4, "2 UPTEs + 2 root PTEs");
+    assert_eq!(mips.chains, None);
+    let chains = rows.iter().find(|r| r.table == TableKind::Parisc).unwrap().chains.clone().unwrap();
+    assert_eq!((chains.buckets, chains.occupied, chains.mappings, chains.max_chain), (512, 2, 2, 1));
     assert_eq!(mips.bytes_per_page, 3.0 * 4096.0 / 2.0);
 }
 
@@ -106,9 +109,19 @@ fn errors_are_rows_not_panics() {
     let f = d.fold_into_user_space().unwrap();
     assert_eq!(f.pages().collect::<Vec<_>>(), vec![(0, 0x400), (0, 0x1EFFF)]);
     assert!(memory_table(&f, &TableKind::ALL, &params).iter().all(|r| r.error.is_none()));
-    // Nine segments cannot fold into eight.
+    // Nine 256 MB segments above 2 GB do not fit the eight user segments:
+    // they fold as 128 MB chunks (0x8000 pages) into chunks 0, 1, ... 8.
     let nine = SpaceDescription::from_pages("nine", (0..9u64).map(|s| (0, (8 + s) << 16)));
-    assert!(nine.fold_into_user_space().unwrap_err().contains("more than the 8"));
+    let folded: Vec<u64> = nine.fold_into_user_space().unwrap().pages().map(|p| p.1).collect();
+    assert_eq!(folded, (0..9u64).map(|c| c << 15).collect::<Vec<_>>());
+    // 513 distinct 4 MB chunks above 2 GB cannot fit the 512 of 2 GB.
+    let many = SpaceDescription::from_pages("many", (0..513u64).map(|i| (0, 0x80000 + (i << 10))));
+    assert!(many.fold_into_user_space().unwrap_err().contains("513 4 MB chunks"));
+    // Folding keeps the number of 4 MB regions, so ULTRIX needs the same
+    // table pages: 5 regions scattered over 64-bit space -> 5 UPT pages.
+    let wide = SpaceDescription::from_pages("wide", (0..5u64).map(|i| (0, (i + 1) << 30 >> 12 << 8)));
+    let rows = memory_table(&wide.fold_into_user_space().unwrap(), &[TableKind::Mips], &params);
+    assert_eq!(rows[0].bytes, (1 + 5) * 4096);
     // Too little memory is an error row.
     let tiny = TableParams { phys_frames: 2, ..TableParams::default() };
     let rows = memory_table(&Layout::dense().describe().unwrap(), &[TableKind::Mips], &tiny);
