@@ -76,8 +76,6 @@ fn kind() -> impl Strategy<Value = TableKind> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
-
     #[test]
     fn every_organisation_agrees_with_a_hashmap(kind in kind(), ops in prop::collection::vec(op(), 1..150)) {
         // Small hashed tables so chains and full PTEG pairs happen.
