@@ -4,7 +4,9 @@ pub mod frames;
 pub mod pagetable;
 pub mod sparse;
 pub mod tlb;
+pub mod tlbs;
 
 pub use frames::{FrameError, FramePool};
+pub use tlbs::{NamedTlbStats, Side, TlbLayout, TlbSet};
 pub use tlb::{Slot, Tlb, TlbConfig, TlbEntry, TlbError, TlbReplacement, TlbStats};
 pub use pagetable::{PageTable, PteRef, TableError, TableMemory, Tier};

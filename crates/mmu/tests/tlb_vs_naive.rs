@@ -1,6 +1,8 @@
 //! The TLB against a deliberately naive model: a vector of entries scanned
 //! linearly, the same victim rule and the same seeded generator.
 
+#![allow(clippy::unwrap_used)]
+
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

@@ -60,8 +60,18 @@ pub struct VmConfig {
     pub l2i: Option<CacheConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2d: Option<CacheConfig>,
-    pub itlb: TlbConfig,
-    pub dtlb: TlbConfig,
+    /// Split main TLBs (`itlb` and `dtlb`) or one unified `tlb`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub itlb: Option<TlbConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtlb: Option<TlbConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tlb: Option<TlbConfig>,
+    /// Optional micro-TLBs in front of the main level (both or neither).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub micro_itlb: Option<TlbConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub micro_dtlb: Option<TlbConfig>,
     /// With virtual L1s, consult the TLB on every reference (it holds the
     /// protection bits), as the paper's Table 1 assumes; false translates
     /// only on an L1 miss.
@@ -84,9 +94,18 @@ impl VmConfig {
         if !l2_ok {
             return Err(err("give either [l2] (unified) or both [l2i] and [l2d]".into()));
         }
+        if self.scheme.has_tlb() {
+            self.tlb_layout().ok_or_else(|| err(format!(
+                "scheme {} needs TLBs: give [itlb] and [dtlb] (split) or [tlb] (unified)",
+                self.scheme.name()
+            )))?;
+        }
+        if self.micro_itlb.is_some() != self.micro_dtlb.is_some() {
+            return Err(err("give both [micro_itlb] and [micro_dtlb], or neither".into()));
+        }
         for (name, c) in self.caches() {
             Geometry::new(c).map_err(|e| err(format!("{name}: {e}")))?;
-            if self.scheme.table().is_some() && c.indexing != Indexing::Vivt && self.scheme.translate_at(false, true) != crate::scheme::TranslateAt::EveryAccess {
+            if c.indexing != Indexing::Vivt && self.scheme.translate_at(true, true) == crate::scheme::TranslateAt::L2Miss {
                 return Err(err(format!(
                     "{name}: scheme {} translates on an L2 miss and needs virtually indexed, virtually tagged caches (got {:?})",
                     self.scheme.name(),
@@ -101,6 +120,23 @@ impl VmConfig {
             )));
         }
         Ok(())
+    }
+
+    /// The main TLBs, if exactly one arrangement is given.
+    pub fn tlb_layout(&self) -> Option<vmlab_mmu::TlbLayout> {
+        match (&self.itlb, &self.dtlb, &self.tlb) {
+            (Some(i), Some(d), None) => Some(vmlab_mmu::TlbLayout::Split { i: i.clone(), d: d.clone() }),
+            (None, None, Some(u)) => Some(vmlab_mmu::TlbLayout::Unified(u.clone())),
+            _ => None,
+        }
+    }
+
+    /// The micro-TLBs, if any.
+    pub fn micro_tlbs(&self) -> Option<(TlbConfig, TlbConfig)> {
+        match (&self.micro_itlb, &self.micro_dtlb) {
+            (Some(i), Some(d)) => Some((i.clone(), d.clone())),
+            _ => None,
+        }
     }
 
     /// The caches by name, L1 first.

@@ -32,6 +32,8 @@ pub struct MemTransfer {
     pub asid: u32,
 }
 
+// One L2 per machine, so the size difference between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum L2 {
     Unified(Cache),
@@ -198,7 +200,7 @@ impl MemSys {
     }
 
     pub fn stats(&self) -> Vec<(&'static str, CacheStats)> {
-        self.caches().into_iter().map(|(n, c)| (n, c.stats().clone())).collect()
+        self.caches().into_iter().map(|(n, c)| (n, *c.stats())).collect()
     }
 
     /// Writes back and invalidates everything, L1 first so its dirty lines

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use vmlab_cache::CacheStats;
 use vmlab_machine::MemoryStats;
-use vmlab_mmu::{TableMemory, TlbStats};
+use vmlab_mmu::{NamedTlbStats, TableMemory, TlbStats};
 
 use crate::memsys::Level;
 
@@ -82,8 +82,11 @@ pub struct VmResult {
     /// Table 5: user L2 misses per 1,000 user instructions.
     pub l2i_misses_per_kinstr: f64,
     pub l2d_misses_per_kinstr: f64,
+    /// The main TLB of each side (a unified TLB's for both).
     pub itlb: Option<TlbStats>,
     pub dtlb: Option<TlbStats>,
+    /// Every TLB of the set, micro-TLBs included.
+    pub tlbs: Vec<NamedTlbStats>,
     /// Handler executions: user, kernel, root, MACH root.
     pub handler_runs: [u64; 4],
     pub handler_fetches: u64,

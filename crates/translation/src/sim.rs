@@ -21,7 +21,7 @@ use thiserror::Error;
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Indexing, LineRef, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
-use vmlab_mmu::{FramePool, PageTable, PteRef, Slot, TableError, Tier, Tlb, TlbError};
+use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbError, TlbSet};
 use vmlab_trace::{AccessKind, Event, EventSource, TraceError};
 
 use crate::config::VmConfig;
@@ -128,7 +128,7 @@ pub struct VmSim {
     scheme: Scheme,
     at: TranslateAt,
     mem: MemSys,
-    tlbs: Option<[Tlb; 2]>,
+    tlbs: Option<TlbSet>,
     table: Option<Box<dyn PageTable>>,
     frames: FramePool,
     /// NOTLB's physical addresses: the foundation's first-touch mapper, so a
@@ -165,6 +165,12 @@ fn side(kind: RefKind) -> usize {
     usize::from(kind != RefKind::Ifetch)
 }
 
+const SIDES: [Side; 2] = [Side::I, Side::D];
+
+fn side_of(kind: RefKind) -> Side {
+    SIDES[side(kind)]
+}
+
 impl VmSim {
     pub fn new(cfg: VmConfig) -> Result<Self, SimError> {
         cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
@@ -178,10 +184,10 @@ impl VmSim {
             Some(kind) => Some(build_table(kind, &mut frames)?),
             None => None,
         };
-        let tlbs = if scheme.has_tlb() {
-            Some([Tlb::new(cfg.itlb.clone())?, Tlb::new(cfg.dtlb.clone())?])
-        } else {
-            None
+        let tlbs = match (scheme.has_tlb(), cfg.tlb_layout()) {
+            (true, Some(layout)) => Some(TlbSet::new(layout, cfg.micro_tlbs())?),
+            (true, None) => return Err(SimError::Config("this scheme needs TLBs".into())),
+            (false, _) => None,
         };
         let mapper = (scheme == Scheme::Notlb)
             .then(|| PageMapper::new(cfg.page_size, cfg.frames, FrameAllocation::Sequential, 0, 1));
@@ -253,11 +259,7 @@ impl VmSim {
                 self.last = [None; 2];
                 // Untagged structures cannot tell address spaces apart.
                 if let Some(tlbs) = self.tlbs.as_mut() {
-                    for t in tlbs.iter_mut() {
-                        if !t.config().asid_tags {
-                            t.purge_asid(0);
-                        }
-                    }
+                    tlbs.purge_untagged();
                 }
                 if !self.asid_tagged_caches {
                     self.flush_all()?;
@@ -284,7 +286,7 @@ impl VmSim {
         let last = va.saturating_add(size - 1);
         let mut a = va;
         loop {
-            let piece_last = last.min((a | (line - 1)).min(u64::MAX));
+            let piece_last = last.min(a | (line - 1));
             self.user_piece(kind, asid, a, piece_last - a + 1)?;
             if piece_last >= last {
                 return Ok(());
@@ -352,7 +354,7 @@ impl VmSim {
             self.mem.l1(kind).count_repeat_hits(kind, n);
             if self.at == TranslateAt::EveryAccess {
                 if let Some(t) = self.tlbs.as_mut() {
-                    t[side(kind)].count_repeat_hits(n);
+                    t.count_repeat_hits(side_of(kind), n);
                 }
             }
         }
@@ -446,13 +448,13 @@ impl VmSim {
         let Some(tlbs) = self.tlbs.as_mut() else {
             return Err(SimError::Config(format!("scheme {} has no TLB", self.scheme.name())));
         };
-        if let Some(e) = tlbs[s].lookup(asid, va) {
+        if let Some(e) = tlbs.lookup(SIDES[s], asid, va)? {
             return Ok((e.translate(va), false));
         }
         self.refill(s, asid, va)?;
         let tlbs = self.tlbs.as_mut().ok_or_else(|| SimError::Config("no TLB".into()))?;
-        let e = tlbs[s]
-            .probe(asid, va)
+        let e = tlbs
+            .probe(SIDES[s], asid, va)
             .ok_or_else(|| SimError::Config(format!("refill of {va:#x} left no TLB entry")))?;
         Ok((e.translate(va), true))
     }
@@ -485,7 +487,7 @@ impl VmSim {
         let kernel = va >= USER_LIMIT;
         let slot = if kernel { Slot::Wired } else { Slot::Normal };
         if let Some(tlbs) = self.tlbs.as_mut() {
-            tlbs[s].insert(asid, va, frame * page, page, kernel, slot)?;
+            tlbs.insert(SIDES[s], asid, va, frame * page, page, kernel, slot)?;
         }
         Ok(())
     }
@@ -676,8 +678,9 @@ impl VmSim {
             has_tlb: self.tlbs.is_some(),
             l2i_misses_per_kinstr: self.sides[0].l2_misses() as f64 / k,
             l2d_misses_per_kinstr: self.sides[1].l2_misses() as f64 / k,
-            itlb: self.tlbs.as_ref().map(|t| *t[0].stats()),
-            dtlb: self.tlbs.as_ref().map(|t| *t[1].stats()),
+            itlb: self.tlbs.as_ref().map(|t| t.main_stats(Side::I)),
+            dtlb: self.tlbs.as_ref().map(|t| t.main_stats(Side::D)),
+            tlbs: self.tlbs.as_ref().map(TlbSet::stats).unwrap_or_default(),
             handler_runs: self.handler_runs,
             handler_fetches: self.handler_fetches,
             pte_loads: self.pte_loads,

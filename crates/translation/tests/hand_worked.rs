@@ -1,6 +1,8 @@
 //! Hand-worked translation runs: exact handler instructions, PTE loads and
 //! VMCPI components on tiny traces, worked out in the comments.
 
+#![allow(clippy::unwrap_used)]
+
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{Access, AccessKind, Event};
 use vmlab_translation::{load, Component, Scheme, VmSim};

@@ -3,6 +3,8 @@
 //! under every scheme the user references the caches see are the same, only
 //! handler references are added.
 
+#![allow(clippy::unwrap_used)]
+
 use proptest::prelude::*;
 use vmlab_addr::PageSize;
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WriteMissPolicy, WritePolicy};
