@@ -13,12 +13,13 @@ bin="${CARGO_TARGET_DIR:-target}/release/icount"
 count() {
     local out
     out=$(mktemp)
-    valgrind --tool=callgrind --callgrind-out-file="$out" --collect-atstart=no \
-        --toggle-collect='*measured_region*' "$bin" "$@" >/dev/null 2>&1
+    local events
+    events=$(valgrind --tool=callgrind --callgrind-out-file="$out" --collect-atstart=no \
+        --toggle-collect='*measured_region*' "$bin" "$@" 2>/dev/null | sed -n 's/.*: \([0-9]*\) events.*/\1/p')
     local ir
     ir=$(grep -m1 '^summary:' "$out" | awk '{print $2}')
     rm -f "$out"
-    awk -v ir="$ir" -v n="$n" -v what="$*" 'BEGIN { printf "%-70s %8.1f instructions/ref\n", what, ir / n }'
+    awk -v ir="$ir" -v n="$events" -v what="$*" 'BEGIN { printf "%-62s %9d events %7.1f instructions/ref\n", what, n, ir / n }'
 }
 count decode "$trace" "$n"
 for m in jm-base bench/machines/l1-32k8-l2-1m16.toml; do

@@ -14,7 +14,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 use vmlab_machine::Machine;
-use vmlab_trace::{Event, EventSource, PackedBlock, VmtReader};
+use vmlab_trace::{EventSource, PackedBlock, VmtReader};
 
 fn usage() -> ! {
     eprintln!("usage: icount decode|decode-events|sim|run TRACE.vmt N [MACHINE]");
@@ -22,11 +22,15 @@ fn usage() -> ! {
 }
 
 #[inline(never)]
-fn measured_region(mode: &str, bytes: &[u8], n: usize, events: &[Event], machine: Option<&mut Machine>) -> u64 {
+fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], machine: Option<&mut Machine>) -> u64 {
     if mode == "sim" {
         let m = machine.expect("sim needs a machine");
-        m.feed(events, "trace", 0).expect("runs");
-        return events.len() as u64;
+        let mut done = 0;
+        for b in blocks {
+            m.feed_packed(b, "trace", done).expect("runs");
+            done += b.len() as u64;
+        }
+        return done;
     }
     let mut r = VmtReader::new(bytes, "trace").expect("vmt");
     if mode == "decode" {
@@ -36,20 +40,22 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, events: &[Event], machine
             black_box(&buf.words);
             done += buf.len();
         }
-        return done.min(n) as u64;
+        return done as u64;
+    }
+    let mut done = 0usize;
+    if let Some(m) = machine {
+        // As Machine::run does, without its decoder thread.
+        let mut buf = PackedBlock::new();
+        while done < n && r.fill_packed(&mut buf).expect("decodes") {
+            m.feed_packed(&buf, "trace", done as u64).expect("runs");
+            done += buf.len();
+        }
+        return done as u64;
     }
     let mut buf = Vec::with_capacity(vmlab_trace::BLOCK);
-    let mut done = 0usize;
-    let mut machine = machine;
     while done < n && r.fill(&mut buf).expect("decodes") {
-        let take = buf.len().min(n - done);
-        match machine.as_deref_mut() {
-            Some(m) => m.feed(&buf[..take], "trace", done as u64).expect("runs"),
-            None => {
-                black_box(&buf[..take]);
-            }
-        }
-        done += take;
+        black_box(&buf);
+        done += buf.len();
     }
     done as u64
 }
@@ -73,17 +79,19 @@ fn main() {
         })),
         _ => usage(),
     };
-    let mut events = Vec::new();
+    // `sim` feeds whole blocks decoded beforehand (memory: 8 bytes an event).
+    let mut blocks = Vec::new();
     if mode == "sim" {
         let mut r = VmtReader::new(&bytes[..], trace.as_str()).expect("vmt");
-        let mut buf = Vec::new();
-        while events.len() < n && r.fill(&mut buf).expect("decodes") {
-            events.extend_from_slice(&buf);
+        let mut got = 0;
+        let mut buf = PackedBlock::new();
+        while got < n && r.fill_packed(&mut buf).expect("decodes") {
+            got += buf.len();
+            blocks.push(buf.clone());
         }
-        events.truncate(n);
     }
     let t = Instant::now();
-    let done = measured_region(mode, &bytes, n, &events, machine.as_mut());
+    let done = measured_region(mode, &bytes, n, &blocks, machine.as_mut());
     let dt = t.elapsed().as_secs_f64();
     let misses = machine
         .as_mut()
