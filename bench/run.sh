@@ -9,17 +9,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p vmlab-bench --bins
+bin="${CARGO_TARGET_DIR:-target}/release"
 trace="${1:-traces/bench-cc1.vmt}"
 if [ ! -f "$trace" ]; then
     mkdir -p "$(dirname "$trace")"
     cc1="$(gcc -print-prog-name=cc1)"
     gcc -E bench/workloads/compile_me.c -o traces/compile_me.i
     echo "capturing $trace (cc1 -O0 under valgrind, ~129 M references; a few minutes)..."
-    ./target/release/capture "$trace" -- "$cc1" -fpreprocessed -quiet -O0 traces/compile_me.i -o /dev/null
+    "$bin/capture" "$trace" -- "$cc1" -fpreprocessed -quiet -O0 traces/compile_me.i -o /dev/null
 fi
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
 echo "trace:   $trace ($(du -h "$trace" | cut -f1))"
-/usr/bin/time -f "peak RSS of the whole benchmark: %M KB" ./target/release/throughput "$trace" jm-base bench/machines/l1-32k8-l2-1m16.toml
+/usr/bin/time -f "peak RSS of the whole benchmark: %M KB" "$bin/throughput" "$trace" jm-base bench/machines/l1-32k8-l2-1m16.toml
 if [ "${CRITERION:-0}" = 1 ]; then
     cargo bench -p vmlab-bench
 fi

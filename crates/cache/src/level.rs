@@ -70,6 +70,22 @@ pub enum LineState {
     Dirty(Evicted),
 }
 
+/// One line frame of the cache.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The tag key, or EMPTY.
+    key: u64,
+    /// LRU: time of last use. FIFO: time of fill.
+    stamp: u64,
+    /// The line's virtual and physical line numbers, kept for write-back.
+    vline: u64,
+    pline: u64,
+    asid: u32,
+    dirty: bool,
+}
+
+const EMPTY_SLOT: Slot = Slot { key: EMPTY, stamp: 0, vline: 0, pline: 0, asid: 0, dirty: false };
+
 #[derive(Debug)]
 pub struct Cache {
     /// Hot-path copies of the geometry and policy, checked once in `new`.
@@ -87,15 +103,9 @@ pub struct Cache {
     /// Bit-select over a power-of-two set count: the set is `line & mask`.
     plain_index: bool,
     mask: u64,
-    /// Per slot (set * ways + way): the tag key, or EMPTY.
-    keys: Vec<u64>,
-    asids: Vec<u32>,
-    /// The line's virtual and physical line numbers, kept for write-back.
-    vlines: Vec<u64>,
-    plines: Vec<u64>,
-    dirty: Vec<bool>,
-    /// LRU: time of last use. FIFO: time of fill.
-    stamps: Vec<u64>,
+    /// Per slot (set * ways + way), one record: a lookup and what follows
+    /// it touch one place, with one bounds check.
+    slots: Vec<Slot>,
     /// Tree-PLRU: one bit word per set (ways - 1 bits used).
     plru: Vec<u64>,
     clock: u64,
@@ -122,12 +132,7 @@ impl Cache {
             mask: geo.set_mask.unwrap_or(0),
             tag_virtual: cfg.indexing.tag_is_virtual(),
             index_virtual: cfg.indexing.index_is_virtual(),
-            keys: vec![EMPTY; n],
-            asids: vec![0; n],
-            vlines: vec![0; n],
-            plines: vec![0; n],
-            dirty: vec![false; n],
-            stamps: vec![0; n],
+            slots: vec![EMPTY_SLOT; n],
             plru: vec![0; geo.sets as usize],
             clock: 0,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
@@ -198,7 +203,7 @@ impl Cache {
         match self.cfg.replacement {
             Replacement::Lru => {
                 self.clock += 1;
-                self.stamps[slot] = self.clock;
+                self.slots[slot].stamp = self.clock;
             }
             Replacement::TreePlru => {
                 let way = slot - set * self.geo.ways as usize;
@@ -215,14 +220,14 @@ impl Cache {
         if ways == 1 {
             return base;
         }
-        if let Some(s) = (base..base + ways).find(|&s| self.keys[s] == EMPTY) {
+        if let Some(s) = (base..base + ways).find(|&s| self.slots[s].key == EMPTY) {
             return s;
         }
         match self.cfg.replacement {
             Replacement::Lru | Replacement::Fifo => {
                 let mut best = base;
                 for s in base + 1..base + ways {
-                    if self.stamps[s] < self.stamps[best] {
+                    if self.slots[s].stamp < self.slots[best].stamp {
                         best = s;
                     }
                 }
@@ -236,12 +241,8 @@ impl Cache {
     #[inline]
     fn evicted(&self, slot: usize) -> Evicted {
         let shift = self.geo.line_shift;
-        Evicted {
-            vaddr: self.vlines[slot] << shift,
-            paddr: self.plines[slot] << shift,
-            asid: self.asids[slot],
-            dirty: self.dirty[slot],
-        }
+        let s = &self.slots[slot];
+        Evicted { vaddr: s.vline << shift, paddr: s.pline << shift, asid: s.asid, dirty: s.dirty }
     }
 
     /// The slot holding `key` (and `asid`, when ASIDs are tags) in the set
@@ -250,15 +251,15 @@ impl Cache {
     fn find_slot(&self, base: usize, key: u64, asid: u32) -> Option<usize> {
         let ways = self.ways;
         if ways == 1 {
-            let hit = self.keys[base] == key && (!self.asid_tags || self.asids[base] == asid);
+            let s = self.slots.get(base)?;
+            let hit = s.key == key && (!self.asid_tags || s.asid == asid);
             return hit.then_some(base);
         }
-        let keys = &self.keys[base..base + ways];
+        let set = self.slots.get(base..base + ways)?;
         if self.asid_tags {
-            let asids = &self.asids[base..base + ways];
-            keys.iter().zip(asids).position(|(&k, &a)| k == key && a == asid).map(|w| base + w)
+            set.iter().position(|s| s.key == key && s.asid == asid).map(|w| base + w)
         } else {
-            keys.iter().position(|&k| k == key).map(|w| base + w)
+            set.iter().position(|s| s.key == key).map(|w| base + w)
         }
     }
 
@@ -308,14 +309,14 @@ impl Cache {
             return Lookup::Miss { set, key };
         };
         self.touch(set, slot);
-        if kind == RefKind::Write {
-            self.dirty[slot] = true;
-        }
+        let s = &mut self.slots[slot];
+        s.dirty |= kind == RefKind::Write;
+        let dirty = s.dirty;
         self.stats.kind_mut(kind).accesses += 1;
         if self.classifier.is_some() {
             self.classify_hit(key, r.asid, kind);
         }
-        Lookup::Hit(self.dirty[slot])
+        Lookup::Hit(dirty)
     }
 
     #[cold]
@@ -331,18 +332,18 @@ impl Cache {
         let is_write = kind == RefKind::Write;
         let absorbed = is_write && self.write_back;
         if absorbed {
-            self.dirty[slot] = true;
+            self.slots[slot].dirty = true;
         }
         self.stats.kind_mut(kind).accesses += 1;
         if self.classifier.is_some() {
-            self.classify_hit(self.keys[slot], r.asid, kind);
+            self.classify_hit(self.slots[slot].key, r.asid, kind);
         }
         let write_through = is_write && !absorbed;
         if write_through {
             self.stats.write_throughs += 1;
             self.stats.bytes_out += size;
         }
-        Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.dirty[slot]) }
+        Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.slots[slot].dirty) }
     }
 
     fn classify(&mut self, key: u64, asid: u32, miss: bool, allocates: bool, kind: RefKind) {
@@ -369,22 +370,27 @@ impl Cache {
         let mut resident_dirty = None;
         if allocates {
             let s = self.victim(set);
-            if self.dirty[s] && self.keys[s] != EMPTY {
+            if self.slots[s].dirty && self.slots[s].key != EMPTY {
                 writeback = Some(self.evicted(s));
             }
-            self.keys[s] = key;
-            self.asids[s] = r.asid;
-            self.vlines[s] = r.vaddr >> shift;
-            self.plines[s] = r.paddr >> shift;
             absorbed = is_write && self.write_back;
-            self.dirty[s] = absorbed;
             // Only LRU and FIFO read the stamps, and only with more than one
             // way; the clock is strictly increasing, so one tick per fill
             // orders fills and uses exactly as before.
+            let mut stamp = self.slots[s].stamp;
             if self.stamped {
                 self.clock += 1;
-                self.stamps[s] = self.clock;
-            } else if self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
+                stamp = self.clock;
+            }
+            self.slots[s] = Slot {
+                key,
+                stamp,
+                vline: r.vaddr >> shift,
+                pline: r.paddr >> shift,
+                asid: r.asid,
+                dirty: absorbed,
+            };
+            if !self.stamped && self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
                 self.touch(set, s);
             }
             resident_dirty = Some(absorbed);
@@ -436,11 +442,11 @@ impl Cache {
 
     fn invalidate_slot(&mut self, slot: usize) {
         if let Some(c) = self.classifier.as_mut() {
-            let asid = if self.cfg.asid_tags { self.asids[slot] } else { 0 };
-            c.invalidate((self.keys[slot], asid));
+            let asid = if self.cfg.asid_tags { self.slots[slot].asid } else { 0 };
+            c.invalidate((self.slots[slot].key, asid));
         }
-        self.keys[slot] = EMPTY;
-        self.dirty[slot] = false;
+        self.slots[slot].key = EMPTY;
+        self.slots[slot].dirty = false;
     }
 
     /// Flush (`purge == false`: write back if dirty, then invalidate) or purge
@@ -484,8 +490,8 @@ impl Cache {
     pub fn flush_all(&mut self, purge: bool) -> (FlushStats, Vec<Evicted>) {
         let mut counts = FlushStats::default();
         let mut dirty = Vec::new();
-        for slot in 0..self.keys.len() {
-            let state = if self.keys[slot] == EMPTY {
+        for slot in 0..self.slots.len() {
+            let state = if self.slots[slot].key == EMPTY {
                 LineState::Empty
             } else {
                 let e = self.evicted(slot);
@@ -513,7 +519,7 @@ impl Cache {
     /// The resident lines as (virtual line address, physical line address,
     /// asid, dirty); for tests and the consistency oracle.
     pub fn resident(&self) -> Vec<Evicted> {
-        (0..self.keys.len()).filter(|&s| self.keys[s] != EMPTY).map(|s| self.evicted(s)).collect()
+        (0..self.slots.len()).filter(|&s| self.slots[s].key != EMPTY).map(|s| self.evicted(s)).collect()
     }
 
     pub fn indexing(&self) -> Indexing {

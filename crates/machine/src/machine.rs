@@ -3,7 +3,8 @@
 
 use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{FlushStats, LineRef, Lookup, RefKind};
-use vmlab_trace::{Access, AccessKind, Event, EventSource, TraceError};
+use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
+use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::MachineConfig;
 use crate::hierarchy::Hierarchy;
@@ -43,6 +44,8 @@ struct RepeatLine {
 
 const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
 
+const KINDS: [AccessKind; 4] = AccessKind::ALL;
+
 /// Per `AccessKind` (ifetch, load, store, modify): the request kind it starts with.
 const FIRST_KIND: [RefKind; 4] = [RefKind::Ifetch, RefKind::Read, RefKind::Write, RefKind::Read];
 
@@ -69,6 +72,27 @@ pub struct Machine {
     /// Whether a write leaves no repeat line behind (see
     /// `Cache::repeat_after_write_is_exact`).
     write_breaks_repeat: bool,
+    /// Per packed op (`vmlab_trace::vmt::packed::OPS`): what the inner loop
+    /// needs, looked up once per event instead of matched field by field.
+    ops: [OpInfo; 256],
+    /// Reused by `feed` to pack events for `feed_packed`.
+    scratch: PackedBlock,
+}
+
+/// One packed op as the inner loop sees it; 16 bytes, copied in two moves.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct OpInfo {
+    size: u32,
+    /// `size - 1`, the offset of the last byte.
+    span: u32,
+    /// `AccessKind` index.
+    k: u8,
+    /// Repeat slot and top-level line shift of the cache serving it.
+    slot: u8,
+    shift: u8,
+    /// The escape op, or one no packed block holds.
+    escape: bool,
 }
 
 impl Machine {
@@ -99,6 +123,17 @@ impl Machine {
             top_needs_translation,
             pending: [0; 4],
             write_breaks_repeat,
+            ops: std::array::from_fn(|op| {
+                let (kind, size, escape) = match OPS.get(op) {
+                    Some(&(kind, size)) => (kind, size, false),
+                    None => (AccessKind::Ifetch, 1, true),
+                };
+                let k = kind as usize & 3;
+                let slot = if k == 0 { 0 } else { d_slot };
+                let shift = if k == 0 { i_shift } else { d_shift };
+                OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
+            }),
+            scratch: PackedBlock::default(),
         })
     }
 
@@ -271,43 +306,76 @@ impl Machine {
     }
 
     /// Applies a slice of events; `first` numbers the first for error
-    /// messages. This is the inner loop: a repeat of the last line of a
-    /// top-level cache costs a few compares and one increment.
+    /// messages. The events are packed (as the `.vmt` reader decodes) and
+    /// go through the same inner loop as a run, `feed_packed`.
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
-        for (i, ev) in events.iter().enumerate() {
-            if let Event::Access(a) = ev {
-                let k = a.kind as usize & 3;
-                self.access_counts[k] += 1;
-                let slot = self.slot_of[k];
-                let shift = self.shift_of[k];
-                let va = a.addr.0;
-                let ln = va >> shift;
-                let r = &self.repeat[slot];
-                // Ifetch and load (k < 2) only read.
-                if ln == r.line
-                    && a.asid == r.asid
-                    && (k < 2 || r.dirty)
-                    && va.wrapping_add(u64::from(a.size.max(1)) - 1) >> shift == ln
-                {
-                    self.pending[k] += 1;
-                    continue;
-                }
-                let mut res = self.reference(FIRST_KIND[k], slot, shift, a);
-                if k == AccessKind::Modify as usize && res.is_ok() {
-                    res = self.reference(RefKind::Write, slot, shift, a);
-                }
-                res.map_err(|source| RunError::Memory {
-                    trace: origin.to_string(),
-                    event: first + i as u64,
-                    source,
-                })?;
-            } else {
-                self.step(ev).map_err(|source| RunError::Memory {
-                    trace: origin.to_string(),
-                    event: first + i as u64,
-                    source,
-                })?;
+        let mut packed = std::mem::take(&mut self.scratch);
+        let mut res = Ok(());
+        for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
+            packed.pack(chunk);
+            res = self.feed_packed(&packed, origin, first + (n * vmlab_trace::BLOCK) as u64);
+            if res.is_err() {
+                break;
             }
+        }
+        self.scratch = packed;
+        res
+    }
+
+    /// Applies one packed block (see `vmlab_trace::PackedBlock`); `first`
+    /// numbers its first event for error messages. This is the inner loop:
+    /// a repeat of the last line of a top-level cache costs a few compares
+    /// and one increment.
+    pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        let mut extra = block.extra.iter();
+        let mut asid = Asid(0);
+        let err = |i: usize, source: MapError| RunError::Memory {
+            trace: origin.to_string(),
+            event: first + i as u64,
+            source,
+        };
+        for (i, &w) in block.words.iter().enumerate() {
+            // Indexed by the top byte: no bounds check.
+            let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
+            if info.escape {
+                // An escape: the event itself is the next of `extra`.
+                let Some(ev) = extra.next() else {
+                    return Err(RunError::Trace(TraceError::new(
+                        origin,
+                        vmlab_trace::Location::File,
+                        format!(
+                            "malformed packed block: escape word {i} has no event ({} escaped events)",
+                            block.extra.len()
+                        ),
+                    )));
+                };
+                match *ev {
+                    Event::Access(a) => asid = a.asid,
+                    Event::ContextSwitch(a) => asid = a,
+                    Event::FlushAll => {}
+                }
+                self.step(ev).map_err(|e| err(i, e))?;
+                continue;
+            };
+            // Masks that keep the indexes provably in range (they already are).
+            let k = usize::from(info.k & 3);
+            self.access_counts[k] += 1;
+            let va = w & ADDR_MASK;
+            let shift = u32::from(info.shift);
+            let ln = va >> shift;
+            let slot = usize::from(info.slot & 1);
+            let r = &self.repeat[slot];
+            // Ifetch and load (k < 2) only read.
+            if ln == r.line && asid == r.asid && (k < 2 || r.dirty) && (va + u64::from(info.span)) >> shift == ln {
+                self.pending[k] += 1;
+                continue;
+            }
+            let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
+            let mut res = self.reference(FIRST_KIND[k], slot, shift, &a);
+            if k == AccessKind::Modify as usize && res.is_ok() {
+                res = self.reference(RefKind::Write, slot, shift, &a);
+            }
+            res.map_err(|e| err(i, e))?;
         }
         Ok(())
     }
@@ -323,11 +391,11 @@ impl Machine {
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<RunResult, RunError> {
         use std::sync::mpsc::sync_channel;
-        type Block = (Vec<Event>, u64, Option<u64>);
+        type Block = (PackedBlock, u64, Option<u64>);
         let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(3);
-        let (empty_tx, empty_rx) = sync_channel::<Vec<Event>>(4);
+        let (empty_tx, empty_rx) = sync_channel::<PackedBlock>(4);
         for _ in 0..4 {
-            let _ = empty_tx.send(Vec::with_capacity(1 << 16));
+            let _ = empty_tx.send(PackedBlock::default());
         }
         std::thread::scope(|s| {
             // Owned by the scope's closure, so an early return drops them and
@@ -335,7 +403,7 @@ impl Machine {
             let (full_rx, empty_tx) = (full_rx, empty_tx);
             s.spawn(move || {
                 while let Ok(mut buf) = empty_rx.recv() {
-                    match src.fill(&mut buf) {
+                    match src.fill_packed(&mut buf) {
                         Ok(true) => {
                             let (read, total) = src.progress();
                             if full_tx.send(Ok((buf, read, total))).is_err() {
@@ -354,7 +422,7 @@ impl Machine {
             // Dropping `full_rx` (by returning) stops the decoder at its next send.
             for block in full_rx.iter() {
                 let (buf, bytes_read, bytes_total) = block?;
-                self.feed(&buf, origin, n)?;
+                self.feed_packed(&buf, origin, n)?;
                 n += buf.len() as u64;
                 progress(Progress { events: n, bytes_read, bytes_total })
                     .map_err(|reason| RunError::Interrupted { events: n, reason })?;

@@ -163,6 +163,13 @@ proptest! {
         for (e, nv) in r.caches.iter().zip(naive) {
             prop_assert_eq!(&e.stats, &nv.stats, "cache {} differs", e.name);
         }
+        // Event counts, which the packed inner loop keeps by op.
+        let count = |k: AccessKind| events.iter().filter(|e| matches!(e, Event::Access(a) if a.kind == k)).count() as u64;
+        prop_assert_eq!(
+            [r.events.ifetch, r.events.load, r.events.store, r.events.modify],
+            [count(AccessKind::Ifetch), count(AccessKind::Load), count(AccessKind::Store), count(AccessKind::Modify)]
+        );
+        prop_assert_eq!(r.events.flush_all, events.iter().filter(|e| matches!(e, Event::FlushAll)).count() as u64);
         prop_assert_eq!(r.memory.reads, n.mem_reads);
         prop_assert_eq!(r.memory.writes, n.mem_writes);
         prop_assert_eq!(r.memory.bytes_read, n.mem_bytes_read);

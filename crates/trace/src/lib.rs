@@ -28,7 +28,7 @@ pub use event::{Access, AccessKind, Event};
 pub use info::{info, TraceInfo};
 pub use interleave::{interleave_files, Interleave, InterleaveSummary};
 pub use lackey::{write_lackey, LackeyReader, LackeyWriter};
-pub use vmt::{VmtHeader, VmtOptions, VmtReader, VmtWriter};
+pub use vmt::{PackedBlock, VmtHeader, VmtOptions, VmtReader, VmtWriter};
 
 /// Events handed out per [`EventSource::fill`] call at most. Large enough to
 /// amortise the call, small enough that the buffer (24 B/event) stays in L2.
@@ -43,6 +43,12 @@ pub trait EventSource: Send {
     /// Bytes of the underlying file consumed so far, and its total size if
     /// known (for progress bars).
     fn progress(&self) -> (u64, Option<u64>);
+    /// Like `fill`, in packed form (see [`PackedBlock`]): the engine's fast
+    /// loop reads these. The default packs what `fill` gives; the `.vmt`
+    /// reader decodes straight into it.
+    fn fill_packed(&mut self, buf: &mut PackedBlock) -> Result<bool, TraceError> {
+        buf.fill_from(self)
+    }
 }
 
 impl<S: EventSource + ?Sized> EventSource for Box<S> {
@@ -51,6 +57,9 @@ impl<S: EventSource + ?Sized> EventSource for Box<S> {
     }
     fn progress(&self) -> (u64, Option<u64>) {
         (**self).progress()
+    }
+    fn fill_packed(&mut self, buf: &mut PackedBlock) -> Result<bool, TraceError> {
+        (**self).fill_packed(buf)
     }
 }
 

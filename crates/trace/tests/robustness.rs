@@ -160,6 +160,26 @@ fn vmt_reader_never_panics() {
                 f
             }
         };
+        // The packed decoder accepts and rejects exactly what the event decoder does.
+        let events_result = VmtReader::new(&input[..], "fuzz").and_then(|mut r| {
+            let (mut all, mut buf) = (Vec::new(), Vec::new());
+            while r.fill(&mut buf)? {
+                all.extend_from_slice(&buf);
+            }
+            Ok(all)
+        });
+        let packed_result = VmtReader::new(&input[..], "fuzz").and_then(|mut r| {
+            let (mut all, mut buf) = (Vec::new(), vmlab_trace::PackedBlock::new());
+            while r.fill_packed(&mut buf)? {
+                buf.unpack(&mut all);
+            }
+            Ok(all)
+        });
+        match (&events_result, &packed_result) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b),
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            _ => panic!("event and packed decoders disagree: {events_result:?} / {packed_result:?}"),
+        }
         match VmtReader::new(&input[..], "fuzz").and_then(|mut r| drain(&mut r)) {
             Ok(_) => ok += 1,
             Err(e) => {

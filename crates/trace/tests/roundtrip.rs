@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use vmlab_addr::Asid;
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{
-    read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, VmtHeader,
+    read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, PackedBlock, VmtHeader,
     VmtOptions, VmtReader, VmtWriter, BLOCK,
 };
 
@@ -101,6 +101,23 @@ fn vmt_round_trip(events: &[Event], block_events: usize) -> Vec<Event> {
     out
 }
 
+/// As `vmt_round_trip`, through `fill_packed` and `PackedBlock::unpack`.
+fn vmt_round_trip_packed(events: &[Event], block_events: usize) -> Vec<Event> {
+    let opts = VmtOptions { block_events, ..VmtOptions::default() };
+    let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
+    w.write_all(events).expect("write");
+    let bytes = w.finish().expect("finish");
+    let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+    let mut out = Vec::new();
+    let mut buf = PackedBlock::new();
+    while r.fill_packed(&mut buf).expect("fill") {
+        assert!(!buf.is_empty() && buf.len() <= block_events.min(BLOCK));
+        buf.unpack(&mut out);
+    }
+    assert!(buf.is_empty());
+    out
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -110,7 +127,16 @@ proptest! {
         prop_assert_eq!(vmt_round_trip(&ev, block), ev.clone());
         prop_assert_eq!(vmt_round_trip(&ev, BLOCK), ev.clone());
         // The payload codec alone, as one block.
-        prop_assert_eq!(t::decode(&t::encode(&ev), ev.len()), Ok(ev));
+        prop_assert_eq!(t::decode(&t::encode(&ev), ev.len()), Ok(ev.clone()));
+        // Packed decoding gives exactly the packed form of the events.
+        let mut want = PackedBlock::new();
+        want.pack(&ev);
+        let got = t::decode_packed(&t::encode(&ev), ev.len());
+        prop_assert_eq!(got.as_ref().map(|p| (&p.words, &p.extra)), Ok((&want.words, &want.extra)));
+        let mut back = Vec::new();
+        want.unpack(&mut back);
+        prop_assert_eq!(&back, &ev);
+        prop_assert_eq!(vmt_round_trip_packed(&ev, block), ev);
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub const OP_ESCAPE: u8 = 31;
 /// Ops 0..=30 in order: what each names directly. Instruction lengths 1-15
 /// (all of x86's), the usual power-of-two data sizes.
 #[rustfmt::skip]
-const DIRECT: [(AccessKind, u32); 31] = {
+pub const DIRECT: [(AccessKind, u32); 31] = {
     use AccessKind::{Ifetch as I, Load as L, Modify as M, Store as S};
     [
         (I, 1), (I, 2), (I, 3), (I, 4), (I, 5), (I, 6), (I, 7), (I, 8),

@@ -4,10 +4,12 @@
 //! The layout is in `format.rs` and, byte by byte, in the crate README.
 
 pub mod format;
+pub mod packed;
 mod reader;
 mod writer;
 
 pub use format::VmtHeader;
+pub use packed::PackedBlock;
 pub use reader::VmtReader;
 pub use writer::{VmtOptions, VmtWriter};
 
@@ -52,6 +54,16 @@ pub mod testing {
         let mut raw = Vec::new();
         enc.payload(&mut raw);
         raw
+    }
+
+    /// Decodes one payload the way the reader's `fill_packed` does.
+    pub fn decode_packed(raw: &[u8], count: usize) -> Result<super::PackedBlock, String> {
+        let mut padded = raw.to_vec();
+        padded.resize(raw.len() + super::format::PAD, 0);
+        let mut out = super::PackedBlock::default();
+        super::reader::decode_block_packed(&padded, raw.len(), count, &mut out)
+            .map(|()| out)
+            .map_err(|e| format!("record {} (payload byte {}): {}", e.record, e.pos, e.msg))
     }
 
     /// Decodes one payload the way the reader does.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use vmlab_addr::{Asid, VirtAddr};
 
 use super::format::{self as f, VmtHeader};
+use super::packed::{self, PackedBlock};
 use crate::{Access, AccessKind, Event, EventSource, Location, TraceError};
 
 /// Why a block's payload did not decode: which record, where in the payload.
@@ -88,6 +89,190 @@ pub(crate) fn decode_block(raw: &[u8], raw_len: usize, count: usize, out: &mut V
             count + dpos,
             format!("{} payload bytes left over after the last of the {count} records", data_len - dpos),
         ));
+    }
+    Ok(())
+}
+
+/// What the packed decoder needs of a direct tag (escape tags, 248..=255,
+/// are told by their value alone).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct PackedTag {
+    len_mask: u64,
+    step_bias: u64,
+    mask_i: u64,
+    /// `op << 56` minus the size: added to the stream's new prediction
+    /// (address + size) it gives the packed word.
+    word_bias: u64,
+    /// Delta bytes.
+    len: u64,
+}
+
+static PACKED_TAGS: [PackedTag; 256] = {
+    let mut t = [PackedTag { len_mask: 0, step_bias: 0, mask_i: 0, word_bias: 0, len: 0 }; 256];
+    let mut i = 0;
+    while i < 256 {
+        let ti = &f::TAGS[i];
+        let op = (i >> 3) as u64;
+        t[i] = PackedTag {
+            len_mask: ti.len_mask,
+            step_bias: ti.step_bias,
+            mask_i: ti.mask_i,
+            word_bias: (op << packed::ADDR_BITS).wrapping_sub(ti.size as u64),
+            len: ti.len as u64,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Records in one run of the packed decoder, and its delta window.
+const CHUNK: usize = 64;
+const WINDOW: usize = 8 * CHUNK + 8;
+
+/// Decodes direct records of `tags` into `words` until an escape or the end
+/// of the run; returns how many, the delta bytes they took, and the new
+/// predictions and `high`. Out of line so that its registers are its own:
+/// inlined, the block loop's state pushed its pointers onto the stack.
+#[inline(never)]
+fn decode_run(
+    win: &[u8; WINDOW],
+    tags: &[u8],
+    words: &mut [u64],
+    mut pi: u64,
+    mut pd: u64,
+    mut high: u64,
+) -> (usize, usize, u64, u64, u64) {
+    let mut o = 0usize;
+    let n = tags.len().min(words.len()).min(CHUNK);
+    let mut j = 0usize;
+    while j < n {
+        let t = tags[j];
+        if t >= FIRST_ESCAPE_TAG {
+            break;
+        }
+        let ti = &PACKED_TAGS[usize::from(t)];
+        // A record takes at most 8 bytes, so the ones before the last of a
+        // run start at most 8 * (CHUNK - 1) bytes in: the mask is exact, and
+        // keeps the load provably inside the window (no bounds check).
+        let w = win[o & (8 * CHUNK - 1)..].first_chunk::<8>().map_or(0, |b| u64::from_le_bytes(*b));
+        let step = (w & ti.len_mask).wrapping_add(ti.step_bias);
+        // Selects (cmov), not branches: fetch and data records interleave unpredictably.
+        let is_i = ti.mask_i != 0;
+        let next = if is_i { pi } else { pd }.wrapping_add(step);
+        pi = if is_i { next } else { pi };
+        pd = if is_i { pd } else { next };
+        high |= next.wrapping_sub(32);
+        words[j] = next.wrapping_add(ti.word_bias);
+        o += ti.len as usize;
+        j += 1;
+    }
+    (j, o, pi, pd, high)
+}
+
+/// Tags from here up are escapes (op 31).
+const FIRST_ESCAPE_TAG: u8 = f::OP_ESCAPE << 3;
+
+/// Decodes one block payload (as [`decode_block`]) into packed words. A
+/// block with an address at or above 2^56 - 32 (never in a user-space trace)
+/// is decoded as events and packed instead, which gives the same words.
+pub(crate) fn decode_block_packed(
+    raw: &[u8],
+    raw_len: usize,
+    count: usize,
+    out: &mut PackedBlock,
+) -> Result<(), DecodeError> {
+    let fail = |record: usize, pos: usize, msg: String| DecodeError { record, pos, msg };
+    let (Some(tags), Some(data)) = (raw.get(..count).filter(|_| count <= raw_len), raw.get(count..)) else {
+        return Err(fail(0, 0, format!("a {raw_len}-byte payload cannot hold the tags of {count} records")));
+    };
+    let data_len = raw_len - count;
+    out.extra.clear();
+    // Overwritten in place, like `decode_block`'s events.
+    out.words.resize(count, 0);
+    let (mut pi, mut pd) = (0u64, 0u64);
+    let mut asid = Asid(0);
+    let mut dpos = 0usize;
+    // Every direct record's next prediction less 32, or-ed: see the check after the loop.
+    let mut high = 0u64;
+    let words = &mut out.words[..count];
+    let tags = &tags[..count];
+    let mut i = 0usize;
+    while i < count {
+        // Runs of up to CHUNK direct records read their deltas from one
+        // fixed-size window, so no record pays a bounds check (see
+        // `decode_run`). Near the end of the payload, and at an escape,
+        // records go one at a time with checks.
+        let n = (count - i).min(CHUNK);
+        if let (Some(win), Some(tc), Some(wc)) = (
+            data.get(dpos..).and_then(|d| d.first_chunk::<WINDOW>()),
+            tags.get(i..i + n),
+            words.get_mut(i..i + n),
+        ) {
+            let (j, o);
+            (j, o, pi, pd, high) = decode_run(win, tc, wc, pi, pd, high);
+            dpos += o;
+            i += j;
+            if j == n {
+                continue;
+            }
+        }
+        // One record with every check: an escape, or a direct record near the end.
+        let t = tags[i];
+        if t >= FIRST_ESCAPE_TAG {
+            let mut st = State { i: pi, d: pd, asid };
+            match decode_escape(t, data, data_len, dpos, &mut st) {
+                Ok((e, p)) => {
+                    out.extra.push(e);
+                    words[i] = u64::from(packed::PACKED_ESCAPE) << packed::ADDR_BITS;
+                    dpos = p;
+                }
+                Err(msg) => return Err(fail(i, count + dpos, msg)),
+            }
+            (pi, pd, asid) = (st.i, st.d, st.asid);
+            i += 1;
+            continue;
+        }
+        let ti = &PACKED_TAGS[usize::from(t)];
+        let Some(&w) = data.get(dpos..).and_then(|d| d.first_chunk::<8>()) else {
+            return Err(fail(i, raw_len, "address delta runs past the payload".into()));
+        };
+        let step = (u64::from_le_bytes(w) & ti.len_mask).wrapping_add(ti.step_bias);
+        let mi = ti.mask_i;
+        pi = pi.wrapping_add(step & mi);
+        pd = pd.wrapping_add(step & !mi);
+        let next = (pi & mi) | (pd & !mi);
+        high |= next.wrapping_sub(32);
+        words[i] = next.wrapping_add(ti.word_bias);
+        dpos += ti.len as usize;
+        i += 1;
+    }
+    if dpos > data_len {
+        return Err(fail(
+            count.saturating_sub(1),
+            raw_len,
+            format!("last record runs {} bytes past the end of the {raw_len}-byte payload", dpos - data_len),
+        ));
+    }
+    if dpos < data_len {
+        return Err(fail(
+            count,
+            count + dpos,
+            format!("{} payload bytes left over after the last of the {count} records", data_len - dpos),
+        ));
+    }
+    // A direct record's address is its next prediction less its size (1..=32).
+    // Unless some prediction lies outside [32, 2^56) every address fits in
+    // 56 bits; `high` has a bit of the top byte set, or all of 5..=55, when
+    // one may not (rarely spuriously), and the block is packed from events.
+    if high >= packed::ADDR_MASK - 31 {
+        let mut events = std::mem::take(&mut out.scratch);
+        let r = decode_block(raw, raw_len, count, &mut events);
+        if r.is_ok() {
+            out.pack(&events);
+        }
+        out.scratch = events;
+        return r;
     }
     Ok(())
 }
@@ -332,7 +517,7 @@ impl<R: Read> VmtReader<R> {
         Ok(())
     }
 
-    fn next_block(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
+    fn next_block(&mut self, mut buf: Target<'_>) -> Result<bool, TraceError> {
         let at = self.offset;
         let mut magic = [0u8; 4];
         let n = self.read_upto(&mut magic)?;
@@ -415,7 +600,11 @@ impl<R: Read> VmtReader<R> {
             Err(e) => return Err(self.err(at, format!("block payload does not decompress (zstd: {e})"))),
         }
         self.raw.resize(raw_len + f::PAD, 0);
-        decode_block(&self.raw, raw_len, count, buf).map_err(|e| {
+        let decoded = match &mut buf {
+            Target::Events(v) => decode_block(&self.raw, raw_len, count, v),
+            Target::Packed(p) => decode_block_packed(&self.raw, raw_len, count, p),
+        };
+        decoded.map_err(|e| {
             self.err(
                 at,
                 format!(
@@ -460,8 +649,23 @@ impl<R: Read> VmtReader<R> {
     }
 }
 
-impl<R: Read + Send> EventSource for VmtReader<R> {
-    fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
+/// Where a block is decoded to.
+enum Target<'a> {
+    Events(&'a mut Vec<Event>),
+    Packed(&'a mut PackedBlock),
+}
+
+impl Target<'_> {
+    fn clear(&mut self) {
+        match self {
+            Target::Events(v) => v.clear(),
+            Target::Packed(p) => p.clear(),
+        }
+    }
+}
+
+impl<R: Read> VmtReader<R> {
+    fn fill_target(&mut self, mut buf: Target<'_>) -> Result<bool, TraceError> {
         // Not cleared up front: a block overwrites the buffer in place.
         if let Some(e) = &self.failed {
             buf.clear();
@@ -471,7 +675,7 @@ impl<R: Read + Send> EventSource for VmtReader<R> {
             buf.clear();
             return Ok(false);
         }
-        match self.next_block(buf) {
+        match self.next_block(Target::reborrow(&mut buf)) {
             Ok(more) => {
                 self.done = !more;
                 if !more {
@@ -485,6 +689,25 @@ impl<R: Read + Send> EventSource for VmtReader<R> {
                 Err(e)
             }
         }
+    }
+}
+
+impl Target<'_> {
+    fn reborrow<'b>(t: &'b mut Target<'_>) -> Target<'b> {
+        match t {
+            Target::Events(v) => Target::Events(v),
+            Target::Packed(p) => Target::Packed(p),
+        }
+    }
+}
+
+impl<R: Read + Send> EventSource for VmtReader<R> {
+    fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
+        self.fill_target(Target::Events(buf))
+    }
+
+    fn fill_packed(&mut self, buf: &mut PackedBlock) -> Result<bool, TraceError> {
+        self.fill_target(Target::Packed(buf))
     }
 
     fn progress(&self) -> (u64, Option<u64>) {

@@ -1,0 +1,100 @@
+//! A fixed amount of work on the first N events of a trace, for counting
+//! instructions with callgrind (deterministic on a shared, noisy machine).
+//! Only the function `measured_region` is meant to be counted:
+//!
+//!     valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_region*' \
+//!         icount MODE TRACE.vmt N [MACHINE]
+//!
+//! MODE is `decode` (the `.vmt` reader alone, packed blocks as the engine
+//! reads them), `decode-events` (the reader producing `Event`s), `sim` (the machine fed events
+//! already in memory) or `run` (reader and machine on this one thread, block
+//! by block: all the work of a run on one core). The file is read into memory
+//! first so no disk read is counted. Instructions per reference = callgrind's
+//! total / N. Without valgrind it prints the wall-clock rate too.
+use std::hint::black_box;
+use std::time::Instant;
+use vmlab_machine::Machine;
+use vmlab_trace::{EventSource, PackedBlock, VmtReader};
+
+fn usage() -> ! {
+    eprintln!("usage: icount decode|decode-events|sim|run TRACE.vmt N [MACHINE]");
+    std::process::exit(2)
+}
+
+#[inline(never)]
+fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], machine: Option<&mut Machine>) -> u64 {
+    if mode == "sim" {
+        let m = machine.expect("sim needs a machine");
+        let mut done = 0;
+        for b in blocks {
+            m.feed_packed(b, "trace", done).expect("runs");
+            done += b.len() as u64;
+        }
+        return done;
+    }
+    let mut r = VmtReader::new(bytes, "trace").expect("vmt");
+    if mode == "decode" {
+        let mut buf = PackedBlock::new();
+        let mut done = 0usize;
+        while done < n && r.fill_packed(&mut buf).expect("decodes") {
+            black_box(&buf.words);
+            done += buf.len();
+        }
+        return done as u64;
+    }
+    let mut done = 0usize;
+    if let Some(m) = machine {
+        // As Machine::run does, without its decoder thread.
+        let mut buf = PackedBlock::new();
+        while done < n && r.fill_packed(&mut buf).expect("decodes") {
+            m.feed_packed(&buf, "trace", done as u64).expect("runs");
+            done += buf.len();
+        }
+        return done as u64;
+    }
+    let mut buf = Vec::with_capacity(vmlab_trace::BLOCK);
+    while done < n && r.fill(&mut buf).expect("decodes") {
+        black_box(&buf);
+        done += buf.len();
+    }
+    done as u64
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(mode), Some(trace), Some(n)) =
+        (args.get(1), args.get(2), args.get(3).and_then(|s| s.parse::<usize>().ok()))
+    else {
+        usage()
+    };
+    let bytes = std::fs::read(trace).unwrap_or_else(|e| {
+        eprintln!("{trace}: {e}");
+        std::process::exit(2)
+    });
+    let mut machine = match (mode.as_str(), args.get(4)) {
+        ("decode" | "decode-events", _) => None,
+        ("sim" | "run", Some(p)) => Some(Machine::from_preset(p, &[]).unwrap_or_else(|e| {
+            eprintln!("{e}");
+            std::process::exit(2)
+        })),
+        _ => usage(),
+    };
+    // `sim` feeds whole blocks decoded beforehand (memory: 8 bytes an event).
+    let mut blocks = Vec::new();
+    if mode == "sim" {
+        let mut r = VmtReader::new(&bytes[..], trace.as_str()).expect("vmt");
+        let mut got = 0;
+        let mut buf = PackedBlock::new();
+        while got < n && r.fill_packed(&mut buf).expect("decodes") {
+            got += buf.len();
+            blocks.push(buf.clone());
+        }
+    }
+    let t = Instant::now();
+    let done = measured_region(mode, &bytes, n, &blocks, machine.as_mut());
+    let dt = t.elapsed().as_secs_f64();
+    let misses = machine
+        .as_mut()
+        .map(|m| m.result("trace").caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
+    println!("{mode}: {done} events, {:.1} M refs/s, misses {misses:?}", done as f64 / dt / 1e6);
+}
