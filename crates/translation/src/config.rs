@@ -40,7 +40,7 @@ fn default_frames() -> u64 {
     1 << 18
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VmConfig {
     pub name: String,
@@ -81,6 +81,11 @@ pub struct VmConfig {
     /// (section 5.5's "two address translations").
     #[serde(default = "default_true")]
     pub retranslate_writebacks: bool,
+    /// Page-protection changes per million user instructions (Table 6:
+    /// 2.8-23.8 under Mach, about 1/1000 of that under Ultrix); 0 = none.
+    /// Each sweeps the current data page's lines in L1 D and L2.
+    #[serde(default)]
+    pub protection_changes_per_million: f64,
     pub costs: Costs,
     pub handlers: Handlers,
     #[serde(default)]
@@ -99,6 +104,12 @@ impl VmConfig {
                 "scheme {} needs TLBs: give [itlb] and [dtlb] (split) or [tlb] (unified)",
                 self.scheme.name()
             )))?;
+        }
+        if !(self.protection_changes_per_million >= 0.0 && self.protection_changes_per_million <= 1e6) {
+            return Err(err(format!(
+                "protection_changes_per_million must be between 0 and 1000000, got {}",
+                self.protection_changes_per_million
+            )));
         }
         if self.micro_itlb.is_some() != self.micro_dtlb.is_some() {
             return Err(err("give both [micro_itlb] and [micro_dtlb], or neither".into()));

@@ -99,6 +99,11 @@ pub struct VmResult {
     pub writeback_translations: u64,
     pub context_switches: u64,
     pub flushes: u64,
+    /// Section 5.6: protection changes made, their sweep cycles, and those
+    /// cycles per user instruction (kept apart from the Table 2 VMCPI).
+    pub protection_changes: u64,
+    pub protection_cycles: u64,
+    pub protection_cpi: f64,
     pub page_table: Option<TableMemory>,
     pub page_table_kind: Option<String>,
     pub folded_regions: u64,

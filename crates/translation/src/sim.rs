@@ -159,6 +159,13 @@ pub struct VmSim {
     last: [Option<(u32, u64)>; 2],
     l1_shift: [u32; 2],
     repeats: [u64; 3],
+    /// Protection changes: every `protect_every` user instructions (0 =
+    /// never), on the page of the latest data reference.
+    protect_every: u64,
+    protect_countdown: u64,
+    last_data: Option<(u32, u64)>,
+    protection_changes: u64,
+    protection_cycles: u64,
 }
 
 fn side(kind: RefKind) -> usize {
@@ -219,6 +226,15 @@ impl VmSim {
             last: [None; 2],
             l1_shift: [cfg.l1i.line.0.trailing_zeros(), cfg.l1d.line.0.trailing_zeros()],
             repeats: [0; 3],
+            protect_every: if cfg.protection_changes_per_million > 0.0 {
+                (1e6 / cfg.protection_changes_per_million).round().max(1.0) as u64
+            } else {
+                0
+            },
+            protect_countdown: 0,
+            last_data: None,
+            protection_changes: 0,
+            protection_cycles: 0,
             cfg,
         })
     }
@@ -234,6 +250,15 @@ impl VmSim {
                 self.access_counts[a.kind as usize] += 1;
                 if a.kind == AccessKind::Ifetch {
                     self.vmcpi.user_instructions += 1;
+                    if self.protect_every > 0 {
+                        self.protect_countdown += 1;
+                        if self.protect_countdown >= self.protect_every {
+                            self.protect_countdown = 0;
+                            if let Some((asid, va)) = self.last_data {
+                                self.protection_change(asid, va);
+                            }
+                        }
+                    }
                 }
                 let asid = a.asid.0;
                 let va = match self.fold.as_mut() {
@@ -297,6 +322,9 @@ impl VmSim {
 
     fn user_piece(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
         let s = side(kind);
+        if s == 1 {
+            self.last_data = Some((asid, va));
+        }
         let ln = va >> self.l1_shift[s];
         if kind != RefKind::Write && self.last[s] == Some((asid, ln)) {
             self.repeats[kind as usize] += 1;
@@ -397,6 +425,33 @@ impl VmSim {
             self.mem.log = log;
         }
         Ok(())
+    }
+
+    /// A page-protection change (section 5.6): every line of the page is
+    /// checked in L1 D and in the L2 that serves data; the lines present
+    /// are updated instead. `va` is a (folded) user address. Returns the
+    /// cycles, which are also added to the run's protection total.
+    pub fn protection_change(&mut self, asid: u32, va: u64) -> u64 {
+        let page = self.cfg.page_size.bytes();
+        let base = va & !(page - 1);
+        let c = self.cfg.costs;
+        let mut cycles = 0;
+        for (l2, check, update) in [(false, c.l1_check_cycles, c.l1_update_cycles), (true, c.l2_check_cycles, c.l2_update_cycles)] {
+            let line = if l2 { self.mem.l2(RefKind::Read).line_bytes() } else { self.mem.l1(RefKind::Read).line_bytes() };
+            let lines = page / line;
+            let mut present = 0;
+            for i in 0..lines {
+                let a = base + i * line;
+                let pa = self.physical_of(asid, a).unwrap_or(a);
+                let r = LineRef { vaddr: a, paddr: pa, asid };
+                let cache = if l2 { self.mem.l2(RefKind::Read) } else { self.mem.l1(RefKind::Read) };
+                present += u64::from(cache.contains(r));
+            }
+            cycles += present * update + (lines - present) * check;
+        }
+        self.protection_changes += 1;
+        self.protection_cycles += cycles;
+        cycles
     }
 
     /// The physical address of a user address, if its page is mapped.
@@ -689,6 +744,13 @@ impl VmSim {
             writeback_translations: self.writeback_translations,
             context_switches: self.context_switches,
             flushes: self.flushes,
+            protection_changes: self.protection_changes,
+            protection_cycles: self.protection_cycles,
+            protection_cpi: if self.vmcpi.user_instructions > 0 {
+                self.protection_cycles as f64 / self.vmcpi.user_instructions as f64
+            } else {
+                0.0
+            },
             page_table: self.table.as_ref().map(|t| t.memory()),
             page_table_kind: self.table.as_ref().map(|t| t.name().to_string()),
             folded_regions: self.fold.as_ref().map_or(0, Fold::regions),

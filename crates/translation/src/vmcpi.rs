@@ -143,11 +143,44 @@ pub struct Costs {
     pub instruction_cycles: u64,
     #[serde(default)]
     pub interrupt_cycles: u64,
+    /// A protection change sweeps the page's lines: checking a line that is
+    /// absent, or updating one that is present, in L1 and in L2 (section
+    /// 5.6: 3, 5, 20 and 40 cycles).
+    #[serde(default = "default_l1_check")]
+    pub l1_check_cycles: u64,
+    #[serde(default = "default_l1_update")]
+    pub l1_update_cycles: u64,
+    #[serde(default = "default_l2_check")]
+    pub l2_check_cycles: u64,
+    #[serde(default = "default_l2_update")]
+    pub l2_update_cycles: u64,
+}
+
+fn default_l1_check() -> u64 {
+    3
+}
+fn default_l1_update() -> u64 {
+    5
+}
+fn default_l2_check() -> u64 {
+    20
+}
+fn default_l2_update() -> u64 {
+    40
 }
 
 impl Costs {
-    /// Jacob & Mudge 2001, section 5.3 and Table 2.
-    pub const JACOB_MUDGE: Costs = Costs { l2_cycles: 20, memory_cycles: 500, instruction_cycles: 1, interrupt_cycles: 0 };
+    /// Jacob & Mudge 2001, sections 5.3 and 5.6, Table 2.
+    pub const JACOB_MUDGE: Costs = Costs {
+        l2_cycles: 20,
+        memory_cycles: 500,
+        instruction_cycles: 1,
+        interrupt_cycles: 0,
+        l1_check_cycles: 3,
+        l1_update_cycles: 5,
+        l2_check_cycles: 20,
+        l2_update_cycles: 40,
+    };
 }
 
 /// Section 5.6's protection-change arithmetic: sweeping a page's lines in

@@ -112,3 +112,45 @@ fn notlb_costs_nothing() {
     assert_eq!(r.vm_cycles, 0);
     assert_eq!(r.handler_fetches + r.pte_loads, 0);
 }
+
+/// Section 5.6 by mechanism: a 4 KB page with 16-byte lines, 10 of its lines
+/// in L1 and 50 in L2, costs 10x5 + 246x3 + 50x40 + 206x20 = 6,908 cycles.
+/// Load 50 lines of page P, then 40 lines of the page 8 KB above it: they
+/// share the 8 KB direct-mapped L1's sets (evicting 40 of P's lines) but not
+/// the 512 KB L2's.
+#[test]
+fn protection_change_sweeps_the_page() {
+    let mut s = sim(Scheme::Notlb);
+    let p = 0x1000_0000u64;
+    let mut ev = Vec::new();
+    for i in 0..50 {
+        ev.push(access(AccessKind::Load, p + i * 16));
+    }
+    for i in 10..50 {
+        ev.push(access(AccessKind::Load, p + 0x2000 + i * 16));
+    }
+    s.feed(&ev).unwrap();
+    assert_eq!(s.protection_change(1, p + 0x123), 6_908);
+    // A page nobody touched: every line is only checked.
+    assert_eq!(s.protection_change(1, 0x5000_0000), 256 * 3 + 256 * 20);
+    let r = s.result("hand");
+    assert_eq!((r.protection_changes, r.protection_cycles), (2, 6_908 + 5_888));
+}
+
+/// Injected at a rate: one change per 1,000 instructions here.
+#[test]
+fn protection_changes_at_a_rate() {
+    let cfg = load("jacob-mudge", &["scheme=notlb".into(), "protection_changes_per_million=1000".into()]).unwrap();
+    let mut s = VmSim::new(cfg).unwrap();
+    let mut ev = Vec::new();
+    for i in 0..5_000u64 {
+        ev.push(access(AccessKind::Ifetch, 0x40_0000 + (i % 64) * 4));
+        ev.push(access(AccessKind::Load, 0x1000_0000 + (i % 16) * 16));
+    }
+    s.feed(&ev).unwrap();
+    let r = s.result("hand");
+    assert_eq!(r.protection_changes, 5);
+    assert!(r.protection_cpi > 0.0);
+    let bad = load("jacob-mudge", &["protection_changes_per_million=-1".into()]);
+    assert!(bad.is_err());
+}

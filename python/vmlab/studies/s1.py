@@ -82,6 +82,8 @@ PAPER_TABLE4_TOTAL = 0.1222
 PAPER_TABLE5 = {  # L2 size KB: (GCC I, GCC D) misses per 1000 instructions (Table 5, 32 B L2 lines)
     512: (2.10, 1.94), 1024: (1.37, 1.88), 2048: (1.18, 1.85),
 }
+PROTECTION_RATES = (2.8, 11.3, 23.8, 0.0113)
+PAPER_PROTECTION_CPI = {2.8: 0.019, 23.8: 0.164, 0.0113: 0.0001}  # section 5.6 (11.3 x 6,908e-6 = 0.078)
 SIDE_FIELDS = ("l1_hit_tlb_hit", "l1_hit_tlb_miss", "l2_hit_tlb_hit", "l2_hit_tlb_miss",
                "l2_miss_tlb_hit", "l2_miss_tlb_miss")
 
@@ -99,10 +101,11 @@ class Point:
     tlb: int = 128
     retranslate: bool = True
     role: str = "sweep"
+    protect_per_million: float = 0.0
 
     def key(self) -> str:
         return (f"{self.trace}|{self.scheme}|{self.l1_kb}|{self.l2_kb}|{self.l1_line}|{self.l2_line}|"
-                f"{self.tlb}|{int(self.retranslate)}|{self.role}")
+                f"{self.tlb}|{int(self.retranslate)}|{self.role}|{self.protect_per_million}")
 
     def overrides(self) -> list[str]:
         o = [f"scheme={self.scheme}"]
@@ -114,6 +117,8 @@ class Point:
             o += [f"itlb.entries={self.tlb}", f"dtlb.entries={self.tlb}"]
         if not self.retranslate:
             o.append("retranslate_writebacks=false")
+        if self.protect_per_million:
+            o.append(f"protection_changes_per_million={self.protect_per_million}")
         return o
 
 
@@ -136,6 +141,10 @@ def points(grid: Grid) -> list[Point]:
             out.append(Point(t, scheme, 8, 512, 16, 16, role="base"))
         # Section 5.5: SOFTVM without translating write-backs again.
         out.append(Point(t, "softvm", 8, 512, 16, 16, retranslate=False, role="base-no-wb"))
+        # Table 6 / section 5.6: protection changes at Mach's rates (compress
+        # 2.8, weighted mean 11.3, highest 23.8 per million) and Ultrix's.
+        for rate in PROTECTION_RATES:
+            out.append(Point(t, "softvm", 8, 512, 16, 16, role="protection", protect_per_million=rate))
         # Table 5: L2 misses per 1,000 instructions, 32-byte L2 lines.
         for l2 in (512, 1024, 2048):
             out.append(Point(t, "notlb", 8, l2, 16, 32, role="table5"))
@@ -159,6 +168,8 @@ def _flatten(p: Point, r: dict) -> dict:
         "writeback_translations": r["writeback_translations"], "folded_regions": r["folded_regions"],
         "page_table_bytes": (r.get("page_table") or {}).get("bytes", 0),
         "page_table_kind": r.get("page_table_kind") or "",
+        "protect_per_million": p.protect_per_million,
+        "protection_changes": r.get("protection_changes", 0), "protection_cpi": r.get("protection_cpi", 0.0),
     }
     for c in r["components"]:
         row[f"cpi_{c['component']}"] = c["vmcpi"]
@@ -392,6 +403,15 @@ def render(rows: list[dict], grid: Grid) -> str:
             if nowb and nowb[0]["vmcpi"] > 0:
                 lines.append(f"  write-backs translated again: VMCPI {sv['vmcpi']:.4f} vs {nowb[0]['vmcpi']:.4f} "
                              f"without (+{100 * (sv['vmcpi'] / nowb[0]['vmcpi'] - 1):.0f} %; the paper expects about +50 %)")
+        prot = sorted(_sel(rows, trace=t, role="protection"), key=lambda r: -r["protect_per_million"])
+        if prot:
+            lines.append("Section 5.6: protection changes sweeping the page in L1 D and L2 (4 KB pages, 16 B lines); "
+                         "paper assumes 10 L1 and 50 L2 lines present")
+            lines.append(f"  {'per million instr':18} {'changes':>8} {'paper CPI':>10} {'vmlab CPI':>10}")
+            for r in prot:
+                rate = r["protect_per_million"]
+                pc = PAPER_PROTECTION_CPI.get(rate, 6908 * rate * 1e-6)
+                lines.append(f"  {rate:18g} {r['protection_changes']:8d} {pc:10.4f} {r['protection_cpi']:10.4f}")
         t5 = {r["l2_kb"]: r for r in _sel(rows, trace=t, role="table5")}
         if t5:
             lines.append("Table 5: L2 misses per 1,000 instructions (32 B L2 lines); paper = GCC/Alpha")
