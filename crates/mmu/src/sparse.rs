@@ -348,7 +348,7 @@ pub fn memory_table(desc: &SpaceDescription, kinds: &[TableKind], params: &Table
                 HashedInverted::new(&hp, &mut pool).and_then(|mut t| {
                     fill(&mut t, &mut pool)?;
                     row.chains = Some(t.chain_stats());
-                    Ok(Box::new(t) as Box<dyn PageTable + Send>)
+                    Ok(Box::new(t) as Box<dyn PageTable>)
                 })
             } else {
                 build(kind, params, &mut pool).and_then(|mut t| {

@@ -5,7 +5,6 @@ pub mod memsys;
 pub mod result;
 pub mod scheme;
 pub mod sim;
-pub mod tables;
 pub mod vmcpi;
 
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};

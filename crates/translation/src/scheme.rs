@@ -3,6 +3,7 @@
 //! happens relative to the cache lookup.
 
 use serde::{Deserialize, Serialize};
+pub use vmlab_mmu::pagetable::TableKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -23,16 +24,6 @@ pub enum Scheme {
     Spur,
     /// Ideal: translation is free and makes no references.
     Notlb,
-}
-
-/// Which page-table organisation a scheme walks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum TableKind {
-    Mips,
-    Mach,
-    X86TwoLevel,
-    Parisc,
-    Puma,
 }
 
 /// When a user reference is translated.

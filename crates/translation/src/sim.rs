@@ -21,6 +21,7 @@ use thiserror::Error;
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Indexing, LineRef, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
+use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbError, TlbSet};
 use vmlab_trace::{AccessKind, Event, EventSource, TraceError};
 
@@ -28,7 +29,6 @@ use crate::config::VmConfig;
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
-use crate::tables::build_table;
 use crate::vmcpi::{Component, Vmcpi};
 
 /// Cache address of unmapped physical memory: `UNMAPPED_BASE | pa`.
@@ -188,7 +188,11 @@ impl VmSim {
         let page = cfg.page_size.bytes();
         let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
         let table = match scheme.table() {
-            Some(kind) => Some(build_table(kind, &mut frames)?),
+            // Sized from the machine's frames, as HP-UX sizes its hashed table.
+            Some(kind) => {
+                let params = TableParams { phys_frames: frames.capacity(), ..TableParams::default() };
+                Some(vmlab_mmu::pagetable::build(kind, &params, &mut frames)?)
+            }
             None => None,
         };
         let tlbs = match (scheme.has_tlb(), cfg.tlb_layout()) {
@@ -520,9 +524,24 @@ impl VmSim {
     fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
         self.last = [None; 2];
         self.ensure_mapped(asid, va)?;
+        self.walk_and_load(asid, va)?;
+        let page = self.cfg.page_size.bytes();
+        let frame = self.frame_of(asid, va, 0)?;
+        let kernel = va >= USER_LIMIT;
+        let slot = if kernel { Slot::Wired } else { Slot::Normal };
+        if let Some(tlbs) = self.tlbs.as_mut() {
+            tlbs.insert(SIDES[s], asid, va, frame * page, page, kernel, slot)?;
+        }
+        Ok(())
+    }
+
+    /// The work of one translation: walk the table for `va`, run the
+    /// handler for the first PTE's tier (or count a hardware walk), then load
+    /// every PTE of the walk (each may recurse one tier up).
+    fn walk_and_load(&mut self, space: u32, va: u64) -> Result<(), SimError> {
         let mut refs = std::mem::take(&mut self.walk);
         refs.clear();
-        let walked = self.table.as_ref().map(|t| t.walk(asid, va, &mut refs));
+        let walked = self.table.as_ref().map(|t| t.walk(space, va, &mut refs));
         match walked {
             Some(r) => r?,
             None => return Err(SimError::Config("no page table".into())),
@@ -534,16 +553,9 @@ impl VmSim {
             self.walker_refills += 1;
         }
         for &pte in &refs {
-            self.load_pte(asid, pte)?;
+            self.load_pte(space, pte)?;
         }
         self.walk = refs;
-        let page = self.cfg.page_size.bytes();
-        let frame = self.frame_of(asid, va, 0)?;
-        let kernel = va >= USER_LIMIT;
-        let slot = if kernel { Slot::Wired } else { Slot::Normal };
-        if let Some(tlbs) = self.tlbs.as_mut() {
-            tlbs.insert(SIDES[s], asid, va, frame * page, page, kernel, slot)?;
-        }
         Ok(())
     }
 
@@ -655,21 +667,7 @@ impl VmSim {
     fn translate_at_memory(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
         let space = if asid == KERNEL_ASID { self.current_space } else { asid };
         self.ensure_mapped(space, va)?;
-        let mut refs = Vec::with_capacity(2);
-        match self.table.as_ref() {
-            Some(t) => t.walk(space, va, &mut refs)?,
-            None => return Err(SimError::Config("no page table".into())),
-        }
-        let first_tier = refs.first().map_or(Tier::User, |p| p.tier);
-        if self.scheme.software_refill() {
-            self.run_handler(self.handler_for(first_tier))?;
-        } else {
-            self.walker_refills += 1;
-        }
-        for pte in refs {
-            self.load_pte(space, pte)?;
-        }
-        Ok(())
+        self.walk_and_load(space, va)
     }
 }
 

@@ -222,7 +222,7 @@ impl Default for TableParams {
 
 /// Builds an empty table of `kind`, allocating whatever it needs up front
 /// (MACH's root, the hashed tables) from `frames`.
-pub fn build(kind: TableKind, params: &TableParams, frames: &mut FramePool) -> Result<Box<dyn PageTable + Send>, TableError> {
+pub fn build(kind: TableKind, params: &TableParams, frames: &mut FramePool) -> Result<Box<dyn PageTable>, TableError> {
     Ok(match kind {
         TableKind::Mips => Box::new(Ultrix::new()),
         TableKind::Mach => Box::new(Mach::new(frames)?),
