@@ -37,8 +37,17 @@ pub struct Counters {
     pub copy_calls: u64,
     /// Data references issued (loads and stores, cached or not).
     pub references: u64,
-    /// TLB entries purged.
+    /// TLB purge instructions (`pdtlb`) issued, one per translation unloaded
+    /// or re-protected.
     pub tlb_purges: u64,
+    /// Of those, the purges that found an entry in the simulated TLB.
+    pub tlb_purge_hits: u64,
+    /// User accesses that found their translation in the simulated TLB.
+    pub tlb_hits: u64,
+    /// User accesses that missed the TLB and refilled it from the hat's
+    /// translation. Counted only: no TLB-miss cycle cost has a source for the
+    /// HP 9000/834 (no cost key multiplies it).
+    pub tlb_misses: u64,
     /// PTE (hash-table entry) references while inserting/deleting.
     pub pte_refs: u64,
 }
@@ -55,6 +64,9 @@ impl AddAssign for Counters {
         self.copy_calls += o.copy_calls;
         self.references += o.references;
         self.tlb_purges += o.tlb_purges;
+        self.tlb_purge_hits += o.tlb_purge_hits;
+        self.tlb_hits += o.tlb_hits;
+        self.tlb_misses += o.tlb_misses;
         self.pte_refs += o.pte_refs;
     }
 }
@@ -81,6 +93,9 @@ impl Sub for Counters {
             copy_calls: self.copy_calls - o.copy_calls,
             references: self.references - o.references,
             tlb_purges: self.tlb_purges - o.tlb_purges,
+            tlb_purge_hits: self.tlb_purge_hits - o.tlb_purge_hits,
+            tlb_hits: self.tlb_hits - o.tlb_hits,
+            tlb_misses: self.tlb_misses - o.tlb_misses,
             pte_refs: self.pte_refs - o.pte_refs,
         }
     }
@@ -149,6 +164,34 @@ pub struct CostModel {
     pub cost: BTreeMap<String, Param>,
     /// Instruction counts, keys [`PATH_KEYS`].
     pub path: BTreeMap<String, Param>,
+    /// The data TLB the user accesses go through (absent: no TLB simulated).
+    #[serde(default)]
+    pub tlb: Option<TlbPreset>,
+}
+
+/// The simulated data TLB: fully associative, `entries` entries.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlbPreset {
+    pub entries: u32,
+    #[serde(default = "lru")]
+    pub replacement: vmlab_mmu::TlbReplacement,
+    /// Where the size comes from.
+    pub source: String,
+}
+
+fn lru() -> vmlab_mmu::TlbReplacement {
+    vmlab_mmu::TlbReplacement::Lru
+}
+
+impl TlbPreset {
+    pub fn config(&self, page: u64) -> vmlab_mmu::TlbConfig {
+        let mut c = vmlab_mmu::TlbConfig::fully_associative(self.entries, 0);
+        c.replacement = self.replacement;
+        c.page_sizes = vec![page];
+        c.source = self.source.clone();
+        c
+    }
 }
 
 const HP834: &str = include_str!("../../../presets/os/hp9000-834.toml");
@@ -195,6 +238,11 @@ impl CostModel {
             }
             if p.source.trim().is_empty() {
                 return Err(format!("{origin}: {k} has no source"));
+            }
+        }
+        if let Some(t) = &m.tlb {
+            if t.entries == 0 || t.source.trim().is_empty() {
+                return Err(format!("{origin}: [tlb] needs entries >= 1 and a source"));
             }
         }
         if m.path_of("flush_lines_per_iteration") == 0 {

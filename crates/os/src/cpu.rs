@@ -23,6 +23,8 @@ pub struct Cpu {
     indexing: Indexing,
     counters: Counters,
     oracle: Option<Oracle>,
+    /// The data TLB user accesses go through (`None`: not simulated).
+    tlb: Option<vmlab_mmu::Tlb>,
 }
 
 impl Cpu {
@@ -48,7 +50,7 @@ impl Cpu {
             }
         }
         let oracle = if oracle { Some(Oracle::new(&top, policy)?) } else { None };
-        Ok(Self { hier, line: top.line.0, indexing: top.indexing, counters: Counters::default(), oracle })
+        Ok(Self { hier, line: top.line.0, indexing: top.indexing, counters: Counters::default(), oracle, tlb: None })
     }
 
     pub fn line_bytes(&self) -> u64 {
@@ -73,6 +75,41 @@ impl Cpu {
 
     pub fn oracle_checks(&self) -> u64 {
         self.oracle.as_ref().map_or(0, |o| o.checks())
+    }
+
+    /// Gives this CPU a data TLB (replacing any previous one, empty).
+    pub fn set_tlb(&mut self, cfg: vmlab_mmu::TlbConfig) -> Result<(), String> {
+        self.tlb = Some(vmlab_mmu::Tlb::new(cfg).map_err(|e| format!("tlb: {e}"))?);
+        Ok(())
+    }
+
+    pub fn tlb(&self) -> Option<&vmlab_mmu::Tlb> {
+        self.tlb.as_ref()
+    }
+
+    /// A user access's translation of page `va` of `asid` through the TLB:
+    /// a miss refills the entry from the hat's frame at `pa` (pages of
+    /// `page` bytes). Returns whether it hit; without a TLB, `true`.
+    pub fn tlb_translate(&mut self, asid: u32, va: u64, pa: u64, page: u64) -> Result<bool, String> {
+        let Some(tlb) = self.tlb.as_mut() else { return Ok(true) };
+        if tlb.lookup(asid, va).is_some() {
+            self.counters.tlb_hits += 1;
+            return Ok(true);
+        }
+        self.counters.tlb_misses += 1;
+        tlb.insert(asid, va, pa, page, false, vmlab_mmu::Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
+        Ok(false)
+    }
+
+    /// One `pdtlb` of page `va` of `asid`: counts it, removes the entry if
+    /// the TLB holds it, and returns whether it did.
+    pub fn tlb_purge(&mut self, asid: u32, va: u64) -> bool {
+        self.counters.tlb_purges += 1;
+        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(asid, va));
+        if found {
+            self.counters.tlb_purge_hits += 1;
+        }
+        found
     }
 
     /// Instructions executed besides the references below.

@@ -274,9 +274,12 @@ impl Hat {
         }
     }
 
-    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel) {
+    /// Purges page `va` of `asid` from the TLB (one `pdtlb`). The model has
+    /// one TLB, that of CPU 0, so a translation loaded for another CPU is
+    /// purged there too (shoot-downs are a later issue).
+    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64) {
         cpu.instructions(cost.path_of("tlb_purge"));
-        cpu.count(|c| c.tlb_purges += 1);
+        cpu.tlb_purge(asid, va);
     }
 
     /// Flushes every live translation's lines (each class once) and marks
@@ -305,7 +308,7 @@ impl Hat {
     /// its dirty lines go to memory first, so readers elsewhere see them.
     fn downgrade(&mut self, cpu: &mut Cpu, cost: &CostModel, m: &Mapping, pfn: u64) {
         flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: downgrade");
-        self.purge_tlb(cpu, cost);
+        self.purge_tlb(cpu, cost, m.asid, m.va);
         self.set_rights(m.asid, m.va, pfn, |p| p.without_write());
     }
 
@@ -349,7 +352,7 @@ impl Hat {
         // A translation the table lost is a hat bug; the cost is still the walk.
         let _ = self.table.remove_refs(asid, va / self.page, &mut self.table_pool, &mut self.refs);
         self.charge_pte(cpu, cost, "pte_delete");
-        self.purge_tlb(cpu, cost);
+        self.purge_tlb(cpu, cost, asid, va);
         cpu.instructions(cost.path_of("vm_unmap_page"));
         if self.acts() {
             let cls = self.class_of(&m, pfn);
@@ -420,7 +423,7 @@ impl Hat {
             if let Some(pfn) = self.translation_any(asid, page) {
                 let p = prot(page);
                 self.set_rights(asid, page, pfn, |_| p);
-                self.purge_tlb(cpu, cost);
+                self.purge_tlb(cpu, cost, asid, page);
             }
             page += self.page;
         }

@@ -15,10 +15,12 @@ pub mod policy;
 pub mod primitives;
 pub mod prot;
 pub mod scenario;
+pub mod tracerun;
 pub mod vm;
 
-pub use cost::{CostModel, Counters};
+pub use cost::{CostModel, Counters, TlbPreset};
 pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;
+pub use tracerun::{run_trace, TraceOutcome};
 pub use vm::{ObjectKind, Os, OsError};

@@ -156,7 +156,10 @@ impl Os {
                 machine.name, machine.memory.size.0
             ));
         }
-        let cpu = Cpu::new(machine, oracle, policy.name())?;
+        let mut cpu = Cpu::new(machine, oracle, policy.name())?;
+        if let Some(t) = &cost.tlb {
+            cpu.set_tlb(t.config(page))?;
+        }
         let tiers = machine.tiers().map_err(|e| format!("machine {}: {e}", machine.name))?;
         let top = match &tiers[0] {
             vmlab_machine::TierConfig::Unified { cache, .. } => cache.clone(),
@@ -470,6 +473,7 @@ impl Os {
             self.fault(asid, page, write)?;
         };
         self.cpu.instructions(self.cost.path_of("user_access"));
+        self.cpu.tlb_translate(asid, page, pfn * self.page, self.page).map_err(OsError::Invalid)?;
         let span = self.hat.span(asid, va, pfn);
         self.cpu.reference(write, span.va, span.pa, span.asid, size, span.cached, origin);
         self.hat.set_refmod(pfn, true, write);
