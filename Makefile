@@ -40,7 +40,7 @@ develop: $(VENV)/.stamp
 
 # -- tests ---------------------------------------------------------------------
 cargo-test:
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --profile test-fast
 
 pytest: develop
 	$(VENV)/bin/pytest -q tests/python
