@@ -222,6 +222,15 @@ def _add_pagetables() -> None:
 _add_pagetables()
 
 
+def _add_osrun() -> None:
+    from vmlab.osrun import command as osrun_command
+
+    cli.add_command(osrun_command, "os-run")
+
+
+_add_osrun()
+
+
 # -- entry point -----------------------------------------------------------
 # -- reproduce ---------------------------------------------------------------
 @cli.group(context_settings=CONTEXT)

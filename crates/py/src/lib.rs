@@ -104,7 +104,7 @@ mod _engine {
     use super::mmu::{pagetable_kinds, pagetable_memory};
 
     #[pymodule_export]
-    use super::os::{os_cost_model, os_s2_measurements, os_scenario};
+    use super::os::{os_cost_model, os_s2_measurements, os_scenario, os_trace};
 
     #[pymodule_export]
     use super::trace::{trace_capture, trace_convert, trace_formats, trace_info, trace_interleave};
