@@ -72,7 +72,8 @@ pub fn text(name_or_path: &str) -> Result<(String, String), ConfigError> {
     ))
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
+/// The 1-based line of byte `offset` in `text` (for TOML error spans).
+pub fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
 }
 

@@ -331,6 +331,16 @@ impl Os {
         Ok(())
     }
 
+    /// The common start of `unmap` and `protect`: a page-aligned range that
+    /// is wholly mapped, with its regions split at the range's ends.
+    fn claim_range(&mut self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
+        self.aligned("address", addr)?;
+        self.aligned("length", len)?;
+        self.covered(asid, addr, len)?;
+        self.split(asid, addr, len);
+        Ok(())
+    }
+
     fn covered(&self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
         let mut p = addr;
         while p < addr + len {
@@ -360,10 +370,7 @@ impl Os {
 
     /// `unmap(as, addr, len)`.
     pub fn unmap(&mut self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
-        self.aligned("address", addr)?;
-        self.aligned("length", len)?;
-        self.covered(asid, addr, len)?;
-        self.split(asid, addr, len);
+        self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
             self.drop_page(asid, p);
@@ -393,10 +400,7 @@ impl Os {
     /// TLB entries; giving rights unloads the translation so the next access
     /// reloads it under the consistency policy.
     pub fn protect(&mut self, asid: u32, addr: u64, len: u64, prot: Prot) -> Result<(), OsError> {
-        self.aligned("address", addr)?;
-        self.aligned("length", len)?;
-        self.covered(asid, addr, len)?;
-        self.split(asid, addr, len);
+        self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
             if let Some(r) = self.spaces.get_mut(&asid).and_then(|s| s.regions.get_mut(&p)) {

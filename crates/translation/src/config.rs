@@ -172,7 +172,7 @@ pub const BUILTIN: &[(&str, &str)] = &[("jacob-mudge", include_str!("../../../pr
 /// Parses a preset text.
 pub fn parse(origin: &str, text: &str) -> Result<VmConfig, ConfigError> {
     let cfg: VmConfig = toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let line = e.span().map(|s| vmlab_machine::preset::line_of(text, s.start));
         ConfigError::new(origin, line, e.message().trim().to_string())
     })?;
     cfg.check(origin)?;

@@ -46,13 +46,15 @@ pub struct MemSys {
     l1d: Cache,
     l2: L2,
     memory: MemoryStats,
-    /// Addresses at or above this are unmapped (physical) and never logged.
-    unmapped_base: u64,
+    /// Addresses at or above this are unmapped (physical) and never logged;
+    /// `None`: nobody reads the log (schemes that do not translate at
+    /// memory), so nothing is logged.
+    unmapped_base: Option<u64>,
     pub log: Vec<MemTransfer>,
 }
 
 impl MemSys {
-    pub fn new(cfg: &VmConfig, unmapped_base: u64) -> Result<Self, GeometryError> {
+    pub fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
             (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
             (None, Some(i), Some(d)) => L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? },
@@ -177,7 +179,7 @@ impl MemSys {
     }
 
     fn note(&mut self, write: bool, vaddr: u64, asid: u32) {
-        if vaddr < self.unmapped_base {
+        if self.unmapped_base.is_some_and(|base| vaddr < base) {
             self.log.push(MemTransfer { write, vaddr, asid });
         }
     }

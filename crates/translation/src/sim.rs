@@ -184,7 +184,8 @@ impl VmSim {
         let scheme = cfg.scheme;
         let l1_virtual = cfg.l1i.indexing == Indexing::Vivt && cfg.l1d.indexing == Indexing::Vivt;
         let at = scheme.translate_at(l1_virtual, cfg.tlb_every_access);
-        let mem = MemSys::new(&cfg, UNMAPPED_BASE).map_err(|e| SimError::Config(e.0))?;
+        let log_base = (at == TranslateAt::L2Miss).then_some(UNMAPPED_BASE);
+        let mem = MemSys::new(&cfg, log_base).map_err(|e| SimError::Config(e.0))?;
         let page = cfg.page_size.bytes();
         let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
         let table = match scheme.table() {
@@ -398,7 +399,6 @@ impl VmSim {
     /// configured) needs a translation, which may cause more.
     fn after_access(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         if self.at != TranslateAt::L2Miss {
-            self.mem.log.clear();
             return Ok(());
         }
         let page = self.cfg.page_size.bytes();

@@ -509,11 +509,11 @@ def write_outputs(rows: list[dict], grid: Grid, results_dir: Path, report_dir: P
     frag_path = report_dir / "fragment.html"
     frag_path.write_text("\n".join(frag), encoding="utf-8")
     written.append(frag_path)
-    page = report_dir / "index.html"
-    page.write_text("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>vmlab S1</title>"
-                    "<style>body{font-family:system-ui,sans-serif;max-width:80rem;margin:2rem auto}"
-                    "pre{background:#f7f7f7;padding:.5rem;font-size:.8rem}</style></head><body>\n"
-                    + "\n".join(frag) + "\n</body></html>\n", encoding="utf-8")
+    from vmlab.report import Report
+
+    rep = Report("vmlab study S1: VM overhead without TLBs")
+    rep.section("Results").html("\n".join(frag))
+    page = Path(rep.write(str(report_dir / "index.html")))
     written.append(page)
     return written
 

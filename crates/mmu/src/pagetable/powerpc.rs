@@ -27,7 +27,7 @@
 use rustc_hash::FxHashMap;
 
 use super::linear::check_pfn20;
-use super::segments::{SegmentRegisters, SEGMENTS};
+use super::segments::SegmentRegisters;
 use super::{PageTable, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
@@ -128,18 +128,8 @@ impl HashedPageTable {
 
     /// As [`super::Puma::share_segment`].
     pub fn share_segment(&mut self, from: u32, from_segment: usize, to: u32, to_segment: usize) -> Result<(), TableError> {
-        SegmentRegisters::check_space(from)?;
-        if from_segment >= SEGMENTS || to_segment >= SEGMENTS {
-            return Err(TableError::Config(format!("segment {from_segment} or {to_segment} is not one of {SEGMENTS}")));
-        }
-        let vsid = self.segments.vsid(from, from_segment);
-        let old = self.segments.vsid(to, to_segment);
-        if old != vsid && self.per_vsid.get(&old).copied().unwrap_or(0) > 0 {
-            return Err(TableError::Config(format!(
-                "powerpc: segment {to_segment} of space {to} still maps pages; remove them before sharing"
-            )));
-        }
-        self.segments.set(to, to_segment, vsid)
+        let per_vsid = &self.per_vsid;
+        self.segments.share("powerpc", (from, from_segment), (to, to_segment), |v| per_vsid.get(&v).copied().unwrap_or(0) > 0)
     }
 
     /// Primary and secondary PTEG indices of global page `gvpn`.

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 
 use super::linear::{check_pfn20, check_pool, LinearTable, PageChange};
-use super::segments::{SegmentRegisters, SEGMENTS};
+use super::segments::SegmentRegisters;
 use super::{PageTable, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
@@ -91,19 +91,8 @@ impl Puma {
     /// of space `from` (loads the same VSID). The target segment must have
     /// no mappings of its own (they would be orphaned).
     pub fn share_segment(&mut self, from: u32, from_segment: usize, to: u32, to_segment: usize) -> Result<(), TableError> {
-        SegmentRegisters::check_space(from)?;
-        SegmentRegisters::check_space(to)?;
-        if from_segment >= SEGMENTS || to_segment >= SEGMENTS {
-            return Err(TableError::Config(format!("segment {from_segment} or {to_segment} is not one of {SEGMENTS}")));
-        }
-        let vsid = self.segments.vsid(from, from_segment);
-        let old = self.segments.vsid(to, to_segment);
-        if old != vsid && self.per_vsid.get(&old).copied().unwrap_or(0) > 0 {
-            return Err(TableError::Config(format!(
-                "puma: segment {to_segment} of space {to} still maps pages; remove them before sharing"
-            )));
-        }
-        self.segments.set(to, to_segment, vsid)
+        let per_vsid = &self.per_vsid;
+        self.segments.share("puma", (from, from_segment), (to, to_segment), |v| per_vsid.get(&v).copied().unwrap_or(0) > 0)
     }
 
     /// Global virtual address of the PTE of effective page `vpn` of `space`.

@@ -57,6 +57,32 @@ impl SegmentRegisters {
         Ok(())
     }
 
+    /// Makes segment `to_segment` of space `to` share segment `from_segment`
+    /// of space `from` (loads the same VSID). `maps_pages(vsid)` says whether
+    /// a table still holds pages under a VSID: the target segment's own
+    /// pages would be orphaned, so that is an error naming `table`.
+    pub fn share(
+        &mut self,
+        table: &str,
+        (from, from_segment): (u32, usize),
+        (to, to_segment): (u32, usize),
+        maps_pages: impl Fn(u32) -> bool,
+    ) -> Result<(), TableError> {
+        Self::check_space(from)?;
+        Self::check_space(to)?;
+        if from_segment >= SEGMENTS || to_segment >= SEGMENTS {
+            return Err(TableError::Config(format!("segment {from_segment} or {to_segment} is not one of {SEGMENTS}")));
+        }
+        let vsid = self.vsid(from, from_segment);
+        let old = self.vsid(to, to_segment);
+        if old != vsid && maps_pages(old) {
+            return Err(TableError::Config(format!(
+                "{table}: segment {to_segment} of space {to} still maps pages; remove them before sharing"
+            )));
+        }
+        self.set(to, to_segment, vsid)
+    }
+
     /// The 52-bit global virtual page number of effective page `vpn`
     /// (`ea >> 12`) of `space`: `vsid << 16 | page index`.
     pub fn global_vpn(&self, space: u32, vpn: u64) -> u64 {

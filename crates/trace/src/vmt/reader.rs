@@ -76,20 +76,7 @@ pub(crate) fn decode_block(raw: &[u8], raw_len: usize, count: usize, out: &mut V
         *slot = Event::Access(Access { kind: ti.kind, size: ti.size, addr: VirtAddr(addr), asid });
         dpos += usize::from(ti.len);
     }
-    if dpos > data_len {
-        return Err(fail(
-            count.saturating_sub(1),
-            raw_len,
-            format!("last record runs {} bytes past the end of the {raw_len}-byte payload", dpos - data_len),
-        ));
-    }
-    if dpos < data_len {
-        return Err(fail(
-            count,
-            count + dpos,
-            format!("{} payload bytes left over after the last of the {count} records", data_len - dpos),
-        ));
-    }
+    payload_end(dpos, data_len, count, raw_len)?;
     Ok(())
 }
 
@@ -247,20 +234,7 @@ pub(crate) fn decode_block_packed(
         dpos += ti.len as usize;
         i += 1;
     }
-    if dpos > data_len {
-        return Err(fail(
-            count.saturating_sub(1),
-            raw_len,
-            format!("last record runs {} bytes past the end of the {raw_len}-byte payload", dpos - data_len),
-        ));
-    }
-    if dpos < data_len {
-        return Err(fail(
-            count,
-            count + dpos,
-            format!("{} payload bytes left over after the last of the {count} records", data_len - dpos),
-        ));
-    }
+    payload_end(dpos, data_len, count, raw_len)?;
     // A direct record's address is its next prediction less its size (1..=32).
     // Unless some prediction lies outside [32, 2^56) every address fits in
     // 56 bits; `high` has a bit of the top byte set, or all of 5..=55, when
@@ -713,4 +687,23 @@ impl<R: Read + Send> EventSource for VmtReader<R> {
     fn progress(&self) -> (u64, Option<u64>) {
         (self.offset, self.total)
     }
+}
+
+/// After the last record: the records must have used exactly the payload.
+fn payload_end(dpos: usize, data_len: usize, count: usize, raw_len: usize) -> Result<(), DecodeError> {
+    if dpos > data_len {
+        return Err(DecodeError {
+            record: count.saturating_sub(1),
+            pos: raw_len,
+            msg: format!("last record runs {} bytes past the end of the {raw_len}-byte payload", dpos - data_len),
+        });
+    }
+    if dpos < data_len {
+        return Err(DecodeError {
+            record: count,
+            pos: count + dpos,
+            msg: format!("{} payload bytes left over after the last of the {count} records", data_len - dpos),
+        });
+    }
+    Ok(())
 }
