@@ -44,9 +44,10 @@ pub struct Counters {
     pub tlb_purge_hits: u64,
     /// User accesses that found their translation in the simulated TLB.
     pub tlb_hits: u64,
-    /// User accesses that missed the TLB and refilled it from the hat's
-    /// translation. Counted only: no TLB-miss cycle cost has a source for the
-    /// HP 9000/834 (no cost key multiplies it).
+    /// User accesses that missed the TLB. Each runs the software refill
+    /// handler (PA-RISC 1.0 has no hardware walker): `tlb_miss_handler`
+    /// instructions plus the hash-chain walk as PTE references through the
+    /// cache, so a miss costs what those instructions and references cost.
     pub tlb_misses: u64,
     /// PTE (hash-table entry) references while inserting/deleting.
     pub pte_refs: u64,
@@ -121,7 +122,7 @@ impl Counters {
 }
 
 /// Instruction counts of the kernel routines (path lengths).
-pub const PATH_KEYS: [&str; 16] = [
+pub const PATH_KEYS: [&str; 19] = [
     "flush_loop_iteration",
     "flush_lines_per_iteration",
     "copy_per_line",
@@ -135,6 +136,9 @@ pub const PATH_KEYS: [&str; 16] = [
     "fault_handler",
     "pseudo_fault_handler",
     "page_alloc",
+    "page_free",
+    "tlb_miss_handler",
+    "copy_recovery",
     "ipc_null",
     "ipc_per_page",
     "user_access",

@@ -10,6 +10,8 @@
 //! The oracle treats every level below the top one as "memory", which is
 //! exact when those levels are physically indexed and tagged (checked).
 
+use std::collections::BTreeMap;
+
 use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
 use vmlab_machine::{Hierarchy, MachineConfig};
 
@@ -25,7 +27,17 @@ pub struct Cpu {
     oracle: Option<Oracle>,
     /// The data TLB user accesses go through (`None`: not simulated).
     tlb: Option<vmlab_mmu::Tlb>,
+    /// The mechanism now running (see [`Cpu::enter`]).
+    component: &'static str,
+    /// Counters when `component` last changed.
+    mark: Counters,
+    /// Counters per mechanism, up to `mark`.
+    by_component: BTreeMap<&'static str, Counters>,
 }
+
+/// The component counted when no kernel mechanism is running: user loads
+/// and stores (and anything an experiment does not label).
+pub const USER: &str = "user access";
 
 impl Cpu {
     /// A CPU over `machine`'s caches; `oracle` turns the consistency oracle on
@@ -50,7 +62,48 @@ impl Cpu {
             }
         }
         let oracle = if oracle { Some(Oracle::new(&top, policy)?) } else { None };
-        Ok(Self { hier, line: top.line.0, indexing: top.indexing, counters: Counters::default(), oracle, tlb: None })
+        Ok(Self {
+            hier,
+            line: top.line.0,
+            indexing: top.indexing,
+            counters: Counters::default(),
+            oracle,
+            tlb: None,
+            component: USER,
+            mark: Counters::default(),
+            by_component: BTreeMap::new(),
+        })
+    }
+
+    /// Starts attributing counters to mechanism `c` (a copy loop, a flush
+    /// loop, a PTE update, a fault entry ...) and returns the one it
+    /// interrupts, to hand back to [`Cpu::leave`]. Nested mechanisms count
+    /// for the innermost, so the components partition the counters exactly:
+    /// their sum is always [`Cpu::counters`]. This is how S2 explains a
+    /// predicted figure by what it is made of.
+    pub fn enter(&mut self, c: &'static str) -> &'static str {
+        self.settle();
+        std::mem::replace(&mut self.component, c)
+    }
+
+    /// Ends the mechanism started by the [`Cpu::enter`] that returned `prev`.
+    pub fn leave(&mut self, prev: &'static str) {
+        self.settle();
+        self.component = prev;
+    }
+
+    fn settle(&mut self) {
+        let d = self.counters - self.mark;
+        if d != Counters::default() {
+            *self.by_component.entry(self.component).or_default() += d;
+            self.mark = self.counters;
+        }
+    }
+
+    /// Counters so far, per mechanism; they sum to [`Cpu::counters`].
+    pub fn components(&mut self) -> BTreeMap<String, Counters> {
+        self.settle();
+        self.by_component.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
     }
 
     pub fn line_bytes(&self) -> u64 {

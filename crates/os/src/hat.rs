@@ -32,7 +32,7 @@ use crate::cost::CostModel;
 use crate::cpu::Cpu;
 use crate::oracle::{CopyId, CopyNamer};
 use crate::policy::{Conflict, Policy};
-use crate::primitives::{flush_range, Span};
+use crate::primitives::{flush_range, Span, BOOKKEEPING, PTE, TLB_MISS, TLB_PURGE};
 use crate::prot::Prot;
 
 /// One translation to a page: address space, page address, the space the
@@ -251,7 +251,9 @@ impl Hat {
             .insert_refs(asid, va / self.page, pfn, &mut self.table_pool, &mut self.refs)
             .map_err(|e| format!("hat: page table: {e}"))?;
         self.charge_pte(cpu, cost, "pte_insert");
+        let outer = cpu.enter(BOOKKEEPING);
         cpu.instructions(cost.path_of("vm_map_page"));
+        cpu.leave(outer);
         let space = self.spaces.entry(asid).or_insert_with(|| AsDescriptor { asid, mmus: Vec::new() });
         if !space.mmus.iter().any(|m| m.cpu == cpu_id) {
             space.mmus.push(MmuDescriptor { cpu: cpu_id, translations: BTreeMap::new() });
@@ -266,20 +268,45 @@ impl Hat {
     }
 
     fn charge_pte(&mut self, cpu: &mut Cpu, cost: &CostModel, base: &str) {
+        let outer = cpu.enter(PTE);
         cpu.instructions(cost.path_of(base) + cost.path_of("pte_chain_step") * self.refs.len() as u64);
+        self.charge_refs(cpu, base);
+        cpu.leave(outer);
+    }
+
+    fn charge_refs(&self, cpu: &mut Cpu, origin: &str) {
         let n = self.refs.len() as u64;
         cpu.count(|c| c.pte_refs += n);
         for r in &self.refs {
-            cpu.reference(false, r.addr, r.addr, PHYSICAL_SPACE, u64::from(r.bytes), true, base);
+            cpu.reference(false, r.addr, r.addr, PHYSICAL_SPACE, u64::from(r.bytes), true, origin);
         }
+    }
+
+    /// The PA-RISC 1.0 software TLB-refill handler for page `va` of `asid`:
+    /// `tlb_miss_handler` instructions (one PTE load included) and
+    /// `pte_chain_step` per further chain entry, every entry read going
+    /// through the cache. The caller has counted the miss itself.
+    pub fn tlb_refill(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64) {
+        use vmlab_mmu::pagetable::PageTable;
+        let outer = cpu.enter(TLB_MISS);
+        self.refs.clear();
+        // An address outside the table's range has no chain to walk; the
+        // handler then reads nothing (cannot happen below USER_LIMIT).
+        let _ = self.table.walk(asid, va & !(self.page - 1), &mut self.refs);
+        let extra = (self.refs.len() as u64).saturating_sub(1);
+        cpu.instructions(cost.path_of("tlb_miss_handler") + cost.path_of("pte_chain_step") * extra);
+        self.charge_refs(cpu, "tlb refill");
+        cpu.leave(outer);
     }
 
     /// Purges page `va` of `asid` from the TLB (one `pdtlb`). The model has
     /// one TLB, that of CPU 0, so a translation loaded for another CPU is
     /// purged there too (shoot-downs are a later issue).
     fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64) {
+        let outer = cpu.enter(TLB_PURGE);
         cpu.instructions(cost.path_of("tlb_purge"));
         cpu.tlb_purge(asid, va);
+        cpu.leave(outer);
     }
 
     /// Flushes every live translation's lines (each class once) and marks
@@ -353,7 +380,9 @@ impl Hat {
         let _ = self.table.remove_refs(asid, va / self.page, &mut self.table_pool, &mut self.refs);
         self.charge_pte(cpu, cost, "pte_delete");
         self.purge_tlb(cpu, cost, asid, va);
+        let outer = cpu.enter(BOOKKEEPING);
         cpu.instructions(cost.path_of("vm_unmap_page"));
+        cpu.leave(outer);
         if self.acts() {
             let cls = self.class_of(&m, pfn);
             if !uncached && !remaining.iter().any(|o| self.class_of(o, pfn) == cls) {

@@ -6,6 +6,29 @@ use crate::cost::CostModel;
 use crate::cpu::Cpu;
 use vmlab_cache::LineState;
 
+// The mechanisms a measured figure is broken into (`Cpu::enter`); S2 prints
+// each predicted figure as the sum of these.
+/// Flush/purge loops (`pdcache`).
+pub const FLUSH: &str = "flush loop";
+/// Copy loops.
+pub const COPY: &str = "copy loop";
+/// Zero loops.
+pub const ZERO: &str = "zero loop";
+/// PTE insert/delete in the hashed table, chain walk included.
+pub const PTE: &str = "pte update";
+/// `pdtlb` purges.
+pub const TLB_PURGE: &str = "tlb purge";
+/// The software TLB-refill handler and its chain walk.
+pub const TLB_MISS: &str = "tlb miss";
+/// Fault entry: trap and handler path (what it calls is counted apart).
+pub const FAULT: &str = "fault entry";
+/// Hat and VM bookkeeping per page loaded/unloaded, frame alloc/free.
+pub const BOOKKEEPING: &str = "vm bookkeeping";
+/// The fixed software path of a system call such as `ipcSend`.
+pub const IPC_PATH: &str = "ipc path";
+/// The recovery set-up around a user/kernel copy (seed 000 footnote 10).
+pub const COPY_RECOVERY: &str = "copy recovery";
+
 /// How many lines of each state a flush loop met.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlushFound {
@@ -19,6 +42,7 @@ pub struct FlushFound {
 /// line flushes per loop iteration (seed 000 footnote 2).
 #[allow(clippy::too_many_arguments)]
 pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, va: u64, pa: u64, asid: u32, bytes: u64, purge: bool, origin: &str) -> FlushFound {
+    let outer = cpu.enter(FLUSH);
     let line = cpu.line_bytes();
     let lines = bytes.div_ceil(line);
     let per = cost.path_of("flush_lines_per_iteration").max(1);
@@ -32,6 +56,7 @@ pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, va: u64, pa: u64, asid: u32,
             LineState::Dirty(_) => found.dirty += 1,
         }
     }
+    cpu.leave(outer);
     found
 }
 
@@ -48,6 +73,7 @@ pub struct Span {
 /// per line, one load and one store per word and `copy_per_line`
 /// instructions.
 pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, origin: &str) {
+    let outer = cpu.enter(COPY);
     let line = cpu.line_bytes();
     cpu.count(|c| c.copy_calls += 1);
     cpu.instructions(bytes.div_ceil(line) * cost.path_of("copy_per_line"));
@@ -58,10 +84,12 @@ pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, o
         cpu.reference(true, dst.va + off, dst.pa + off, dst.asid, w, dst.cached, origin);
         off += w;
     }
+    cpu.leave(outer);
 }
 
 /// Writes zeros over `bytes` at `dst`, one store per word.
 pub fn zero(cpu: &mut Cpu, cost: &CostModel, dst: Span, bytes: u64, origin: &str) {
+    let outer = cpu.enter(ZERO);
     let line = cpu.line_bytes();
     cpu.instructions(bytes.div_ceil(line) * cost.path_of("zero_per_line"));
     let w = crate::oracle::WORD;
@@ -70,4 +98,5 @@ pub fn zero(cpu: &mut Cpu, cost: &CostModel, dst: Span, bytes: u64, origin: &str
         cpu.reference(true, dst.va + off, dst.pa + off, dst.asid, w, dst.cached, origin);
         off += w;
     }
+    cpu.leave(outer);
 }

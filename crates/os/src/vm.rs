@@ -21,7 +21,7 @@ use crate::hat::Hat;
 use crate::oracle::Violation;
 use crate::physmem::PhysMem;
 use crate::policy::Policy;
-use crate::primitives::{copy, zero};
+use crate::primitives::{copy, zero, BOOKKEEPING, FAULT};
 use crate::prot::Prot;
 
 /// The kernel's address space (and cache space) id.
@@ -200,6 +200,10 @@ impl Os {
     }
     pub fn counters(&self) -> Counters {
         self.cpu.counters()
+    }
+    /// Counters per mechanism so far (they sum to [`Os::counters`]).
+    pub fn components(&mut self) -> BTreeMap<String, Counters> {
+        self.cpu.components()
     }
     pub fn faults(&self) -> FaultCounts {
         self.faults
@@ -384,6 +388,13 @@ impl Os {
         Ok(())
     }
 
+    /// Unmaps and destroys the page at `va` of `asid` (if any) while its
+    /// region stays: the receiver's old buffer page of seed 000 section 4.2
+    /// (IPC-copy step 5, IPC-move step 3).
+    pub fn destroy_page(&mut self, asid: u32, va: u64) {
+        self.drop_page(asid, va & !(self.page - 1));
+    }
+
     /// Forgets the VM page at `va` and its translation; frees the frame on
     /// the last reference.
     fn drop_page(&mut self, asid: u32, va: u64) {
@@ -392,8 +403,16 @@ impl Os {
         self.hat.unload(&mut self.cpu, &self.cost, asid, va, last, false);
         if self.mem.decref(vp.pfn) {
             self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, true);
-            self.mem.free(vp.pfn);
+            self.free_frame(vp.pfn);
         }
+    }
+
+    /// Returns a frame to the free pool (`page_free` instructions).
+    fn free_frame(&mut self, pfn: u64) {
+        let outer = self.cpu.enter(BOOKKEEPING);
+        self.cpu.instructions(self.cost.path_of("page_free"));
+        self.cpu.leave(outer);
+        self.mem.free(pfn);
     }
 
     /// `change_protections(as, addr, len, prot)`. Taking rights away purges
@@ -477,7 +496,9 @@ impl Os {
             self.fault(asid, page, write)?;
         };
         self.cpu.instructions(self.cost.path_of("user_access"));
-        self.cpu.tlb_translate(asid, page, pfn * self.page, self.page).map_err(OsError::Invalid)?;
+        if !self.cpu.tlb_translate(asid, page, pfn * self.page, self.page).map_err(OsError::Invalid)? {
+            self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
+        }
         let span = self.hat.span(asid, va, pfn);
         self.cpu.reference(write, span.va, span.pa, span.asid, size, span.cached, origin);
         self.hat.set_refmod(pfn, true, write);
@@ -485,6 +506,13 @@ impl Os {
     }
 
     fn fault(&mut self, asid: u32, page: u64, write: bool) -> Result<FaultKind, OsError> {
+        let outer = self.cpu.enter(FAULT);
+        let kind = self.fault_body(asid, page, write);
+        self.cpu.leave(outer);
+        kind
+    }
+
+    fn fault_body(&mut self, asid: u32, page: u64, write: bool) -> Result<FaultKind, OsError> {
         let r = self.region_of(asid, page).cloned().ok_or_else(|| OsError::Unmapped(format!("{page:#x}")))?;
         let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)).copied();
         let pseudo = self.hat.take_pseudo(asid, page) || vp.is_some_and(|v| v.lazy);
@@ -529,7 +557,7 @@ impl Os {
                     self.kernel_copy(v.pfn, new);
                     if self.mem.decref(v.pfn) {
                         self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, true);
-                        self.mem.free(v.pfn);
+                        self.free_frame(v.pfn);
                     }
                     VmPage { pfn: new, cow: false, lazy: false }
                 }
@@ -598,7 +626,9 @@ impl Os {
     }
 
     fn alloc(&mut self, va: u64) -> Result<u64, OsError> {
+        let outer = self.cpu.enter(BOOKKEEPING);
         self.cpu.instructions(self.cost.path_of("page_alloc"));
+        self.cpu.leave(outer);
         let colour = (va / self.page) % self.mem.colours();
         self.mem.alloc(Some(colour)).map_err(OsError::Invalid)
     }
