@@ -71,7 +71,72 @@ def test_command_writes_results_and_report(tmp_path):
     out = CliRunner().invoke(s2.command, ["--results", str(tmp_path / "r"), "--report", str(tmp_path / "p")])
     assert out.exit_code == 0, out.output
     assert "HOLDS" in out.output and "fitted" in out.output and "predicted" in out.output
-    for f in ("params.csv", "comparison.csv", "ipc_curves.csv", "findings.csv", "pmap.csv"):
+    assert "explained from the model's breakdown" in out.output
+    for f in ("params.csv", "comparison.csv", "ipc_curves.csv", "findings.csv", "pmap.csv", "explanations.csv",
+              "components.csv"):
         assert (tmp_path / "r" / f).exists()
     for f in ("section.html", "ipc_vac.png", "ipc_pac.png"):
         assert (tmp_path / "p" / f).exists()
+
+
+def test_every_figure_outside_25_percent_has_an_explanation(data):
+    _, _, res = data
+    by_figure = {x["figure"]: x for x in res["explanations"]}
+    outside = [r for r in res["rows"] if abs(r["error_pct"]) > s2.TOLERANCE_PCT]
+    assert outside, "nothing outside the tolerance: this test would check nothing"
+    for r in outside:
+        assert r["explained"] == "yes", r["figure"]
+        x = by_figure[r["figure"]]
+        assert x["text"] and x["components"], r["figure"]
+    # Every Table 3 cell of the paper is either within 25 % or explained.
+    t3 = [r for r in res["rows"] if r["figure"].startswith("Table 3")]
+    assert len(t3) == sum(len(c) for c in s2.TABLE3.values())
+    assert all(abs(r["error_pct"]) <= s2.TOLERANCE_PCT or r["figure"] in by_figure for r in t3)
+    # Within the tolerance means no explanation line.
+    assert all(r["explained"] == "" for r in res["rows"] if abs(r["error_pct"]) <= s2.TOLERANCE_PCT)
+
+
+def test_explanations_are_the_models_own_breakdown(data):
+    _, _, res = data
+    rows = {r["figure"]: r for r in res["rows"]}
+    for x in res["explanations"]:
+        # The mechanism parts add up to the predicted figure...
+        assert sum(x["components"].values()) == pytest.approx(x["model"], rel=1e-9), x["figure"]
+        assert x["model"] == pytest.approx(rows[x["figure"]]["vmlab"], rel=1e-9), x["figure"]
+        if "ipc_path" in x:
+            # ...and the gap is split without remainder.
+            assert x["ipc_path"] + x["pseudo_faults"] + x["unattributed"] == pytest.approx(x["gap"], abs=1e-6)
+            assert x["gap"] == pytest.approx(x["paper"] - x["model"], abs=1e-6)
+
+
+def test_explanations_change_when_the_model_changes(data):
+    ms, model, res = data
+    extra = 1000  # instructions added to every IPC's fixed path
+    changed = copy.deepcopy(ms)
+    for m in changed:
+        if m["group"] == "ipc":
+            m["counters"]["instructions"] += extra
+            m["components"].setdefault(s2.IPC_PATH, dict.fromkeys(m["counters"], 0))["instructions"] += extra
+    other = s2.compute(changed, model)
+    assert other["params"] == res["params"]  # the calibration set is untouched
+    us = extra * res["all_params"]["cpi"] * res["cycle_ns"] / 1000
+    f = "Table 3 pure-copy 2 KB"
+    before = next(x for x in res["explanations"] if x["figure"] == f)
+    after = next(x for x in other["explanations"] if x["figure"] == f)
+    assert after["model"] == pytest.approx(before["model"] + us)
+    assert after["components"][s2.IPC_PATH] == pytest.approx(before["components"][s2.IPC_PATH] + us)
+    # The null ipcSend grew by the same amount, so [A] shrinks by it and
+    # the unattributed part is unchanged.
+    assert after["ipc_path"] == pytest.approx(before["ipc_path"] - us)
+    assert after["unattributed"] == pytest.approx(before["unattributed"])
+
+
+def test_unmap_explanation_says_why_the_fit_misses_it(data):
+    _, _, res = data
+    x = next(x for x in res["explanations"] if x["figure"].startswith("unmap"))
+    assert "cpi" in x["text"] and "Table 2" in x["text"]
+    ms = s2.measurements()
+    c = s2._find(ms, "unmap", "no-flush", 2048)["counters"]
+    # The unmap runs no routine call, cache op, miss, write-back or trap:
+    # cpi is the only fitted cost that multiplies it.
+    assert (c["flush_calls"], c["copy_calls"], c["cache_ops"], c["misses"], c["writebacks"], c["traps"]) == (0,) * 6

@@ -137,6 +137,138 @@ def micros(counters: dict, params: Dict[str, float], cycle_ns: float) -> float:
     return cycles * cycle_ns / 1000.0
 
 
+#: A cell further than this from the paper needs an explanation (must-show 3).
+TOLERANCE_PCT = 25.0
+#: The engine's mechanism names (crates/os/src/primitives.rs) used below.
+IPC_PATH, COPY_LOOP, FAULT_ENTRY = "ipc path", "copy loop", "fault entry"
+WORD = 4
+#: The HP 9000/834's page (seed 000 section 4: 2 KB physical pages).
+PAGE = 2 * KB
+
+
+def breakdown(m: dict, params: Dict[str, float], cycle_ns: float) -> Dict[str, float]:
+    """Microseconds of each mechanism of one measurement (they sum to the
+    measurement's total: the engine partitions its counters exactly)."""
+    return {k: micros(c, params, cycle_ns) for k, c in m["components"].items()}
+
+
+def _fmt_parts(parts: Dict[str, float]) -> str:
+    shown = sorted(((v, k) for k, v in parts.items() if abs(v) >= 0.05), reverse=True)
+    return " + ".join(f"{k} {v:.1f}" for v, k in shown) or "nothing"
+
+
+def _table2_rate(case: str) -> float:
+    """Table 2's copy cost per KB (us), over all its sizes."""
+    return sum(TABLE2[case]) / sum(SIZES)
+
+
+def explain_ipc(ms: List[dict], allp: Dict[str, float], cycle_ns: float, variant: str, kb: int,
+                paper: float, table3: Dict[str, Dict[int, float]], pseudo_fault: float) -> dict:
+    """Why the model's Table 3 cell differs from the paper, from the model's
+    own mechanism breakdown. The gap is split into (a) the fixed ipcSend path,
+    measured by the paper's null ipcSend; (b) the pseudo faults the cell takes,
+    measured by the paper's ~400 us fault; (c) what is left, which no step of
+    the seed's lists accounts for, with a what-if on the copy rate. The two
+    paper figures are only used here, to explain; they never reach the fit."""
+    m = _find(ms, "ipc", variant, kb * KB)
+    parts = breakdown(m, allp, cycle_ns)
+    model = sum(parts.values())
+    gap = paper - model
+    null_paper = table3.get("ipc-copy", {}).get(0)
+    null_model = micros(_find(ms, "ipc", variant, 0)["counters"], allp, cycle_ns)
+    a = (null_paper - null_model) if null_paper is not None and kb > 0 else (gap if kb == 0 else 0.0)
+    recv = _find(ms, "ipc-receive", variant, kb * KB)
+    faults = recv["components"].get(FAULT_ENTRY, {}).get("traps", 0)
+    per_fault = micros(recv["counters"], allp, cycle_ns) / faults if faults else 0.0
+    b = faults * (pseudo_fault - per_fault)
+    rest = gap - a - b
+    pages = max(1, -(-kb * KB // PAGE))
+    copy = m["components"].get(COPY_LOOP)
+    copied_kb = copy["references"] // 2 * WORD / KB if copy else 0.0
+    lines = [f"model {model:.1f} us = {_fmt_parts(parts)}; paper {paper:.0f}; gap {gap:+.1f} us = "
+             f"ipcSend path {a:+.1f} [A] + pseudo faults {b:+.1f} [B] + unattributed {rest:+.1f} [C]"]
+    if faults:
+        lines.append(f"{faults} fault(s) at {per_fault:.1f} us each in the model vs ~{pseudo_fault:.0f} in the paper")
+    if kb > 0:
+        lines.append(f"[C] is {rest / pages:+.1f} us per {PAGE // KB} KB page")
+    cells = table3.get(variant, {})
+    sizes = sorted(k for k in cells if k * KB >= PAGE)
+    if len(sizes) >= 2 and kb in sizes:
+        lo, hi = sizes[-2], sizes[-1]
+        dp = (hi - lo) * KB / PAGE
+        m_lo = micros(_find(ms, "ipc", variant, lo * KB)["counters"], allp, cycle_ns)
+        m_hi = micros(_find(ms, "ipc", variant, hi * KB)["counters"], allp, cycle_ns)
+        lines.append(f"per extra page ({lo}->{hi} KB): paper {(cells[hi] - cells[lo]) / dp:.0f} us, "
+                     f"model {(m_hi - m_lo) / dp:.0f} us")
+    if copied_kb:
+        model_rate = parts[COPY_LOOP] / copied_kb
+        worst = _table2_rate("worst")
+        w = copied_kb * (worst - model_rate)
+        lines.append(f"copies {copied_kb:g} KB at {model_rate:.1f} us/KB in the model [D]; at Table 2's worst-case "
+                     f"rate ({worst:.1f} us/KB) they would cost {w:+.1f} more, leaving {rest - w:+.1f} of [C]")
+    adjusted = model + a + b
+    return dict(figure=f"Table 3 {variant} {'null' if kb == 0 else f'{kb} KB'}", model=model, paper=paper, gap=gap,
+                ipc_path=a, pseudo_faults=b, unattributed=rest, components=parts,
+                with_paper_paths=adjusted, with_paper_paths_error_pct=(adjusted - paper) / paper * 100,
+                text="; ".join(lines))
+
+
+#: What the bracketed parts of an IPC explanation mean (printed once).
+IPC_NOTES = [
+    "[A] the fixed ipcSend/ipcReceive software path: the model's null ipcSend (an assumed instruction count, "
+    "path.ipc_null, plus two traps) against the paper's null ipcSend (Table 3's null cell, the same path for every "
+    "variant); Tables 1-2 hold no system call, so it cannot be calibrated there, and the seed gives no path length.",
+    "[B] the pseudo faults of lazy mapping: the model's fault (trap + assumed handler path + PTE insert + TLB "
+    "refill, measured on the receiver's read) against the paper's ~400 us; the seed lists the fault's steps but "
+    "not its length, and Tables 1-2 hold no fault.",
+    "[C] what is left once [A] and [B] are the paper's own figures: no step of the seed's list accounts for it; the "
+    "flushes, copies and PTE updates in the model are calibrated on Tables 1-2 (within 10 %).",
+    "[D] the model's copies run in the cache state the simulation reaches, which is the seed's description (pure-copy: "
+    "two best-case copies; IPC-copy: warm source, fresh destination). Table 3's per-page slope for pure-copy "
+    "is close to two worst-case copies of Table 2 instead, so the seed's figures and its text disagree here; the "
+    "model follows the mechanism and the what-if only sizes the disagreement.",
+]
+
+
+def explain_fault(ms: List[dict], allp: Dict[str, float], cycle_ns: float, pseudo_fault: float) -> dict:
+    recv = _find(ms, "ipc-receive", "ipc-move", 2 * KB)
+    parts = breakdown(recv, allp, cycle_ns)
+    model = sum(parts.values())
+    cycles_paper = pseudo_fault * 1000 / cycle_ns
+    instr = recv["counters"]["instructions"]
+    other = model * 1000 / cycle_ns - allp["cpi"] * instr
+    implied = (cycles_paper - other) / allp["cpi"]
+    text = (f"model {model:.1f} us = {_fmt_parts(parts)}; paper ~{pseudo_fault:.0f} us = {cycles_paper:.0f} cycles, "
+            f"which at the fitted cpi {allp['cpi']:.2f} would be ~{implied:.0f} instructions of fault path against the "
+            f"model's {instr}; the fault entry (trap {allp['trap']:.0f} cycles, path.pseudo_fault_handler) is an "
+            "assumption: the seed lists the fault's steps (validate the access, load the mapping; no flush since the "
+            "page was unloaded) but not its length, and Tables 1-2 contain no fault to calibrate it on")
+    return dict(figure="pseudo page fault (IPC-move, 2 KB receive)", model=model, paper=pseudo_fault,
+                gap=pseudo_fault - model, components=parts, text=text)
+
+
+def explain_unmap(ms: List[dict], allp: Dict[str, float], cycle_ns: float) -> dict:
+    m = _find(ms, "unmap", "no-flush", 2 * KB)
+    parts = breakdown(m, allp, cycle_ns)
+    model = sum(parts.values())
+    c = m["counters"]
+    low_cycles = UNMAP[0] * 1000 / cycle_ns
+    other = model * 1000 / cycle_ns - allp["cpi"] * c["instructions"]
+    cpi_needed = (low_cycles - other) / c["instructions"]
+    instr_needed = (low_cycles - other) / allp["cpi"]
+    text = (f"model {model:.1f} us = {_fmt_parts(parts)}: {c['instructions']} instructions and {c['pte_refs']} PTE "
+            f"read(s) ({c['misses']} missing the cache). The only fitted parameter multiplying them is cpi "
+            f"({allp['cpi']:.3f}), which Table 2's best case (a pure copy loop, all hits) pins; reaching "
+            f"{UNMAP[0]:.0f} us needs cpi {cpi_needed:.2f} (Table 2 best then {(cpi_needed / allp['cpi'] - 1) * 100:+.0f} %) "
+            f"or ~{instr_needed:.0f} instructions of unmap path. So the fit is not constrained badly: the unmap's "
+            "path lengths (path.pte_delete, path.vm_unmap_page) are assumptions about half of Chorus' real path. "
+            "The seed lists one step, removing the PTE by walking its hash chain (footnote 3), which is modelled; "
+            "the region-level work of an unmap (finding and splitting the region) is not charged, because the seed "
+            "does not say whether its measurement includes it. No parameter is added to absorb this one target.")
+    return dict(figure="unmap 2 KB (15-20 us)", model=model, paper=sum(UNMAP) / 2, gap=sum(UNMAP) / 2 - model,
+                components=parts, text=text)
+
+
 def compute(ms: List[dict], model: dict, table3: Dict[str, Dict[int, float]] = TABLE3,
             pseudo_fault: float = PSEUDO_FAULT) -> dict:
     """The whole study from the engine's measurements: fit, predictions,
@@ -168,6 +300,29 @@ def compute(ms: List[dict], model: dict, table3: Dict[str, Dict[int, float]] = T
     rows.append(dict(figure="pseudo page fault (IPC-move, 2 KB receive)", paper=pseudo_fault, vmlab=pf,
                      error_pct=(pf - pseudo_fault) / pseudo_fault * 100, kind="predicted"))
 
+    # Every figure outside the tolerance gets an explanation computed from
+    # the model's mechanism breakdown (must-show 3).
+    explanations = []
+    for r in rows:
+        outside = abs(r["error_pct"]) > TOLERANCE_PCT
+        r["explained"] = ""
+        if not outside:
+            continue
+        f = r["figure"]
+        if f.startswith("Table 3 "):
+            variant, size = f[len("Table 3 "):].split(" ", 1)
+            kb = 0 if size == "null" else int(size.split()[0])
+            ex = explain_ipc(ms, allp, cycle_ns, variant, kb, r["paper"], table3, pseudo_fault)
+        elif f.startswith("pseudo page fault"):
+            ex = explain_fault(ms, allp, cycle_ns, pseudo_fault)
+        elif f.startswith("unmap"):
+            ex = explain_unmap(ms, allp, cycle_ns)
+        else:
+            ex = dict(figure=f, model=r["vmlab"], paper=r["paper"], gap=r["paper"] - r["vmlab"], components={},
+                      text="a calibration figure outside the tolerance: the fit itself is off (see the residuals)")
+        r["explained"] = "yes"
+        explanations.append(ex)
+
     curves = {}
     for cache in ("vac", "pac"):
         for variant in ("ipc-copy", "ipc-move", "pure-copy", "ipc-move-eager", "mach-cow"):
@@ -197,7 +352,7 @@ def compute(ms: List[dict], model: dict, table3: Dict[str, Dict[int, float]] = T
     findings.append(("pmap: case 2 costs more than cases 1 and 3 and leaves the new page cold",
                      pmap_rows[1]["us"] > max(pmap_rows[0]["us"], pmap_rows[2]["us"]) and pmap_rows[1]["left"] == "cold"))
     return dict(params=params, all_params=allp, cycle_ns=cycle_ns, rows=rows, curves=curves,
-                findings=findings, pmap=pmap_rows)
+                findings=findings, pmap=pmap_rows, explanations=explanations)
 
 
 def _write_csv(path: str, rows: List[dict]) -> None:
@@ -228,6 +383,16 @@ def write_outputs(res: dict, model: dict, results_dir: str, report_dir: str) -> 
     written.append(p)
     p = os.path.join(results_dir, "pmap.csv")
     _write_csv(p, res["pmap"])
+    written.append(p)
+    p = os.path.join(results_dir, "explanations.csv")
+    _write_csv(p, [dict(figure=x["figure"], paper=x["paper"], vmlab=x["model"], gap=x["gap"],
+                        ipc_path=x.get("ipc_path", ""), pseudo_faults=x.get("pseudo_faults", ""),
+                        unattributed=x.get("unattributed", ""), with_paper_paths=x.get("with_paper_paths", ""),
+                        explanation=x["text"]) for x in res["explanations"]] or [dict(figure="", explanation="")])
+    written.append(p)
+    p = os.path.join(results_dir, "components.csv")
+    _write_csv(p, [dict(figure=x["figure"], component=k, us=v) for x in res["explanations"]
+                   for k, v in sorted(x["components"].items())] or [dict(figure="", component="", us=0.0)])
     written.append(p)
 
     import matplotlib
@@ -274,6 +439,14 @@ def write_outputs(res: dict, model: dict, results_dir: str, report_dir: str) -> 
         table(res["rows"]),
         table([dict(finding=f, verdict="HOLDS" if ok else "FAILS") for f, ok in res["findings"]]),
         table(res["pmap"]),
+        f"<h3>Figures more than {TOLERANCE_PCT:.0f} % from the paper, explained from the model's mechanism breakdown</h3>",
+        "<p>Each gap is split into the fixed ipcSend path (against the paper's null ipcSend), the pseudo faults "
+        "(against the paper's ~400 us fault) and what is left; 'with paper paths' is the model with those two "
+        "software paths replaced by the paper's own figures (a diagnostic, not a prediction).</p>",
+        table([dict(figure=x["figure"], paper=float(x["paper"]), vmlab=x["model"],
+                    with_paper_paths=x.get("with_paper_paths", "-"), explanation=x["text"])
+               for x in res["explanations"]]) if res["explanations"] else "<p>none</p>",
+        "<ul>" + "".join(f"<li>{html.escape(n)}</li>" for n in IPC_NOTES) + "</ul>",
     ] + [f"<figure><img src='{n}' alt='{n}'><figcaption>{n}</figcaption></figure>" for n in figs]
     p = os.path.join(report_dir, "section.html")
     with open(p, "w") as f:
@@ -289,7 +462,8 @@ def render(res: dict) -> str:
     lines.append("")
     lines.append(f"  {'figure':52} {'paper':>8} {'vmlab':>8} {'err %':>7}  kind")
     for r in res["rows"]:
-        lines.append(f"  {r['figure']:52} {r['paper']:8.0f} {r['vmlab']:8.1f} {r['error_pct']:7.1f}  {r['kind']}")
+        mark = "  (explained below)" if r.get("explained") else ""
+        lines.append(f"  {r['figure']:52} {r['paper']:8.0f} {r['vmlab']:8.1f} {r['error_pct']:7.1f}  {r['kind']}{mark}")
     lines.append("")
     lines.append("  IPC one-way cost (us) by size, both machines:")
     for (c, v), d in res["curves"].items():
@@ -302,6 +476,16 @@ def render(res: dict) -> str:
     lines.append("")
     for f, ok in res["findings"]:
         lines.append(f"  {'HOLDS' if ok else 'FAILS'}  {f}")
+    lines.append("")
+    lines.append(f"  Figures more than {TOLERANCE_PCT:.0f} % from the paper, explained from the model's breakdown:")
+    for x in res["explanations"]:
+        extra = ""
+        if "with_paper_paths" in x:
+            extra = (f"  [with the paper's null ipcSend and pseudo fault in place of our assumed paths: "
+                     f"{x['with_paper_paths']:.0f} us, {x['with_paper_paths_error_pct']:+.1f} %]")
+        lines.append(f"  * {x['figure']}: {x['text']}{extra}")
+    if any("ipc_path" in x for x in res["explanations"]):
+        lines += [f"    {n}" for n in IPC_NOTES]
     return "\n".join(lines)
 
 
