@@ -98,6 +98,39 @@ impl HitCheck {
     }
 }
 
+/// A direct-mapped level indexed and tagged by virtual address with ASID
+/// tags (`Cache::virtual_direct`), borrowed for a run of inline hit checks:
+/// the slots' address and the set mask stay in registers instead of being
+/// re-read from the level for every reference.
+#[derive(Debug)]
+pub struct VirtualDirect<'a> {
+    slots: &'a mut [Slot],
+    mask: u64,
+}
+
+impl VirtualDirect<'_> {
+    /// Whether virtual line `line` of `asid` is resident; on a hit a write
+    /// sets the dirty bit, exactly as `Cache::lookup` does for a hit in a
+    /// direct-mapped write-back level (which keeps no replacement state).
+    /// The caller counts the access (`Cache::count_repeat_hits`).
+    #[inline(always)]
+    pub fn hit(&mut self, line: u64, asid: u32, write: bool) -> bool {
+        match self.slots.get_mut((line & self.mask) as usize) {
+            Some(s) if s.key == line && s.asid == asid => {
+                s.dirty |= write;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `hit` without the write: whether the line is resident.
+    #[inline(always)]
+    pub fn resident(&self, line: u64, asid: u32) -> bool {
+        matches!(self.slots.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
+    }
+}
+
 /// The state a flush or purge found a line in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineState {
@@ -370,6 +403,14 @@ impl Cache {
         })
     }
 
+    /// This level as a `VirtualDirect`, when its hits can be checked that
+    /// way: `hit_check` allows an inline check, one way, and virtual index
+    /// and tag with ASIDs (no translation before a hit).
+    pub fn virtual_direct(&mut self) -> Option<VirtualDirect<'_>> {
+        let hc = self.hit_check()?;
+        (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect { slots: &mut self.slots, mask: self.mask })
+    }
+
     /// `lookup` for a level that gave `hc` (`DIRECT` = one way), at the set
     /// and key `hc.locate` gives: on a hit, updates replacement state and the
     /// dirty bit exactly as `lookup` does, but leaves the access counter to
@@ -388,7 +429,7 @@ impl Cache {
     ) -> Option<bool> {
         if DIRECT {
             let s = self.slots.get_mut(set)?;
-            if s.key == key && (!(!TRANSLATED || hc.asid_tags) || s.asid == asid) {
+            if s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid) {
                 s.dirty |= write;
                 return Some(s.dirty);
             }

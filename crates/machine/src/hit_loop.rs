@@ -13,7 +13,7 @@
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
 use vmlab_addr::{Asid, VirtAddr};
-use vmlab_cache::{Cache, HitCheck};
+use vmlab_cache::{Cache, HitCheck, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
 use crate::machine::{OpInfo, RepeatLine};
@@ -33,6 +33,9 @@ pub(crate) enum HitLoop {
     /// Set-associative top caches: the repeat line first (no replacement
     /// update), then the check in place.
     Assoc([HitCheck; 2]),
+    /// Direct-mapped top caches, virtually indexed and tagged with ASIDs
+    /// (the jm-base shape): `virtual_direct_hits`, the leanest loop.
+    VirtualDirect([HitCheck; 2]),
 }
 
 /// What the fast path borrows from the machine for one run of words.
@@ -146,6 +149,63 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
     }
     i
     };
+    for k in 0..4 {
+        counts[k] += done[k];
+        pending[k] += done[k] + second_lines[k];
+    }
+    i
+}
+
+/// `hits` for direct-mapped, virtually indexed and tagged top caches with
+/// ASIDs: no translation, no replacement state, the key is the line number.
+/// `top`: the instruction (or unified) cache's view and, for a split top,
+/// the data cache's.
+#[inline(never)]
+pub(crate) fn virtual_direct_hits(
+    top: (VirtualDirect<'_>, Option<VirtualDirect<'_>>),
+    counts: &mut [u64; 4],
+    pending: &mut [u64; 4],
+    ops: &[OpInfo; 256],
+    words: &[u64],
+    mut i: usize,
+    asid: Asid,
+) -> usize {
+    let (mut iv, mut dv) = top;
+    let asid = asid.0;
+    let mut done = [0u64; 4];
+    let mut second_lines = [0u64; 4];
+    while let Some(&w) = words.get(i) {
+        let info = ops[(w >> ADDR_BITS) as u8 as usize];
+        if info.escape {
+            break;
+        }
+        let k = usize::from(info.k & 3);
+        let va = w & ADDR_MASK;
+        let shift = u32::from(info.shift);
+        let ln = va >> shift;
+        let last_ln = (va + u64::from(info.span)) >> shift;
+        let v = match (&mut dv, info.slot) {
+            (Some(d), 1) => d,
+            _ => &mut iv,
+        };
+        let write = k >= STORE;
+        if last_ln == ln {
+            // A modify's write half hits the line its read half found.
+            if !v.hit(ln, asid, write) {
+                break;
+            }
+        } else {
+            // Two lines, both resident before either changes; a modify
+            // reads every line before writing any: general path.
+            if k == MODIFY || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, write) {
+                break;
+            }
+            v.hit(ln, asid, write);
+            second_lines[k] += 1;
+        }
+        done[k] += 1;
+        i += 1;
+    }
     for k in 0..4 {
         counts[k] += done[k];
         pending[k] += done[k] + second_lines[k];

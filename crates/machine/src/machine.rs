@@ -114,6 +114,9 @@ impl Machine {
         let top_needs_translation = RefKind::ALL.map(|k| hierarchy.top_mut(k).hit_needs_translation());
         let write_breaks_repeat = !hierarchy.top_mut(RefKind::Write).repeat_after_write_is_exact();
         let hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
+            [Some(i), Some(d)] if i.direct() && d.direct() && !i.needs_translation() && !d.needs_translation() => {
+                HitLoop::VirtualDirect([i, d])
+            }
             [Some(i), Some(d)] if i.direct() && d.direct() => HitLoop::Direct([i, d]),
             [Some(i), Some(d)] if !i.direct() && !d.direct() => HitLoop::Assoc([i, d]),
             _ => HitLoop::General,
@@ -156,6 +159,7 @@ impl Machine {
         match self.hit_loop {
             HitLoop::General => "general",
             HitLoop::Direct(_) => "direct",
+            HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
         }
     }
@@ -350,6 +354,7 @@ impl Machine {
                 self.feed_inline::<false, true>(block, origin, first, c)
             }
             HitLoop::Assoc(c) => self.feed_inline::<false, false>(block, origin, first, c),
+            HitLoop::VirtualDirect(c) => self.feed_inline::<true, false>(block, origin, first, c),
         }
     }
 
@@ -453,7 +458,22 @@ impl Machine {
                 pending: &mut self.pending,
                 repeat: &mut self.repeat,
             };
-            i = hit_loop::hits::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks);
+            i = match self.hit_loop {
+                HitLoop::VirtualDirect(_) => {
+                    let (ic, dc) = borrowed.top;
+                    match (ic.virtual_direct(), dc.map(|d| d.virtual_direct())) {
+                        (Some(iv), None) => hit_loop::virtual_direct_hits(
+                            (iv, None), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
+                        ),
+                        (Some(iv), Some(Some(dv))) => hit_loop::virtual_direct_hits(
+                            (iv, Some(dv)), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
+                        ),
+                        // Not reached: the loop was chosen because both allow it.
+                        _ => i,
+                    }
+                }
+                _ => hit_loop::hits::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks),
+            };
             let Some(&w) = words.get(i) else { return Ok(()) };
             let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
             if info.escape {

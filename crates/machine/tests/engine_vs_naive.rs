@@ -226,6 +226,6 @@ proptest! {
         let mut tiers = vec![top];
         tiers.extend(below);
         let inner = check(page, &tiers, raw, share, false)?;
-        prop_assert_eq!(inner, if direct { "direct" } else { "associative" });
+        prop_assert!(if direct { inner == "direct" || inner == "virtual-direct" } else { inner == "associative" }, "{inner}");
     }
 }
