@@ -62,6 +62,75 @@ pub enum Lookup {
     Full,
 }
 
+/// What a run loop needs to check a hit in this level inline (see
+/// `Cache::hit_check`), copied out once so the loop keeps it in registers
+/// instead of re-reading the level's flags per reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HitCheck {
+    shift: u32,
+    mask: u64,
+    ways: usize,
+    index_virtual: bool,
+    tag_virtual: bool,
+    asid_tags: bool,
+}
+
+impl HitCheck {
+    /// Whether the level has one way per set (`Cache::probe::<true>`).
+    pub fn direct(&self) -> bool {
+        self.ways == 1
+    }
+    /// Whether a hit can only be looked up with the physical address.
+    pub fn needs_translation(&self) -> bool {
+        !(self.tag_virtual && self.index_virtual && self.asid_tags)
+    }
+    /// The set and tag key of the line holding `vaddr` (`paddr`).
+    #[inline(always)]
+    pub fn locate(&self, vaddr: u64, paddr: u64) -> (usize, u64) {
+        let set = (((if self.index_virtual { vaddr } else { paddr }) >> self.shift) & self.mask) as usize;
+        (set, (if self.tag_virtual { vaddr } else { paddr }) >> self.shift)
+    }
+    /// The set of virtual line number `line` when `needs_translation` is
+    /// false (index and tag virtual: the key is the line number itself).
+    #[inline(always)]
+    pub fn virtual_set(&self, line: u64) -> usize {
+        (line & self.mask) as usize
+    }
+}
+
+/// A direct-mapped level indexed and tagged by virtual address with ASID
+/// tags (`Cache::virtual_direct`), borrowed for a run of inline hit checks:
+/// the slots' address and the set mask stay in registers instead of being
+/// re-read from the level for every reference.
+#[derive(Debug)]
+pub struct VirtualDirect<'a> {
+    slots: &'a mut [Slot],
+    mask: u64,
+}
+
+impl VirtualDirect<'_> {
+    /// Whether virtual line `line` of `asid` is resident; on a hit a write
+    /// sets the dirty bit, exactly as `Cache::lookup` does for a hit in a
+    /// direct-mapped write-back level (which keeps no replacement state).
+    /// The caller counts the access (`Cache::count_repeat_hits`).
+    #[inline(always)]
+    pub fn hit(&mut self, line: u64, asid: u32, write: bool) -> bool {
+        match self.slots.get_mut((line & self.mask) as usize) {
+            Some(s) if s.key == line && s.asid == asid => {
+                s.dirty |= write;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `hit` without the write: whether the line is resident.
+    #[inline(always)]
+    pub fn resident(&self, line: u64, asid: u32) -> bool {
+        matches!(self.slots.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
+    }
+}
+
 /// The state a flush or purge found a line in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineState {
@@ -319,6 +388,68 @@ impl Cache {
         Lookup::Hit(dirty)
     }
 
+    /// The inline hit check this level allows, or `None` when a hit must
+    /// go through `lookup`: the index must be a bit-select over a power-of-two
+    /// set count, a write hit must send nothing down (write-back), and no 3C
+    /// shadow may need to see the hit.
+    pub fn hit_check(&self) -> Option<HitCheck> {
+        (self.plain_index && self.write_back && self.classifier.is_none()).then_some(HitCheck {
+            shift: self.line_shift,
+            mask: self.mask,
+            ways: self.ways,
+            index_virtual: self.index_virtual,
+            tag_virtual: self.tag_virtual,
+            asid_tags: self.asid_tags,
+        })
+    }
+
+    /// This level as a `VirtualDirect`, when its hits can be checked that
+    /// way: `hit_check` allows an inline check, one way, and virtual index
+    /// and tag with ASIDs (no translation before a hit).
+    pub fn virtual_direct(&mut self) -> Option<VirtualDirect<'_>> {
+        let hc = self.hit_check()?;
+        (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect { slots: &mut self.slots, mask: self.mask })
+    }
+
+    /// `lookup` for a level that gave `hc` (`DIRECT` = one way), at the set
+    /// and key `hc.locate` gives: on a hit, updates replacement state and the
+    /// dirty bit exactly as `lookup` does, but leaves the access counter to
+    /// the caller, who adds its hits in bulk with `count_repeat_hits`;
+    /// returns whether the line is now dirty. On a miss changes nothing.
+    /// `TRANSLATED` false: the caller knows `hc.needs_translation()` is
+    /// false, so the tags carry ASIDs and the flag need not be read.
+    #[inline(always)]
+    pub fn probe<const DIRECT: bool, const TRANSLATED: bool>(
+        &mut self,
+        hc: &HitCheck,
+        set: usize,
+        key: u64,
+        asid: u32,
+        write: bool,
+    ) -> Option<bool> {
+        if DIRECT {
+            let s = self.slots.get_mut(set)?;
+            if s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid) {
+                s.dirty |= write;
+                return Some(s.dirty);
+            }
+            None
+        } else {
+            let base = set * hc.ways;
+            let ways = self.slots.get(base..base + hc.ways)?;
+            let way = if !TRANSLATED || hc.asid_tags {
+                ways.iter().position(|s| s.key == key && s.asid == asid)
+            } else {
+                ways.iter().position(|s| s.key == key)
+            }?;
+            let slot = base + way;
+            self.touch(set, slot);
+            let s = &mut self.slots[slot];
+            s.dirty |= write;
+            Some(s.dirty)
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn classify_hit(&mut self, key: u64, asid: u32, kind: RefKind) {
@@ -429,12 +560,12 @@ impl Cache {
         self.classifier.is_none() || self.write_allocate
     }
 
-    /// Counts `n` hits that the caller has proved repeat the previous access's
-    /// line (same line, same address space, no other access in between).
-    /// Such a hit changes no replacement state under any policy (the line is
-    /// already most recent) and no shadow state, so only the count moves.
-    /// `kind` must not be a write unless the line is already dirty in a
-    /// write-back cache.
+    /// Counts `n` hits that the caller has either proved repeat the previous
+    /// access's line (same line, same address space, no other access in
+    /// between: such a hit changes no replacement or shadow state under any
+    /// policy, the line being already most recent) or completed with `probe`.
+    /// For a repeat, `kind` must not be a write unless the line is already
+    /// dirty in a write-back cache.
     #[inline]
     pub fn count_repeat_hits(&mut self, kind: RefKind, n: u64) {
         self.stats.kind_mut(kind).accesses += n;

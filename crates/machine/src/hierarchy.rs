@@ -198,6 +198,25 @@ impl Hierarchy {
         self.tiers[0].serving(kind)
     }
 
+    /// The top-level cache of repeat slot `slot`: 0 is the instruction (or
+    /// unified) cache, 1 the data cache of a split top level.
+    pub fn top_slot(&mut self, slot: usize) -> &mut Cache {
+        match self.top_pair_mut() {
+            (_, Some(d)) if slot == 1 => d,
+            (i, _) => i,
+        }
+    }
+
+    /// The top-level caches: the instruction (or unified) cache and, for a
+    /// split top level, the data cache.
+    #[inline(always)]
+    pub fn top_pair_mut(&mut self) -> (&mut Cache, Option<&mut Cache>) {
+        match &mut self.tiers[0] {
+            Tier::Unified(c) => (c, None),
+            Tier::Split { i, d } => (i, Some(d)),
+        }
+    }
+
     /// Whether the top level is one cache for instructions and data.
     pub fn top_is_unified(&self) -> bool {
         matches!(self.tiers.first(), Some(Tier::Unified(_)))

@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod hierarchy;
+mod hit_loop;
 pub mod host;
 pub mod machine;
 pub mod mapper;

@@ -2,12 +2,13 @@
 //! events. Every reference walks down the stack once.
 
 use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
-use vmlab_cache::{FlushStats, LineRef, Lookup, RefKind};
+use vmlab_cache::{FlushStats, HitCheck, LineRef, Lookup, RefKind};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::MachineConfig;
 use crate::hierarchy::Hierarchy;
+use crate::hit_loop::{self, Borrowed, HitLoop};
 use crate::mapper::{MapError, PageMapper};
 use crate::preset::ConfigError;
 use crate::result::{EventCounts, LevelResult, RunResult};
@@ -36,15 +37,16 @@ pub struct Progress {
 /// so only a counter moves. A write repeats only onto a line already dirty in
 /// a write-back cache; a write-through cache never records `dirty`.
 #[derive(Clone, Copy, Debug)]
-struct RepeatLine {
-    line: u64,
-    asid: Asid,
-    dirty: bool,
+pub(crate) struct RepeatLine {
+    pub line: u64,
+    pub asid: Asid,
+    pub dirty: bool,
 }
 
 const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
 
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
+const MODIFY: usize = AccessKind::Modify as usize;
 
 /// Per `AccessKind` (ifetch, load, store, modify): the request kind it starts with.
 const FIRST_KIND: [RefKind; 4] = [RefKind::Ifetch, RefKind::Read, RefKind::Write, RefKind::Read];
@@ -77,22 +79,23 @@ pub struct Machine {
     ops: [OpInfo; 256],
     /// Reused by `feed` to pack events for `feed_packed`.
     scratch: PackedBlock,
+    hit_loop: HitLoop,
 }
 
 /// One packed op as the inner loop sees it; 16 bytes, copied in two moves.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(16))]
-struct OpInfo {
-    size: u32,
+pub(crate) struct OpInfo {
+    pub size: u32,
     /// `size - 1`, the offset of the last byte.
-    span: u32,
+    pub span: u32,
     /// `AccessKind` index.
-    k: u8,
+    pub k: u8,
     /// Repeat slot and top-level line shift of the cache serving it.
-    slot: u8,
-    shift: u8,
+    pub slot: u8,
+    pub shift: u8,
     /// The escape op, or one no packed block holds.
-    escape: bool,
+    pub escape: bool,
 }
 
 impl Machine {
@@ -110,6 +113,14 @@ impl Machine {
         let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
         let top_needs_translation = RefKind::ALL.map(|k| hierarchy.top_mut(k).hit_needs_translation());
         let write_breaks_repeat = !hierarchy.top_mut(RefKind::Write).repeat_after_write_is_exact();
+        let hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
+            [Some(i), Some(d)] if i.direct() && d.direct() && !i.needs_translation() && !d.needs_translation() => {
+                HitLoop::VirtualDirect([i, d])
+            }
+            [Some(i), Some(d)] if i.direct() && d.direct() => HitLoop::Direct([i, d]),
+            [Some(i), Some(d)] if !i.direct() && !d.direct() => HitLoop::Assoc([i, d]),
+            _ => HitLoop::General,
+        };
         Ok(Self {
             config,
             hierarchy,
@@ -134,11 +145,23 @@ impl Machine {
                 OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
             }),
             scratch: PackedBlock::default(),
+            hit_loop,
         })
     }
 
     pub fn from_preset(name_or_path: &str, overrides: &[String]) -> Result<Self, ConfigError> {
         Self::new(crate::preset::load(name_or_path, overrides)?)
+    }
+
+    /// Which inner loop runs this machine's references: `direct` or
+    /// `associative` (top-level hits checked in place) or `general`.
+    pub fn inner_loop(&self) -> &'static str {
+        match self.hit_loop {
+            HitLoop::General => "general",
+            HitLoop::Direct(_) => "direct",
+            HitLoop::VirtualDirect(_) => "virtual-direct",
+            HitLoop::Assoc(_) => "associative",
+        }
     }
 
     pub fn config(&self) -> &MachineConfig {
@@ -277,12 +300,7 @@ impl Machine {
     #[inline(always)]
     fn access_slow(&mut self, a: &Access) -> Result<(), MapError> {
         let k = a.kind as usize & 3;
-        let (slot, shift) = (self.slot_of[k], self.shift_of[k]);
-        self.reference(FIRST_KIND[k], slot, shift, a)?;
-        if a.kind == AccessKind::Modify {
-            self.reference(RefKind::Write, slot, shift, a)?;
-        }
-        Ok(())
+        self.access_general(k, self.slot_of[k], self.shift_of[k], a)
     }
 
     /// Applies one event.
@@ -323,10 +341,56 @@ impl Machine {
     }
 
     /// Applies one packed block (see `vmlab_trace::PackedBlock`); `first`
-    /// numbers its first event for error messages. This is the inner loop:
-    /// a repeat of the last line of a top-level cache costs a few compares
-    /// and one increment.
+    /// numbers its first event for error messages. This is the inner loop,
+    /// in the shape `HitLoop` chose.
     pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        match self.hit_loop {
+            HitLoop::General => self.feed_general(block, origin, first),
+            HitLoop::Direct(c) if c[0].needs_translation() || c[1].needs_translation() => {
+                self.feed_inline::<true, true>(block, origin, first, c)
+            }
+            HitLoop::Direct(c) => self.feed_inline::<true, false>(block, origin, first, c),
+            HitLoop::Assoc(c) if c[0].needs_translation() || c[1].needs_translation() => {
+                self.feed_inline::<false, true>(block, origin, first, c)
+            }
+            HitLoop::Assoc(c) => self.feed_inline::<false, false>(block, origin, first, c),
+            HitLoop::VirtualDirect(c) => self.feed_inline::<true, false>(block, origin, first, c),
+        }
+    }
+
+    /// An escape word's event (the next of `extra`), applied; returns the
+    /// address space it leaves current.
+    #[cold]
+    #[inline(never)]
+    fn escape(
+        &mut self,
+        extra: &mut std::slice::Iter<'_, Event>,
+        block: &PackedBlock,
+        i: usize,
+        origin: &str,
+        first: u64,
+        asid: Asid,
+    ) -> Result<Asid, RunError> {
+        let Some(ev) = extra.next() else {
+            return Err(RunError::Trace(TraceError::new(
+                origin,
+                vmlab_trace::Location::File,
+                format!("malformed packed block: escape word {i} has no event ({} escaped events)", block.extra.len()),
+            )));
+        };
+        let asid = match *ev {
+            Event::Access(a) => a.asid,
+            Event::ContextSwitch(a) => a,
+            Event::FlushAll => asid,
+        };
+        self.step(ev).map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
+        Ok(asid)
+    }
+
+    /// The general loop: a repeat of the last line of a top-level cache costs
+    /// a few compares and one increment; anything else goes through
+    /// `Cache::lookup` and the hierarchy.
+    fn feed_general(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
         let err = |i: usize, source: MapError| RunError::Memory {
@@ -338,23 +402,7 @@ impl Machine {
             // Indexed by the top byte: no bounds check.
             let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
             if info.escape {
-                // An escape: the event itself is the next of `extra`.
-                let Some(ev) = extra.next() else {
-                    return Err(RunError::Trace(TraceError::new(
-                        origin,
-                        vmlab_trace::Location::File,
-                        format!(
-                            "malformed packed block: escape word {i} has no event ({} escaped events)",
-                            block.extra.len()
-                        ),
-                    )));
-                };
-                match *ev {
-                    Event::Access(a) => asid = a.asid,
-                    Event::ContextSwitch(a) => asid = a,
-                    Event::FlushAll => {}
-                }
-                self.step(ev).map_err(|e| err(i, e))?;
+                asid = self.escape(&mut extra, block, i, origin, first, asid)?;
                 continue;
             };
             // Masks that keep the indexes provably in range (they already are).
@@ -371,13 +419,78 @@ impl Machine {
                 continue;
             }
             let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
-            let mut res = self.reference(FIRST_KIND[k], slot, shift, &a);
-            if k == AccessKind::Modify as usize && res.is_ok() {
-                res = self.reference(RefKind::Write, slot, shift, &a);
-            }
-            res.map_err(|e| err(i, e))?;
+            self.access_general(k, slot, shift, &a).map_err(|e| err(i, e))?;
         }
         Ok(())
+    }
+
+    /// One access through the general path (both references of a modify).
+    #[inline(always)]
+    fn access_general(&mut self, k: usize, slot: usize, shift: u32, a: &Access) -> Result<(), MapError> {
+        self.reference(FIRST_KIND[k], slot, shift, a)?;
+        if k == MODIFY {
+            self.reference(RefKind::Write, slot, shift, a)?;
+        }
+        Ok(())
+    }
+
+    /// The loop for top caches that allow `Cache::probe`: runs of top-level
+    /// hits are completed by `hit_loop::hits`; each word it leaves goes
+    /// through the general path. With `DIRECT` (direct-mapped tops) there is
+    /// no repeat line: `repeat` is emptied after each general word, so the
+    /// general path's own repeat test never sees a stale line.
+    fn feed_inline<const DIRECT: bool, const TRANSLATE: bool>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+        checks: [HitCheck; 2],
+    ) -> Result<(), RunError> {
+        let mut extra = block.extra.iter();
+        let mut asid = Asid(0);
+        let words = &block.words[..];
+        let mut i = 0;
+        loop {
+            let borrowed = Borrowed {
+                top: self.hierarchy.top_pair_mut(),
+                mapper: &mut self.mapper,
+                counts: &mut self.access_counts,
+                pending: &mut self.pending,
+                repeat: &mut self.repeat,
+            };
+            i = match self.hit_loop {
+                HitLoop::VirtualDirect(_) => {
+                    let (ic, dc) = borrowed.top;
+                    match (ic.virtual_direct(), dc.map(|d| d.virtual_direct())) {
+                        (Some(iv), None) => hit_loop::virtual_direct_hits(
+                            (iv, None), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
+                        ),
+                        (Some(iv), Some(Some(dv))) => hit_loop::virtual_direct_hits(
+                            (iv, Some(dv)), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
+                        ),
+                        // Not reached: the loop was chosen because both allow it.
+                        _ => i,
+                    }
+                }
+                _ => hit_loop::hits::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks),
+            };
+            let Some(&w) = words.get(i) else { return Ok(()) };
+            let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
+            if info.escape {
+                asid = self.escape(&mut extra, block, i, origin, first, asid)?;
+            } else {
+                let k = usize::from(info.k & 3);
+                self.access_counts[k] += 1;
+                let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(w & ADDR_MASK), asid };
+                self.access_general(k, usize::from(info.slot & 1), u32::from(info.shift), &a).map_err(|source| {
+                    RunError::Memory { trace: origin.to_string(), event: first + i as u64, source }
+                })?;
+            }
+            if DIRECT {
+                self.repeat = [NO_LINE; 2];
+            }
+            i += 1;
+        }
     }
 
     /// Runs a whole trace. Decoding runs on a second thread, a few blocks

@@ -113,6 +113,88 @@ fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachi
     (m, NaiveMachine::new(naive, page))
 }
 
+/// Feeds the same events to the engine and the naive simulator and compares
+/// every counter (3C classes too when `classify` and no policy is random);
+/// returns the name of the engine's inner loop.
+fn check(
+    page: u64,
+    tiers: &[TierShape],
+    raw: Vec<(Event, u64)>,
+    share: bool,
+    classify: bool,
+) -> Result<&'static str, TestCaseError> {
+    // Runs of nearby references, as real code makes, so the engine's
+    // repeat-line shortcut is exercised: each event is followed by up to
+    // three more of a random kind a few bytes further on.
+    let kinds = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify];
+    let mut events = Vec::new();
+    for (e, repeats) in raw {
+        events.push(e);
+        if let Event::Access(a) = e {
+            for j in 1..=repeats {
+                let kind = kinds[((a.addr.0 >> 3) + j) as usize % 4];
+                events.push(Event::access(kind, a.addr.0 + 2 * j, a.size, a.asid.0));
+            }
+        }
+    }
+    // Random replacement's 3C shadow draws its own random numbers; the
+    // naive shadow cannot replay them, so classification is compared
+    // only for deterministic policies.
+    let any_random = tiers.iter().any(|t| match t {
+        TierShape::Unified(c) => c.replacement == Replacement::Random,
+        TierShape::Split(i, d) => i.replacement == Replacement::Random || d.replacement == Replacement::Random,
+    });
+    let (mut m, mut n) = build(tiers, page, classify && !any_random);
+    if share {
+        // A synonym: page 0 of asid 0 and page 3 of asid 1 share a frame.
+        m.share_page(0, 0, 1, 3 * page).expect("frames");
+        n.share(0, 0, 1, 3 * page);
+    }
+    m.feed(&events, "random", 0).expect("no exhaustion");
+    for e in &events {
+        n.event(e);
+    }
+    let r = m.result("random");
+    let naive = n.caches();
+    prop_assert_eq!(r.caches.len(), naive.len());
+    for (e, nv) in r.caches.iter().zip(naive) {
+        prop_assert_eq!(&e.stats, &nv.stats, "cache {} differs", e.name);
+    }
+    // Event counts, which the packed inner loop keeps by op.
+    let count = |k: AccessKind| events.iter().filter(|e| matches!(e, Event::Access(a) if a.kind == k)).count() as u64;
+    prop_assert_eq!(
+        [r.events.ifetch, r.events.load, r.events.store, r.events.modify],
+        [count(AccessKind::Ifetch), count(AccessKind::Load), count(AccessKind::Store), count(AccessKind::Modify)]
+    );
+    prop_assert_eq!(r.events.flush_all, events.iter().filter(|e| matches!(e, Event::FlushAll)).count() as u64);
+    prop_assert_eq!(r.memory.reads, n.mem_reads);
+    prop_assert_eq!(r.memory.writes, n.mem_writes);
+    prop_assert_eq!(r.memory.bytes_read, n.mem_bytes_read);
+    prop_assert_eq!(r.memory.bytes_written, n.mem_bytes_written);
+    Ok(m.inner_loop())
+}
+
+/// A top tier whose caches select an inline hit loop: bit-select index over
+/// a power-of-two set count, write-back; direct-mapped or 2-8 ways.
+fn inline_top_strategy(page: u64, direct: bool) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4]), prop::sample::select(vec![2u32, 4, 8])).prop_map(
+            move |(mut c, sets, ways)| {
+                let ways = if direct { 1 } else { ways };
+                if c.replacement == Replacement::TreePlru && !ways.is_power_of_two() {
+                    c.replacement = Replacement::Lru;
+                }
+                c.size.0 = c.line.0 * sets * u64::from(ways);
+                c.assoc = Assoc::Ways(ways);
+                c.index = IndexFn::BitSelect;
+                c.write = WritePolicy::WriteBack;
+                c
+            },
+        )
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
 proptest! {
     // 400 cases in `make test`; PROPTEST_CASES=N for a deeper search.
     #![proptest_config(ProptestConfig::with_cases(
@@ -126,53 +208,24 @@ proptest! {
         raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
         share in any::<bool>(),
     ) {
-        // Runs of nearby references, as real code makes, so the engine's
-        // repeat-line shortcut is exercised: each event is followed by up to
-        // three more of a random kind a few bytes further on.
-        let kinds = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify];
-        let mut events = Vec::new();
-        for (e, repeats) in raw {
-            events.push(e);
-            if let Event::Access(a) = e {
-                for j in 1..=repeats {
-                    let kind = kinds[((a.addr.0 >> 3) + j) as usize % 4];
-                    events.push(Event::access(kind, a.addr.0 + 2 * j, a.size, a.asid.0));
-                }
-            }
-        }
-        // Random replacement's 3C shadow draws its own random numbers; the
-        // naive shadow cannot replay them, so classification is compared
-        // only for deterministic policies.
-        let any_random = tiers.iter().any(|t| match t {
-            TierShape::Unified(c) => c.replacement == Replacement::Random,
-            TierShape::Split(i, d) => i.replacement == Replacement::Random || d.replacement == Replacement::Random,
-        });
-        let (mut m, mut n) = build(&tiers, page, !any_random);
-        if share {
-            // A synonym: page 0 of asid 0 and page 3 of asid 1 share a frame.
-            m.share_page(0, 0, 1, 3 * page).expect("frames");
-            n.share(0, 0, 1, 3 * page);
-        }
-        m.feed(&events, "random", 0).expect("no exhaustion");
-        for e in &events {
-            n.event(e);
-        }
-        let r = m.result("random");
-        let naive = n.caches();
-        prop_assert_eq!(r.caches.len(), naive.len());
-        for (e, nv) in r.caches.iter().zip(naive) {
-            prop_assert_eq!(&e.stats, &nv.stats, "cache {} differs", e.name);
-        }
-        // Event counts, which the packed inner loop keeps by op.
-        let count = |k: AccessKind| events.iter().filter(|e| matches!(e, Event::Access(a) if a.kind == k)).count() as u64;
-        prop_assert_eq!(
-            [r.events.ifetch, r.events.load, r.events.store, r.events.modify],
-            [count(AccessKind::Ifetch), count(AccessKind::Load), count(AccessKind::Store), count(AccessKind::Modify)]
-        );
-        prop_assert_eq!(r.events.flush_all, events.iter().filter(|e| matches!(e, Event::FlushAll)).count() as u64);
-        prop_assert_eq!(r.memory.reads, n.mem_reads);
-        prop_assert_eq!(r.memory.writes, n.mem_writes);
-        prop_assert_eq!(r.memory.bytes_read, n.mem_bytes_read);
-        prop_assert_eq!(r.memory.bytes_written, n.mem_bytes_written);
+        check(page, &tiers, raw, share, true)?;
+    }
+
+    /// The inline hit loops (direct-mapped and set-associative top caches)
+    /// against the naive simulator, on machines that select them (3C
+    /// classification off: its shadows need the general loop).
+    #[test]
+    fn inline_loops_equal_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in any::<bool>().prop_flat_map(|d| inline_top_strategy(256, d).prop_map(move |t| (d, t))),
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
+        share in any::<bool>(),
+    ) {
+        let (direct, top) = top;
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert!(if direct { inner == "direct" || inner == "virtual-direct" } else { inner == "associative" }, "{inner}");
     }
 }
