@@ -48,6 +48,24 @@ pub(crate) struct Borrowed<'a> {
     pub repeat: &'a mut [RepeatLine; 2],
 }
 
+/// Events a fast loop completed, by access kind, and how many of them
+/// crossed into a second line (a second cache access); added to the
+/// machine's counters once per run.
+#[derive(Default)]
+struct Tally {
+    done: [u64; 4],
+    second_lines: [u64; 4],
+}
+
+impl Tally {
+    fn settle(self, counts: &mut [u64; 4], pending: &mut [u64; 4]) {
+        for k in 0..4 {
+            counts[k] += self.done[k];
+            pending[k] += self.done[k] + self.second_lines[k];
+        }
+    }
+}
+
 const STORE: usize = vmlab_trace::AccessKind::Store as usize;
 const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 
@@ -64,14 +82,11 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
     checks: [HitCheck; 2],
 ) -> usize {
     let Borrowed { top: (ic, mut dc), mapper, counts, pending, repeat } = b;
-    // Events completed here by kind; a crossing adds a second line's hit.
-    let mut done = [0u64; 4];
-    let mut second_lines = [0u64; 4];
-    let i = 'run: {
+    let mut t = Tally::default();
     while let Some(&w) = words.get(i) {
         let info = ops[(w >> ADDR_BITS) as u8 as usize];
         if info.escape {
-            break 'run i;
+            break;
         }
         let k = usize::from(info.k & 3);
         let va = w & ADDR_MASK;
@@ -83,7 +98,7 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
         if !DIRECT {
             let r = &repeat[slot];
             if ln == r.line && asid == r.asid && (k < 2 || r.dirty) && !crosses {
-                done[k] += 1;
+                t.done[k] += 1;
                 i += 1;
                 continue;
             }
@@ -99,7 +114,7 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
         let (set, key) = if TRANSLATE {
             match mapper.translate(asid, VirtAddr(va)) {
                 Ok(pa) => hc.locate(va, pa.0),
-                Err(_) => break 'run i,
+                Err(_) => break,
             }
         } else {
             (hc.virtual_set(ln), ln)
@@ -113,7 +128,7 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
             } else {
                 cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write)
             };
-            let Some(dirty) = dirty else { break 'run i };
+            let Some(dirty) = dirty else { break };
             if !DIRECT {
                 repeat[slot] = RepeatLine { line: ln, asid, dirty };
             }
@@ -122,13 +137,13 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
             // (a direct-mapped probe of a read changes nothing); not a modify,
             // whose read half covers both lines before its write half.
             if !DIRECT || k == MODIFY || (last >> shift) != ln + 1 {
-                break 'run i;
+                break;
             }
             let second = (ln + 1) << shift;
             let (set2, key2) = if TRANSLATE {
                 match mapper.translate(asid, VirtAddr(second)) {
                     Ok(pa) => hc.locate(second, pa.0),
-                    Err(_) => break 'run i,
+                    Err(_) => break,
                 }
             } else {
                 (hc.virtual_set(ln + 1), ln + 1)
@@ -136,23 +151,18 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
             if cache.probe::<true, TRANSLATE>(hc, set, key, asid.0, false).is_none()
                 || cache.probe::<true, TRANSLATE>(hc, set2, key2, asid.0, false).is_none()
             {
-                break 'run i;
+                break;
             }
             if write {
                 let _ = cache.probe::<true, TRANSLATE>(hc, set, key, asid.0, true);
                 let _ = cache.probe::<true, TRANSLATE>(hc, set2, key2, asid.0, true);
             }
-            second_lines[k] += 1;
+            t.second_lines[k] += 1;
         }
-        done[k] += 1;
+        t.done[k] += 1;
         i += 1;
     }
-    i
-    };
-    for k in 0..4 {
-        counts[k] += done[k];
-        pending[k] += done[k] + second_lines[k];
-    }
+    t.settle(counts, pending);
     i
 }
 
@@ -172,8 +182,7 @@ pub(crate) fn virtual_direct_hits(
 ) -> usize {
     let (mut iv, mut dv) = top;
     let asid = asid.0;
-    let mut done = [0u64; 4];
-    let mut second_lines = [0u64; 4];
+    let mut t = Tally::default();
     while let Some(&w) = words.get(i) {
         let info = ops[(w >> ADDR_BITS) as u8 as usize];
         if info.escape {
@@ -201,14 +210,11 @@ pub(crate) fn virtual_direct_hits(
                 break;
             }
             v.hit(ln, asid, write);
-            second_lines[k] += 1;
+            t.second_lines[k] += 1;
         }
-        done[k] += 1;
+        t.done[k] += 1;
         i += 1;
     }
-    for k in 0..4 {
-        counts[k] += done[k];
-        pending[k] += done[k] + second_lines[k];
-    }
+    t.settle(counts, pending);
     i
 }
