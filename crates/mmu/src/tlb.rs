@@ -10,7 +10,13 @@
 //!
 //! Lookup is a hash probe per configured page size (a 128-entry fully
 //! associative TLB would otherwise scan 128 tags per reference); the set only
-//! matters when choosing a victim.
+//! matters when choosing a victim. In front of the hash sits a small
+//! direct-mapped memo of recent lookups that hit: references run in pages
+//! (code, stack, heap in turn), so most lookups repeat a recent page. The
+//! memo caches only *where* the entry is (the result of `find`), never what a
+//! hit does, so a memo hit counts and refreshes LRU state exactly as the hash
+//! path would; all of it is dropped (a generation bump) whenever the index
+//! changes (any insert or removal), the only thing `find` reads.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -149,9 +155,32 @@ pub struct Tlb {
     clock: u64,
     /// (page shift, asid or GLOBAL, vpn) -> slot.
     index: FxHashMap<(u32, u32, u64), usize>,
+    /// The smallest page shift: `va >> min_shift` decides every probe `find`
+    /// makes (larger pages' numbers are its prefixes).
+    min_shift: u32,
+    /// `find`'s answers for (ASID key, `va >> min_shift`), direct-mapped;
+    /// an entry is valid while its generation is `memo_gen` (bumped on any
+    /// change to `index`).
+    memo: Box<[MemoEntry; MEMO_ENTRIES]>,
+    memo_gen: u64,
+    memo_on: bool,
     rng: Pcg64Mcg,
     stats: TlbStats,
 }
+
+/// Entries of the lookup memo (a power of two).
+const MEMO_ENTRIES: usize = 64;
+
+#[derive(Clone, Copy, Debug)]
+struct MemoEntry {
+    /// 0: never filled (generations start at 1).
+    generation: u64,
+    key: u32,
+    page: u64,
+    slot: usize,
+}
+
+const EMPTY_MEMO: MemoEntry = MemoEntry { generation: 0, key: 0, page: 0, slot: 0 };
 
 /// The ASID key of global entries in the index; never a real ASID in
 /// practice (ASIDs are trace pids or small MIPS ASIDs).
@@ -190,7 +219,12 @@ impl Tlb {
         shifts.sort_unstable();
         shifts.dedup();
         let n = cfg.entries as usize;
+        let min_shift = shifts[0];
         Ok(Self {
+            min_shift,
+            memo: Box::new([EMPTY_MEMO; MEMO_ENTRIES]),
+            memo_gen: 1,
+            memo_on: true,
             ways: ways as usize,
             sets: n / ways as usize,
             wired: cfg.wired as usize,
@@ -244,9 +278,43 @@ impl Tlb {
         None
     }
 
+    /// Turns the one-entry lookup memo on (the default) or off. Results are
+    /// the same either way; off is the plain hash path that tests compare
+    /// the memo against.
+    pub fn set_memo(&mut self, on: bool) {
+        self.memo_on = on;
+        self.forget();
+    }
+
+    /// Drops every memo entry: `index` is about to change.
+    #[inline]
+    fn forget(&mut self) {
+        self.memo_gen += 1;
+    }
+
+    /// `find` through the memo: a valid entry holds `find`'s answer for the
+    /// same ASID key and smallest-size page, and `find` reads nothing but the
+    /// index, which has not changed since (changes invalidate every entry).
+    #[inline]
+    fn find_memo(&mut self, asid: u32, va: u64) -> Option<usize> {
+        let key = self.asid_key(asid);
+        let page = va >> self.min_shift;
+        let i = ((page ^ u64::from(key).wrapping_mul(0x9e37_79b9)) as usize) & (MEMO_ENTRIES - 1);
+        let e = self.memo[i];
+        if e.generation == self.memo_gen && e.key == key && e.page == page {
+            return Some(e.slot);
+        }
+        let found = self.find(asid, va);
+        if let (Some(slot), true) = (found, self.memo_on) {
+            self.memo[i] = MemoEntry { generation: self.memo_gen, key, page, slot };
+        }
+        found
+    }
+
     /// A counted lookup: a hit refreshes LRU state.
+    #[inline]
     pub fn lookup(&mut self, asid: u32, va: u64) -> Option<TlbEntry> {
-        match self.find(asid, va) {
+        match self.find_memo(asid, va) {
             Some(s) => {
                 self.stats.hits += 1;
                 if self.cfg.replacement == TlbReplacement::Lru {
@@ -296,6 +364,7 @@ impl Tlb {
         let key = (shift, if global { GLOBAL } else { self.asid_key(asid) }, entry.vpn);
         self.stats.inserts += 1;
         self.clock += 1;
+        self.forget();
         if let Some(&s) = self.index.get(&key) {
             self.slots[s] = Some(entry);
             self.stamps[s] = self.clock;
@@ -377,6 +446,7 @@ impl Tlb {
     }
 
     fn remove_slot(&mut self, s: usize) {
+        self.forget();
         if let Some(old) = self.slots[s].take() {
             self.index.remove(&self.key_of(&old));
             self.stats.purged += 1;

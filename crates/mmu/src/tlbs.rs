@@ -58,9 +58,26 @@ impl TlbSet {
         &mut self.main[(side as usize).min(n - 1)]
     }
 
+    /// Turns every level's one-entry lookup memo on or off (see `Tlb`);
+    /// results are the same either way.
+    pub fn set_memo(&mut self, on: bool) {
+        for t in self.all_mut() {
+            t.set_memo(on);
+        }
+    }
+
     /// A counted lookup through the levels. Returns the entry, and whether
     /// every level missed.
+    #[inline(always)]
     pub fn lookup(&mut self, side: Side, asid: u32, va: u64) -> Result<Option<TlbEntry>, TlbError> {
+        if self.micro.is_none() {
+            return Ok(self.main_of(side).lookup(asid, va));
+        }
+        self.lookup_through_micro(side, asid, va)
+    }
+
+    #[inline(never)]
+    fn lookup_through_micro(&mut self, side: Side, asid: u32, va: u64) -> Result<Option<TlbEntry>, TlbError> {
         if let Some(micro) = self.micro.as_mut() {
             if let Some(e) = micro[side as usize].lookup(asid, va) {
                 return Ok(Some(e));

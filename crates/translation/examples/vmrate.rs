@@ -1,6 +1,8 @@
 //! Throughput of translating runs on a real trace, beside NOTLB and decode
 //! alone, measured in the same process:
-//! `cargo run --release -p vmlab-translation --example vmrate -- TRACE [MAX_EVENTS]`.
+//! `cargo run --release -p vmlab-translation --example vmrate -- TRACE [MAX_EVENTS] [SCHEMES]`
+//! (SCHEMES: comma-separated names, default all; one scheme alone is what a
+//! callgrind profile wants).
 
 use std::path::Path;
 use std::time::Instant;
@@ -11,6 +13,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let path = args.get(1).ok_or("usage: vmrate TRACE [MAX_EVENTS]")?;
     let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(u64::MAX);
+    let only: Option<Vec<Scheme>> = args
+        .get(3)
+        .map(|list| list.split(',').map(|n| Scheme::parse(n).ok_or(format!("unknown scheme {n}"))).collect())
+        .transpose()?;
     // Decode once into memory (bounded by MAX_EVENTS) so every scheme sees
     // the same events and decode time is measured separately.
     let t = Instant::now();
@@ -24,6 +30,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = events.len() as f64;
     println!("decode      {:8.1} M refs/s  ({} events)", n / t.elapsed().as_secs_f64() / 1e6, events.len());
     for scheme in [Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Parisc, Scheme::Softvm, Scheme::Spur, Scheme::Intel] {
+        if only.as_ref().is_some_and(|o| !o.contains(&scheme)) {
+            continue;
+        }
         let cfg = load("jacob-mudge", &[format!("scheme={}", scheme.name())])?;
         let mut sim = match VmSim::new(cfg) {
             Ok(s) => s,

@@ -10,7 +10,7 @@
 //! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
 //! write-backs and fills it must translate.
 
-use vmlab_cache::{Cache, CacheStats, GeometryError, LineRef, Outcome, RefKind};
+use vmlab_cache::{Cache, CacheStats, GeometryError, LineRef, Lookup, Outcome, RefKind};
 use vmlab_machine::MemoryStats;
 
 use crate::config::VmConfig;
@@ -112,6 +112,28 @@ impl MemSys {
         if out.hit && !out.write_through {
             return Level::L1;
         }
+        self.below_l1(kind, r, size, line, &out)
+    }
+
+    /// `access` with the L1 hit finished inline: `Cache::lookup` completes
+    /// a hit that sends nothing downstream exactly as `Cache::access` would
+    /// (its documented contract) and hands a miss to `access_missed` without
+    /// a second lookup. Same result, same state, as `access`.
+    #[inline(always)]
+    pub fn access_fast(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+        let l1 = if kind == RefKind::Ifetch { &mut self.l1i } else { &mut self.l1d };
+        match l1.lookup(r, kind) {
+            Lookup::Hit(_) => Level::L1,
+            Lookup::Miss { set, key } => self.l1_missed(kind, set, key, r, size),
+            Lookup::Full => self.access(kind, r, size),
+        }
+    }
+
+    #[inline(never)]
+    fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+        let l1 = self.l1(kind);
+        let line = l1.line_bytes();
+        let out = l1.access_missed(set, key, r, kind, size);
         self.below_l1(kind, r, size, line, &out)
     }
 

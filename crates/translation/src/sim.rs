@@ -23,7 +23,7 @@ use vmlab_cache::{Indexing, LineRef, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbError, TlbSet};
-use vmlab_trace::{AccessKind, Event, EventSource, TraceError};
+use vmlab_trace::{Access, AccessKind, Event, EventSource, TraceError};
 
 use crate::config::VmConfig;
 use crate::memsys::{Level, MemSys};
@@ -84,22 +84,47 @@ enum Handler {
 /// Folds a trace's 64-bit user addresses into the scheme's 2 GB user space:
 /// each distinct 4 MB region of an address space gets the next free 4 MB
 /// slot, in first-touch order.
-#[derive(Debug, Default)]
+///
+/// A region's slot never changes once given, so a small direct-mapped memo of
+/// (ASID, region) -> slot in front of the hash map is exact; references
+/// alternate between code, stack and heap regions, which a one-entry memo
+/// would miss half the time.
+#[derive(Debug)]
 struct Fold {
     slots: FxHashMap<(u32, u64), u64>,
     next: FxHashMap<u32, u64>,
-    last: Option<(u32, u64, u64)>,
+    /// (ASID, region, slot); region `u64::MAX` (never a 64-bit address's
+    /// region) marks an empty entry.
+    memo: Box<[(u32, u64, u64); FOLD_MEMO]>,
+}
+
+const FOLD_MEMO: usize = 64;
+
+impl Default for Fold {
+    fn default() -> Self {
+        Self { slots: FxHashMap::default(), next: FxHashMap::default(), memo: Box::new([(0, u64::MAX, 0); FOLD_MEMO]) }
+    }
 }
 
 impl Fold {
+    #[inline(always)]
     fn fold(&mut self, asid: u32, va: u64) -> Option<u64> {
         let region = va >> REGION_SHIFT;
         let off = va & ((1 << REGION_SHIFT) - 1);
-        if let Some((a, r, s)) = self.last {
-            if a == asid && r == region {
-                return Some((s << REGION_SHIFT) | off);
-            }
+        let (a, r, s) = self.memo[Self::memo_index(asid, region)];
+        if a == asid && r == region {
+            return Some((s << REGION_SHIFT) | off);
         }
+        self.fold_new_region(asid, region, off)
+    }
+
+    #[inline(always)]
+    fn memo_index(asid: u32, region: u64) -> usize {
+        ((region ^ u64::from(asid).wrapping_mul(0x9e37_79b9)) as usize) & (FOLD_MEMO - 1)
+    }
+
+    #[inline(never)]
+    fn fold_new_region(&mut self, asid: u32, region: u64, off: u64) -> Option<u64> {
         let slot = match self.slots.get(&(asid, region)) {
             Some(&s) => s,
             None => {
@@ -113,7 +138,7 @@ impl Fold {
                 s
             }
         };
-        self.last = Some((asid, region, slot));
+        self.memo[Self::memo_index(asid, region)] = (asid, region, slot);
         Some((slot << REGION_SHIFT) | off)
     }
 
@@ -166,6 +191,10 @@ pub struct VmSim {
     last_data: Option<(u32, u64)>,
     protection_changes: u64,
     protection_cycles: u64,
+    /// The fast paths (see `VmSim::general`): the repeat-line shortcut, the
+    /// TLBs' lookup memo, L1 hits finished inline. Off, every piece takes
+    /// the general path; results are identical, which tests check.
+    fast: bool,
 }
 
 fn side(kind: RefKind) -> usize {
@@ -240,8 +269,22 @@ impl VmSim {
             last_data: None,
             protection_changes: 0,
             protection_cycles: 0,
+            fast: true,
             cfg,
         })
+    }
+
+    /// A simulator without the fast paths: every user piece is looked up
+    /// in the TLB (plain hash probe) and accessed through the general
+    /// `Cache::access`, with no repeat-line shortcut. Slower, same results;
+    /// the reference the fast paths are tested against.
+    pub fn general(cfg: VmConfig) -> Result<Self, SimError> {
+        let mut sim = Self::new(cfg)?;
+        sim.fast = false;
+        if let Some(t) = sim.tlbs.as_mut() {
+            t.set_memo(false);
+        }
+        Ok(sim)
     }
 
     pub fn config(&self) -> &VmConfig {
@@ -251,39 +294,7 @@ impl VmSim {
     /// Applies one event.
     pub fn step(&mut self, ev: &Event) -> Result<(), SimError> {
         match ev {
-            Event::Access(a) => {
-                self.access_counts[a.kind as usize] += 1;
-                if a.kind == AccessKind::Ifetch {
-                    self.vmcpi.user_instructions += 1;
-                    if self.protect_every > 0 {
-                        self.protect_countdown += 1;
-                        if self.protect_countdown >= self.protect_every {
-                            self.protect_countdown = 0;
-                            if let Some((asid, va)) = self.last_data {
-                                self.protection_change(asid, va);
-                            }
-                        }
-                    }
-                }
-                let asid = a.asid.0;
-                let va = match self.fold.as_mut() {
-                    Some(f) => f
-                        .fold(asid, a.addr.0)
-                        .ok_or(SimError::FoldOverflow { asid, scheme: self.scheme.name() })?,
-                    None => a.addr.0,
-                };
-                let size = u64::from(a.size.max(1));
-                let first = match a.kind {
-                    AccessKind::Ifetch => RefKind::Ifetch,
-                    AccessKind::Store => RefKind::Write,
-                    AccessKind::Load | AccessKind::Modify => RefKind::Read,
-                };
-                self.reference(first, asid, va, size)?;
-                if a.kind == AccessKind::Modify {
-                    self.reference(RefKind::Write, asid, va, size)?;
-                }
-                Ok(())
-            }
+            Event::Access(a) => self.access(a),
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
                 self.last = [None; 2];
@@ -303,6 +314,45 @@ impl VmSim {
         }
     }
 
+    /// One user reference (the bulk of every trace).
+    #[inline(always)]
+    fn access(&mut self, a: &Access) -> Result<(), SimError> {
+        self.access_counts[a.kind as usize] += 1;
+        if a.kind == AccessKind::Ifetch {
+            self.vmcpi.user_instructions += 1;
+            if self.protect_every > 0 {
+                self.protect_tick();
+            }
+        }
+        let asid = a.asid.0;
+        let va = match self.fold.as_mut() {
+            Some(f) => f.fold(asid, a.addr.0).ok_or(SimError::FoldOverflow { asid, scheme: self.scheme.name() })?,
+            None => a.addr.0,
+        };
+        let size = u64::from(a.size.max(1));
+        let first = match a.kind {
+            AccessKind::Ifetch => RefKind::Ifetch,
+            AccessKind::Store => RefKind::Write,
+            AccessKind::Load | AccessKind::Modify => RefKind::Read,
+        };
+        self.reference(first, asid, va, size)?;
+        if a.kind == AccessKind::Modify {
+            self.reference(RefKind::Write, asid, va, size)?;
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn protect_tick(&mut self) {
+        self.protect_countdown += 1;
+        if self.protect_countdown >= self.protect_every {
+            self.protect_countdown = 0;
+            if let Some((asid, va)) = self.last_data {
+                self.protection_change(asid, va);
+            }
+        }
+    }
+
     fn flush_all(&mut self) -> Result<(), SimError> {
         self.last = [None; 2];
         let mark = self.mem.log.len();
@@ -311,7 +361,19 @@ impl VmSim {
     }
 
     /// One reference: one piece per L1 line it touches.
+    #[inline(always)]
     fn reference(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+        let s = side(kind);
+        let shift = self.l1_shift[s];
+        // Most references lie within one L1 line.
+        if (va & ((1 << shift) - 1)) + size <= 1 << shift {
+            return self.user_piece(kind, asid, va, size);
+        }
+        self.reference_split(kind, asid, va, size)
+    }
+
+    #[inline(never)]
+    fn reference_split(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
         let line = self.mem.l1(kind).line_bytes();
         let last = va.saturating_add(size - 1);
         let mut a = va;
@@ -325,17 +387,25 @@ impl VmSim {
         }
     }
 
+    #[inline(always)]
     fn user_piece(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
         let s = side(kind);
         if s == 1 {
             self.last_data = Some((asid, va));
         }
         let ln = va >> self.l1_shift[s];
-        if kind != RefKind::Write && self.last[s] == Some((asid, ln)) {
+        if kind != RefKind::Write && self.last[s] == Some((asid, ln)) && self.fast {
             self.repeats[kind as usize] += 1;
             self.sides[s].l1_hit_tlb_hit += 1;
             return Ok(());
         }
+        self.user_piece_lookup(kind, s, ln, asid, va, size)
+    }
+
+    /// A piece that is not a repeat: translate as the scheme says, access,
+    /// count.
+    #[inline(always)]
+    fn user_piece_lookup(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
         self.current_space = asid;
         let mut tlb_miss = false;
         let pa = match self.at {
@@ -370,12 +440,16 @@ impl VmSim {
         };
         let mark = self.mem.log.len();
         let r = LineRef { vaddr: va, paddr: pa, asid };
-        let level = self.mem.access(kind, r, size);
+        let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
         self.sides[s].count(level, tlb_miss);
-        self.after_access(mark, Some((va, asid)))?;
         // A read always leaves its line in L1; a write only if it hit. Set
-        // after the access: handlers it ran cleared `last`.
+        // after the access (handlers that ran before it cleared `last`) but
+        // before translating the transfers it caused: those handlers' own
+        // references may evict the line, and clear `last` again.
         self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        if self.at == TranslateAt::L2Miss {
+            self.after_access(mark, Some((va, asid)))?;
+        }
         Ok(())
     }
 
@@ -503,6 +577,7 @@ impl VmSim {
 
     /// A TLB lookup on side `s`, refilling on a miss. Returns the physical
     /// address and whether the TLB missed.
+    #[inline(always)]
     fn tlb_translate(&mut self, s: usize, asid: u32, va: u64) -> Result<(u64, bool), SimError> {
         let Some(tlbs) = self.tlbs.as_mut() else {
             return Err(SimError::Config(format!("scheme {} has no TLB", self.scheme.name())));
@@ -510,6 +585,12 @@ impl VmSim {
         if let Some(e) = tlbs.lookup(SIDES[s], asid, va)? {
             return Ok((e.translate(va), false));
         }
+        self.tlb_missed(s, asid, va)
+    }
+
+    /// The TLB missed (and counted it): refill, then read the new entry.
+    #[inline(never)]
+    fn tlb_missed(&mut self, s: usize, asid: u32, va: u64) -> Result<(u64, bool), SimError> {
         self.refill(s, asid, va)?;
         let tlbs = self.tlbs.as_mut().ok_or_else(|| SimError::Config("no TLB".into()))?;
         let e = tlbs
@@ -675,7 +756,10 @@ impl VmSim {
     /// Applies a slice of events; `first` numbers the first for errors.
     pub fn feed(&mut self, events: &[Event]) -> Result<(), SimError> {
         for ev in events {
-            self.step(ev)?;
+            match ev {
+                Event::Access(a) => self.access(a)?,
+                _ => self.step(ev)?,
+            }
         }
         Ok(())
     }

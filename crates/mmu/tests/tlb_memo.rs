@@ -1,0 +1,96 @@
+//! The one-entry lookup memo changes nothing: a TLB with it and one without
+//! (the plain hash path, itself checked against a naive model in
+//! `tlb_vs_naive.rs`) agree on every answer, every counter and every entry,
+//! over random operation sequences with the page locality that makes the
+//! memo hit (most lookups repeat the previous page, sometimes under another
+//! ASID), for every replacement policy, associativity, wired slots, tagged or
+//! untagged, one or two page sizes.
+
+#![allow(clippy::unwrap_used)]
+
+use proptest::prelude::*;
+use vmlab_mmu::tlb::Assoc;
+use vmlab_mmu::{Slot, Tlb, TlbConfig, TlbReplacement};
+
+#[derive(Clone, Debug)]
+enum Op {
+    Lookup(u32, u64),
+    /// The previous lookup's page again, at another offset, under this ASID.
+    Again(u32, u64),
+    Probe(u32, u64),
+    Insert(u32, u64, bool, bool, bool),
+    PurgePage(u32, u64),
+    PurgeAsid(u32),
+    PurgeAll,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let va = (0u64..24).prop_map(|p| (p << 12) | 0x123);
+    prop_oneof![
+        4 => (1u32..4, va.clone()).prop_map(|(a, v)| Op::Lookup(a, v)),
+        12 => (prop_oneof![6 => Just(1u32), 1 => 1u32..4], 0u64..4096).prop_map(|(a, o)| Op::Again(a, o)),
+        1 => (1u32..4, va.clone()).prop_map(|(a, v)| Op::Probe(a, v)),
+        3 => (1u32..4, va.clone(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(a, v, g, w, big)| Op::Insert(a, v, g, w, big)),
+        1 => (1u32..4, va).prop_map(|(a, v)| Op::PurgePage(a, v)),
+        1 => (1u32..4).prop_map(Op::PurgeAsid),
+        1 => Just(Op::PurgeAll),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn memo_changes_nothing(
+        entries in prop_oneof![Just(4u32), Just(8), Just(16)],
+        full in any::<bool>(),
+        wired in 0u32..3,
+        repl in prop_oneof![Just(TlbReplacement::Random), Just(TlbReplacement::Lru), Just(TlbReplacement::Fifo)],
+        tagged in any::<bool>(),
+        two_sizes in any::<bool>(),
+        seed in 0u64..1000,
+        ops in prop::collection::vec(op(), 1..400),
+    ) {
+        let cfg = TlbConfig {
+            entries,
+            assoc: if full { Assoc::Full } else { Assoc::Ways(2) },
+            replacement: repl,
+            wired: if full { wired } else { 0 },
+            asid_tags: tagged,
+            page_sizes: if two_sizes { vec![4096, 16384] } else { vec![4096] },
+            seed,
+            source: String::new(),
+        };
+        let mut memo = Tlb::new(cfg.clone()).unwrap();
+        let mut plain = Tlb::new(cfg).unwrap();
+        plain.set_memo(false);
+        let mut last_va = 0x123u64;
+        for op in ops {
+            match op {
+                Op::Lookup(a, v) => {
+                    last_va = v;
+                    prop_assert_eq!(memo.lookup(a, v), plain.lookup(a, v));
+                }
+                Op::Again(a, off) => {
+                    let v = (last_va & !0xfff) | off;
+                    prop_assert_eq!(memo.lookup(a, v), plain.lookup(a, v));
+                }
+                Op::Probe(a, v) => prop_assert_eq!(memo.probe(a, v), plain.probe(a, v)),
+                Op::Insert(a, v, g, w, big) => {
+                    let size = if big && two_sizes { 16384 } else { 4096 };
+                    let slot = if w { Slot::Wired } else { Slot::Normal };
+                    prop_assert_eq!(
+                        memo.insert(a, v, v ^ 0x5_0000, size, g, slot).unwrap(),
+                        plain.insert(a, v, v ^ 0x5_0000, size, g, slot).unwrap()
+                    );
+                }
+                Op::PurgePage(a, v) => prop_assert_eq!(memo.purge_page(a, v), plain.purge_page(a, v)),
+                Op::PurgeAsid(a) => prop_assert_eq!(memo.purge_asid(a), plain.purge_asid(a)),
+                Op::PurgeAll => prop_assert_eq!(memo.purge_all(), plain.purge_all()),
+            }
+            prop_assert_eq!(memo.stats(), plain.stats());
+            let a: Vec<_> = memo.entries().copied().collect();
+            let b: Vec<_> = plain.entries().copied().collect();
+            prop_assert_eq!(a, b);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! Every counter of every scheme's run on a trace prefix, as one JSON result
+//! per line: `cargo run --release -p vmlab-translation --example vmresults --
+//! TRACE [MAX_EVENTS] [KEY=VALUE ...] [--general]`. Used to check that a
+//! speed change leaves results bit-identical (diff the output before and
+//! after, or against `--general`: the simulator without its fast paths).
+
+use std::path::Path;
+
+use vmlab_translation::{load, Scheme, VmSim};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args: Vec<String> = std::env::args().collect();
+    let general = args.iter().any(|a| a == "--general");
+    args.retain(|a| a != "--general");
+    let path = args.get(1).ok_or("usage: vmresults TRACE [MAX_EVENTS] [KEY=VALUE ...]")?;
+    let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(u64::MAX);
+    let extra: Vec<String> = args.iter().skip(3).cloned().collect();
+    let mut src = vmlab_trace::open(Path::new(path), None)?;
+    let mut events = Vec::new();
+    let mut buf = Vec::new();
+    while (events.len() as u64) < max && src.fill(&mut buf)? {
+        events.extend_from_slice(&buf);
+    }
+    events.truncate(max.min(events.len() as u64) as usize);
+    for scheme in Scheme::ALL {
+        let mut overrides = vec![format!("scheme={}", scheme.name())];
+        overrides.extend(extra.iter().cloned());
+        let cfg = load("jacob-mudge", &overrides)?;
+        let mut sim = if general { VmSim::general(cfg)? } else { VmSim::new(cfg)? };
+        sim.feed(&events)?;
+        println!("{}", serde_json::to_string(&sim.result(path))?);
+    }
+    Ok(())
+}

@@ -1,0 +1,274 @@
+//! The translating simulator's fast paths change no number: on random
+//! machines (every scheme; small caches and TLBs so misses, refills, nested
+//! misses, write-backs and SOFTVM re-translations are frequent) and random
+//! multi-process traces, `VmSim::new` (fast paths on) and `VmSim::general`
+//! (every piece through a plain TLB hash probe and `Cache::access`, no
+//! repeat-line shortcut) give equal results, every counter and every float.
+//!
+//! The configurations are drawn so that every fast path is selected: virtual
+//! and physical L1s, direct-mapped and associative, write-back and
+//! write-through, split and unified TLBs with and without micro-TLBs,
+//! tagged and untagged, TLB on every access or on L1 misses only, and
+//! protection changes.
+
+#![allow(clippy::unwrap_used)]
+
+use proptest::prelude::*;
+use vmlab_cache::{Assoc, CacheConfig, Indexing, Replacement, WriteMissPolicy, WritePolicy};
+use vmlab_mmu::{TlbConfig, TlbReplacement};
+use vmlab_trace::{AccessKind, Event};
+use vmlab_translation::{load, Scheme, VmConfig, VmSim};
+
+#[derive(Clone, Debug)]
+struct CacheChoice {
+    sets: u64,
+    ways: u32,
+    replacement: Replacement,
+    write_back: bool,
+    write_allocate: bool,
+    seed: u64,
+}
+
+fn cache_choice() -> impl Strategy<Value = CacheChoice> {
+    (
+        prop::sample::select(vec![4u64, 16, 64]),
+        prop::sample::select(vec![1u32, 1, 2, 4]),
+        prop::sample::select(vec![Replacement::Lru, Replacement::Fifo, Replacement::Random]),
+        prop::sample::select(vec![true, true, false]),
+        prop::sample::select(vec![true, true, false]),
+        0u64..50,
+    )
+        .prop_map(|(sets, ways, replacement, write_back, write_allocate, seed)| CacheChoice {
+            sets,
+            ways,
+            replacement,
+            write_back,
+            write_allocate,
+            seed,
+        })
+}
+
+fn cache(c: &CacheChoice, line: u64, indexing: Indexing) -> CacheConfig {
+    let mut k = CacheConfig::simple(line * c.sets * u64::from(c.ways), line, c.ways);
+    k.indexing = indexing;
+    k.asid_tags = indexing == Indexing::Vivt;
+    k.replacement = c.replacement;
+    k.write = if c.write_back { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
+    k.write_miss = if c.write_allocate { WriteMissPolicy::WriteAllocate } else { WriteMissPolicy::NoWriteAllocate };
+    k.seed = c.seed;
+    k
+}
+
+#[derive(Clone, Debug)]
+struct TlbChoice {
+    entries: u32,
+    full: bool,
+    wired: u32,
+    replacement: TlbReplacement,
+    tagged: bool,
+    seed: u64,
+}
+
+fn tlb_choice() -> impl Strategy<Value = TlbChoice> {
+    (
+        prop::sample::select(vec![4u32, 8, 16]),
+        prop::sample::select(vec![true, true, false]),
+        0u32..4,
+        prop::sample::select(vec![TlbReplacement::Random, TlbReplacement::Lru, TlbReplacement::Fifo]),
+        prop::sample::select(vec![true, true, false]),
+        0u64..50,
+    )
+        .prop_map(|(entries, full, wired, replacement, tagged, seed)| TlbChoice { entries, full, wired, replacement, tagged, seed })
+}
+
+fn tlb(t: &TlbChoice) -> TlbConfig {
+    TlbConfig {
+        entries: t.entries,
+        assoc: if t.full { Assoc::Full } else { Assoc::Ways(2) },
+        replacement: t.replacement,
+        wired: if t.full { t.wired } else { 0 },
+        asid_tags: t.tagged,
+        page_sizes: vec![4096],
+        seed: t.seed,
+        source: String::new(),
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Machine {
+    scheme: Scheme,
+    l1_line: u64,
+    l2_line: u64,
+    l1_indexing: Indexing,
+    caches: [CacheChoice; 4],
+    unified_l2: bool,
+    tlbs: [TlbChoice; 2],
+    unified_tlb: bool,
+    micro: Option<TlbChoice>,
+    tlb_every_access: bool,
+    retranslate_writebacks: bool,
+    protect: bool,
+}
+
+fn machine() -> impl Strategy<Value = Machine> {
+    (
+        prop::sample::select(Scheme::ALL.to_vec()),
+        prop::sample::select(vec![16u64, 32, 64]),
+        prop::sample::select(vec![1u64, 1, 2, 4]),
+        prop::sample::select(vec![Indexing::Vivt, Indexing::Vivt, Indexing::Vipt, Indexing::Pipt]),
+        [cache_choice(), cache_choice(), cache_choice(), cache_choice()],
+        any::<bool>(),
+        [tlb_choice(), tlb_choice()],
+        any::<bool>(),
+        prop::option::weighted(0.3, tlb_choice()),
+        prop::sample::select(vec![true, true, false]),
+        any::<bool>(),
+        prop::sample::select(vec![false, false, true]),
+    )
+        .prop_map(
+            |(scheme, l1_line, l2_mult, l1_indexing, caches, unified_l2, tlbs, unified_tlb, micro, every, retranslate, protect)| {
+                // Schemes that translate at memory need virtual caches.
+                let l1_indexing = if matches!(scheme, Scheme::Softvm | Scheme::Spur) { Indexing::Vivt } else { l1_indexing };
+                Machine {
+                    scheme,
+                    l1_line,
+                    l2_line: l1_line * l2_mult,
+                    l1_indexing,
+                    caches,
+                    unified_l2,
+                    tlbs,
+                    unified_tlb,
+                    micro,
+                    tlb_every_access: every,
+                    retranslate_writebacks: retranslate,
+                    protect,
+                }
+            },
+        )
+}
+
+fn config(m: &Machine) -> VmConfig {
+    let mut cfg = load("jacob-mudge", &[format!("scheme={}", m.scheme.name())]).unwrap();
+    let l2_indexing = if matches!(m.scheme, Scheme::Softvm | Scheme::Spur) || m.l1_indexing == Indexing::Vivt {
+        Indexing::Vivt
+    } else {
+        Indexing::Pipt
+    };
+    cfg.l1i = cache(&m.caches[0], m.l1_line, m.l1_indexing);
+    cfg.l1d = cache(&m.caches[1], m.l1_line, m.l1_indexing);
+    // L2 larger than L1: four times the sets.
+    let big = |c: &CacheChoice| CacheChoice { sets: c.sets * 4, ..c.clone() };
+    if m.unified_l2 {
+        cfg.l2 = Some(cache(&big(&m.caches[2]), m.l2_line, l2_indexing));
+        cfg.l2i = None;
+        cfg.l2d = None;
+    } else {
+        cfg.l2 = None;
+        cfg.l2i = Some(cache(&big(&m.caches[2]), m.l2_line, l2_indexing));
+        cfg.l2d = Some(cache(&big(&m.caches[3]), m.l2_line, l2_indexing));
+    }
+    if m.unified_tlb {
+        cfg.tlb = Some(tlb(&m.tlbs[0]));
+        cfg.itlb = None;
+        cfg.dtlb = None;
+    } else {
+        cfg.tlb = None;
+        cfg.itlb = Some(tlb(&m.tlbs[0]));
+        cfg.dtlb = Some(tlb(&m.tlbs[1]));
+    }
+    if let Some(mc) = &m.micro {
+        let small = TlbChoice { entries: 2, full: true, wired: 0, ..mc.clone() };
+        cfg.micro_itlb = Some(tlb(&small));
+        cfg.micro_dtlb = Some(tlb(&small));
+    }
+    cfg.tlb_every_access = m.tlb_every_access;
+    cfg.retranslate_writebacks = m.retranslate_writebacks;
+    cfg.protection_changes_per_million = if m.protect { 50_000.0 } else { 0.0 };
+    cfg.frames = 1 << 16;
+    cfg
+}
+
+/// Runs of references with page and line locality (so repeats and TLB memo
+/// hits happen), over code, stack and heap regions in several 4 MB regions,
+/// from up to three address spaces with context switches, and rare flushes.
+fn trace() -> impl Strategy<Value = Vec<Event>> {
+    let access = (0u8..4, 0u64..6, 0u64..24, 0u64..4096, 1u32..24, 0u32..3).prop_map(|(k, region, page, off, size, asid)| {
+        let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
+        // Regions 4 MB apart and one far away (a stack near the top).
+        let base = if region == 5 { 0x7fff_f000_0000 } else { region << 22 };
+        (kind, base + (page << 12) + off, size, asid + 1)
+    });
+    let run = (access, 1usize..12, 0u64..8).prop_map(|((kind, addr, size, asid), n, stride)| {
+        (0..n as u64).map(|i| Event::access(kind, addr + i * stride, size, asid)).collect::<Vec<_>>()
+    });
+    prop::collection::vec(
+        prop_oneof![
+            30 => run,
+            2 => (1u32..4).prop_map(|a| vec![Event::ContextSwitch(vmlab_addr::Asid(a))]),
+            1 => Just(vec![Event::FlushAll]),
+        ],
+        1..80,
+    )
+    .prop_map(|runs| runs.into_iter().flatten().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    ))]
+
+    #[test]
+    fn fast_paths_equal_the_general_path(m in machine(), events in trace()) {
+        let cfg = config(&m);
+        let fast = VmSim::new(cfg.clone());
+        let general = VmSim::general(cfg);
+        let (mut fast, mut general) = match (fast, general) {
+            (Ok(f), Ok(g)) => (f, g),
+            (Err(a), Err(b)) => {
+                prop_assert_eq!(a.to_string(), b.to_string());
+                return Ok(());
+            }
+            (a, b) => {
+                prop_assert!(false, "one built, one did not: {:?} / {:?}", a.err().map(|e| e.to_string()), b.err().map(|e| e.to_string()));
+                unreachable!();
+            }
+        };
+        // Feed in two slices so results are also equal mid-trace.
+        let half = events.len() / 2;
+        let a = fast.feed(&events[..half]).map_err(|e| e.to_string());
+        let b = general.feed(&events[..half]).map_err(|e| e.to_string());
+        prop_assert_eq!(&a, &b);
+        if a.is_err() {
+            return Ok(());
+        }
+        prop_assert_eq!(fast.result("t"), general.result("t"));
+        let a = fast.feed(&events[half..]).map_err(|e| e.to_string());
+        let b = general.feed(&events[half..]).map_err(|e| e.to_string());
+        prop_assert_eq!(&a, &b);
+        prop_assert_eq!(fast.result("t"), general.result("t"));
+    }
+}
+
+/// Both paths agree with a hand count: 100 fetches of one 16-byte line
+/// (which the fast simulator takes as repeats) are 1 miss and 99 hits in
+/// L1 I and the I-TLB.
+#[test]
+fn general_and_fast_agree_on_a_hand_counted_trace() {
+    let cfg = load("jacob-mudge", &["scheme=ultrix".to_string()]).unwrap();
+    let events: Vec<Event> = (0..100).map(|i| Event::access(AccessKind::Ifetch, 0x40_0000 + (i % 4) * 4, 4, 1)).collect();
+    for mut sim in [VmSim::new(cfg.clone()).unwrap(), VmSim::general(cfg.clone()).unwrap()] {
+        sim.feed(&events).unwrap();
+        let r = sim.result("t");
+        let l1i = r.caches.iter().find(|c| c.name == "l1i").unwrap();
+        // On top: the user handler's 10 fetches (40 bytes at 0x1000: 3
+        // lines) and, for the nested D-TLB miss on the user PTE in kseg2, the
+        // root handler's 20 (80 bytes at 0x3000: 5 lines).
+        assert_eq!(l1i.stats.ifetch.accesses, 100 + 10 + 20);
+        assert_eq!(l1i.stats.ifetch.misses, 1 + 3 + 5);
+        assert_eq!(r.handler_runs, [1, 0, 1, 0]);
+        assert_eq!(r.i_side.l1_hit_tlb_hit, 99);
+        assert_eq!(r.i_side.l2_miss_tlb_miss, 1);
+        assert_eq!(r.itlb.unwrap().hits, 99);
+        assert_eq!(r.itlb.unwrap().misses, 1);
+    }
+}
