@@ -458,16 +458,25 @@ impl Machine {
                 pending: &mut self.pending,
                 repeat: &mut self.repeat,
             };
+            // Whether `virtual_direct_hits` ran: then a one-line word it left
+            // (not an escape, not a modify) is a top-level miss.
+            let mut virtual_direct = false;
             i = match self.hit_loop {
                 HitLoop::VirtualDirect(_) => {
                     let (ic, dc) = borrowed.top;
                     match (ic.virtual_direct(), dc.map(|d| d.virtual_direct())) {
-                        (Some(iv), None) => hit_loop::virtual_direct_hits(
-                            (iv, None), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
-                        ),
-                        (Some(iv), Some(Some(dv))) => hit_loop::virtual_direct_hits(
-                            (iv, Some(dv)), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
-                        ),
+                        (Some(iv), None) => {
+                            virtual_direct = true;
+                            hit_loop::virtual_direct_hits(
+                                (iv, None), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
+                            )
+                        }
+                        (Some(iv), Some(Some(dv))) => {
+                            virtual_direct = true;
+                            hit_loop::virtual_direct_hits(
+                                (iv, Some(dv)), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
+                            )
+                        }
                         // Not reached: the loop was chosen because both allow it.
                         _ => i,
                     }
@@ -481,10 +490,19 @@ impl Machine {
             } else {
                 let k = usize::from(info.k & 3);
                 self.access_counts[k] += 1;
-                let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(w & ADDR_MASK), asid };
-                self.access_general(k, usize::from(info.slot & 1), u32::from(info.shift), &a).map_err(|source| {
-                    RunError::Memory { trace: origin.to_string(), event: first + i as u64, source }
-                })?;
+                let (slot, shift, va) = (usize::from(info.slot & 1), u32::from(info.shift), w & ADDR_MASK);
+                let ln = va >> shift;
+                let res = if virtual_direct && k != MODIFY && (va + u64::from(info.span)) >> shift == ln {
+                    // Straight to the miss path, without a second lookup: with
+                    // virtual index and tag the set and key follow from the line.
+                    let miss = Lookup::Miss { set: checks[slot].virtual_set(ln), key: ln };
+                    let size = u64::from(info.span) + 1;
+                    self.piece_below(miss, FIRST_KIND[k], asid, va, 0, false, size, ln).map(|_| ())
+                } else {
+                    let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
+                    self.access_general(k, slot, shift, &a)
+                };
+                res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
             }
             if DIRECT {
                 self.repeat = [NO_LINE; 2];
