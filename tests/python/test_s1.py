@@ -58,3 +58,192 @@ def test_s1_test_grid_runs_resumes_and_reports(tmp_path):
     written = s1.write_outputs(rows, grid, tmp_path / "r", tmp_path / "rep", text)
     assert (tmp_path / "rep" / "fragment.html").exists()
     assert any(p.suffix == ".png" for p in written)
+
+
+# -- diagnosis of failing findings, on hand-made rows and a hand-made trace ----------
+
+INSTR = 100_000  # 100 thousand instructions: cycles per 1,000 = cycles / 100
+
+
+def _row(trace, scheme, l1, l2, lines, role="sweep", tlb=128, **kw):
+    r = {"trace": trace, "scheme": scheme, "l1_kb": l1, "l2_kb": l2, "l1_line": lines[0], "l2_line": lines[1],
+         "tlb_entries": tlb, "role": role, "user_instructions": INSTR, "folded_regions": 8,
+         "itlb_misses": 0, "dtlb_misses": 0, "writeback_translations": 0}
+    for c in s1.COMPONENTS:
+        r[f"cpi_{c}"] = r[f"freq_{c}"] = 0.0
+    for side in ("i_side", "d_side"):
+        for f in s1.SIDE_FIELDS:
+            r[f"{side}_{f}"] = 0
+    r.update(kw)
+    r["vmcpi"] = sum(r[f"cpi_{c}"] for c in s1.COMPONENTS)
+    r["vm_cycles"] = round(r["vmcpi"] * INSTR)
+    return r
+
+
+GRID = s1.Grid(l1_kb=(1, 128), l2_kb=(1024, 2048), lines=((16, 16), (16, 64), (64, 64)),
+               traces=("dense", "sparse"), size="small", max_events=1000)
+
+
+def _rows():
+    """ULTRIX: uhandler 0.01 + upte-MEM (0.03 at 16 B L2 lines, 0.02 at 64 B) +
+    handler-L2 (0.01 at 16 B L1 lines, 0.005 at 64 B). MACH: the same plus
+    handler-MEM 0.003 and rpte-MEM 0.001. SOFTVM: 0.3 CPI at 1 MB L2 and 0.2 at
+    2 MB, 150 + 300 user L2 misses at 1 MB and 100 + 300 at 2 MB."""
+    rows = []
+    for t in GRID.traces:
+        for l1 in GRID.l1_kb:
+            for l2 in GRID.l2_kb:
+                for ln in GRID.lines:
+                    u = {"cpi_uhandler": 0.01, "freq_uhandler": 0.001,
+                         "cpi_upte-MEM": 0.03 if ln[1] == 16 else 0.02,
+                         "freq_upte-MEM": (0.03 if ln[1] == 16 else 0.02) / 500,
+                         "cpi_handler-L2": 0.01 if ln[0] == 16 else 0.005}
+                    rows.append(_row(t, "ultrix", l1, l2, ln, **u))
+                    rows.append(_row(t, "mach", l1, l2, ln, **u, **{"cpi_handler-MEM": 0.003, "cpi_rpte-MEM": 0.001,
+                                                                     "freq_khandler": 8 / INSTR,
+                                                                     "freq_rhandler": 1 / INSTR}))
+                    big = l2 == 2048
+                    rows.append(_row(t, "softvm", l1, l2, ln, **{
+                        "cpi_uhandler": 0.05 if big else 0.06, "freq_uhandler": 0.005 if big else 0.006,
+                        "cpi_upte-MEM": 0.15 if big else 0.24,
+                        "i_side_l2_miss_tlb_hit": 100 if big else 150, "d_side_l2_miss_tlb_hit": 300}))
+        # 64-entry TLBs at L1 128 KB, L2 1 MB, 16/64 lines: 50 -> 200 misses, 4,000 -> 6,400 cycles.
+        base = next(r for r in rows if (r["trace"], r["scheme"], r["l1_kb"], r["l2_kb"], r["l1_line"], r["l2_line"])
+                    == (t, "ultrix", 128, 1024, 16, 64))
+        base.update(itlb_misses=10, dtlb_misses=40)
+        assert base["vm_cycles"] == 4000
+        rows.append(_row(t, "ultrix", 128, 1024, (16, 64), role="tlb64", tlb=64, itlb_misses=50, dtlb_misses=150,
+                         **{"cpi_uhandler": 0.064}))
+    return rows
+
+
+FOOTPRINT = {
+    "dense": {"events": 1000, "lines": {"16": {"i": 100, "d": 250}, "64": {"i": 50, "d": 120}},
+              "read_first_lines": {"16": {"i": 100, "d": 200}, "64": {"i": 50, "d": 100}},
+              "pte_lines": {"16": 5, "64": 2}, "pages": {"i": 5, "d": 15, "all": 20}, "regions_4m": 8,
+              "lru_tlb_misses": {"i": {"48": 30, "112": 10}, "d": {"48": 90, "112": 30}},
+              "whole_trace_regions_4m": 8},
+}
+FOOTPRINT["sparse"] = dict(FOOTPRINT["dense"], whole_trace_regions_4m=144)
+
+
+def test_every_failing_finding_gets_a_diagnosis():
+    rows = _rows()
+    verdicts = s1.findings(rows, GRID)
+    diag = s1.diagnose(rows, GRID, FOOTPRINT, s1.CostModel())
+    failing = {i for i, (_, ok, _) in enumerate(verdicts, 1) if not ok}
+    assert failing == {1, 2, 3, 4, 5}
+    assert set(diag) == failing
+    for i in failing:
+        text, _ = diag[i]
+        assert text and all(line.strip() for line in text), i
+        assert "no diagnosis" not in " ".join(text), i
+    # And with no rows at all: every finding fails and says what is missing.
+    empty = s1.diagnose([], GRID)
+    assert set(empty) == {1, 2, 3, 4, 5}
+    assert all(empty[i][0] for i in empty)
+    # The printed report carries them under the verdicts.
+    text = s1.render(rows, GRID, FOOTPRINT, s1.CostModel())
+    assert sum(line.strip().startswith("why:") for line in text.splitlines()) == sum(len(d[0]) for d in diag.values())
+
+
+def test_diagnosis_of_finding_2_splits_runs_from_cost_and_finds_the_cold_floor():
+    _, n = s1.diagnose(_rows(), GRID, FOOTPRINT, s1.CostModel())[2]
+    d = n["dense"]
+    assert d["vmcpi_cut"] == pytest.approx(1.5, rel=1e-12)
+    assert d["handler_run_cut"] == pytest.approx(1.2, rel=1e-12)
+    assert d["cost_per_run_cut"] == pytest.approx(1.25, rel=1e-12)
+    assert d["user_miss_cut"] == pytest.approx(450 / 400, rel=1e-12)
+    # At 2 MB, 16 B L2 lines: 300 lines first read, of 400 misses; floor (10 x 300 +
+    # 520 x 5) / 100,000 = 0.056 of 0.2. At 64 B lines: 150 of 400; floor
+    # (10 x 150 + 520 x 2) / 100,000 = 0.0254. One 16 B and two 64 B points per L1 size.
+    assert d["cold_miss_share"] == pytest.approx((0.75 + 2 * 0.375) / 3, rel=1e-12)
+    assert d["floor_share"] == pytest.approx((0.056 / 0.2 + 2 * 0.0254 / 0.2) / 3, rel=1e-12)
+    assert d["max_cut_low"] == pytest.approx(0.3 / 0.056, rel=1e-12)
+    assert d["max_cut"] == pytest.approx(((0.3 / 0.056) * (0.3 / 0.0254) ** 2) ** (1 / 3), rel=1e-12)
+
+
+def test_diagnosis_of_finding_3_splits_misses_from_cost_per_miss():
+    _, n = s1.diagnose(_rows(), GRID, FOOTPRINT, s1.CostModel())[3]
+    d = n[("dense", "ultrix")]
+    assert d["misses_128_per_ki"] == pytest.approx(0.5) and d["misses_64_per_ki"] == pytest.approx(2.0)
+    assert d["miss_ratio"] == pytest.approx(4.0)
+    assert d["cycles_per_miss_128"] == pytest.approx(80.0) and d["cycles_per_miss_64"] == pytest.approx(32.0)
+    assert d["cycles_per_extra_miss"] == pytest.approx(16.0)  # (6,400 - 4,000) / 150
+    assert d["vmcpi_ratio"] == pytest.approx(1.6)
+    assert d["upte_mem_share_128"] == pytest.approx(0.5)
+    assert d["distinct_pages"] == 20 and d["first_touch_share_128"] == pytest.approx(0.4)
+    assert (d["lru_big"], d["lru_small"]) == (40, 120) and d["lru_ratio"] == pytest.approx(3.0)
+    assert ("dense", "mach") not in n  # no 64-entry MACH rows were given
+
+
+def test_diagnosis_of_finding_4_is_a_fixed_extra_over_ultrix():
+    text, n = s1.diagnose(_rows(), GRID, FOOTPRINT, s1.CostModel())[4]
+    d = n["sparse"]
+    assert d["extra_cycles_per_ki"] == pytest.approx(4.0) and d["extra_cycles"] == pytest.approx(400.0)
+    mean_ultrix = (0.05 + 0.04 + 0.035) / 3 * 1000
+    assert d["ultrix_cycles_per_ki"] == pytest.approx(mean_ultrix)
+    assert d["ratio"] == pytest.approx(1 + 4.0 / mean_ultrix)
+    assert d["by_component"]["handler-MEM"] == pytest.approx(3.0)
+    assert d["by_component"]["rpte-MEM"] == pytest.approx(1.0)
+    assert (d["regions"], d["khandler_runs"], d["mach_root_runs"]) == (8, pytest.approx(8), pytest.approx(1))
+    assert d["whole_trace_regions"] == 144
+    assert "fixed one-time cost" in text[0]
+    assert "not sparse at the page-table level" in text[-1] and "144 regions" in text[-1]
+    # More user-table pages than wired slots: no such claim is made.
+    text, _ = s1.diagnose(_rows(), GRID, FOOTPRINT, s1.CostModel(wired=4))[4]
+    assert not any("fixed one-time cost" in t or "not sparse" in t for t in text)
+
+
+def test_diagnosis_of_finding_5_names_the_components_of_each_line_effect():
+    text, n = s1.diagnose(_rows(), GRID, FOOTPRINT, s1.CostModel())[5]
+    u = n["ultrix"]
+    assert u["l2_line"]["upte-MEM"] == pytest.approx(1.0) and u["l2_line_total"] == pytest.approx(0.01)
+    assert u["l1_line"]["handler-L2"] == pytest.approx(1.0) and u["l1_line_total"] == pytest.approx(0.005)
+    # PTE loads from memory: 0.03 / 500 x 100,000 = 6 at 16 B lines, 4 at 64 B, against 5 and 2 first touches.
+    assert n["pte_floor"]["dense"] == {16: (5, pytest.approx(6.0)), 64: (2, pytest.approx(4.0))}
+    assert any("upte-MEM 100 %" in t for t in text)
+
+
+def test_footprint_counts_a_hand_made_trace_and_agrees_with_trace_info(tmp_path):
+    # Instruction fetches at pages 0x400 and 0x401, one straddling two 16 B lines;
+    # data at page 0x7ff (twice) and page 0x80000 (a second 4 MB region).
+    trace = tmp_path / "t.lackey"
+    trace.write_text("\n".join([
+        "I  00400000,4",   # I line16 0x40000, page 0x400
+        "I  0040000e,4",   # straddles: lines 0x40000 and 0x40001
+        " L 007ff010,8",   # D page 0x7ff, line16 0x7ff01
+        "I  00401000,4",   # I page 0x401
+        " S 80000000,4",   # D page 0x80000 (region 0x200)
+        " M 007ff020,4",   # D page 0x7ff again, line16 0x7ff02
+        "I  00400010,4",   # I line16 0x40001 again, page 0x400 again
+    ]) + "\n")
+    fp = s1.footprint(str(trace), 0, tlb_user_slots=(1, 2))
+    assert (fp["events"], fp["instructions"]) == (7, 4)
+    assert fp["lines"]["16"] == {"i": 3, "d": 3}   # I 0x40000, 0x40001, 0x40100; D 0x7ff01, 0x7ff02, 0x8000000
+    assert fp["lines"]["64"] == {"i": 2, "d": 2}   # I 0x10000, 0x10040; D 0x1ffc0 (twice), 0x2000000
+    assert fp["pages"] == {"i": 2, "d": 2, "all": 4}
+    # First touched by a read: every I line; D 0x7ff01 (L) and 0x7ff02 (M), not the stored 0x8000000.
+    assert fp["read_first_lines"]["16"] == {"i": 3, "d": 2}
+    assert fp["read_first_lines"]["64"] == {"i": 2, "d": 1}
+    # PTE lines of a linear table: 4 PTEs per 16 B line, 32 per 128 B line.
+    assert fp["pte_lines"]["16"] == 3              # pages 0x400, 0x401 -> group 0x100; 0x7ff -> 0x1ff; 0x80000
+    assert fp["pte_lines"]["128"] == 3             # 0x400/0x401 -> 0x20; 0x7ff -> 0x3f; 0x80000 -> 0x4000
+    assert fp["regions_4m"] == 2                   # 0x400000-0x7fffff holds 0x400, 0x401 and 0x7ff; 0x80000000
+    # LRU: I pages 0x400, 0x400, 0x401, 0x400 -> distances cold, (same), cold, 1;
+    # D pages 0x7ff, 0x80000, 0x7ff -> cold, cold, 1.
+    assert fp["lru_tlb_misses"] == {"i": {"1": 3, "2": 2}, "d": {"1": 3, "2": 2}}
+    # A prefix stops after that many events.
+    head = s1.footprint(str(trace), 3)
+    assert (head["events"], head["instructions"], head["pages"]["all"]) == (3, 2, 2)
+    # The whole-trace numbers agree with the engine's own summary.
+    info = json.loads(_engine.trace_info(str(trace), None)[0])
+    assert fp["lines"]["64"]["i"] == info["lines_64b"]["instr"]
+    assert fp["lines"]["64"]["d"] == info["lines_64b"]["data"]
+    assert fp["pages"]["all"] == info["pages_4k"]["total"]
+    assert fp["regions_4m"] == info["regions_4m"]["total"]
+
+
+def test_footprint_refuses_bad_geometry(tmp_path):
+    with pytest.raises(ValueError, match="powers of two"):
+        s1.footprint(str(tmp_path / "none"), 0, line_sizes=(24,))
