@@ -174,6 +174,10 @@ def test_diagnosis_of_finding_3_splits_misses_from_cost_per_miss():
     assert d["upte_mem_share_128"] == pytest.approx(0.5)
     assert d["distinct_pages"] == 20 and d["first_touch_share_128"] == pytest.approx(0.4)
     assert (d["lru_big"], d["lru_small"]) == (40, 120) and d["lru_ratio"] == pytest.approx(3.0)
+    # First-touch floor: 10 x 20 pages + 520 x 2 PTE lines (64 B) = 1,240 cycles.
+    assert d["first_touch_cycles"] == pytest.approx(1240.0)
+    assert d["first_touch_share_cycles"] == pytest.approx(0.31)
+    assert d["ratio_above_floor"] == pytest.approx((6400 - 1240) / (4000 - 1240))
     assert ("dense", "mach") not in n  # no 64-entry MACH rows were given
 
 
