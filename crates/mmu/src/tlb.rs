@@ -251,6 +251,7 @@ impl Tlb {
         self.slots.iter().flatten()
     }
 
+    #[inline(always)]
     fn asid_key(&self, asid: u32) -> u32 {
         if self.cfg.asid_tags {
             asid
@@ -295,15 +296,20 @@ impl Tlb {
     /// `find` through the memo: a valid entry holds `find`'s answer for the
     /// same ASID key and smallest-size page, and `find` reads nothing but the
     /// index, which has not changed since (changes invalidate every entry).
-    #[inline]
+    #[inline(always)]
     fn find_memo(&mut self, asid: u32, va: u64) -> Option<usize> {
         let key = self.asid_key(asid);
         let page = va >> self.min_shift;
         let i = ((page ^ u64::from(key).wrapping_mul(0x9e37_79b9)) as usize) & (MEMO_ENTRIES - 1);
-        let e = self.memo[i];
+        let e = &self.memo[i];
         if e.generation == self.memo_gen && e.key == key && e.page == page {
             return Some(e.slot);
         }
+        self.find_and_remember(i, key, page, asid, va)
+    }
+
+    #[inline(never)]
+    fn find_and_remember(&mut self, i: usize, key: u32, page: u64, asid: u32, va: u64) -> Option<usize> {
         let found = self.find(asid, va);
         if let (Some(slot), true) = (found, self.memo_on) {
             self.memo[i] = MemoEntry { generation: self.memo_gen, key, page, slot };
@@ -312,7 +318,7 @@ impl Tlb {
     }
 
     /// A counted lookup: a hit refreshes LRU state.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&mut self, asid: u32, va: u64) -> Option<TlbEntry> {
         match self.find_memo(asid, va) {
             Some(s) => {

@@ -29,6 +29,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     events.truncate(max.min(events.len() as u64) as usize);
     let n = events.len() as f64;
     println!("decode      {:8.1} M refs/s  ({} events)", n / t.elapsed().as_secs_f64() / 1e6, events.len());
+    // The foundation's engine (no translation) on the same caches: the rate
+    // issue 3 compares translating runs with.
+    if only.is_none() {
+        let jm = load("jacob-mudge", &["scheme=notlb".to_string()])?;
+        let mut mc = vmlab_machine::MachineConfig::bare(
+            "jacob-mudge caches",
+            vmlab_machine::MemoryConfig::sequential(jm.page_size, jm.frames * jm.page_size.bytes()),
+        );
+        mc.l1i = Some(jm.l1i.clone());
+        mc.l1d = Some(jm.l1d.clone());
+        mc.l2i = jm.l2i.clone();
+        mc.l2d = jm.l2d.clone();
+        mc.l2 = jm.l2.clone();
+        let mut m = vmlab_machine::Machine::new(mc)?;
+        let t = Instant::now();
+        m.feed(&events, path, 0)?;
+        println!("{:<10}  {:8.1} M refs/s   (vmlab_machine::Machine, same caches)", "foundation", n / t.elapsed().as_secs_f64() / 1e6);
+    }
     for scheme in [Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Parisc, Scheme::Softvm, Scheme::Spur, Scheme::Intel] {
         if only.as_ref().is_some_and(|o| !o.contains(&scheme)) {
             continue;

@@ -129,8 +129,18 @@ impl MemSys {
         }
     }
 
+    /// `Cache::lookup` on the L1 of `kind`: a hit that sends nothing below
+    /// is completed; a miss changes nothing and says where the line goes
+    /// (finish it with `l1_missed`, if nothing touched L1 since).
+    #[inline(always)]
+    pub fn l1_lookup(&mut self, kind: RefKind, r: LineRef) -> Lookup {
+        let l1 = if kind == RefKind::Ifetch { &mut self.l1i } else { &mut self.l1d };
+        l1.lookup(r, kind)
+    }
+
+    /// Completes an L1 miss that `l1_lookup` found, with everything below.
     #[inline(never)]
-    fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+    pub fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
         let l1 = self.l1(kind);
         let line = l1.line_bytes();
         let out = l1.access_missed(set, key, r, kind, size);

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::{Asid, VirtAddr};
-use vmlab_cache::{Indexing, LineRef, RefKind};
+use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbError, TlbSet};
@@ -407,6 +407,9 @@ impl VmSim {
     #[inline(always)]
     fn user_piece_lookup(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
         self.current_space = asid;
+        if self.at == TranslateAt::L2Miss && self.fast {
+            return self.user_piece_at_memory(kind, s, ln, asid, va, size);
+        }
         let mut tlb_miss = false;
         let pa = match self.at {
             TranslateAt::Never => match self.mapper.as_mut() {
@@ -451,6 +454,53 @@ impl VmSim {
             self.after_access(mark, Some((va, asid)))?;
         }
         Ok(())
+    }
+
+    /// SOFTVM / SPUR, fast: the general path asks whether L1 or L2 holds the
+    /// line (`MemSys::resident`, no side effects), translates if neither
+    /// does, then accesses. Here the L1 lookup comes first and finishes a
+    /// hit (resident, so no translation, and a hit moves nothing to or from
+    /// memory, so there is nothing to translate after it either); on an L1
+    /// miss, L2 residency decides as before, and the miss is completed
+    /// without a second L1 lookup when no handler ran in between (a handler
+    /// changes the caches, so then the access starts over).
+    #[inline(always)]
+    fn user_piece_at_memory(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+        let r = LineRef { vaddr: va, paddr: va, asid };
+        let level = match self.mem.l1_lookup(kind, r) {
+            Lookup::Hit(_) => {
+                self.sides[s].count(Level::L1, false);
+                self.last[s] = Some((asid, ln));
+                return Ok(());
+            }
+            Lookup::Miss { set, key } => {
+                if self.mem.l2(kind).contains(r) {
+                    let mark = self.mem.log.len();
+                    let level = self.mem.l1_missed(kind, set, key, r, size);
+                    return self.finish_piece_at_memory(kind, s, ln, asid, va, level, mark);
+                }
+                self.translate_at_memory(asid, va)?;
+                let mark = self.mem.log.len();
+                let level = self.mem.access_fast(kind, r, size);
+                (level, mark)
+            }
+            Lookup::Full => {
+                if !self.mem.resident(kind, r) {
+                    self.translate_at_memory(asid, va)?;
+                }
+                let mark = self.mem.log.len();
+                (self.mem.access(kind, r, size), mark)
+            }
+        };
+        self.finish_piece_at_memory(kind, s, ln, asid, va, level.0, level.1)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn finish_piece_at_memory(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, level: Level, mark: usize) -> Result<(), SimError> {
+        self.sides[s].count(level, false);
+        self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        self.after_access(mark, Some((va, asid)))
     }
 
     /// Moves the repeat hits counted by `user_piece` into the L1 and TLB
