@@ -248,6 +248,13 @@ def test_footprint_counts_a_hand_made_trace_and_agrees_with_trace_info(tmp_path)
     assert fp["regions_4m"] == info["regions_4m"]["total"]
 
 
-def test_footprint_refuses_bad_geometry(tmp_path):
+def test_footprint_refuses_bad_geometry_and_bad_traces(tmp_path):
     with pytest.raises(ValueError, match="powers of two"):
         s1.footprint(str(tmp_path / "none"), 0, line_sizes=(24,))
+    # A trace the engine cannot open or decode is its error (file, line), not a hang.
+    with pytest.raises(_engine.VmlabError, match="none.vmt.*cannot open"):
+        s1.footprint(str(tmp_path / "none.vmt"), 0)
+    bad = tmp_path / "bad.lackey"
+    bad.write_text("I  00400000,4\nnot a record\n")
+    with pytest.raises(_engine.VmlabError, match="line 2"):
+        s1.footprint(str(bad), 0)

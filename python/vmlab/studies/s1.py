@@ -425,11 +425,22 @@ def footprint(trace_path: str, max_events: int, line_sizes: Sequence[int] = FOOT
         fifo = os.path.join(tmp, "prefix.lackey")
         os.mkfifo(fifo)
 
+        done = threading.Event()
+
         def convert() -> None:
             try:
                 _engine.trace_convert(os.fspath(trace_path), fifo, "lackey", None)
             except _engine.VmlabError as e:  # a broken pipe once we stop reading is expected
                 failure.append(e)
+                # A trace that cannot be opened fails before the pipe is opened
+                # for writing: open and close it, so the reader sees the end
+                # instead of waiting for ever.
+                while not done.is_set():
+                    try:
+                        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+                        break
+                    except OSError:
+                        done.wait(0.01)
 
         writer = threading.Thread(target=convert, daemon=True)
         writer.start()
@@ -477,6 +488,7 @@ def footprint(trace_path: str, max_events: int, line_sizes: Sequence[int] = FOOT
                     for n in slots:
                         if dist >= n:
                             lru[side][n] += 1
+        done.set()
         writer.join()
     if failure and (not max_events or events < max_events):
         raise failure[0]
