@@ -80,15 +80,15 @@ def _row(trace, scheme, l1, l2, lines, role="sweep", tlb=128, **kw):
     return r
 
 
-GRID = s1.Grid(l1_kb=(1, 128), l2_kb=(1024, 2048), lines=((16, 16), (16, 64), (64, 64)),
+GRID = s1.Grid(l1_kb=(1, 128), l2_kb=(512, 1024), lines=((16, 16), (16, 64), (64, 64)),
                traces=("dense", "sparse"), size="small", max_events=1000)
 
 
 def _rows():
     """ULTRIX: uhandler 0.01 + upte-MEM (0.03 at 16 B L2 lines, 0.02 at 64 B) +
     handler-L2 (0.01 at 16 B L1 lines, 0.005 at 64 B). MACH: the same plus
-    handler-MEM 0.003 and rpte-MEM 0.001. SOFTVM: 0.3 CPI at 1 MB L2 and 0.2 at
-    2 MB, 150 + 300 user L2 misses at 1 MB and 100 + 300 at 2 MB."""
+    handler-MEM 0.003 and rpte-MEM 0.001. SOFTVM: 0.3 CPI at 512K/512K L2 and
+    0.2 at 1M/1M, 150 + 300 user L2 misses at 512K/512K and 100 + 300 at 1M/1M."""
     rows = []
     for t in GRID.traces:
         for l1 in GRID.l1_kb:
@@ -102,17 +102,17 @@ def _rows():
                     rows.append(_row(t, "mach", l1, l2, ln, **u, **{"cpi_handler-MEM": 0.003, "cpi_rpte-MEM": 0.001,
                                                                      "freq_khandler": 8 / INSTR,
                                                                      "freq_rhandler": 1 / INSTR}))
-                    big = l2 == 2048
+                    big = l2 == s1.FINDING1_MIN_L2_KB
                     rows.append(_row(t, "softvm", l1, l2, ln, **{
                         "cpi_uhandler": 0.05 if big else 0.06, "freq_uhandler": 0.005 if big else 0.006,
                         "cpi_upte-MEM": 0.15 if big else 0.24,
                         "i_side_l2_miss_tlb_hit": 100 if big else 150, "d_side_l2_miss_tlb_hit": 300}))
-        # 64-entry TLBs at L1 128 KB, L2 1 MB, 16/64 lines: 50 -> 200 misses, 4,000 -> 6,400 cycles.
+        # 64-entry TLBs at L1 128 KB, L2 512K/512K, 16/64 lines: 50 -> 200 misses, 4,000 -> 6,400 cycles.
         base = next(r for r in rows if (r["trace"], r["scheme"], r["l1_kb"], r["l2_kb"], r["l1_line"], r["l2_line"])
-                    == (t, "ultrix", 128, 1024, 16, 64))
+                    == (t, "ultrix", 128, 512, 16, 64))
         base.update(itlb_misses=10, dtlb_misses=40)
         assert base["vm_cycles"] == 4000
-        rows.append(_row(t, "ultrix", 128, 1024, (16, 64), role="tlb64", tlb=64, itlb_misses=50, dtlb_misses=150,
+        rows.append(_row(t, "ultrix", 128, 512, (16, 64), role="tlb64", tlb=64, itlb_misses=50, dtlb_misses=150,
                          **{"cpi_uhandler": 0.064}))
     return rows
 
@@ -154,7 +154,7 @@ def test_diagnosis_of_finding_2_splits_runs_from_cost_and_finds_the_cold_floor()
     assert d["handler_run_cut"] == pytest.approx(1.2, rel=1e-12)
     assert d["cost_per_run_cut"] == pytest.approx(1.25, rel=1e-12)
     assert d["user_miss_cut"] == pytest.approx(450 / 400, rel=1e-12)
-    # At 2 MB, 16 B L2 lines: 300 lines first read, of 400 misses; floor (10 x 300 +
+    # At 1M/1M, 16 B L2 lines: 300 lines first read, of 400 misses; floor (10 x 300 +
     # 520 x 5) / 100,000 = 0.056 of 0.2. At 64 B lines: 150 of 400; floor
     # (10 x 150 + 520 x 2) / 100,000 = 0.0254. One 16 B and two 64 B points per L1 size.
     assert d["cold_miss_share"] == pytest.approx((0.75 + 2 * 0.375) / 3, rel=1e-12)
