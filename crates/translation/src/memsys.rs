@@ -51,6 +51,9 @@ pub struct MemSys {
     /// memory), so nothing is logged.
     unmapped_base: Option<u64>,
     pub log: Vec<MemTransfer>,
+    /// L2 hits finished by `Cache::lookup` (see `access_fast`); off in the
+    /// general path the fast one is tested against.
+    pub fast: bool,
 }
 
 impl MemSys {
@@ -69,6 +72,7 @@ impl MemSys {
             memory: MemoryStats::default(),
             unmapped_base,
             log: Vec::new(),
+            fast: true,
         })
     }
 
@@ -186,7 +190,18 @@ impl MemSys {
     }
 
     fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
-        let out = self.l2(kind).access(r, kind, size);
+        let fast = self.fast;
+        let l2 = self.l2(kind);
+        let out = if fast {
+            // As in `access_fast`: a hit that sends nothing below is done.
+            match l2.lookup(r, kind) {
+                Lookup::Hit(_) => return Level::L2,
+                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
+                Lookup::Full => l2.access(r, kind, size),
+            }
+        } else {
+            l2.access(r, kind, size)
+        };
         let mut level = if out.hit { Level::L2 } else { Level::Memory };
         if out.fetch {
             self.memory.reads += 1;

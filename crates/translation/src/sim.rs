@@ -281,6 +281,7 @@ impl VmSim {
     pub fn general(cfg: VmConfig) -> Result<Self, SimError> {
         let mut sim = Self::new(cfg)?;
         sim.fast = false;
+        sim.mem.fast = false;
         if let Some(t) = sim.tlbs.as_mut() {
             t.set_memo(false);
         }
@@ -326,7 +327,10 @@ impl VmSim {
         }
         let asid = a.asid.0;
         let va = match self.fold.as_mut() {
-            Some(f) => f.fold(asid, a.addr.0).ok_or(SimError::FoldOverflow { asid, scheme: self.scheme.name() })?,
+            Some(f) => match f.fold(asid, a.addr.0) {
+                Some(va) => va,
+                None => return Err(SimError::FoldOverflow { asid, scheme: self.scheme.name() }),
+            },
             None => a.addr.0,
         };
         let size = u64::from(a.size.max(1));
