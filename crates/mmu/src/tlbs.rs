@@ -125,6 +125,14 @@ impl TlbSet {
         }
     }
 
+    /// Whether a lookup on one side can change the replacement order the
+    /// other side's next lookup sees: a unified LRU main TLB consulted
+    /// first (no micro-TLBs). A caller that counts repeat hits without
+    /// looking up must then forget the other side's latest page.
+    pub fn sides_share_lru_order(&self) -> bool {
+        self.main.len() == 1 && self.micro.is_none() && self.main[0].config().replacement == crate::tlb::TlbReplacement::Lru
+    }
+
     /// The purge an untagged TLB needs on a context switch: every
     /// non-global entry of every level without ASID tags.
     pub fn purge_untagged(&mut self) {
@@ -181,6 +189,24 @@ mod tests {
         assert_eq!((get("tlb").hits, get("tlb").misses), (1, 1));
         assert_eq!((get("micro-dtlb").hits, get("micro-dtlb").misses), (1, 1));
         assert_eq!((get("micro-itlb").hits, get("micro-itlb").misses), (1, 1));
+    }
+
+    #[test]
+    fn unified_lru_keeps_the_order_the_other_side_changed() {
+        // Two normal slots. I hits X, D hits Y, I hits X again: X is the
+        // most recent, so a new page evicts Y. (A shortcut that skipped the
+        // second X lookup as "a repeat of this side's latest hit" would
+        // leave Y newer and evict X: in a unified LRU TLB it is not exact.)
+        let lru = TlbConfig { replacement: crate::tlb::TlbReplacement::Lru, ..TlbConfig::fully_associative(4, 2) };
+        let mut s = TlbSet::new(TlbLayout::Unified(lru), None).unwrap();
+        s.insert(Side::I, 1, 0x1000, 0x9000, 4096, false, Slot::Normal).unwrap();
+        s.insert(Side::D, 1, 0x2000, 0xa000, 4096, false, Slot::Normal).unwrap();
+        assert!(s.lookup(Side::I, 1, 0x1000).unwrap().is_some());
+        assert!(s.lookup(Side::D, 1, 0x2000).unwrap().is_some());
+        assert!(s.lookup(Side::I, 1, 0x1004).unwrap().is_some());
+        s.insert(Side::D, 1, 0x3000, 0xb000, 4096, false, Slot::Normal).unwrap();
+        assert!(s.probe(Side::I, 1, 0x1000).is_some(), "X, the most recent, stays");
+        assert!(s.probe(Side::D, 1, 0x2000).is_none(), "Y, the least recent, went");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 
 use proptest::prelude::*;
 use vmlab_mmu::tlb::Assoc;
-use vmlab_mmu::{Slot, Tlb, TlbConfig, TlbReplacement};
+use vmlab_mmu::{Side, Slot, Tlb, TlbConfig, TlbLayout, TlbReplacement, TlbSet};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -91,6 +91,84 @@ proptest! {
             let a: Vec<_> = memo.entries().copied().collect();
             let b: Vec<_> = plain.entries().copied().collect();
             prop_assert_eq!(a, b);
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum SetOp {
+    Lookup(bool, u32, u64),
+    Again(bool, u32, u64),
+    Insert(bool, u32, u64, bool, bool),
+    PurgeUntagged,
+}
+
+fn set_op() -> impl Strategy<Value = SetOp> {
+    // Few pages: with few slots, hits and evictions interleave closely.
+    let va = (0u64..6).prop_map(|p| (p << 12) | 0x123);
+    prop_oneof![
+        4 => (any::<bool>(), 1u32..4, va.clone()).prop_map(|(d, a, v)| SetOp::Lookup(d, a, v)),
+        12 => (any::<bool>(), prop_oneof![6 => Just(1u32), 1 => 1u32..4], 0u64..4096).prop_map(|(d, a, o)| SetOp::Again(d, a, o)),
+        3 => (any::<bool>(), 1u32..4, va, any::<bool>(), any::<bool>()).prop_map(|(d, a, v, g, w)| SetOp::Insert(d, a, v, g, w)),
+        1 => Just(SetOp::PurgeUntagged),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    /// The same for a whole TLB set (every level's memo): split or
+    /// unified, with or without micro-TLBs, every policy.
+    #[test]
+    fn tlb_set_memo_changes_nothing(
+        repl in prop_oneof![Just(TlbReplacement::Random), Just(TlbReplacement::Lru), Just(TlbReplacement::Fifo)],
+        tagged in any::<bool>(),
+        unified in any::<bool>(),
+        micro in any::<bool>(),
+        entries in prop_oneof![Just(4u32), Just(8)],
+        wired in 0u32..3,
+        seed in 0u64..1000,
+        ops in prop::collection::vec(set_op(), 1..400),
+    ) {
+        // Few normal slots, so which entry is least recent decides victims.
+        let cfg = TlbConfig {
+            entries,
+            assoc: Assoc::Full,
+            replacement: repl,
+            wired,
+            asid_tags: tagged,
+            page_sizes: vec![4096],
+            seed,
+            source: String::new(),
+        };
+        let layout = if unified { TlbLayout::Unified(cfg.clone()) } else { TlbLayout::Split { i: cfg.clone(), d: cfg.clone() } };
+        let small = TlbConfig { entries: 2, wired: 0, ..cfg };
+        let micro = micro.then(|| (small.clone(), small));
+        let mut fast = TlbSet::new(layout.clone(), micro.clone()).unwrap();
+        let mut plain = TlbSet::new(layout, micro).unwrap();
+        plain.set_memo(false);
+        let side = |d: bool| if d { Side::D } else { Side::I };
+        let mut last_va = [0x123u64; 2];
+        for op in ops {
+            match op {
+                SetOp::Lookup(d, a, v) => {
+                    last_va[usize::from(d)] = v;
+                    prop_assert_eq!(fast.lookup(side(d), a, v).unwrap(), plain.lookup(side(d), a, v).unwrap());
+                }
+                SetOp::Again(d, a, off) => {
+                    let v = (last_va[usize::from(d)] & !0xfff) | off;
+                    prop_assert_eq!(fast.lookup(side(d), a, v).unwrap(), plain.lookup(side(d), a, v).unwrap());
+                }
+                SetOp::Insert(d, a, v, g, w) => {
+                    let slot = if w { Slot::Wired } else { Slot::Normal };
+                    fast.insert(side(d), a, v, v ^ 0x5_0000, 4096, g, slot).unwrap();
+                    plain.insert(side(d), a, v, v ^ 0x5_0000, 4096, g, slot).unwrap();
+                }
+                SetOp::PurgeUntagged => {
+                    fast.purge_untagged();
+                    plain.purge_untagged();
+                }
+            }
+            prop_assert_eq!(fast.stats(), plain.stats());
         }
     }
 }

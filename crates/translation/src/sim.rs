@@ -191,6 +191,8 @@ pub struct VmSim {
     last_data: Option<(u32, u64)>,
     protection_changes: u64,
     protection_cycles: u64,
+    /// Both sides' lookups reorder one LRU TLB (see `user_piece`'s repeats).
+    shared_tlb_order: bool,
     /// The fast paths (see `VmSim::general`): the repeat-line shortcut, the
     /// TLBs' lookup memo, L1 hits finished inline. Off, every piece takes
     /// the general path; results are identical, which tests check.
@@ -232,6 +234,7 @@ impl VmSim {
         };
         let mapper = (scheme == Scheme::Notlb)
             .then(|| PageMapper::new(cfg.page_size, cfg.frames, FrameAllocation::Sequential, 0, 1));
+        let shared_tlb_order = at == TranslateAt::EveryAccess && tlbs.as_ref().is_some_and(TlbSet::sides_share_lru_order);
         let asid_tagged_caches = cfg.caches().iter().all(|(_, c)| c.asid_tags || c.indexing != Indexing::Vivt);
         Ok(Self {
             fold: table.is_some().then(Fold::default),
@@ -269,6 +272,7 @@ impl VmSim {
             last_data: None,
             protection_changes: 0,
             protection_cycles: 0,
+            shared_tlb_order,
             fast: true,
             cfg,
         })
@@ -423,6 +427,11 @@ impl VmSim {
             TranslateAt::EveryAccess => {
                 let (pa, miss) = self.tlb_translate(s, asid, va)?;
                 tlb_miss = miss;
+                if self.shared_tlb_order {
+                    // This lookup reordered the TLB the other side's repeat
+                    // would have refreshed: that repeat must look up.
+                    self.last[1 - s] = None;
+                }
                 pa
             }
             TranslateAt::L1Miss => {

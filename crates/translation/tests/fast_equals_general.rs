@@ -201,9 +201,22 @@ fn trace() -> impl Strategy<Value = Vec<Event>> {
     let run = (access, 1usize..12, 0u64..8).prop_map(|((kind, addr, size, asid), n, stride)| {
         (0..n as u64).map(|i| Event::access(kind, addr + i * stride, size, asid)).collect::<Vec<_>>()
     });
+    // Code interleaved with data, as programs run: fetches walk a line
+    // while loads alternate over a few pages, so a side's repeat follows
+    // the other side's lookups.
+    let interleaved = (0u64..8, prop::collection::vec(0u64..8, 1..4), 2usize..24, 1u32..3).prop_map(|(code, data, n, asid)| {
+        let mut v = Vec::new();
+        for i in 0..n as u64 {
+            v.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (code << 12) + 4 * i, 4, asid));
+            let page = data[i as usize % data.len()];
+            v.push(Event::access(AccessKind::Load, 0x80_0000 + (page << 12) + 8 * i, 8, asid));
+        }
+        v
+    });
     prop::collection::vec(
         prop_oneof![
             30 => run,
+            10 => interleaved,
             2 => (1u32..4).prop_map(|a| vec![Event::ContextSwitch(vmlab_addr::Asid(a))]),
             1 => Just(vec![Event::FlushAll]),
         ],
@@ -271,4 +284,43 @@ fn general_and_fast_agree_on_a_hand_counted_trace() {
         assert_eq!(r.itlb.unwrap().hits, 99);
         assert_eq!(r.itlb.unwrap().misses, 1);
     }
+}
+
+/// A unified LRU TLB is shared by both sides, so a data lookup between two
+/// fetches of one line changes which entry is least recent: the second
+/// fetch must refresh its page in the TLB, not pass as a free repeat. Two
+/// normal slots. Fetch page P, load page Q (misses), fetch P again (a
+/// lookup: the miss cleared the repeat state), load another line of Q (a
+/// hit: Q is now newer than P), fetch P's line again (a repeat of the line,
+/// but P must become the newest again), load page R: it evicts the least
+/// recent, Q; so the last fetch of P hits.
+#[test]
+fn unified_lru_tlb_repeats_refresh_the_shared_order() {
+    let mut cfg = load("jacob-mudge", &["scheme=ultrix".to_string()]).unwrap();
+    let mut t = cfg.itlb.clone().unwrap();
+    t.entries = 18;
+    t.wired = 16;
+    t.replacement = vmlab_mmu::TlbReplacement::Lru;
+    (cfg.itlb, cfg.dtlb, cfg.tlb) = (None, None, Some(t));
+    let (p, q, r) = (0x40_0000, 0x41_0000, 0x42_0000);
+    let events = vec![
+        Event::access(AccessKind::Ifetch, p, 4, 1),
+        Event::access(AccessKind::Load, q, 4, 1),
+        Event::access(AccessKind::Ifetch, p + 4, 4, 1),
+        Event::access(AccessKind::Load, q + 0x100, 4, 1),
+        Event::access(AccessKind::Ifetch, p + 8, 4, 1),
+        Event::access(AccessKind::Load, r, 4, 1),
+        Event::access(AccessKind::Ifetch, p + 12, 4, 1),
+    ];
+    let mut results = Vec::new();
+    for mut sim in [VmSim::new(cfg.clone()).unwrap(), VmSim::general(cfg.clone()).unwrap()] {
+        sim.feed(&events).unwrap();
+        results.push(sim.result("t"));
+    }
+    let tlb = results[1].tlbs.iter().find(|t| t.name == "tlb").unwrap().stats;
+    // Misses: P (and the nested miss on the user table's kseg2 page, which
+    // then sits in a wired slot), Q, R. Hits: fetches 2-4, the load of Q's
+    // second line, and the user-PTE loads of Q and R (kseg2 page wired).
+    assert_eq!((tlb.hits, tlb.misses, tlb.evictions), (6, 4, 1), "{tlb:?}");
+    assert_eq!(results[0], results[1]);
 }
