@@ -1,8 +1,9 @@
 //! Time of an S1 sweep, estimated from a sample of its configurations:
 //! `cargo run --release -p vmlab-translation --example vmsweep -- TRACE
 //! [MAX_EVENTS] [EVERY]`. Builds the `paper` grid of
-//! python/vmlab/studies/s1.py (6 schemes x L2 1/2/4 MB x 7 line pairs x L1
-//! 1-128 KB per side, 1,008 sweep points), runs every EVERY-th configuration
+//! python/vmlab/studies/s1.py (6 schemes x L2 512K, 1M, 2M per side, i.e.
+//! the paper's 1/2/4 MB totals, x 7 line pairs x L1 1-128 KB per side, 1,008
+//! sweep points), runs every EVERY-th configuration
 //! (default 7) over the same decoded events, one after another on one
 //! thread, and reports the mean rate per configuration and what the whole
 //! grid would take on a 100 M-reference trace on 2 cores at that rate.
@@ -26,7 +27,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     events.truncate(max.min(events.len() as u64) as usize);
     let mut grid = Vec::new();
     for scheme in ["ultrix", "mach", "intel", "parisc", "softvm", "spur"] {
-        for l2 in [1024, 2048, 4096] {
+        // Per side, as s1.py's GRIDS["paper"].l2_kb.
+        for l2 in [512, 1024, 2048] {
             for (a, b) in [(16, 16), (16, 32), (16, 64), (32, 32), (32, 64), (64, 64), (64, 128)] {
                 for l1 in [1, 2, 4, 8, 16, 32, 64, 128] {
                     let mut o = vec![format!("scheme={scheme}")];
