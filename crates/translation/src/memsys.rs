@@ -10,7 +10,7 @@
 //! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
 //! write-backs and fills it must translate.
 
-use vmlab_cache::{Cache, CacheStats, GeometryError, LineRef, Lookup, Outcome, RefKind};
+use vmlab_cache::{Cache, CacheStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind};
 use vmlab_machine::MemoryStats;
 
 use crate::config::VmConfig;
@@ -54,6 +54,25 @@ pub struct MemSys {
     /// L2 hits finished by `Cache::lookup` (see `access_fast`); off in the
     /// general path the fast one is tested against.
     pub fast: bool,
+    /// Per L1 side (I, D) and for the L2 serving each kind: the inline hit
+    /// check of a direct-mapped, VIVT, ASID-tagged, write-back level without
+    /// 3C shadow (every S1 grid machine), or `None`. Such a level's hit is
+    /// `Cache::probe` (a dirty bit at most; no replacement state) plus one
+    /// access counted; the counts wait in `direct_hits` until `settle`.
+    l1_direct: [Option<HitCheck>; 2],
+    l2_direct: [Option<HitCheck>; 3],
+    /// Hits found by the direct probes, by level (L1, L2) and kind, not yet
+    /// added to the caches' statistics (`settle`).
+    direct_hits: [[u64; 3]; 2],
+    /// Every probe by the direct checks, hit or miss (never reset): lets
+    /// tests prove the direct paths ran.
+    pub direct_probes: u64,
+}
+
+/// The inline hit check of `c` if a hit there needs no translation and no
+/// replacement update: one way, virtual index and tag with ASIDs.
+fn direct_check(c: &Cache) -> Option<HitCheck> {
+    c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
 }
 
 impl MemSys {
@@ -65,15 +84,45 @@ impl MemSys {
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
         };
+        let l1i = Cache::new(cfg.l1i.clone(), false)?;
+        let l1d = Cache::new(cfg.l1d.clone(), false)?;
+        let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
+        let l2_direct = match &l2 {
+            L2::Unified(c) => [direct_check(c); 3],
+            L2::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
+        };
         Ok(Self {
-            l1i: Cache::new(cfg.l1i.clone(), false)?,
-            l1d: Cache::new(cfg.l1d.clone(), false)?,
+            l1i,
+            l1d,
             l2,
             memory: MemoryStats::default(),
             unmapped_base,
             log: Vec::new(),
             fast: true,
+            l1_direct,
+            l2_direct,
+            direct_hits: [[0; 3]; 2],
+            direct_probes: 0,
         })
+    }
+
+    /// Turns the fast paths (direct probes, hits finished by `lookup`) off:
+    /// the general path the fast one is tested against.
+    pub fn set_general(&mut self) {
+        self.fast = false;
+        self.l1_direct = [None; 2];
+        self.l2_direct = [None; 3];
+    }
+
+    /// Adds the hits the direct probes found to the caches' statistics;
+    /// call before reading `stats`.
+    pub fn settle(&mut self) {
+        for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
+            let n = std::mem::take(&mut self.direct_hits[0][kind as usize]);
+            self.l1(kind).count_repeat_hits(kind, n);
+            let n = std::mem::take(&mut self.direct_hits[1][kind as usize]);
+            self.l2(kind).count_repeat_hits(kind, n);
+        }
     }
 
     #[inline]
@@ -125,8 +174,7 @@ impl MemSys {
     /// a second lookup. Same result, same state, as `access`.
     #[inline(always)]
     pub fn access_fast(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
-        let l1 = if kind == RefKind::Ifetch { &mut self.l1i } else { &mut self.l1d };
-        match l1.lookup(r, kind) {
+        match self.l1_lookup(kind, r) {
             Lookup::Hit(_) => Level::L1,
             Lookup::Miss { set, key } => self.l1_missed(kind, set, key, r, size),
             Lookup::Full => self.access(kind, r, size),
@@ -138,7 +186,21 @@ impl MemSys {
     /// (finish it with `l1_missed`, if nothing touched L1 since).
     #[inline(always)]
     pub fn l1_lookup(&mut self, kind: RefKind, r: LineRef) -> Lookup {
-        let l1 = if kind == RefKind::Ifetch { &mut self.l1i } else { &mut self.l1d };
+        let d = usize::from(kind != RefKind::Ifetch);
+        let l1 = if d == 0 { &mut self.l1i } else { &mut self.l1d };
+        if let Some(hc) = &self.l1_direct[d] {
+            // VIVT with ASIDs: the key is the virtual line number and the set
+            // its low bits, as `lookup` computes them; a miss changes nothing.
+            self.direct_probes += 1;
+            let (set, key) = hc.locate(r.vaddr, r.paddr);
+            return match l1.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write) {
+                Some(dirty) => {
+                    self.direct_hits[0][kind as usize] += 1;
+                    Lookup::Hit(dirty)
+                }
+                None => Lookup::Miss { set, key },
+            };
+        }
         l1.lookup(r, kind)
     }
 
@@ -191,8 +253,18 @@ impl MemSys {
 
     fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
         let fast = self.fast;
+        let direct = self.l2_direct[kind as usize];
+        self.direct_probes += u64::from(direct.is_some());
         let l2 = self.l2(kind);
-        let out = if fast {
+        let out = if let Some(hc) = &direct {
+            // As in `l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
+            let (set, key) = hc.locate(r.vaddr, r.paddr);
+            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
+                self.direct_hits[1][kind as usize] += 1;
+                return Level::L2;
+            }
+            l2.access_missed(set, key, r, kind, size)
+        } else if fast {
             // As in `access_fast`: a hit that sends nothing below is done.
             match l2.lookup(r, kind) {
                 Lookup::Hit(_) => return Level::L2,

@@ -285,7 +285,7 @@ impl VmSim {
     pub fn general(cfg: VmConfig) -> Result<Self, SimError> {
         let mut sim = Self::new(cfg)?;
         sim.fast = false;
-        sim.mem.fast = false;
+        sim.mem.set_general();
         if let Some(t) = sim.tlbs.as_mut() {
             t.set_memo(false);
         }
@@ -294,6 +294,12 @@ impl VmSim {
 
     pub fn config(&self) -> &VmConfig {
         &self.cfg
+    }
+
+    /// How many L1/L2 lookups took the direct-mapped VIVT probe (tests use
+    /// it to prove that path ran; 0 in the general simulator).
+    pub fn direct_probes(&self) -> u64 {
+        self.mem.direct_probes
     }
 
     /// Applies one event.
@@ -519,6 +525,7 @@ impl VmSim {
     /// Moves the repeat hits counted by `user_piece` into the L1 and TLB
     /// statistics.
     fn settle(&mut self) {
+        self.mem.settle();
         for kind in [RefKind::Ifetch, RefKind::Read] {
             let n = std::mem::take(&mut self.repeats[kind as usize]);
             self.mem.l1(kind).count_repeat_hits(kind, n);

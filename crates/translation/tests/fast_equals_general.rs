@@ -259,6 +259,56 @@ proptest! {
         let b = general.feed(&events[half..]).map_err(|e| e.to_string());
         prop_assert_eq!(&a, &b);
         prop_assert_eq!(fast.result("t"), general.result("t"));
+        // The direct-mapped VIVT probes (`MemSys::l1_lookup`) must really run
+        // when the machine selects them, so this test cannot pass vacuously:
+        // a side's first user piece is never a repeat, so it is probed.
+        let direct = |c: &CacheChoice| m.l1_indexing == Indexing::Vivt && c.ways == 1 && c.write_back;
+        let used = |ifetch: bool| events.iter().any(|e| matches!(e, Event::Access(a) if (a.kind == AccessKind::Ifetch) == ifetch));
+        if (direct(&m.caches[0]) && used(true)) || (direct(&m.caches[1]) && used(false)) {
+            prop_assert!(fast.direct_probes() > 0);
+        }
+        prop_assert_eq!(general.direct_probes(), 0);
+    }
+}
+
+/// The S1 grid's machine (every level direct-mapped, VIVT with ASIDs,
+/// write-back) on a trace with hits, misses and dirty victims in L1 and L2:
+/// the direct probes run, in L1 and L2, and change no number.
+#[test]
+fn direct_mapped_probes_equal_the_general_path() {
+    for scheme in Scheme::ALL {
+        let o = |k: &str, v: &str| format!("{k}={v}");
+        let overrides = vec![
+            o("scheme", scheme.name()),
+            o("l1i.size", "1K"),
+            o("l1d.size", "1K"),
+            o("l2i.size", "4K"),
+            o("l2d.size", "4K"),
+            o("l1d.line", "16"),
+            o("l2d.line", "32"),
+        ];
+        let cfg = load("jacob-mudge", &overrides).unwrap();
+        let mut events = Vec::new();
+        for i in 0..3000u64 {
+            // Every third data reference stores to the previous one's line
+            // (an L1 write hit), the others walk 9,000 bytes (misses, dirty
+            // victims, L2 hits); the address space changes every 1,000.
+            let a = 0x40_0000 + ((i - u64::from(i % 3 == 0)) * 52) % 9000;
+            events.push(Event::access(AccessKind::Ifetch, 0x10_0000 + (i * 12) % 3000, 4, 1));
+            let kind = if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load };
+            events.push(Event::access(kind, a, 4, 1 + (i / 1000) as u32));
+        }
+        let mut fast = VmSim::new(cfg.clone()).unwrap();
+        let mut general = VmSim::general(cfg).unwrap();
+        fast.feed(&events).unwrap();
+        general.feed(&events).unwrap();
+        // L1 probes alone would be one per non-repeat piece; L2 adds more.
+        assert!(fast.direct_probes() > 3000, "{}: {}", scheme.name(), fast.direct_probes());
+        assert_eq!(general.direct_probes(), 0);
+        let (f, g) = (fast.result("t"), general.result("t"));
+        let l2d = f.caches.iter().find(|c| c.name == "l2d").unwrap();
+        assert!(l2d.stats.read.accesses > l2d.stats.read.misses && l2d.stats.writebacks > 0, "{}", scheme.name());
+        assert_eq!(f, g, "{}", scheme.name());
     }
 }
 
