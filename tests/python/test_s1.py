@@ -258,3 +258,37 @@ def test_footprint_refuses_bad_geometry_and_bad_traces(tmp_path):
     bad.write_text("I  00400000,4\nnot a record\n")
     with pytest.raises(_engine.VmlabError, match="line 2"):
         s1.footprint(str(bad), 0)
+
+
+def test_engine_footprint_equals_the_python_reference_on_random_traces(tmp_path):
+    """The engine's one-pass count against a deliberately simple Python one
+    (tests/python/footprint_reference.py) on random lackey traces: nearby
+    and far addresses, all four kinds, sizes that straddle lines and pages,
+    prefixes and whole traces, small TLBs so LRU distances matter."""
+    import random
+
+    from footprint_reference import footprint_reference
+
+    for seed in range(6):
+        rng = random.Random(seed)
+        lines = []
+        for _ in range(rng.randrange(1, 400)):
+            base = rng.choice([0x400000, 0x7ff000, 0x80000000, 0x12345000])
+            addr = base + rng.randrange(0, 5 * 4096)
+            tag = rng.choice(["I ", " L", " S", " M"])
+            lines.append(f"{tag} {addr:08x},{rng.choice([1, 2, 4, 8, 16, 32])}")
+        trace = tmp_path / f"r{seed}.lackey"
+        trace.write_text("\n".join(lines) + "\n")
+        for max_events in (0, len(lines) // 2):
+            kw = dict(line_sizes=(16, 32, 128), tlb_user_slots=(1, 3, 8))
+            got = s1.footprint(str(trace), max_events, **kw)
+            want = footprint_reference(str(trace), max_events, **kw)
+            assert got == want, (seed, max_events)
+
+
+def test_engine_footprint_equals_the_reference_on_a_real_trace_prefix():
+    from footprint_reference import footprint_reference
+    from vmlab import workloads
+
+    path = str(workloads.ensure("database", "small"))
+    assert s1.footprint(path, 200_000) == footprint_reference(path, 200_000)

@@ -36,6 +36,39 @@ pub fn trace_info(py: Python<'_>, path: &str, format: Option<&str>) -> PyResult<
     }
 }
 
+/// What the first `max_events` accesses (0 = all) of a trace touch, as JSON
+/// (see `vmlab_trace::footprint`): distinct lines per side at each of
+/// `line_sizes`, lines first touched by a read, pages, PTE lines, 4 MB
+/// regions, and LRU TLB misses for each of `tlb_slots` entries.
+#[pyfunction]
+#[pyo3(signature = (path, max_events, line_sizes, page_bytes, tlb_slots, format=None))]
+pub fn trace_footprint(
+    py: Python<'_>,
+    path: &str,
+    max_events: u64,
+    line_sizes: Vec<u64>,
+    page_bytes: u64,
+    tlb_slots: Vec<usize>,
+    format: Option<&str>,
+) -> PyResult<String> {
+    let format = parse_format(format)?;
+    let spec = vmlab_trace::FootprintSpec { line_sizes, page_bytes, tlb_slots, max_accesses: max_events };
+    let mut checkpoint = Checkpoint::new(None);
+    let outcome = py.detach(|| {
+        guard("trace_footprint", || {
+            let p = Path::new(path);
+            let mut source = vmlab_trace::open(p, format).map_err(vmlab_error)?;
+            let mut checked = Checked { inner: &mut *source, checkpoint: &mut checkpoint, path: p };
+            let fp = vmlab_trace::footprint(&mut checked, &spec).map_err(vmlab_error)?;
+            to_json(&fp)
+        })
+    });
+    match checkpoint.take() {
+        Some(e) => Err(e),
+        None => outcome,
+    }
+}
+
 /// Writes trace `src` again as `dst` in `dst_format`; returns
 /// `(summary_json, summary_text)`. A failed or interrupted conversion
 /// removes the half-written `dst`.
