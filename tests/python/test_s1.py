@@ -292,3 +292,11 @@ def test_engine_footprint_equals_the_reference_on_a_real_trace_prefix():
 
     path = str(workloads.ensure("database", "small"))
     assert s1.footprint(path, 200_000) == footprint_reference(path, 200_000)
+
+
+def test_finding_4_says_when_the_sparse_workload_is_missing():
+    grid = s1.Grid(GRID.l1_kb, GRID.l2_kb, GRID.lines, ("dense",), GRID.size, GRID.max_events)
+    rows = [r for r in _rows() if r["trace"] == "dense"]
+    name, ok, why = s1.findings(rows, grid)[3]
+    assert name.startswith("4.") and not ok
+    assert "sparse: not in this run" in why and "nan" not in why
