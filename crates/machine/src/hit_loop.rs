@@ -66,6 +66,40 @@ impl Tally {
     }
 }
 
+/// One packed word as the fast loops read it, or `None` for an escape.
+struct Word {
+    /// `AccessKind` index.
+    k: usize,
+    va: u64,
+    /// The top-level line shift of the cache serving it.
+    shift: u32,
+    /// Its first line and last byte.
+    ln: u64,
+    last: u64,
+    /// Repeat slot: 0 instruction (or unified) cache, 1 data cache.
+    slot: usize,
+}
+
+impl Word {
+    #[inline(always)]
+    fn decode(ops: &[OpInfo; 256], w: u64) -> Option<Self> {
+        let info = ops[(w >> ADDR_BITS) as u8 as usize];
+        if info.escape {
+            return None;
+        }
+        let va = w & ADDR_MASK;
+        let shift = u32::from(info.shift);
+        Some(Self {
+            k: usize::from(info.k & 3),
+            va,
+            shift,
+            ln: va >> shift,
+            last: va + u64::from(info.span),
+            slot: usize::from(info.slot & 1),
+        })
+    }
+}
+
 const STORE: usize = vmlab_trace::AccessKind::Store as usize;
 const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 
@@ -84,16 +118,7 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
     let Borrowed { top: (ic, mut dc), mapper, counts, pending, repeat } = b;
     let mut t = Tally::default();
     while let Some(&w) = words.get(i) {
-        let info = ops[(w >> ADDR_BITS) as u8 as usize];
-        if info.escape {
-            break;
-        }
-        let k = usize::from(info.k & 3);
-        let va = w & ADDR_MASK;
-        let shift = u32::from(info.shift);
-        let ln = va >> shift;
-        let slot = usize::from(info.slot & 1);
-        let last = va + u64::from(info.span);
+        let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
         let crosses = last >> shift != ln;
         if !DIRECT {
             let r = &repeat[slot];
@@ -184,16 +209,9 @@ pub(crate) fn virtual_direct_hits(
     let asid = asid.0;
     let mut t = Tally::default();
     while let Some(&w) = words.get(i) {
-        let info = ops[(w >> ADDR_BITS) as u8 as usize];
-        if info.escape {
-            break;
-        }
-        let k = usize::from(info.k & 3);
-        let va = w & ADDR_MASK;
-        let shift = u32::from(info.shift);
-        let ln = va >> shift;
-        let last_ln = (va + u64::from(info.span)) >> shift;
-        let v = match (&mut dv, info.slot) {
+        let Some(Word { k, shift, ln, last, slot, .. }) = Word::decode(ops, w) else { break };
+        let last_ln = last >> shift;
+        let v = match (&mut dv, slot) {
             (Some(d), 1) => d,
             _ => &mut iv,
         };

@@ -125,6 +125,19 @@ pub fn read_all(path: &Path, format: Option<TraceFormat>) -> Result<Vec<Event>, 
     read_source(&mut *src)
 }
 
+/// The first `max` events of a trace (fewer if it is shorter), in memory:
+/// for tools that run several simulations over the same events.
+pub fn read_prefix(path: &Path, format: Option<TraceFormat>, max: u64) -> Result<Vec<Event>, TraceError> {
+    let mut src = open(path, format)?;
+    let mut events = Vec::new();
+    let mut buf = Vec::with_capacity(BLOCK);
+    while (events.len() as u64) < max && src.fill(&mut buf)? {
+        events.extend_from_slice(&buf);
+    }
+    events.truncate(usize::try_from(max).unwrap_or(usize::MAX).min(events.len()));
+    Ok(events)
+}
+
 /// Drains an already opened source into a vector.
 pub fn read_source(src: &mut dyn EventSource) -> Result<Vec<Event>, TraceError> {
     let mut all = Vec::new();

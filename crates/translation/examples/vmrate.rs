@@ -20,13 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Decode once into memory (bounded by MAX_EVENTS) so every scheme sees
     // the same events and decode time is measured separately.
     let t = Instant::now();
-    let mut src = vmlab_trace::open(Path::new(path), None)?;
-    let mut events = Vec::new();
-    let mut buf = Vec::new();
-    while (events.len() as u64) < max && src.fill(&mut buf)? {
-        events.extend_from_slice(&buf);
-    }
-    events.truncate(max.min(events.len() as u64) as usize);
+    let events = vmlab_trace::read_prefix(Path::new(path), None, max)?;
     let n = events.len() as f64;
     println!("decode      {:8.1} M refs/s  ({} events)", n / t.elapsed().as_secs_f64() / 1e6, events.len());
     // The foundation's engine (no translation) on the same caches: the rate

@@ -15,13 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.get(1).ok_or("usage: vmresults TRACE [MAX_EVENTS] [KEY=VALUE ...]")?;
     let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(u64::MAX);
     let extra: Vec<String> = args.iter().skip(3).cloned().collect();
-    let mut src = vmlab_trace::open(Path::new(path), None)?;
-    let mut events = Vec::new();
-    let mut buf = Vec::new();
-    while (events.len() as u64) < max && src.fill(&mut buf)? {
-        events.extend_from_slice(&buf);
-    }
-    events.truncate(max.min(events.len() as u64) as usize);
+    let events = vmlab_trace::read_prefix(Path::new(path), None, max)?;
     for scheme in Scheme::ALL {
         let mut overrides = vec![format!("scheme={}", scheme.name())];
         overrides.extend(extra.iter().cloned());

@@ -18,13 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.get(1).ok_or("usage: vmsweep TRACE [MAX_EVENTS] [EVERY]")?;
     let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(10_000_000);
     let every: usize = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(7).max(1);
-    let mut src = vmlab_trace::open(Path::new(path), None)?;
-    let mut events = Vec::new();
-    let mut buf = Vec::new();
-    while (events.len() as u64) < max && src.fill(&mut buf)? {
-        events.extend_from_slice(&buf);
-    }
-    events.truncate(max.min(events.len() as u64) as usize);
+    let events = vmlab_trace::read_prefix(Path::new(path), None, max)?;
     let mut grid = Vec::new();
     for scheme in ["ultrix", "mach", "intel", "parisc", "softvm", "spur"] {
         // Per side, as s1.py's GRIDS["paper"].l2_kb.
