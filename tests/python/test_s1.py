@@ -300,3 +300,13 @@ def test_finding_4_says_when_the_sparse_workload_is_missing():
     name, ok, why = s1.findings(rows, grid)[3]
     assert name.startswith("4.") and not ok
     assert "sparse: not in this run" in why and "nan" not in why
+
+
+def test_finding_4_says_when_no_dense_workload_was_run():
+    grid = s1.Grid(GRID.l1_kb, GRID.l2_kb, GRID.lines, ("sparse",), GRID.size, GRID.max_events)
+    rows = [r for r in _rows() if r["trace"] == "sparse"]
+    name, ok, why = s1.findings(rows, grid)[3]
+    assert name.startswith("4.") and not ok
+    # MACH = ULTRIX + 0.004 CPI at ULTRIX 0.05, 0.04, 0.035 (the three line
+    # pairs): geometric mean of 1.08, 1.10, 1.1143 = 1.098.
+    assert "dense traces: none in this run" in why and "sparse 1.10x" in why and "nan" not in why

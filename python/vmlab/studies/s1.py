@@ -339,7 +339,8 @@ def findings(rows: list[dict], grid: Grid) -> list[tuple[str, bool, str]]:
     ms = _gmean(_mach_ultrix(sweep_rows, "sparse")) if "sparse" in grid.traces else float("nan")
     ok4 = md <= 1.3 and (ms >= 1.5 if not math.isnan(ms) else False)
     out.append(("4. MACH close to ULTRIX except on a large sparse address space, where it is ~2x", ok4,
-                f"MACH/ULTRIX: dense traces {md:.2f}x, "
+                "MACH/ULTRIX: "
+                + (f"dense traces {md:.2f}x" if not math.isnan(md) else "dense traces: none in this run") + ", "
                 + (f"sparse {ms:.2f}x" if not math.isnan(ms) else "sparse: not in this run (the finding needs it)")))
     parts = []
     ok5 = True
