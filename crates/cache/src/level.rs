@@ -96,6 +96,14 @@ impl HitCheck {
     pub fn virtual_set(&self, line: u64) -> usize {
         (line & self.mask) as usize
     }
+    /// `locate` when `needs_translation` is false, without testing the
+    /// index and tag flags: the key is the virtual line number of `vaddr`
+    /// and the set its low bits.
+    #[inline(always)]
+    pub fn virtual_locate(&self, vaddr: u64) -> (usize, u64) {
+        let line = vaddr >> self.shift;
+        (self.virtual_set(line), line)
+    }
 }
 
 /// A direct-mapped level indexed and tagged by virtual address with ASID

@@ -346,10 +346,9 @@ impl Machine {
     pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
         match self.hit_loop {
             HitLoop::General => self.feed_general(block, origin, first),
-            HitLoop::Direct(c) if c[0].needs_translation() || c[1].needs_translation() => {
-                self.feed_inline::<true, true>(block, origin, first, c)
-            }
-            HitLoop::Direct(c) => self.feed_inline::<true, false>(block, origin, first, c),
+            // Direct-mapped tops that both need no translation are
+            // `VirtualDirect`, so a `Direct` top always translates.
+            HitLoop::Direct(c) => self.feed_inline::<true, true>(block, origin, first, c),
             HitLoop::Assoc(c) if c[0].needs_translation() || c[1].needs_translation() => {
                 self.feed_inline::<false, true>(block, origin, first, c)
             }

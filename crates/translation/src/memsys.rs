@@ -59,11 +59,10 @@ pub struct MemSys {
     /// 3C shadow (every S1 grid machine), or `None`. Such a level's hit is
     /// `Cache::probe` (a dirty bit at most; no replacement state) plus one
     /// access counted; the counts wait in `direct_hits` until `settle`.
-    /// With each check, the level's line shift: the tag key is the virtual
-    /// line number, and `virtual_set` of it the set, as `HitCheck::locate`
-    /// gives them without testing its index/tag flags per access.
-    l1_direct: [Option<(HitCheck, u32)>; 2],
-    l2_direct: [Option<(HitCheck, u32)>; 3],
+    /// `HitCheck::virtual_locate` gives the set and key without testing the
+    /// index/tag flags per access.
+    l1_direct: [Option<HitCheck>; 2],
+    l2_direct: [Option<HitCheck>; 3],
     /// Hits found by the direct probes, by level (L1, L2) and kind, not yet
     /// added to the caches' statistics (`settle`).
     direct_hits: [[u64; 3]; 2],
@@ -74,8 +73,8 @@ pub struct MemSys {
 
 /// The inline hit check of `c` if a hit there needs no translation and no
 /// replacement update: one way, virtual index and tag with ASIDs.
-fn direct_check(c: &Cache) -> Option<(HitCheck, u32)> {
-    c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation()).map(|hc| (hc, c.line_bytes().trailing_zeros()))
+fn direct_check(c: &Cache) -> Option<HitCheck> {
+    c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
 }
 
 impl MemSys {
@@ -191,12 +190,11 @@ impl MemSys {
     pub fn l1_lookup(&mut self, kind: RefKind, r: LineRef) -> Lookup {
         let d = usize::from(kind != RefKind::Ifetch);
         let l1 = if d == 0 { &mut self.l1i } else { &mut self.l1d };
-        if let Some((hc, shift)) = &self.l1_direct[d] {
+        if let Some(hc) = &self.l1_direct[d] {
             // VIVT with ASIDs: the key is the virtual line number and the set
             // its low bits, as `lookup` computes them; a miss changes nothing.
             self.direct_probes += 1;
-            let key = r.vaddr >> shift;
-            let set = hc.virtual_set(key);
+            let (set, key) = hc.virtual_locate(r.vaddr);
             return match l1.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write) {
                 Some(dirty) => {
                     self.direct_hits[0][kind as usize] += 1;
@@ -260,10 +258,9 @@ impl MemSys {
         let direct = self.l2_direct[kind as usize];
         self.direct_probes += u64::from(direct.is_some());
         let l2 = self.l2(kind);
-        let out = if let Some((hc, shift)) = &direct {
+        let out = if let Some(hc) = &direct {
             // As in `l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
-            let key = r.vaddr >> shift;
-            let set = hc.virtual_set(key);
+            let (set, key) = hc.virtual_locate(r.vaddr);
             if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
                 self.direct_hits[1][kind as usize] += 1;
                 return Level::L2;
