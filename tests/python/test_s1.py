@@ -310,3 +310,40 @@ def test_finding_4_says_when_no_dense_workload_was_run():
     # MACH = ULTRIX + 0.004 CPI at ULTRIX 0.05, 0.04, 0.035 (the three line
     # pairs): geometric mean of 1.08, 1.10, 1.1143 = 1.098.
     assert "dense traces: none in this run" in why and "sparse 1.10x" in why and "nan" not in why
+
+
+def test_batches_never_split_points_that_share_l1s():
+    grid = s1.GRIDS["paper"]
+    pts = [p for p in s1.points(grid) if p.trace == "compiler"]
+    batches = s1._batches(pts, grid.batch)
+    assert sorted(p.key() for b in batches for p in b) == sorted(p.key() for p in pts)
+    home = {}
+    for n, b in enumerate(batches):
+        assert len(b) <= grid.batch
+        for p in b:
+            assert home.setdefault(s1._above_l2(p), n) == n, p
+    # The paper grid's L1 line of 16 bytes has 9 L2 twins (3 sizes x 3 L2 lines).
+    sizes = {len([p for p in pts if s1._above_l2(p) == k]) for k in home}
+    assert 9 in sizes and 6 in sizes
+
+
+def test_vm_sweep_fanout_equals_one_run_per_configuration(tmp_path):
+    # A lackey trace that misses L1 and L2 differently for each L2 size.
+    lines = []
+    for i in range(6000):
+        lines.append(f"I  {0x400000 + (i * 12) % 5000:x},4")
+        op = "S" if i % 3 == 0 else "L"
+        lines.append(f" {op} {0x800000 + (i * 52) % 40000:x},4")
+    trace = tmp_path / "t.lackey"
+    trace.write_text("\n".join(lines) + "\n")
+    points = [("ultrix", l2, l2line) for l2 in ("4K", "16K") for l2line in ("16", "64")]
+    points += [("softvm", "4K", "16"), ("softvm", "16K", "16"), ("notlb", "4K", "32")]
+    configs = [_engine.vm_load_config("jacob-mudge", [f"scheme={s}", "l1i.size=1K", "l1d.size=1K",
+                                                      f"l2i.size={l2}", f"l2d.size={l2}",
+                                                      f"l2i.line={ln}", f"l2d.line={ln}"])
+               for s, l2, ln in points]
+    together = [json.loads(r) for r in _engine.vm_sweep(configs, str(trace), "lackey")]
+    alone = [json.loads(_engine.vm_sweep([c], str(trace), "lackey")[0]) for c in configs]
+    assert together == alone
+    l2d = [next(c for c in r["caches"] if c["name"] == "l2d")["stats"]["read"]["misses"] for r in together[:4]]
+    assert len(set(l2d)) == 4, l2d

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pyo3::prelude::*;
-use vmlab_translation::{config, SimError, VmConfig, VmSim};
+use vmlab_translation::{config, fanout_groups, SimError, VmConfig, VmSim};
 
 use crate::machine::{parse_format, to_json};
 use crate::signals::Checkpoint;
@@ -28,6 +28,8 @@ pub fn vm_load_config(name_or_path: &str, overrides: Vec<String>) -> PyResult<St
 
 /// Runs every configuration (JSON) over one trace, decoding it once: each
 /// block of events is fed to all simulators, spread over `threads` threads.
+/// Configurations that differ only in their L2 share one simulator
+/// (`vmlab_translation::fanout_groups`): their L1s and TLBs run once.
 /// Returns one result (JSON) per configuration, in order.
 /// `progress(events, bytes_read, bytes_total)` is called between blocks.
 /// `max_events` stops after that many events (a prefix of the trace).
@@ -44,6 +46,7 @@ pub fn vm_sweep(
     max_events: Option<u64>,
 ) -> PyResult<Vec<String>> {
     let max_events = max_events.unwrap_or(u64::MAX);
+    let n_cfgs = configs.len();
     let cfgs: Vec<VmConfig> = configs
         .iter()
         .map(|c| serde_json::from_str(c).map_err(|e| vmlab_error(format!("translation configuration: {e}"))))
@@ -52,8 +55,12 @@ pub fn vm_sweep(
     let mut checkpoint = Checkpoint::new(progress);
     let outcome = py.detach(|| {
         guard("vm_sweep", || {
-            let mut sims: Vec<VmSim> =
-                cfgs.into_iter().map(VmSim::new).collect::<Result<_, _>>().map_err(vmlab_error)?;
+            let groups = fanout_groups(&cfgs);
+            let mut sims: Vec<VmSim> = groups
+                .iter()
+                .map(|g| VmSim::fanout(g.iter().map(|&i| cfgs[i].clone()).collect()))
+                .collect::<Result<_, _>>()
+                .map_err(vmlab_error)?;
             let mut source = vmlab_trace::open(Path::new(trace_path), format).map_err(vmlab_error)?;
             let threads = threads.clamp(1, sims.len().max(1));
             let per = sims.len().div_ceil(threads).max(1);
@@ -93,7 +100,13 @@ pub fn vm_sweep(
             let ran = run();
             checkpoint.final_check();
             ran.map_err(vmlab_error)?;
-            sims.iter_mut().map(|s| to_json(&s.result(trace_path))).collect::<PyResult<Vec<String>>>()
+            let mut out = vec![String::new(); n_cfgs];
+            for (sim, g) in sims.iter_mut().zip(&groups) {
+                for (r, &i) in sim.results(trace_path).iter().zip(g) {
+                    out[i] = to_json(r)?;
+                }
+            }
+            Ok(out)
         })
     });
     if let Some(e) = checkpoint.take() {

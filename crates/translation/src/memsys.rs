@@ -40,10 +40,14 @@ enum L2 {
     Split { i: Cache, d: Cache },
 }
 
+/// Everything below the L1s: the L2 (split or unified), memory, and the log
+/// of mapped transfers. A `MemSys` has one, and may carry more (`add_tail`)
+/// when several machines differ only below L1: the L1 miss stream of a
+/// scheme that translates before or at L1 does not depend on the L2, so
+/// one pass over the L1s can feed every L2 (the S1 sweep's L2 sizes and
+/// line sizes).
 #[derive(Debug)]
-pub struct MemSys {
-    l1i: Cache,
-    l1d: Cache,
+pub struct Tail {
     l2: L2,
     memory: MemoryStats,
     /// Addresses at or above this are unmapped (physical) and never logged;
@@ -51,24 +55,41 @@ pub struct MemSys {
     /// memory), so nothing is logged.
     unmapped_base: Option<u64>,
     pub log: Vec<MemTransfer>,
-    /// L2 hits finished by `Cache::lookup` (see `access_fast`); off in the
-    /// general path the fast one is tested against.
-    pub fast: bool,
-    /// Per L1 side (I, D) and for the L2 serving each kind: the inline hit
-    /// check of a direct-mapped, VIVT, ASID-tagged, write-back level without
-    /// 3C shadow (every S1 grid machine), or `None`. Such a level's hit is
-    /// `Cache::probe` (a dirty bit at most; no replacement state) plus one
-    /// access counted; the counts wait in `direct_hits` until `settle`.
-    /// `HitCheck::virtual_locate` gives the set and key without testing the
-    /// index/tag flags per access.
-    l1_direct: [Option<HitCheck>; 2],
+    /// L2 hits finished by `Cache::lookup` (see `MemSys::access_fast`); off
+    /// in the general path the fast one is tested against.
+    fast: bool,
+    /// For the L2 serving each kind: the inline hit check of a direct-mapped,
+    /// VIVT, ASID-tagged, write-back level without 3C shadow (every S1 grid
+    /// machine), or `None`; as `MemSys::l1_direct`.
     l2_direct: [Option<HitCheck>; 3],
-    /// Hits found by the direct probes, by level (L1, L2) and kind, not yet
-    /// added to the caches' statistics (`settle`).
-    direct_hits: [[u64; 3]; 2],
-    /// Every probe by the direct checks, hit or miss (never reset): lets
+    /// Hits found by the direct probes, by kind, not yet added to the L2
+    /// statistics (`settle`).
+    direct_hits: [u64; 3],
+    direct_probes: u64,
+}
+
+#[derive(Debug)]
+pub struct MemSys {
+    l1i: Cache,
+    l1d: Cache,
+    /// The machine's own L2 and memory.
+    pub tail: Tail,
+    /// Further L2s fed the same L1 misses and write-backs (`add_tail`), and
+    /// the level each served the latest access below L1 at.
+    extra: Vec<Tail>,
+    extra_levels: Vec<Level>,
+    /// Per L1 side (I, D): the inline hit check of a direct-mapped, VIVT,
+    /// ASID-tagged, write-back level without 3C shadow, or `None`. Such a
+    /// level's hit is `Cache::probe` (a dirty bit at most; no replacement
+    /// state) plus one access counted; the counts wait in `direct_hits`
+    /// until `settle`. `HitCheck::virtual_locate` gives the set and key
+    /// without testing the index/tag flags per access.
+    l1_direct: [Option<HitCheck>; 2],
+    /// Hits found by the L1 direct probes, by kind, not yet settled.
+    direct_hits: [u64; 3],
+    /// Every probe by the L1 direct checks, hit or miss (never reset): lets
     /// tests prove the direct paths ran.
-    pub direct_probes: u64,
+    direct_probes: u64,
 }
 
 /// The inline hit check of `c` if a hit there needs no translation and no
@@ -77,8 +98,8 @@ fn direct_check(c: &Cache) -> Option<HitCheck> {
     c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
 }
 
-impl MemSys {
-    pub fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
+impl Tail {
+    fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
             (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
             (None, Some(i), Some(d)) => L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? },
@@ -86,44 +107,237 @@ impl MemSys {
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
         };
-        let l1i = Cache::new(cfg.l1i.clone(), false)?;
-        let l1d = Cache::new(cfg.l1d.clone(), false)?;
-        let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
         let l2_direct = match &l2 {
             L2::Unified(c) => [direct_check(c); 3],
             L2::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
         };
         Ok(Self {
-            l1i,
-            l1d,
             l2,
             memory: MemoryStats::default(),
             unmapped_base,
             log: Vec::new(),
             fast: true,
-            l1_direct,
             l2_direct,
-            direct_hits: [[0; 3]; 2],
+            direct_hits: [0; 3],
             direct_probes: 0,
         })
+    }
+
+    #[inline]
+    fn l2(&mut self, kind: RefKind) -> &mut Cache {
+        match &mut self.l2 {
+            L2::Unified(c) => c,
+            L2::Split { i, d } => {
+                if kind == RefKind::Ifetch {
+                    i
+                } else {
+                    d
+                }
+            }
+        }
+    }
+
+    fn settle(&mut self) {
+        for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
+            let n = std::mem::take(&mut self.direct_hits[kind as usize]);
+            self.l2(kind).count_repeat_hits(kind, n);
+        }
+    }
+
+    /// What an L1 access's outcome sends below: its fill, a write-through
+    /// write, its victim's write-back. Returns the level that served the
+    /// access (L1 if it was an L1 hit that sent nothing below).
+    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+        let mut level = if out.hit { Level::L1 } else { Level::L2 };
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+            level = level.max(self.l2_request(fill, a, line));
+        }
+        if out.write_through {
+            let l = self.l2_request(RefKind::Write, r, size);
+            if !out.hit || out.fetch {
+                level = level.max(l);
+            } else {
+                level = l;
+            }
+        }
+        if let Some(v) = out.writeback {
+            self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+        }
+        level
+    }
+
+    /// A request to L2, split at L2 line boundaries (an L1 line larger than
+    /// the L2 line spans several). Returns the worst level any piece reached.
+    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+        let line = self.l2(kind).line_bytes();
+        let mut level = Level::L2;
+        let mut va = r.vaddr;
+        let end = r.vaddr + size.max(1);
+        while va < end {
+            let next = (va & !(line - 1)) + line;
+            let chunk = next.min(end) - va;
+            let piece = LineRef { vaddr: va, paddr: r.paddr + (va - r.vaddr), asid: r.asid };
+            level = level.max(self.l2_line(kind, piece, chunk, line));
+            va += chunk;
+        }
+        level
+    }
+
+    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
+        let fast = self.fast;
+        let direct = self.l2_direct[kind as usize];
+        self.direct_probes += u64::from(direct.is_some());
+        let l2 = self.l2(kind);
+        let out = if let Some(hc) = &direct {
+            // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
+            let (set, key) = hc.virtual_locate(r.vaddr);
+            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
+                self.direct_hits[kind as usize] += 1;
+                return Level::L2;
+            }
+            l2.access_missed(set, key, r, kind, size)
+        } else if fast {
+            // As in `MemSys::access_fast`: a hit that sends nothing below is done.
+            match l2.lookup(r, kind) {
+                Lookup::Hit(_) => return Level::L2,
+                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
+                Lookup::Full => l2.access(r, kind, size),
+            }
+        } else {
+            l2.access(r, kind, size)
+        };
+        let mut level = if out.hit { Level::L2 } else { Level::Memory };
+        if out.fetch {
+            self.memory.reads += 1;
+            self.memory.bytes_read += line;
+            self.note(false, r.vaddr & !(line - 1), r.asid);
+        }
+        if out.write_through {
+            self.memory.writes += 1;
+            self.memory.bytes_written += size;
+            self.note(true, r.vaddr, r.asid);
+            level = Level::Memory;
+        }
+        if let Some(v) = out.writeback {
+            self.memory.writes += 1;
+            self.memory.bytes_written += line;
+            self.note(true, v.vaddr, v.asid);
+        }
+        if out.hit && !out.write_through {
+            level = Level::L2;
+        }
+        level
+    }
+
+    fn note(&mut self, write: bool, vaddr: u64, asid: u32) {
+        if self.unmapped_base.is_some_and(|base| vaddr < base) {
+            self.log.push(MemTransfer { write, vaddr, asid });
+        }
+    }
+
+    /// Writes back and invalidates the L2s (after the L1s wrote theirs here).
+    fn flush_all(&mut self) {
+        let l2s: &[RefKind] = match self.l2 {
+            L2::Unified(_) => &[RefKind::Read],
+            L2::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
+        };
+        for &kind in l2s {
+            let line = self.l2(kind).line_bytes();
+            let (_, dirty) = self.l2(kind).flush_all(false);
+            for v in dirty {
+                self.memory.writes += 1;
+                self.memory.bytes_written += line;
+                self.note(true, v.vaddr, v.asid);
+            }
+        }
+    }
+
+    pub fn memory(&self) -> &MemoryStats {
+        &self.memory
+    }
+
+    /// The L2 caches with their names.
+    pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
+        match &self.l2 {
+            L2::Unified(c) => vec![("l2", c)],
+            L2::Split { i, d } => vec![("l2i", i), ("l2d", d)],
+        }
+    }
+}
+
+impl MemSys {
+    pub fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
+        let tail = Tail::new(cfg, unmapped_base)?;
+        let l1i = Cache::new(cfg.l1i.clone(), false)?;
+        let l1d = Cache::new(cfg.l1d.clone(), false)?;
+        let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
+        Ok(Self {
+            l1i,
+            l1d,
+            tail,
+            extra: Vec::new(),
+            extra_levels: Vec::new(),
+            l1_direct,
+            direct_hits: [0; 3],
+            direct_probes: 0,
+        })
+    }
+
+    /// Adds the L2 of `cfg` below the same L1s: it sees every fill,
+    /// write-through and write-back the L1s send down, as the machine's own
+    /// L2 does. Only for schemes whose L1 traffic does not depend on the L2
+    /// (the caller checks): its transfers are never logged.
+    pub fn add_tail(&mut self, cfg: &VmConfig) -> Result<(), GeometryError> {
+        let mut t = Tail::new(cfg, None)?;
+        t.fast = self.tail.fast;
+        if !t.fast {
+            t.l2_direct = [None; 3];
+        }
+        self.extra.push(t);
+        self.extra_levels.push(Level::L1);
+        Ok(())
+    }
+
+    /// The added L2s (`add_tail`), in order.
+    pub fn extra_tails(&self) -> &[Tail] {
+        &self.extra
+    }
+
+    /// The level each added L2 served the latest access below L1 at (the
+    /// machine's own is what that access returned). Meaningful only when
+    /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
+    #[inline]
+    pub fn extra_levels(&self) -> &[Level] {
+        &self.extra_levels
     }
 
     /// Turns the fast paths (direct probes, hits finished by `lookup`) off:
     /// the general path the fast one is tested against.
     pub fn set_general(&mut self) {
-        self.fast = false;
         self.l1_direct = [None; 2];
-        self.l2_direct = [None; 3];
+        for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
+            t.fast = false;
+            t.l2_direct = [None; 3];
+        }
+    }
+
+    /// Probes by the direct checks, hit or miss, at every level.
+    pub fn direct_probes(&self) -> u64 {
+        self.direct_probes + self.tail.direct_probes + self.extra.iter().map(|t| t.direct_probes).sum::<u64>()
     }
 
     /// Adds the hits the direct probes found to the caches' statistics;
     /// call before reading `stats`.
     pub fn settle(&mut self) {
         for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
-            let n = std::mem::take(&mut self.direct_hits[0][kind as usize]);
+            let n = std::mem::take(&mut self.direct_hits[kind as usize]);
             self.l1(kind).count_repeat_hits(kind, n);
-            let n = std::mem::take(&mut self.direct_hits[1][kind as usize]);
-            self.l2(kind).count_repeat_hits(kind, n);
+        }
+        self.tail.settle();
+        for t in &mut self.extra {
+            t.settle();
         }
     }
 
@@ -136,18 +350,10 @@ impl MemSys {
         }
     }
 
+    /// The machine's own L2 serving `kind`.
     #[inline]
     pub fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        match &mut self.l2 {
-            L2::Unified(c) => c,
-            L2::Split { i, d } => {
-                if kind == RefKind::Ifetch {
-                    i
-                } else {
-                    d
-                }
-            }
-        }
+        self.tail.l2(kind)
     }
 
     /// Whether an access of `kind` to this line would be served by L1 or L2
@@ -197,7 +403,7 @@ impl MemSys {
             let (set, key) = hc.virtual_locate(r.vaddr);
             return match l1.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write) {
                 Some(dirty) => {
-                    self.direct_hits[0][kind as usize] += 1;
+                    self.direct_hits[kind as usize] += 1;
                     Lookup::Hit(dirty)
                 }
                 None => Lookup::Miss { set, key },
@@ -216,109 +422,20 @@ impl MemSys {
     }
 
     fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
-        let mut level = if out.hit { Level::L1 } else { Level::L2 };
-        if out.fetch {
-            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-            level = level.max(self.l2_request(fill, a, line));
+        for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
+            *l = t.below_l1(kind, r, size, line, out);
         }
-        if out.write_through {
-            let l = self.l2_request(RefKind::Write, r, size);
-            if !out.hit || out.fetch {
-                level = level.max(l);
-            } else {
-                level = l;
-            }
-        }
-        if let Some(v) = out.writeback {
-            self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
-        }
-        level
-    }
-
-    /// A request to L2, split at L2 line boundaries (an L1 line larger than
-    /// the L2 line spans several). Returns the worst level any piece reached.
-    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
-        let line = self.l2(kind).line_bytes();
-        let mut level = Level::L2;
-        let mut va = r.vaddr;
-        let end = r.vaddr + size.max(1);
-        while va < end {
-            let next = (va & !(line - 1)) + line;
-            let chunk = next.min(end) - va;
-            let piece = LineRef { vaddr: va, paddr: r.paddr + (va - r.vaddr), asid: r.asid };
-            level = level.max(self.l2_line(kind, piece, chunk, line));
-            va += chunk;
-        }
-        level
-    }
-
-    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
-        let fast = self.fast;
-        let direct = self.l2_direct[kind as usize];
-        self.direct_probes += u64::from(direct.is_some());
-        let l2 = self.l2(kind);
-        let out = if let Some(hc) = &direct {
-            // As in `l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
-            let (set, key) = hc.virtual_locate(r.vaddr);
-            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
-                self.direct_hits[1][kind as usize] += 1;
-                return Level::L2;
-            }
-            l2.access_missed(set, key, r, kind, size)
-        } else if fast {
-            // As in `access_fast`: a hit that sends nothing below is done.
-            match l2.lookup(r, kind) {
-                Lookup::Hit(_) => return Level::L2,
-                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
-                Lookup::Full => l2.access(r, kind, size),
-            }
-        } else {
-            l2.access(r, kind, size)
-        };
-        let mut level = if out.hit { Level::L2 } else { Level::Memory };
-        if out.fetch {
-            self.memory.reads += 1;
-            self.memory.bytes_read += line;
-            self.note(false, r.vaddr & !(line - 1), r.asid);
-        }
-        if out.write_through {
-            self.memory.writes += 1;
-            self.memory.bytes_written += size;
-            self.note(true, r.vaddr, r.asid);
-            level = Level::Memory;
-        }
-        if let Some(v) = out.writeback {
-            self.memory.writes += 1;
-            self.memory.bytes_written += line;
-            self.note(true, v.vaddr, v.asid);
-        }
-        if out.hit && !out.write_through {
-            level = Level::L2;
-        }
-        level
-    }
-
-    fn note(&mut self, write: bool, vaddr: u64, asid: u32) {
-        if self.unmapped_base.is_some_and(|base| vaddr < base) {
-            self.log.push(MemTransfer { write, vaddr, asid });
-        }
+        self.tail.below_l1(kind, r, size, line, out)
     }
 
     pub fn memory(&self) -> &MemoryStats {
-        &self.memory
+        self.tail.memory()
     }
 
     /// Every cache with its name, L1 first (I before D).
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
         let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
-        match &self.l2 {
-            L2::Unified(c) => v.push(("l2", c)),
-            L2::Split { i, d } => {
-                v.push(("l2i", i));
-                v.push(("l2d", d));
-            }
-        }
+        v.extend(self.tail.caches());
         v
     }
 
@@ -327,27 +444,20 @@ impl MemSys {
     }
 
     /// Writes back and invalidates everything, L1 first so its dirty lines
-    /// land in L2 before L2 is flushed.
+    /// land in every L2 before the L2s are flushed.
     pub fn flush_all(&mut self) {
         for kind in [RefKind::Ifetch, RefKind::Read] {
             let line = self.l1(kind).line_bytes();
             let (_, dirty) = self.l1(kind).flush_all(false);
             for v in dirty {
-                self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+                let r = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
+                for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
+                    t.l2_request(RefKind::Write, r, line);
+                }
             }
         }
-        let l2s: Vec<RefKind> = match self.l2 {
-            L2::Unified(_) => vec![RefKind::Read],
-            L2::Split { .. } => vec![RefKind::Ifetch, RefKind::Read],
-        };
-        for kind in l2s {
-            let line = self.l2(kind).line_bytes();
-            let (_, dirty) = self.l2(kind).flush_all(false);
-            for v in dirty {
-                self.memory.writes += 1;
-                self.memory.bytes_written += line;
-                self.note(true, v.vaddr, v.asid);
-            }
+        for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
+            t.flush_all();
         }
     }
 }

@@ -197,7 +197,33 @@ pub struct VmSim {
     /// TLBs' lookup memo, L1 hits finished inline. Off, every piece takes
     /// the general path; results are identical, which tests check.
     fast: bool,
+    /// The machines that share this one's L1s and TLBs but have their own
+    /// L2 (`VmSim::fanout`), one per `MemSys` extra tail.
+    tails: Vec<TailAccount>,
 }
+
+/// What differs for a machine that shares a fan-out's L1s: its
+/// configuration, and the counts that depend on the level an access
+/// reached below L1. Its L1-hit counts are the shared ones.
+#[derive(Debug)]
+struct TailAccount {
+    cfg: VmConfig,
+    sides: [SideEvents; 2],
+    /// Only the L2 and memory components (`charge_level`).
+    vmcpi: Vmcpi,
+}
+
+/// The components charged by the level a handler fetch or PTE load reached.
+const LEVEL_COMPONENTS: [Component; 8] = [
+    Component::UpteL2,
+    Component::UpteMem,
+    Component::KpteL2,
+    Component::KpteMem,
+    Component::RpteL2,
+    Component::RpteMem,
+    Component::HandlerL2,
+    Component::HandlerMem,
+];
 
 fn side(kind: RefKind) -> usize {
     usize::from(kind != RefKind::Ifetch)
@@ -274,8 +300,37 @@ impl VmSim {
             protection_cycles: 0,
             shared_tlb_order,
             fast: true,
+            tails: Vec::new(),
             cfg,
         })
+    }
+
+    /// One simulator for several machines that differ only in their L2
+    /// (size, line, associativity, policies, split or unified): the L1s,
+    /// TLBs, tables and handlers run once, and every L1 fill and write-back
+    /// goes to each machine's L2. Exact only when nothing above L2 depends
+    /// on L2 state, so it refuses schemes that translate at an L2 miss
+    /// (SOFTVM, SPUR) and protection changes (which sweep L2); `results`
+    /// gives one result per configuration, in order, identical to separate
+    /// runs (tests/fanout.rs).
+    pub fn fanout(cfgs: Vec<VmConfig>) -> Result<Self, SimError> {
+        let mut it = cfgs.into_iter();
+        let first = it.next().ok_or_else(|| SimError::Config("a fan-out needs at least one configuration".into()))?;
+        let mut sim = Self::new(first)?;
+        for cfg in it {
+            if let Some(why) = fanout_refusal(&sim.cfg, &cfg) {
+                return Err(SimError::Config(format!("configuration {:?} cannot share L1s with {:?}: {why}", cfg.name, sim.cfg.name)));
+            }
+            cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
+            sim.mem.add_tail(&cfg).map_err(|e| SimError::Config(e.0))?;
+            sim.tails.push(TailAccount { cfg, sides: [SideEvents::default(); 2], vmcpi: Vmcpi::default() });
+        }
+        Ok(sim)
+    }
+
+    /// The configurations this simulator runs: its own, then its fan-out's.
+    pub fn configs(&self) -> impl Iterator<Item = &VmConfig> {
+        std::iter::once(&self.cfg).chain(self.tails.iter().map(|t| &t.cfg))
     }
 
     /// A simulator without the fast paths: every user piece is looked up
@@ -299,7 +354,7 @@ impl VmSim {
     /// How many L1/L2 lookups took the direct-mapped VIVT probe (tests use
     /// it to prove that path ran; 0 in the general simulator).
     pub fn direct_probes(&self) -> u64 {
-        self.mem.direct_probes
+        self.mem.direct_probes()
     }
 
     /// Applies one event.
@@ -369,7 +424,7 @@ impl VmSim {
 
     fn flush_all(&mut self) -> Result<(), SimError> {
         self.last = [None; 2];
-        let mark = self.mem.log.len();
+        let mark = self.mem.tail.log.len();
         self.mem.flush_all();
         self.after_access(mark, None)
     }
@@ -460,10 +515,10 @@ impl VmSim {
                 va
             }
         };
-        let mark = self.mem.log.len();
+        let mark = self.mem.tail.log.len();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
-        self.sides[s].count(level, tlb_miss);
+        self.count_side(s, level, tlb_miss);
         // A read always leaves its line in L1; a write only if it hit. Set
         // after the access (handlers that ran before it cleared `last`) but
         // before translating the transfers it caused: those handlers' own
@@ -494,12 +549,12 @@ impl VmSim {
             }
             Lookup::Miss { set, key } => {
                 if self.mem.l2(kind).contains(r) {
-                    let mark = self.mem.log.len();
+                    let mark = self.mem.tail.log.len();
                     let level = self.mem.l1_missed(kind, set, key, r, size);
                     return self.finish_piece_at_memory(kind, s, ln, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
-                let mark = self.mem.log.len();
+                let mark = self.mem.tail.log.len();
                 let level = self.mem.access_fast(kind, r, size);
                 (level, mark)
             }
@@ -507,7 +562,7 @@ impl VmSim {
                 if !self.mem.resident(kind, r) {
                     self.translate_at_memory(asid, va)?;
                 }
-                let mark = self.mem.log.len();
+                let mark = self.mem.tail.log.len();
                 (self.mem.access(kind, r, size), mark)
             }
         };
@@ -547,7 +602,7 @@ impl VmSim {
         }
         let page = self.cfg.page_size.bytes();
         let demand_page = demand.map(|(va, asid)| (va / page, asid));
-        let mut log = std::mem::take(&mut self.mem.log);
+        let mut log = std::mem::take(&mut self.mem.tail.log);
         for t in log.drain(mark..) {
             if !t.write && demand_page == Some((t.vaddr / page, t.asid)) {
                 continue;
@@ -557,20 +612,20 @@ impl VmSim {
             }
             self.pending.push_back((t.vaddr, t.asid));
         }
-        self.mem.log = log;
+        self.mem.tail.log = log;
         while let Some((va, asid)) = self.pending.pop_front() {
             self.writeback_translations += 1;
-            let mark = self.mem.log.len();
+            let mark = self.mem.tail.log.len();
             self.translate_at_memory(asid, va)?;
             // Transfers the handler's own references caused join the queue.
-            let mut log = std::mem::take(&mut self.mem.log);
+            let mut log = std::mem::take(&mut self.mem.tail.log);
             for t in log.drain(mark..) {
                 if t.write && !self.cfg.retranslate_writebacks {
                     continue;
                 }
                 self.pending.push_back((t.vaddr, t.asid));
             }
-            self.mem.log = log;
+            self.mem.tail.log = log;
         }
         Ok(())
     }
@@ -759,12 +814,39 @@ impl VmSim {
     }
 
     fn charge_level(&mut self, level: Level, l2: Component, mem: Component) {
-        let c = self.cfg.costs;
+        Self::charge_level_to(&mut self.vmcpi, self.cfg.costs, level, l2, mem);
+        if level != Level::L1 && !self.tails.is_empty() {
+            let costs = self.cfg.costs;
+            for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
+                Self::charge_level_to(&mut t.vmcpi, costs, l, l2, mem);
+            }
+        }
+    }
+
+    fn charge_level_to(v: &mut Vmcpi, c: crate::vmcpi::Costs, level: Level, l2: Component, mem: Component) {
         if level >= Level::L2 {
-            self.vmcpi.charge(l2, c.l2_cycles);
+            v.charge(l2, c.l2_cycles);
         }
         if level == Level::Memory {
-            self.vmcpi.charge(mem, c.memory_cycles);
+            v.charge(mem, c.memory_cycles);
+        }
+    }
+
+    /// Counts a user piece by the level that served it and its TLB
+    /// outcome, for this machine and every fan-out machine (whose L1 hits
+    /// are this machine's, so only the levels below are counted there).
+    #[inline(always)]
+    fn count_side(&mut self, s: usize, level: Level, tlb_miss: bool) {
+        self.sides[s].count(level, tlb_miss);
+        if level != Level::L1 && !self.tails.is_empty() {
+            self.count_tails(s, tlb_miss);
+        }
+    }
+
+    #[inline(never)]
+    fn count_tails(&mut self, s: usize, tlb_miss: bool) {
+        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
+            t.sides[s].count(l, tlb_miss);
         }
     }
 
@@ -806,7 +888,7 @@ impl VmSim {
     /// forces are translated like any other.
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
         self.last = [None; 2];
-        let mark = self.mem.log.len();
+        let mark = self.mem.tail.log.len();
         let level = self.mem.access(kind, LineRef { vaddr, paddr, asid: KERNEL_ASID }, size);
         self.after_access(mark, Some((vaddr, KERNEL_ASID)))?;
         Ok(level)
@@ -868,18 +950,7 @@ impl VmSim {
             accesses: self.access_counts,
             vmcpi: self.vmcpi.total(),
             vm_cycles: self.vmcpi.total_cycles(),
-            components: self
-                .vmcpi
-                .rows()
-                .into_iter()
-                .map(|(tag, events, cycles, frequency, vmcpi)| crate::result::VmcpiRow {
-                    component: tag.to_string(),
-                    events,
-                    cycles,
-                    frequency,
-                    vmcpi,
-                })
-                .collect(),
+            components: component_rows(&self.vmcpi),
             i_side: self.sides[0],
             d_side: self.sides[1],
             has_tlb: self.tlbs.is_some(),
@@ -915,4 +986,87 @@ impl VmSim {
             memory: *self.mem.memory(),
         }
     }
+
+    /// One result per configuration (`configs`): this machine's, then each
+    /// fan-out machine's, which shares everything decided above L2 and
+    /// has its own L2, memory traffic, and the counts and VMCPI components
+    /// that depend on them.
+    pub fn results(&mut self, origin: &str) -> Vec<VmResult> {
+        let own = self.result(origin);
+        let k = self.vmcpi.user_instructions.max(1) as f64 / 1000.0;
+        let mut out = Vec::with_capacity(1 + self.tails.len());
+        for (t, tail) in self.tails.iter().zip(self.mem.extra_tails()) {
+            let mut r = own.clone();
+            r.config.clone_from(&t.cfg.name);
+            let [i_side, d_side] = [0, 1].map(|s| SideEvents {
+                l1_hit_tlb_hit: self.sides[s].l1_hit_tlb_hit,
+                l1_hit_tlb_miss: self.sides[s].l1_hit_tlb_miss,
+                ..t.sides[s]
+            });
+            r.i_side = i_side;
+            r.d_side = d_side;
+            r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
+            r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
+            let mut v = self.vmcpi.clone();
+            for c in LEVEL_COMPONENTS {
+                v.set_tally(c, t.vmcpi.tally(c));
+            }
+            r.vmcpi = v.total();
+            r.vm_cycles = v.total_cycles();
+            r.components = component_rows(&v);
+            r.caches.retain(|c| c.name.starts_with("l1"));
+            r.caches.extend(
+                tail.caches().into_iter().map(|(name, c)| crate::result::NamedCache { name: name.to_string(), stats: *c.stats() }),
+            );
+            r.memory = *tail.memory();
+            out.push(r);
+        }
+        out.insert(0, own);
+        out
+    }
+}
+
+/// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
+/// `None` if it can.
+pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
+    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
+    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
+        return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
+    }
+    if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
+        return Some("protection changes sweep the L2");
+    }
+    let mut same_above = cfg.clone();
+    same_above.name.clone_from(&leader.name);
+    same_above.l2.clone_from(&leader.l2);
+    same_above.l2i.clone_from(&leader.l2i);
+    same_above.l2d.clone_from(&leader.l2d);
+    (same_above != *leader).then_some("they differ above L2")
+}
+
+/// Splits configurations into fan-out groups (indices, in order; each
+/// group's first is its leader): every configuration joins the first group
+/// whose leader accepts it, so a sweep over L2s runs each L1 pass once.
+pub fn fanout_groups(cfgs: &[VmConfig]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, cfg) in cfgs.iter().enumerate() {
+        match groups.iter_mut().find(|g| fanout_refusal(&cfgs[g[0]], cfg).is_none()) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
+fn component_rows(v: &Vmcpi) -> Vec<crate::result::VmcpiRow> {
+    v.rows()
+        .into_iter()
+        .map(|(tag, events, cycles, frequency, vmcpi)| crate::result::VmcpiRow {
+            component: tag.to_string(),
+            events,
+            cycles,
+            frequency,
+            vmcpi,
+        })
+        .collect()
 }

@@ -94,6 +94,12 @@ impl Vmcpi {
         self.tallies[c.index()]
     }
 
+    /// Replaces one component's tally (a fan-out machine's own L2 and
+    /// memory components; see `VmSim::results`).
+    pub fn set_tally(&mut self, c: Component, t: Tally) {
+        self.tallies[c.index()] = t;
+    }
+
     pub fn total_cycles(&self) -> u64 {
         self.tallies.iter().map(|t| t.cycles).sum()
     }

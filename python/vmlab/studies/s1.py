@@ -6,7 +6,11 @@ tables beside the paper's, draws Figures 13-15 style panels, and computes a
 HOLDS / FAILS verdict for each "must hold" finding of experiments.md S1.
 
 Runs are grouped in batches; each batch decodes its trace once and feeds
-every configuration in it (``_engine.vm_sweep``). Finished batches are
+every configuration in it (``_engine.vm_sweep``). A batch keeps together the
+points that differ only in their L2 (size, line), which the engine runs as
+one pass over the L1s and TLBs feeding every L2 (``VmSim::fanout``; not for
+SOFTVM, SPUR or protection changes, whose L1 traffic depends on the L2).
+Finished batches are
 appended to ``runs.jsonl`` at once, so an interrupted sweep resumes where it
 stopped and loses nothing finished.
 """
@@ -194,6 +198,29 @@ def _run_batch(trace: str, batch: list[Point], max_events: int) -> list[dict]:
     return [_flatten(p, json.loads(r)) for p, r in zip(batch, results)]
 
 
+def _above_l2(p: Point) -> tuple:
+    """What a point shares with the points that may share its L1 pass."""
+    return (p.scheme, p.l1_kb, p.l1_line, p.tlb, p.retranslate, p.protect_per_million)
+
+
+def _batches(todo: list[Point], size: int) -> list[list[Point]]:
+    """Batches of about ``size`` points that never split the points sharing
+    everything above L2 (one engine pass serves them all)."""
+    groups: dict[tuple, list[Point]] = {}
+    for p in todo:
+        groups.setdefault(_above_l2(p), []).append(p)
+    out: list[list[Point]] = []
+    cur: list[Point] = []
+    for g in groups.values():
+        if cur and len(cur) + len(g) > size:
+            out.append(cur)
+            cur = []
+        cur = cur + g
+    if cur:
+        out.append(cur)
+    return out
+
+
 def _load_done(path: Path) -> dict[str, dict]:
     done: dict[str, dict] = {}
     if path.exists():
@@ -219,9 +246,8 @@ def sweep(grid: Grid, trace_paths: dict[str, str], out_dir: Path, jobs: int, das
     todo = [p for p in points(grid) if p.key() not in done]
     batches: list[tuple[str, list[Point]]] = []
     for t in grid.traces:
-        mine = [p for p in todo if p.trace == t]
-        for i in range(0, len(mine), grid.batch):
-            batches.append((t, mine[i:i + grid.batch]))
+        for b in _batches([p for p in todo if p.trace == t], grid.batch):
+            batches.append((t, b))
     total = len(points(grid))
     log(f"S1: {total} configurations, {total - len(todo)} already done, {len(batches)} batches on {jobs} workers"
         + (f" (Dask at {dask})" if dask else ""))
