@@ -3,11 +3,12 @@
 //! [MAX_EVENTS] [EVERY]`. Builds the `paper` grid of
 //! python/vmlab/studies/s1.py (6 schemes x L2 512K, 1M, 2M per side, i.e.
 //! the paper's 1/2/4 MB totals, x 7 line pairs x L1 1-128 KB per side, 1,008
-//! sweep points), runs every EVERY-th simulator
-//! (default 7) over the same decoded events, one after another on one
-//! thread, with the configurations that differ only in L2 sharing one
-//! simulator as `vm_sweep` runs them (`fanout_groups`), and reports the mean rate per configuration and what the whole
-//! grid would take on a 100 M-reference trace on 2 cores at that rate.
+//! sweep points), groups them as `vm_sweep` does (configurations that
+//! differ only in L2 share one simulator, `fanout_groups`), runs every
+//! EVERY-th simulator (default 7) over the same decoded events, one after
+//! another on one thread, and reports the mean rate per configuration and
+//! what the whole grid would take on a 100 M-reference trace on 2 cores at
+//! that rate.
 
 use std::path::Path;
 use std::time::Instant;
