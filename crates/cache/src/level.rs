@@ -559,6 +559,63 @@ impl Cache {
         Outcome { hit: false, fetch, write_through, writeback, resident_dirty }
     }
 
+    /// Whether `fill` may complete this level's misses: a write-back,
+    /// write-allocate level without 3C shadows, where every miss allocates
+    /// and nothing but the fill and the victim goes below.
+    pub fn fills_in_place(&self) -> bool {
+        self.write_back && self.write_allocate && self.classifier.is_none()
+    }
+
+    /// `access_missed` for a level where `fills_in_place` holds, in fewer
+    /// steps: the victim of `set` is replaced by the line of `r` (tag
+    /// `key`), and the statistics move exactly as `access_missed` moves
+    /// them. Returns whether the line must be fetched from below (not for a
+    /// write of the whole line) and the dirty victim to write back after
+    /// the fetch; the line is resident afterwards, dirty iff `kind` is a
+    /// write. `None`, changing nothing, where `fills_in_place` does not hold.
+    #[inline]
+    pub fn fill(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        if !self.fills_in_place() {
+            return None;
+        }
+        let is_write = kind == RefKind::Write;
+        let shift = self.line_shift;
+        let s = self.victim(set);
+        let old = *self.slots.get(s)?;
+        let writeback = (old.dirty && old.key != EMPTY).then(|| Evicted {
+            vaddr: old.vline << shift,
+            paddr: old.pline << shift,
+            asid: old.asid,
+            dirty: true,
+        });
+        // As in `access_missed`: one clock tick per fill where stamps are read.
+        let mut stamp = old.stamp;
+        if self.stamped {
+            self.clock += 1;
+            stamp = self.clock;
+        }
+        self.slots[s] =
+            Slot { key, stamp, vline: r.vaddr >> shift, pline: r.paddr >> shift, asid: r.asid, dirty: is_write };
+        if !self.stamped && self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
+            self.touch(set, s);
+        }
+        let line = 1u64 << shift;
+        let fetch = !is_write || size != line;
+        let ks = self.stats.kind_mut(kind);
+        ks.accesses += 1;
+        ks.misses += 1;
+        let st = &mut self.stats;
+        if fetch {
+            st.fetches += 1;
+            st.bytes_in += line;
+        }
+        if writeback.is_some() {
+            st.writebacks += 1;
+            st.bytes_out += line;
+        }
+        Some((fetch, writeback))
+    }
+
     /// Whether, after a write, a repeat of the written line may be counted
     /// with `count_repeat_hits`. Not with 3C classification in a
     /// no-write-allocate level: a write hit there is shown to the shadow as

@@ -9,7 +9,7 @@
 //! * below the last level is memory, which only counts.
 
 use serde::{Deserialize, Serialize};
-use vmlab_cache::{Cache, Evicted, FlushStats, GeometryError, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{Cache, Evicted, FlushStats, GeometryError, HitCheck, LineRef, LineState, Outcome, RefKind};
 
 use crate::config::TierConfig;
 
@@ -57,6 +57,17 @@ impl Tier {
 #[derive(Debug)]
 pub struct Hierarchy {
     tiers: Vec<Tier>,
+    /// Per tier, the inline hit check of its instruction (or unified) cache
+    /// and of its data cache (`Cache::hit_check`; the same for a unified
+    /// tier), copied once: a request to a level that has one is looked up
+    /// with `Cache::probe` instead of `Cache::access`.
+    checks: Vec<[Option<HitCheck>; 2]>,
+    /// Whether every miss can be completed by `Below::fill_below`: every
+    /// level has a hit check and `Cache::fills_in_place` (write-back,
+    /// write-allocate, bit-select, no 3C shadows), and no level's line is
+    /// shorter than a line of the level above (so every fill and write-back
+    /// lies within one line of the level it reaches).
+    simple: bool,
     names: Vec<Vec<String>>,
     memory: MemoryStats,
 }
@@ -80,7 +91,25 @@ impl Hierarchy {
                 }
             }
         }
-        Ok(Self { tiers: built, names, memory: MemoryStats::default() })
+        let checks = built
+            .iter()
+            .map(|t| match t {
+                Tier::Unified(c) => [c.hit_check(), c.hit_check()],
+                Tier::Split { i, d } => [i.hit_check(), d.hit_check()],
+            })
+            .collect();
+        let shape = |c: &Cache| (c.hit_check().is_some() && c.fills_in_place(), c.line_bytes());
+        let caches = |t: &Tier| match t {
+            Tier::Unified(c) => vec![shape(c)],
+            Tier::Split { i, d } => vec![shape(i), shape(d)],
+        };
+        let shapes: Vec<Vec<(bool, u64)>> = built.iter().map(caches).collect();
+        let simple = shapes.iter().flatten().all(|&(ok, _)| ok)
+            && shapes.windows(2).all(|w| {
+                let above = w[0].iter().map(|&(_, l)| l).max().unwrap_or(0);
+                w[1].iter().all(|&(_, l)| l >= above)
+            });
+        Ok(Self { tiers: built, checks, simple, names, memory: MemoryStats::default() })
     }
 
     pub fn memory(&self) -> &MemoryStats {
@@ -111,55 +140,38 @@ impl Hierarchy {
         self.tiers.first_mut().map_or(u64::MAX, |t| t.serving(kind).line_bytes())
     }
 
+    /// Every tier and memory, as a `Below` starting at tier 0.
+    #[inline(always)]
+    fn all(&mut self) -> Below<'_> {
+        Below { tiers: &mut self.tiers, checks: &self.checks, simple: self.simple, memory: &mut self.memory }
+    }
+
+    /// The top tier's caches (as `top_pair_mut`) and, separately borrowed,
+    /// everything under them: what a run loop needs to finish a top-level
+    /// miss without giving its borrow of the top caches back.
+    #[inline(always)]
+    pub(crate) fn split_top(&mut self) -> ((&mut Cache, Option<&mut Cache>), Below<'_>) {
+        let (top, rest) = self.tiers.split_at_mut(1);
+        let pair = match &mut top[0] {
+            Tier::Unified(c) => (c, None),
+            Tier::Split { i, d } => (i, Some(d)),
+        };
+        let checks = self.checks.get(1..).unwrap_or(&[]);
+        (pair, Below { tiers: rest, checks, simple: self.simple, memory: &mut self.memory })
+    }
+
     /// A request of `size` bytes at `vaddr`/`paddr` (both within one page) to
     /// tier `t`; tier `len()` is memory.
     #[inline(never)]
     pub fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
-        self.request_inline(t, kind, vaddr, paddr, asid, size);
-    }
-
-    #[inline(always)]
-    fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
-        let Some(tier) = self.tiers.get_mut(t) else {
-            let m = &mut self.memory;
-            if kind == RefKind::Write {
-                m.writes += 1;
-                m.bytes_written += size;
-            } else {
-                m.reads += 1;
-                m.bytes_read += size;
-            }
-            return;
-        };
-        let line = tier.serving(kind).line_bytes();
-        if size != 0 && (vaddr & (line - 1)) + size <= line {
-            // Within one line (every fill, write-back and write-through between
-            // levels of equal line size).
-            self.access_line(t, kind, vaddr, paddr, asid, size);
-            return;
-        }
-        let mut va = vaddr;
-        let end = vaddr + size;
-        while va < end {
-            let next = (va & !(line - 1)) + line;
-            let chunk = next.min(end) - va;
-            self.access_line(t, kind, va, paddr + (va - vaddr), asid, chunk);
-            va += chunk;
-        }
+        self.all().request_inline(t, kind, vaddr, paddr, asid, size);
     }
 
     /// One access that lies within one line of tier `t` (which must exist),
     /// with everything it causes below. Returns the tier's outcome.
     #[inline]
     pub fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> Outcome {
-        let cache = self.tiers[t].serving(kind);
-        let line = cache.line_bytes();
-        let out = cache.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size);
-        if out.hit && !out.write_through {
-            return out;
-        }
-        self.downstream(t, kind, va, pa, asid, size, line, &out);
-        out
+        self.all().access_line(t, kind, va, pa, asid, size)
     }
 
     /// Completes an access to the top tier that `Cache::lookup` found to
@@ -168,28 +180,12 @@ impl Hierarchy {
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn top_missed(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) -> Option<bool> {
-        let cache = self.tiers[0].serving(kind);
-        let line = cache.line_bytes();
-        let out = cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size);
-        if out.fetch || out.write_through || out.writeback.is_some() {
-            self.downstream(0, kind, va, pa, asid, size, line, &out);
-        }
-        out.resident_dirty
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn downstream(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, line: u64, out: &Outcome) {
-        if out.fetch {
-            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.request_inline(t + 1, fill, va & !(line - 1), pa & !(line - 1), asid, line);
-        }
-        if out.write_through {
-            self.request(t + 1, RefKind::Write, va, pa, asid, size);
-        }
-        if let Some(v) = out.writeback {
-            self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
-        }
+        let ((i, d), mut below) = self.split_top();
+        let cache = match d {
+            Some(d) if kind != RefKind::Ifetch => d,
+            _ => i,
+        };
+        below.missed(cache, kind, va, pa, asid, size, set, key)
     }
 
     /// The top-level cache that serves `kind`.
@@ -273,7 +269,201 @@ impl Hierarchy {
         found
     }
 
+    /// Whether every miss is completed by the specialised miss chain
+    /// (`Cache::fill` at each level; see `simple`).
+    pub fn misses_fill_in_place(&self) -> bool {
+        self.simple
+    }
+
     pub fn tier_count(&self) -> usize {
         self.tiers.len()
+    }
+}
+
+/// A hit in a level that allows a probe: nothing goes further down.
+const HIT_DOWN_HERE: Outcome =
+    Outcome { hit: true, fetch: false, write_through: false, writeback: None, resident_dirty: None };
+
+/// The tiers from some level down to memory: what a miss in the level above
+/// them reaches. Tier 0 of a `Below` is the first level under that one.
+#[derive(Debug)]
+pub(crate) struct Below<'a> {
+    tiers: &'a mut [Tier],
+    /// `Hierarchy::checks` of the same tiers.
+    checks: &'a [[Option<HitCheck>; 2]],
+    /// `Hierarchy::simple`, for the whole hierarchy these tiers end.
+    simple: bool,
+    memory: &'a mut MemoryStats,
+}
+
+impl Below<'_> {
+    /// Completes an access to `cache`, the level just above these tiers,
+    /// that missed there at `set`, `key` (as `Cache::lookup` or a failed
+    /// `Cache::probe` found), with everything it causes below. Returns
+    /// whether the line is resident afterwards, and if so dirty.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn missed(
+        &mut self,
+        cache: &mut Cache,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        size: u64,
+        set: usize,
+        key: u64,
+    ) -> Option<bool> {
+        let line = cache.line_bytes();
+        let r = LineRef { vaddr: va, paddr: pa, asid };
+        if self.simple {
+            if let Some((fetch, victim)) = cache.fill(set, key, r, kind, size) {
+                self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
+                return Some(kind == RefKind::Write);
+            }
+        }
+        let out = cache.access_missed(set, key, r, kind, size);
+        if out.fetch || out.write_through || out.writeback.is_some() {
+            self.send(0, kind, va, pa, asid, size, line, &out);
+        }
+        out.resident_dirty
+    }
+
+    /// What a `Cache::fill` of a `line`-byte line at `va`/`pa` in the level
+    /// above tier `t` sends down, in `send`'s order: the line read (kept an
+    /// instruction fetch for an instruction miss), then the victim written.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fill_below(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, line: u64, fetch: bool, victim: Option<Evicted>) {
+        if fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            self.simple_access(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+        }
+        if let Some(v) = victim {
+            self.simple_access(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
+    }
+
+    /// One access within one line of tier `t` (or memory) of a hierarchy
+    /// where `simple` holds: a probe, and for a miss a `Cache::fill` and
+    /// what it sends down. Exactly `access_line`'s effect, in fewer steps.
+    #[inline(never)]
+    fn simple_access(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        let side = usize::from(kind != RefKind::Ifetch);
+        let hc = self.checks.get(t).and_then(|c| c[side]);
+        let (Some(tier), Some(hc)) = (self.tiers.get_mut(t), hc) else {
+            // Memory (a level without a hit check is not reached: `simple`
+            // does not hold then, but the general path stays exact).
+            self.request_inline(t, kind, va, pa, asid, size);
+            return;
+        };
+        let cache = tier.serving(kind);
+        let (set, key) = hc.locate(va, pa);
+        let write = kind == RefKind::Write;
+        let hit = if hc.direct() {
+            cache.probe::<true, true>(&hc, set, key, asid, write)
+        } else {
+            cache.probe::<false, true>(&hc, set, key, asid, write)
+        };
+        if hit.is_some() {
+            cache.count_repeat_hits(kind, 1);
+            return;
+        }
+        let line = cache.line_bytes();
+        let r = LineRef { vaddr: va, paddr: pa, asid };
+        match cache.fill(set, key, r, kind, size) {
+            Some((fetch, victim)) => self.fill_below(t + 1, kind, va, pa, asid, line, fetch, victim),
+            None => {
+                let out = cache.access_missed(set, key, r, kind, size);
+                self.send(t + 1, kind, va, pa, asid, size, line, &out);
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
+        self.request_inline(t, kind, vaddr, paddr, asid, size);
+    }
+
+    #[inline(always)]
+    fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
+        let Some(tier) = self.tiers.get_mut(t) else {
+            let m = &mut *self.memory;
+            if kind == RefKind::Write {
+                m.writes += 1;
+                m.bytes_written += size;
+            } else {
+                m.reads += 1;
+                m.bytes_read += size;
+            }
+            return;
+        };
+        let line = tier.serving(kind).line_bytes();
+        if size != 0 && (vaddr & (line - 1)) + size <= line {
+            // Within one line (every fill, write-back and write-through between
+            // levels of equal line size).
+            self.access_line(t, kind, vaddr, paddr, asid, size);
+            return;
+        }
+        let mut va = vaddr;
+        let end = vaddr + size;
+        while va < end {
+            let next = (va & !(line - 1)) + line;
+            let chunk = next.min(end) - va;
+            self.access_line(t, kind, va, paddr + (va - vaddr), asid, chunk);
+            va += chunk;
+        }
+    }
+
+    /// One access that lies within one line of tier `t` (which must exist),
+    /// with everything it causes below. Returns the tier's outcome.
+    #[inline]
+    fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> Outcome {
+        let side = usize::from(kind != RefKind::Ifetch);
+        let cache = self.tiers[t].serving(kind);
+        let line = cache.line_bytes();
+        let out = match self.checks.get(t).and_then(|c| c[side]) {
+            // A level that allows a probe: a hit changes what `access`
+            // changes (replacement, dirty bit; nothing goes down, the level
+            // being write-back) but the counter, added here; a miss is
+            // finished as `access` finishes it.
+            Some(hc) => {
+                let (set, key) = hc.locate(va, pa);
+                let write = kind == RefKind::Write;
+                let hit = if hc.direct() {
+                    cache.probe::<true, true>(&hc, set, key, asid, write)
+                } else {
+                    cache.probe::<false, true>(&hc, set, key, asid, write)
+                };
+                if let Some(dirty) = hit {
+                    cache.count_repeat_hits(kind, 1);
+                    return Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE };
+                }
+                cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size)
+            }
+            None => cache.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size),
+        };
+        if out.fetch || out.write_through || out.writeback.is_some() {
+            self.send(t + 1, kind, va, pa, asid, size, line, &out);
+        }
+        out
+    }
+
+    /// Issues to tier `t` what `out`, the outcome of an access of `size`
+    /// bytes at `va`/`pa` to a level of `line`-byte lines just above it,
+    /// asks of the level below, in `Outcome`'s (Dinero's) order.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn send(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, line: u64, out: &Outcome) {
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            self.request_inline(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+        }
+        if out.write_through {
+            self.request(t, RefKind::Write, va, pa, asid, size);
+        }
+        if let Some(v) = out.writeback {
+            self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
     }
 }

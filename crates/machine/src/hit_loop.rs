@@ -1,23 +1,34 @@
-//! The run loop's fast path: top-level hits completed in place, without the
-//! general path's per-reference dispatch (`Cache::lookup`, the hierarchy's
-//! tier match, `Result` plumbing). A run of words is consumed here until one
-//! needs more than a top-level hit (a miss, an escape, a reference over more
-//! than two lines, a modify that crosses a line); the machine then applies
-//! that one through the general path and comes back.
+//! The run loop's fast path, for top-level caches whose hits can be checked
+//! in place (`Cache::hit_check`): bit-select index, write-back, no 3C
+//! shadows. A run of words is consumed here until an escape (a marker or an
+//! unusual event) or the end of the block; every other word is completed
+//! here, whatever it does:
 //!
-//! Exactness rests on two facts: `Cache::probe` changes exactly what
+//! * a reference within one top-level line that hits (and, for
+//!   direct-mapped virtual tops, one crossing into the next line with both
+//!   lines resident) is finished inline, its access counted in bulk;
+//! * anything else (a miss, a reference over several lines, a modify that
+//!   crosses a line) goes to `word`, out of line, which applies the general
+//!   path's rules piece by piece: a probe per top-level line, and for a miss
+//!   `Cache::access_missed` plus everything it sends below
+//!   (`Below::missed`), without leaving the loop.
+//!
+//! Exactness rests on three facts. `Cache::probe` changes exactly what
 //! `lookup` changes on a hit except the access counter, which is added in
-//! bulk (`pending`); and a word is either completed here or left wholly
-//! untouched for the general path (a crossing reference is probed on both
-//! lines before either is changed). The property test
+//! bulk (`pend`). A miss is completed by the very calls the general path
+//! makes (`access_missed`, then the hierarchy below). And a word is either
+//! completed inline with nothing changed before its last check, or handed
+//! whole to `word`, which does the pieces in the general path's order
+//! (every line read before any is written for a modify). The property test
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
 use vmlab_addr::{Asid, VirtAddr};
-use vmlab_cache::{Cache, HitCheck, VirtualDirect};
+use vmlab_cache::{Cache, HitCheck, RefKind};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
-use crate::machine::{OpInfo, RepeatLine};
-use crate::mapper::PageMapper;
+use crate::hierarchy::Below;
+use crate::machine::{OpInfo, RepeatLine, NO_LINE};
+use crate::mapper::{MapError, PageMapper};
 
 /// How `Machine::feed_packed` checks hits in the top-level caches, chosen
 /// once from their configuration.
@@ -26,15 +37,16 @@ pub(crate) enum HitLoop {
     /// Everything through `Cache::lookup` (hashed index, write-through, 3C
     /// shadows, or top caches of different shapes).
     General,
-    /// Direct-mapped top caches: every hit is checked in place (as cheap as
-    /// the repeat-line test, so there is none). The checks of slot 0
-    /// (instruction or unified cache) and slot 1 (data cache).
+    /// Direct-mapped top caches that need a translation to find a hit: every
+    /// hit is checked in place (as cheap as the repeat-line test, so there
+    /// is none). The checks of slot 0 (instruction or unified cache) and
+    /// slot 1 (data cache).
     Direct([HitCheck; 2]),
     /// Set-associative top caches: the repeat line first (no replacement
     /// update), then the check in place.
     Assoc([HitCheck; 2]),
     /// Direct-mapped top caches, virtually indexed and tagged with ASIDs
-    /// (the jm-base shape): `virtual_direct_hits`, the leanest loop.
+    /// (the jm-base shape): no translation before a hit, the leanest loop.
     VirtualDirect([HitCheck; 2]),
 }
 
@@ -42,26 +54,29 @@ pub(crate) enum HitLoop {
 pub(crate) struct Borrowed<'a> {
     /// The instruction (or unified) cache and, for a split top, the data cache.
     pub top: (&'a mut Cache, Option<&'a mut Cache>),
+    /// Everything under the top level, for misses.
+    pub below: Below<'a>,
     pub mapper: &'a mut PageMapper,
     pub counts: &'a mut [u64; 4],
     pub pending: &'a mut [u64; 4],
     pub repeat: &'a mut [RepeatLine; 2],
 }
 
-/// Events a fast loop completed, by access kind, and how many of them
-/// crossed into a second line (a second cache access); added to the
-/// machine's counters once per run.
+/// Events a fast loop completed, by access kind, and the top-level hits it
+/// completed with `probe`, by `AccessKind` index (a modify's entry is one
+/// read and one write; entries 0-2 double as `RefKind` ifetch, read, write);
+/// added to the machine's counters once per run.
 #[derive(Default)]
 struct Tally {
     done: [u64; 4],
-    second_lines: [u64; 4],
+    pend: [u64; 4],
 }
 
 impl Tally {
     fn settle(self, counts: &mut [u64; 4], pending: &mut [u64; 4]) {
         for k in 0..4 {
             counts[k] += self.done[k];
-            pending[k] += self.done[k] + self.second_lines[k];
+            pending[k] += self.pend[k];
         }
     }
 }
@@ -103,27 +118,34 @@ impl Word {
 const STORE: usize = vmlab_trace::AccessKind::Store as usize;
 const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 
-/// Completes words from `i` on while each is a top-level hit; returns the
-/// index of the first word it left untouched (or `words.len()`).
-/// `TRANSLATE`: some top cache needs the physical address to find a hit.
+/// Completes words from `i` on until an escape or the end; returns the index
+/// of the first word it left untouched (or `words.len()`), or, with the
+/// error, of the word whose translation failed.
+/// `DIRECT`: both top caches have one way. `TRANSLATE`: some top cache needs
+/// the physical address to find a hit (otherwise both are virtually indexed
+/// and tagged with ASIDs, and the key is the line number itself).
 #[inline(never)]
-pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
+pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     b: Borrowed<'_>,
     ops: &[OpInfo; 256],
     words: &[u64],
     mut i: usize,
     asid: Asid,
     checks: [HitCheck; 2],
-) -> usize {
-    let Borrowed { top: (ic, mut dc), mapper, counts, pending, repeat } = b;
+) -> (usize, Result<(), MapError>) {
+    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat } = b;
     let mut t = Tally::default();
+    let mut res = Ok(());
     while let Some(&w) = words.get(i) {
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
-        let crosses = last >> shift != ln;
+        let last_ln = last >> shift;
         if !DIRECT {
+            // The line the cache's previous access touched: a hit that
+            // changes no replacement state (it is already the newest).
             let r = &repeat[slot];
-            if ln == r.line && asid == r.asid && (k < 2 || r.dirty) && !crosses {
+            if ln == r.line && asid == r.asid && (k < STORE || r.dirty) && last_ln == ln {
                 t.done[k] += 1;
+                t.pend[k] += 1;
                 i += 1;
                 continue;
             }
@@ -133,106 +155,114 @@ pub(crate) fn hits<const DIRECT: bool, const TRANSLATE: bool>(
             (1, Some(d)) => d,
             _ => &mut *ic,
         };
-        let write = k == STORE || k == MODIFY;
-        // Where the line would be: without translation the key is the line
-        // number itself.
-        let (set, key) = if TRANSLATE {
-            match mapper.translate(asid, VirtAddr(va)) {
-                Ok(pa) => hc.locate(va, pa.0),
-                Err(_) => break,
-            }
-        } else {
-            (hc.virtual_set(ln), ln)
-        };
-        if !crosses {
-            // A modify's read half then write half: the second probe of a
-            // line just hit is a hit that also sets dirty and (LRU) touches
-            // again, as `lookup` twice would.
-            let dirty = if k == MODIFY {
-                cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, false).and_then(|_| cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, true))
+        let write = k >= STORE;
+        let mut lines = 0;
+        if last_ln == ln {
+            // One line. A modify's read half then write half is one probe
+            // that sets dirty: a second touch of the line just touched
+            // changes no order (LRU: still the newest; tree-PLRU: the same
+            // bits; FIFO, random: nothing).
+            let located = if TRANSLATE {
+                mapper.translate(asid, VirtAddr(va)).ok().map(|pa| hc.locate(va, pa.0))
             } else {
-                cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write)
+                Some((hc.virtual_set(ln), ln))
             };
-            let Some(dirty) = dirty else { break };
-            if !DIRECT {
-                repeat[slot] = RepeatLine { line: ln, asid, dirty };
-            }
-        } else {
-            // Two lines at most, both resident, checked before either changes
-            // (a direct-mapped probe of a read changes nothing); not a modify,
-            // whose read half covers both lines before its write half.
-            if !DIRECT || k == MODIFY || (last >> shift) != ln + 1 {
-                break;
-            }
-            let second = (ln + 1) << shift;
-            let (set2, key2) = if TRANSLATE {
-                match mapper.translate(asid, VirtAddr(second)) {
-                    Ok(pa) => hc.locate(second, pa.0),
-                    Err(_) => break,
+            if let Some((set, key)) = located {
+                if let Some(dirty) = cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
+                    if !DIRECT {
+                        repeat[slot] = RepeatLine { line: ln, asid, dirty };
+                    }
+                    lines = 1;
                 }
-            } else {
-                (hc.virtual_set(ln + 1), ln + 1)
-            };
-            if cache.probe::<true, TRANSLATE>(hc, set, key, asid.0, false).is_none()
-                || cache.probe::<true, TRANSLATE>(hc, set2, key2, asid.0, false).is_none()
+            }
+        } else if DIRECT && !TRANSLATE && k != MODIFY && last_ln == ln + 1 {
+            // Two lines, both resident before either changes (a direct-mapped
+            // read probe changes nothing); a modify reads every line before
+            // writing any, so it goes to `word`.
+            let (set, set2) = (hc.virtual_set(ln), hc.virtual_set(ln + 1));
+            if cache.probe::<true, false>(hc, set, ln, asid.0, false).is_some()
+                && cache.probe::<true, false>(hc, set2, ln + 1, asid.0, write).is_some()
             {
-                break;
+                let _ = cache.probe::<true, false>(hc, set, ln, asid.0, write);
+                lines = 2;
             }
-            if write {
-                let _ = cache.probe::<true, TRANSLATE>(hc, set, key, asid.0, true);
-                let _ = cache.probe::<true, TRANSLATE>(hc, set2, key2, asid.0, true);
-            }
-            t.second_lines[k] += 1;
         }
         t.done[k] += 1;
+        if lines > 0 {
+            t.pend[k] += lines;
+        } else {
+            match word::<DIRECT, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
+                Ok(line) => {
+                    if !DIRECT {
+                        repeat[slot] = line;
+                    }
+                }
+                Err(e) => {
+                    res = Err(e);
+                    break;
+                }
+            }
+        }
         i += 1;
     }
     t.settle(counts, pending);
-    i
+    (i, res)
 }
 
-/// `hits` for direct-mapped, virtually indexed and tagged top caches with
-/// ASIDs: no translation, no replacement state, the key is the line number.
-/// `top`: the instruction (or unified) cache's view and, for a split top,
-/// the data cache's.
+/// Per `AccessKind` index: the request kinds of the reference, in order (a
+/// modify is a read of every line, then a write of every line).
+const REFS: [&[RefKind]; 4] =
+    [&[RefKind::Ifetch], &[RefKind::Read], &[RefKind::Write], &[RefKind::Read, RefKind::Write]];
+
+/// One whole word (access kind `k`, bytes `va..=last`) the inline check did
+/// not finish, applied exactly as the general path applies it: for each
+/// request kind, one access per top-level line. A hit is a `probe` counted
+/// in `pend`; a miss is finished by `Below::missed`. Returns the repeat line
+/// the general path would leave (the last piece's line, if still resident).
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-pub(crate) fn virtual_direct_hits(
-    top: (VirtualDirect<'_>, Option<VirtualDirect<'_>>),
-    counts: &mut [u64; 4],
-    pending: &mut [u64; 4],
-    ops: &[OpInfo; 256],
-    words: &[u64],
-    mut i: usize,
+fn word<const DIRECT: bool, const TRANSLATE: bool>(
+    cache: &mut Cache,
+    below: &mut Below<'_>,
+    mapper: &mut PageMapper,
+    hc: &HitCheck,
+    pend: &mut [u64; 4],
+    k: usize,
+    va: u64,
+    last: u64,
+    shift: u32,
     asid: Asid,
-) -> usize {
-    let (mut iv, mut dv) = top;
-    let asid = asid.0;
-    let mut t = Tally::default();
-    while let Some(&w) = words.get(i) {
-        let Some(Word { k, shift, ln, last, slot, .. }) = Word::decode(ops, w) else { break };
-        let last_ln = last >> shift;
-        let v = match (&mut dv, slot) {
-            (Some(d), 1) => d,
-            _ => &mut iv,
-        };
-        let write = k >= STORE;
-        if last_ln == ln {
-            // A modify's write half hits the line its read half found.
-            if !v.hit(ln, asid, write) {
+) -> Result<RepeatLine, MapError> {
+    let mut repeat = NO_LINE;
+    for &kind in REFS[k] {
+        let mut a = va;
+        loop {
+            let ln = a >> shift;
+            let piece_last = last.min(((ln + 1) << shift) - 1);
+            let size = piece_last - a + 1;
+            // A physically indexed or tagged top translates before the
+            // lookup, a virtual one only on a miss (as `Machine::piece`).
+            let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))?.0 } else { 0 };
+            let (set, key) = if TRANSLATE { hc.locate(a, pa) } else { (hc.virtual_set(ln), ln) };
+            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, kind == RefKind::Write) {
+                Some(dirty) => {
+                    pend[kind as usize] += 1;
+                    Some(dirty)
+                }
+                None => {
+                    let pa = if TRANSLATE { pa } else { mapper.translate(asid, VirtAddr(a))?.0 };
+                    below.missed(cache, kind, a, pa, asid.0, size, set, key)
+                }
+            };
+            repeat = match dirty {
+                Some(dirty) => RepeatLine { line: ln, asid, dirty },
+                None => NO_LINE,
+            };
+            if piece_last >= last {
                 break;
             }
-        } else {
-            // Two lines, both resident before either changes; a modify
-            // reads every line before writing any: general path.
-            if k == MODIFY || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, write) {
-                break;
-            }
-            v.hit(ln, asid, write);
-            t.second_lines[k] += 1;
+            a = piece_last + 1;
         }
-        t.done[k] += 1;
-        i += 1;
     }
-    t.settle(counts, pending);
-    i
+    Ok(repeat)
 }

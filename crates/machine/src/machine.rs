@@ -43,7 +43,7 @@ pub(crate) struct RepeatLine {
     pub dirty: bool,
 }
 
-const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
+pub(crate) const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
 
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
 const MODIFY: usize = AccessKind::Modify as usize;
@@ -162,6 +162,12 @@ impl Machine {
             HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
         }
+    }
+
+    /// Whether every miss below the top level is completed by the
+    /// specialised miss chain (`Hierarchy::misses_fill_in_place`).
+    pub fn misses_fill_in_place(&self) -> bool {
+        self.hierarchy.misses_fill_in_place()
     }
 
     pub fn config(&self) -> &MachineConfig {
@@ -433,11 +439,11 @@ impl Machine {
         Ok(())
     }
 
-    /// The loop for top caches that allow `Cache::probe`: runs of top-level
-    /// hits are completed by `hit_loop::hits`; each word it leaves goes
-    /// through the general path. With `DIRECT` (direct-mapped tops) there is
-    /// no repeat line: `repeat` is emptied after each general word, so the
-    /// general path's own repeat test never sees a stale line.
+    /// The loop for top caches that allow `Cache::probe`: every word but an
+    /// escape is completed by `hit_loop::run`; an escape goes through the
+    /// general path. With `DIRECT` (direct-mapped tops) there is no repeat
+    /// line: `repeat` is emptied after each general word, so the general
+    /// path's own repeat test never sees a stale line.
     fn feed_inline<const DIRECT: bool, const TRANSLATE: bool>(
         &mut self,
         block: &PackedBlock,
@@ -450,59 +456,23 @@ impl Machine {
         let words = &block.words[..];
         let mut i = 0;
         loop {
+            let (top, below) = self.hierarchy.split_top();
             let borrowed = Borrowed {
-                top: self.hierarchy.top_pair_mut(),
+                top,
+                below,
                 mapper: &mut self.mapper,
                 counts: &mut self.access_counts,
                 pending: &mut self.pending,
                 repeat: &mut self.repeat,
             };
-            // Whether `virtual_direct_hits` ran: then a one-line word it left
-            // (not an escape, not a modify) is a top-level miss.
-            let mut virtual_direct = false;
-            i = match self.hit_loop {
-                HitLoop::VirtualDirect(_) => {
-                    let (ic, dc) = borrowed.top;
-                    match (ic.virtual_direct(), dc.map(|d| d.virtual_direct())) {
-                        (Some(iv), None) => {
-                            virtual_direct = true;
-                            hit_loop::virtual_direct_hits(
-                                (iv, None), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
-                            )
-                        }
-                        (Some(iv), Some(Some(dv))) => {
-                            virtual_direct = true;
-                            hit_loop::virtual_direct_hits(
-                                (iv, Some(dv)), borrowed.counts, borrowed.pending, &self.ops, words, i, asid,
-                            )
-                        }
-                        // Not reached: the loop was chosen because both allow it.
-                        _ => i,
-                    }
-                }
-                _ => hit_loop::hits::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks),
-            };
-            let Some(&w) = words.get(i) else { return Ok(()) };
-            let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
-            if info.escape {
-                asid = self.escape(&mut extra, block, i, origin, first, asid)?;
-            } else {
-                let k = usize::from(info.k & 3);
-                self.access_counts[k] += 1;
-                let (slot, shift, va) = (usize::from(info.slot & 1), u32::from(info.shift), w & ADDR_MASK);
-                let ln = va >> shift;
-                let res = if virtual_direct && k != MODIFY && (va + u64::from(info.span)) >> shift == ln {
-                    // Straight to the miss path, without a second lookup: with
-                    // virtual index and tag the set and key follow from the line.
-                    let miss = Lookup::Miss { set: checks[slot].virtual_set(ln), key: ln };
-                    let size = u64::from(info.span) + 1;
-                    self.piece_below(miss, FIRST_KIND[k], asid, va, 0, false, size, ln).map(|_| ())
-                } else {
-                    let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
-                    self.access_general(k, slot, shift, &a)
-                };
-                res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
+            let (stop, res) = hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks);
+            i = stop;
+            res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
+            if i >= words.len() {
+                return Ok(());
             }
+            // `run` stops only at an escape.
+            asid = self.escape(&mut extra, block, i, origin, first, asid)?;
             if DIRECT {
                 self.repeat = [NO_LINE; 2];
             }

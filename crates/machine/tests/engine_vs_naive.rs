@@ -195,6 +195,37 @@ fn inline_top_strategy(page: u64, direct: bool) -> impl Strategy<Value = TierSha
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
 
+/// A lower tier every miss of which `Cache::fill` completes (the specialised
+/// miss chain): bit-select index over a power-of-two set count, write-back,
+/// write-allocate, any associativity and replacement, lines of at least
+/// `line` bytes (no shorter than the tier above).
+fn fill_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8]), prop::sample::select(vec![1u32, 2, 4]))
+            .prop_map(move |(mut c, sets, ways)| {
+                c.line.0 = c.line.0.max(line);
+                if c.replacement == Replacement::TreePlru && !ways.is_power_of_two() {
+                    c.replacement = Replacement::Lru;
+                }
+                c.size.0 = c.line.0 * sets * u64::from(ways);
+                c.assoc = Assoc::Ways(ways);
+                c.index = IndexFn::BitSelect;
+                c.write = WritePolicy::WriteBack;
+                c.write_miss = WriteMissPolicy::WriteAllocate;
+                c
+            })
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
+/// The longest line of a tier.
+fn max_line(t: &TierShape) -> u64 {
+    match t {
+        TierShape::Unified(c) => c.line.0,
+        TierShape::Split(i, d) => i.line.0.max(d.line.0),
+    }
+}
+
 proptest! {
     // 400 cases in `make test`; PROPTEST_CASES=N for a deeper search.
     #![proptest_config(ProptestConfig::with_cases(
@@ -227,5 +258,47 @@ proptest! {
         tiers.extend(below);
         let inner = check(page, &tiers, raw, share, false)?;
         prop_assert!(if direct { inner == "direct" || inner == "virtual-direct" } else { inner == "associative" }, "{inner}");
+    }
+
+    /// The inline loops over lower tiers whose misses all go through the
+    /// specialised miss chain (`Cache::fill`, `Below::simple_access`): the
+    /// top is write-allocate too, and each tier's lines are no shorter than
+    /// the tier above's.
+    #[test]
+    fn fill_chain_equals_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in any::<bool>().prop_flat_map(|d| inline_top_strategy(256, d)),
+        depth in 1usize..=2,
+        seed_tiers in prop::collection::vec(fill_tier_strategy(256, 8), 2),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
+        share in any::<bool>(),
+    ) {
+        let mut top = top;
+        for c in match &mut top {
+            TierShape::Unified(c) => vec![c],
+            TierShape::Split(i, d) => vec![i, d],
+        } {
+            c.write_miss = WriteMissPolicy::WriteAllocate;
+        }
+        let mut tiers = vec![top];
+        for t in seed_tiers.into_iter().take(depth) {
+            // Lengthen lines that are shorter than the tier above's.
+            let above = tiers.last().map_or(8, max_line);
+            let widen = |mut c: CacheConfig| {
+                if c.line.0 < above {
+                    let sets = c.size.0 / c.line.0;
+                    c.line.0 = above;
+                    c.size.0 = above * sets;
+                }
+                c
+            };
+            tiers.push(match t {
+                TierShape::Unified(c) => TierShape::Unified(widen(c)),
+                TierShape::Split(i, d) => TierShape::Split(widen(i), widen(d)),
+            });
+        }
+        let (m, _) = build(&tiers, page, false);
+        prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
+        check(page, &tiers, raw, share, false)?;
     }
 }
