@@ -1,8 +1,10 @@
 //! Throughput of translating runs on a real trace, beside NOTLB and decode
 //! alone, measured in the same process:
-//! `cargo run --release -p vmlab-translation --example vmrate -- TRACE [MAX_EVENTS] [SCHEMES]`
+//! `cargo run --release -p vmlab-translation --example vmrate -- TRACE [MAX_EVENTS] [SCHEMES] [--stream]`
 //! (SCHEMES: comma-separated names, default all; one scheme alone is what a
-//! callgrind profile wants).
+//! callgrind profile wants). `--stream` adds the whole trace streamed from
+//! its file on one thread, decode included: the foundation engine beside
+//! NOTLB and ULTRIX (issue 3's "at least half the no-translation rate").
 
 use std::path::Path;
 use std::time::Instant;
@@ -10,7 +12,9 @@ use std::time::Instant;
 use vmlab_translation::{load, Scheme, VmSim};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
+    let all: Vec<String> = std::env::args().collect();
+    let stream = all.iter().any(|a| a == "--stream");
+    let args: Vec<String> = all.into_iter().filter(|a| a != "--stream").collect();
     let path = args.get(1).ok_or("usage: vmrate TRACE [MAX_EVENTS]")?;
     let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(u64::MAX);
     let only: Option<Vec<Scheme>> = args
@@ -26,17 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The foundation's engine (no translation) on the same caches: the rate
     // issue 3 compares translating runs with.
     if only.is_none() {
-        let jm = load("jacob-mudge", &["scheme=notlb".to_string()])?;
-        let mut mc = vmlab_machine::MachineConfig::bare(
-            "jacob-mudge caches",
-            vmlab_machine::MemoryConfig::sequential(jm.page_size, jm.frames * jm.page_size.bytes()),
-        );
-        mc.l1i = Some(jm.l1i.clone());
-        mc.l1d = Some(jm.l1d.clone());
-        mc.l2i = jm.l2i.clone();
-        mc.l2d = jm.l2d.clone();
-        mc.l2 = jm.l2.clone();
-        let mut m = vmlab_machine::Machine::new(mc)?;
+        let mut m = vmlab_machine::Machine::new(foundation_config()?)?;
         let t = Instant::now();
         m.feed(&events, path, 0)?;
         println!("{:<10}  {:8.1} M refs/s   (vmlab_machine::Machine, same caches)", "foundation", n / t.elapsed().as_secs_f64() / 1e6);
@@ -58,6 +52,64 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let secs = t.elapsed().as_secs_f64();
         let r = sim.result(path);
         println!("{:<10}  {:8.1} M refs/s   VMCPI {:.4}", scheme.name(), n / secs / 1e6, r.vmcpi);
+    }
+    if stream {
+        streamed(Path::new(path))?;
+    }
+    Ok(())
+}
+
+/// The foundation's machine with the jacob-mudge caches (8K/8K, 512K/512K,
+/// 16 B lines: jm-base), no translation.
+fn foundation_config() -> Result<vmlab_machine::MachineConfig, Box<dyn std::error::Error>> {
+    let jm = load("jacob-mudge", &["scheme=notlb".to_string()])?;
+    let mut mc = vmlab_machine::MachineConfig::bare(
+        "jacob-mudge caches",
+        vmlab_machine::MemoryConfig::sequential(jm.page_size, jm.frames * jm.page_size.bytes()),
+    );
+    mc.l1i = Some(jm.l1i.clone());
+    mc.l1d = Some(jm.l1d.clone());
+    mc.l2i = jm.l2i.clone();
+    mc.l2d = jm.l2d.clone();
+    mc.l2 = jm.l2.clone();
+    Ok(mc)
+}
+
+/// Issue 3's speed check as a user runs it: the whole trace streamed from
+/// its file on one thread, decode included, best of three: the foundation
+/// engine (its packed fast loop) beside NOTLB and ULTRIX (`VmSim::run`).
+fn streamed(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let best = |f: &mut dyn FnMut() -> Result<u64, Box<dyn std::error::Error>>| -> Result<f64, Box<dyn std::error::Error>> {
+        let mut rate: f64 = 0.0;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let n = f()?;
+            rate = rate.max(n as f64 / t.elapsed().as_secs_f64() / 1e6);
+        }
+        Ok(rate)
+    };
+    let foundation = best(&mut || {
+        let mut m = vmlab_machine::Machine::new(foundation_config()?)?;
+        let mut src = vmlab_trace::open(path, None)?;
+        let mut buf = vmlab_trace::PackedBlock::new();
+        let mut n = 0u64;
+        while src.fill_packed(&mut buf)? {
+            m.feed_packed(&buf, "trace", n)?;
+            n += buf.len() as u64;
+        }
+        Ok(n)
+    })?;
+    println!("streamed, whole trace, one thread, best of 3:");
+    println!("  {:<10} {:8.1} M refs/s   (vmlab_machine::Machine, packed loop `{}`)", "foundation", foundation,
+        vmlab_machine::Machine::new(foundation_config()?)?.inner_loop());
+    for scheme in [Scheme::Notlb, Scheme::Ultrix] {
+        let rate = best(&mut || {
+            let mut sim = VmSim::new(load("jacob-mudge", &[format!("scheme={}", scheme.name())])?)?;
+            let mut src = vmlab_trace::open(path, None)?;
+            let r = sim.run(src.as_mut(), "trace", &mut |_, _| Ok(()))?;
+            Ok(r.accesses.iter().sum())
+        })?;
+        println!("  {:<10} {:8.1} M refs/s   ({:.0} % of the foundation's rate)", scheme.name(), rate, 100.0 * rate / foundation);
     }
     Ok(())
 }
