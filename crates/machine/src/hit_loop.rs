@@ -23,7 +23,7 @@
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
 use vmlab_addr::{Asid, VirtAddr};
-use vmlab_cache::{Cache, HitCheck, RefKind};
+use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
 use crate::hierarchy::Below;
@@ -175,17 +175,6 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
                     lines = 1;
                 }
             }
-        } else if DIRECT && !TRANSLATE && k != MODIFY && last_ln == ln + 1 {
-            // Two lines, both resident before either changes (a direct-mapped
-            // read probe changes nothing); a modify reads every line before
-            // writing any, so it goes to `word`.
-            let (set, set2) = (hc.virtual_set(ln), hc.virtual_set(ln + 1));
-            if cache.probe::<true, false>(hc, set, ln, asid.0, false).is_some()
-                && cache.probe::<true, false>(hc, set2, ln + 1, asid.0, write).is_some()
-            {
-                let _ = cache.probe::<true, false>(hc, set, ln, asid.0, write);
-                lines = 2;
-            }
         }
         t.done[k] += 1;
         if lines > 0 {
@@ -207,6 +196,94 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     }
     t.settle(counts, pending);
     (i, res)
+}
+
+/// `run` for direct-mapped, virtually indexed and tagged top caches with
+/// ASIDs (`HitLoop::VirtualDirect`). Hits are checked through
+/// `VirtualDirect` views, whose slot pointers and masks stay in registers
+/// (`virtual_direct_hits`); the views are given back for each word they
+/// cannot finish, which `word` completes with the caches themselves.
+#[inline(never)]
+pub(crate) fn run_virtual_direct(
+    b: Borrowed<'_>,
+    ops: &[OpInfo; 256],
+    words: &[u64],
+    mut i: usize,
+    asid: Asid,
+    checks: [HitCheck; 2],
+) -> (usize, Result<(), MapError>) {
+    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, .. } = b;
+    let mut t = Tally::default();
+    let mut res = Ok(());
+    loop {
+        let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
+        i = match views {
+            (Some(iv), None) => virtual_direct_hits((iv, None), &mut t, ops, words, i, asid),
+            (Some(iv), Some(Some(dv))) => virtual_direct_hits((iv, Some(dv)), &mut t, ops, words, i, asid),
+            // Not reached: the loop is chosen because both allow a view;
+            // `word` completes every word exactly all the same.
+            _ => i,
+        };
+        let Some(&w) = words.get(i) else { break };
+        let Some(Word { k, va, shift, last, slot, .. }) = Word::decode(ops, w) else { break };
+        let cache: &mut Cache = match (slot, dc.as_deref_mut()) {
+            (1, Some(d)) => d,
+            _ => &mut *ic,
+        };
+        t.done[k] += 1;
+        if let Err(e) = word::<true, false>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
+        {
+            res = Err(e);
+            break;
+        }
+        i += 1;
+    }
+    t.settle(counts, pending);
+    (i, res)
+}
+
+/// Completes words from `i` on while each is a top-level hit of at most
+/// two lines (not a modify that crosses); returns the index of the first
+/// word it left untouched. `top`: the instruction (or unified) cache's view
+/// and, for a split top, the data cache's.
+#[inline(always)]
+fn virtual_direct_hits(
+    top: (VirtualDirect<'_>, Option<VirtualDirect<'_>>),
+    t: &mut Tally,
+    ops: &[OpInfo; 256],
+    words: &[u64],
+    mut i: usize,
+    asid: Asid,
+) -> usize {
+    let (mut iv, mut dv) = top;
+    let asid = asid.0;
+    while let Some(&w) = words.get(i) {
+        let Some(Word { k, shift, ln, last, slot, .. }) = Word::decode(ops, w) else { break };
+        let last_ln = last >> shift;
+        let v = match (&mut dv, slot) {
+            (Some(d), 1) => d,
+            _ => &mut iv,
+        };
+        let write = k >= STORE;
+        if last_ln == ln {
+            // A modify's write half hits the line its read half found.
+            if !v.hit(ln, asid, write) {
+                break;
+            }
+            t.pend[k] += 1;
+        } else {
+            // Two lines, both resident before either changes; a modify
+            // reads every line before writing any: `word`.
+            if k == MODIFY || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, write) {
+                break;
+            }
+            v.hit(ln, asid, write);
+            t.pend[k] += 2;
+        }
+        t.done[k] += 1;
+        i += 1;
+    }
+    i
 }
 
 /// Per `AccessKind` index: the request kinds of the reference, in order (a

@@ -465,7 +465,11 @@ impl Machine {
                 pending: &mut self.pending,
                 repeat: &mut self.repeat,
             };
-            let (stop, res) = hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks);
+            let (stop, res) = if DIRECT && !TRANSLATE {
+                hit_loop::run_virtual_direct(borrowed, &self.ops, words, i, asid, checks)
+            } else {
+                hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks)
+            };
             i = stop;
             res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
             if i >= words.len() {

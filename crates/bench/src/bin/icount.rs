@@ -10,7 +10,9 @@
 //! already in memory) or `run` (reader and machine on this one thread, block
 //! by block: all the work of a run on one core). The file is read into memory
 //! first so no disk read is counted. Instructions per reference = callgrind's
-//! total / N. Without valgrind it prints the wall-clock rate too.
+//! total / N. Without valgrind it prints the wall-clock rate too. With
+//! `ICOUNT_RESULT` set it also prints every counter of the machine's result
+//! (to diff two builds on a real trace).
 use std::hint::black_box;
 use std::time::Instant;
 use vmlab_machine::Machine;
@@ -97,4 +99,11 @@ fn main() {
         .as_mut()
         .map(|m| m.result("trace").caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
     println!("{mode}: {done} events, {:.1} M refs/s, misses {misses:?}", done as f64 / dt / 1e6);
+    // Every counter, for diffing two builds' results on a real trace.
+    if std::env::var_os("ICOUNT_RESULT").is_some() {
+        if let Some(m) = machine.as_mut() {
+            let r = m.result("trace");
+            println!("{:#?}\n{:#?}\n{:#?}", r.events, r.memory, r.caches.iter().map(|c| (&c.name, c.stats)).collect::<Vec<_>>());
+        }
+    }
 }
