@@ -597,7 +597,9 @@ impl VmSim {
     /// page (translated before the access) and each write-back (if
     /// configured) needs a translation, which may cause more.
     fn after_access(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
-        if self.at != TranslateAt::L2Miss {
+        // Nothing reached memory (every hit) and nothing waits (a nested
+        // call drains the queue, in order): nothing to translate.
+        if self.at != TranslateAt::L2Miss || (self.mem.tail.log.len() == mark && self.pending.is_empty()) {
             return Ok(());
         }
         let page = self.cfg.page_size.bytes();
@@ -889,7 +891,10 @@ impl VmSim {
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
         self.last = [None; 2];
         let mark = self.mem.tail.log.len();
-        let level = self.mem.access(kind, LineRef { vaddr, paddr, asid: KERNEL_ASID }, size);
+        let r = LineRef { vaddr, paddr, asid: KERNEL_ASID };
+        // Handler fetches mostly hit L1 I: the inline hit check serves them
+        // as it serves user pieces (same result and state as `access`).
+        let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
         self.after_access(mark, Some((vaddr, KERNEL_ASID)))?;
         Ok(level)
     }
