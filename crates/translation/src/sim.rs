@@ -596,12 +596,18 @@ impl VmSim {
     /// scheme that translates at memory, each fill other than of the demand
     /// page (translated before the access) and each write-back (if
     /// configured) needs a translation, which may cause more.
+    #[inline(always)]
     fn after_access(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         // Nothing reached memory (every hit) and nothing waits (a nested
         // call drains the queue, in order): nothing to translate.
         if self.at != TranslateAt::L2Miss || (self.mem.tail.log.len() == mark && self.pending.is_empty()) {
             return Ok(());
         }
+        self.translate_transfers(mark, demand)
+    }
+
+    #[inline(never)]
+    fn translate_transfers(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         let page = self.cfg.page_size.bytes();
         let demand_page = demand.map(|(va, asid)| (va / page, asid));
         let mut log = std::mem::take(&mut self.mem.tail.log);
