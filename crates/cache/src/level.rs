@@ -114,6 +114,11 @@ impl HitCheck {
 pub struct VirtualDirect<'a> {
     slots: &'a mut [Slot],
     mask: u64,
+    /// The level's counters and line shift, for `fill`; `fills` is
+    /// `Cache::fills_in_place`.
+    stats: &'a mut CacheStats,
+    shift: u32,
+    fills: bool,
 }
 
 impl VirtualDirect<'_> {
@@ -137,6 +142,63 @@ impl VirtualDirect<'_> {
     pub fn resident(&self, line: u64, asid: u32) -> bool {
         matches!(self.slots.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
     }
+
+    /// `Cache::fill` of virtual line `line` (the line of `r.vaddr`) after
+    /// `hit` found it absent, without giving the view back: the one slot of
+    /// its set is replaced, and the counters move exactly as `Cache::fill`
+    /// (and so `access_missed`) moves them in a one-way level, which keeps
+    /// no replacement state (no clock tick, no tree bits). Returns whether
+    /// the line must be fetched from below and the dirty victim to write
+    /// back after the fetch; the line is resident afterwards, dirty iff
+    /// `kind` is a write. `None`, changing nothing, unless the level
+    /// `fills_in_place`.
+    #[inline]
+    pub fn fill(&mut self, line: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        if !self.fills {
+            return None;
+        }
+        let shift = self.shift;
+        let s = self.slots.get_mut((line & self.mask) as usize)?;
+        Some(fill_one_way(s, &mut *self.stats, shift, line, r, kind, size))
+    }
+}
+
+/// `Cache::fill` in a one-way, write-back, write-allocate level without 3C
+/// shadows: slot `s` (the set's only one) takes line `key` of `r`; the
+/// stamp is left alone (a one-way level never reads it, and `access_missed`
+/// only ticks the clock where stamps are read).
+#[inline(always)]
+fn fill_one_way(
+    s: &mut Slot,
+    stats: &mut CacheStats,
+    shift: u32,
+    key: u64,
+    r: LineRef,
+    kind: RefKind,
+    size: u64,
+) -> (bool, Option<Evicted>) {
+    let is_write = kind == RefKind::Write;
+    let writeback = (s.dirty && s.key != EMPTY).then(|| Evicted {
+        vaddr: s.vline << shift,
+        paddr: s.pline << shift,
+        asid: s.asid,
+        dirty: true,
+    });
+    *s = Slot { key, stamp: s.stamp, vline: r.vaddr >> shift, pline: r.paddr >> shift, asid: r.asid, dirty: is_write };
+    let line = 1u64 << shift;
+    let fetch = !is_write || size != line;
+    let ks = stats.kind_mut(kind);
+    ks.accesses += 1;
+    ks.misses += 1;
+    if fetch {
+        stats.fetches += 1;
+        stats.bytes_in += line;
+    }
+    if writeback.is_some() {
+        stats.writebacks += 1;
+        stats.bytes_out += line;
+    }
+    (fetch, writeback)
 }
 
 /// The state a flush or purge found a line in.
@@ -416,7 +478,14 @@ impl Cache {
     /// and tag with ASIDs (no translation before a hit).
     pub fn virtual_direct(&mut self) -> Option<VirtualDirect<'_>> {
         let hc = self.hit_check()?;
-        (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect { slots: &mut self.slots, mask: self.mask })
+        let fills = self.fills_in_place();
+        (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect {
+            slots: &mut self.slots,
+            mask: self.mask,
+            stats: &mut self.stats,
+            shift: self.line_shift,
+            fills,
+        })
     }
 
     /// `lookup` for a level that gave `hc` (`DIRECT` = one way), at the set
@@ -578,8 +647,13 @@ impl Cache {
         if !self.fills_in_place() {
             return None;
         }
-        let is_write = kind == RefKind::Write;
         let shift = self.line_shift;
+        if self.ways == 1 {
+            // No victim to search for and no replacement state to keep.
+            let s = self.slots.get_mut(set)?;
+            return Some(fill_one_way(s, &mut self.stats, shift, key, r, kind, size));
+        }
+        let is_write = kind == RefKind::Write;
         let s = self.victim(set);
         let old = *self.slots.get(s)?;
         let writeback = (old.dirty && old.key != EMPTY).then(|| Evicted {

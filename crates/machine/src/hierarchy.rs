@@ -297,6 +297,14 @@ pub(crate) struct Below<'a> {
 }
 
 impl Below<'_> {
+    /// `Hierarchy::misses_fill_in_place` of the hierarchy these tiers end:
+    /// a miss at the top may be finished with `Cache::fill` there and
+    /// `fill_below` here.
+    #[inline(always)]
+    pub(crate) fn fills_in_place(&self) -> bool {
+        self.simple
+    }
+
     /// Completes an access to `cache`, the level just above these tiers,
     /// that missed there at `set`, `key` (as `Cache::lookup` or a failed
     /// `Cache::probe` found), with everything it causes below. Returns
@@ -334,7 +342,7 @@ impl Below<'_> {
     /// instruction fetch for an instruction miss), then the victim written.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn fill_below(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, line: u64, fetch: bool, victim: Option<Evicted>) {
+    pub(crate) fn fill_below(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, line: u64, fetch: bool, victim: Option<Evicted>) {
         if fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
             self.simple_access(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);

@@ -198,15 +198,103 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     (i, res)
 }
 
+/// Per packed op, what the virtual-direct loop (`run_virtual_direct`)
+/// needs of a word, and the top-level hits it counted for that op: one
+/// 64-byte entry, found with one scaled index. The hits are folded into
+/// the machine's event counts and pending hits by `fold`.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+pub(crate) struct DirectOp {
+    /// A word `w` of this op is an access within one top-level line iff
+    /// `w & cross <= lim`: for an op no longer than a line, `cross` is the
+    /// line's offset mask and `lim` the last offset at which it still fits
+    /// (line - size), one compare for the whole test. For an escape, an op
+    /// no block holds, or an op longer than a line, `cross` is all ones, so
+    /// the word's op bits (never zero for those ops: op 0 is a 1-byte
+    /// fetch) exceed any `lim` and the word takes the slow branch.
+    cross: u64,
+    lim: u64,
+    /// Words whose access hit in one line, and in two lines.
+    one: u64,
+    two: u64,
+    /// `ADDR_BITS`' complement plus the line shift of the cache serving
+    /// the op: `(w << (64 - ADDR_BITS)) >> key_shift` is the word's line.
+    key_shift: u32,
+    /// Bytes, and the request kind it starts with (a modify: a read).
+    size: u32,
+    first: RefKind,
+    /// The line shift of the cache serving it.
+    shift: u8,
+    /// 0: the instruction (or unified) cache; 1: the data cache.
+    side: u8,
+    /// A store or a modify: a hit sets the dirty bit.
+    write: bool,
+    /// A modify: a read of the line, then a write.
+    modify: bool,
+    /// `AccessKind` index.
+    k: u8,
+    escape: bool,
+}
+
+/// The address bits of a word shifted out to the left (the op byte).
+const OP_BITS: u32 = 64 - ADDR_BITS;
+
+impl DirectOp {
+    /// The table for a machine whose ops are `ops`.
+    pub(crate) fn table(ops: &[OpInfo; 256]) -> [DirectOp; 256] {
+        std::array::from_fn(|op| {
+            let info = ops[op];
+            let line = 1u64 << info.shift;
+            let size = u64::from(info.size);
+            let fits = !info.escape && size <= line && size >= 1;
+            // Op 0 (a 1-byte fetch) fits every line, which the all-ones
+            // `cross` relies on (see `cross`).
+            let (cross, lim) = if fits { (line - 1, line - size) } else { (u64::MAX, 0) };
+            let k = info.k & 3;
+            DirectOp {
+                cross,
+                lim,
+                one: 0,
+                two: 0,
+                key_shift: OP_BITS + u32::from(info.shift),
+                size: info.size,
+                first: [RefKind::Ifetch, RefKind::Read, RefKind::Write, RefKind::Read][usize::from(k)],
+                shift: info.shift,
+                side: info.slot & 1,
+                write: usize::from(k) >= STORE,
+                modify: usize::from(k) == MODIFY,
+                k,
+                escape: info.escape,
+            }
+        })
+    }
+}
+
+/// Adds the hits counted in `table` to the events by `AccessKind`
+/// (`counts`) and the top-level hits not yet counted in the caches
+/// (`pending`), and clears them.
+pub(crate) fn fold(table: &mut [DirectOp; 256], counts: &mut [u64; 4], pending: &mut [u64; 4]) {
+    for d in table.iter_mut() {
+        let k = usize::from(d.k & 3);
+        counts[k] += d.one + d.two;
+        pending[k] += d.one + 2 * d.two;
+        (d.one, d.two) = (0, 0);
+    }
+}
+
 /// `run` for direct-mapped, virtually indexed and tagged top caches with
-/// ASIDs (`HitLoop::VirtualDirect`). Hits are checked through
-/// `VirtualDirect` views, whose slot pointers and masks stay in registers
-/// (`virtual_direct_hits`); the views are given back for each word they
-/// cannot finish, which `word` completes with the caches themselves.
+/// ASIDs (`HitLoop::VirtualDirect`). Words are checked through
+/// `VirtualDirect` views (`virtual_direct_words`), which also complete a
+/// one-line miss in place when the whole hierarchy fills in place; the
+/// views are given back only for a word they cannot finish (a miss over
+/// two lines, a miss where the chain does not fill in place), which `word`
+/// completes with the caches themselves. Hits are counted per op in
+/// `table` (see `fold`).
 #[inline(never)]
 pub(crate) fn run_virtual_direct(
     b: Borrowed<'_>,
     ops: &[OpInfo; 256],
+    table: &mut [DirectOp; 256],
     words: &[u64],
     mut i: usize,
     asid: Asid,
@@ -216,13 +304,22 @@ pub(crate) fn run_virtual_direct(
     let mut t = Tally::default();
     let mut res = Ok(());
     loop {
+        let mut ctx = Ctx { below: &mut below, mapper, t: &mut t, asid };
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
-        i = match views {
-            (Some(iv), None) => virtual_direct_hits((iv, None), &mut t, ops, words, i, asid),
-            (Some(iv), Some(Some(dv))) => virtual_direct_hits((iv, Some(dv)), &mut t, ops, words, i, asid),
+        let stop = match views {
+            (Some(iv), None) => virtual_direct_words([iv], &mut ctx, table, words, i),
+            (Some(iv), Some(Some(dv))) => virtual_direct_words([iv, dv], &mut ctx, table, words, i),
             // Not reached: the loop is chosen because both allow a view;
             // `word` completes every word exactly all the same.
-            _ => i,
+            _ => Ok(i),
+        };
+        i = match stop {
+            Ok(stop) => stop,
+            Err((stop, e)) => {
+                i = stop;
+                res = Err(e);
+                break;
+            }
         };
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, last, slot, .. }) = Word::decode(ops, w) else { break };
@@ -242,48 +339,97 @@ pub(crate) fn run_virtual_direct(
     (i, res)
 }
 
-/// Completes words from `i` on while each is a top-level hit of at most
-/// two lines (not a modify that crosses); returns the index of the first
-/// word it left untouched. `top`: the instruction (or unified) cache's view
-/// and, for a split top, the data cache's.
-#[inline(always)]
-fn virtual_direct_hits(
-    top: (VirtualDirect<'_>, Option<VirtualDirect<'_>>),
-    t: &mut Tally,
-    ops: &[OpInfo; 256],
-    words: &[u64],
-    mut i: usize,
+/// What a miss completed by the views needs besides the view.
+struct Ctx<'b, 'a> {
+    below: &'b mut Below<'a>,
+    mapper: &'b mut PageMapper,
+    t: &'b mut Tally,
     asid: Asid,
-) -> usize {
-    let (mut iv, mut dv) = top;
-    let asid = asid.0;
-    while let Some(&w) = words.get(i) {
-        let Some(Word { k, shift, ln, last, slot, .. }) = Word::decode(ops, w) else { break };
-        let last_ln = last >> shift;
-        let v = match (&mut dv, slot) {
-            (Some(d), 1) => d,
-            _ => &mut iv,
-        };
-        let write = k >= STORE;
-        if last_ln == ln {
-            // A modify's write half hits the line its read half found.
-            if !v.hit(ln, asid, write) {
-                break;
+}
+
+/// Completes words from `i` on while each is a top-level hit of at most
+/// two lines (not a modify that crosses) or a one-line miss the views can
+/// fill in place; returns the index of the first word it left untouched
+/// (or, with the error, of the word whose translation failed). `views`:
+/// the instruction (or unified) cache's and, for a split top, the data
+/// cache's (`N` = 1 or 2; a unified top's ops all name side 0).
+#[inline(always)]
+fn virtual_direct_words<const N: usize>(
+    mut views: [VirtualDirect<'_>; N],
+    c: &mut Ctx<'_, '_>,
+    table: &mut [DirectOp; 256],
+    words: &[u64],
+    i: usize,
+) -> Result<usize, (usize, MapError)> {
+    let asid = c.asid.0;
+    let mut rest = words.get(i..).unwrap_or(&[]).iter();
+    // The index of the word just taken from `rest`.
+    let here = |rest: &std::slice::Iter<'_, u64>| words.len() - rest.len() - 1;
+    while let Some(&w) = rest.next() {
+        // `w >> 56` < 256: no bounds check.
+        let d = &mut table[(w >> ADDR_BITS) as usize];
+        let ln = (w << OP_BITS) >> d.key_shift;
+        let v = &mut views[usize::from(d.side) % N];
+        if w & d.cross <= d.lim {
+            // One line. A modify's write half hits the line its read half
+            // found (or filled).
+            if v.hit(ln, asid, d.write) {
+                d.one += 1;
+                continue;
             }
-            t.pend[k] += 1;
-        } else {
-            // Two lines, both resident before either changes; a modify
-            // reads every line before writing any: `word`.
-            if k == MODIFY || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, write) {
-                break;
+            match one_line_miss(v, c, w, d, ln) {
+                Ok(true) => continue,
+                Ok(false) => return Ok(here(&rest)),
+                Err(e) => return Err((here(&rest), e)),
             }
-            v.hit(ln, asid, write);
-            t.pend[k] += 2;
         }
-        t.done[k] += 1;
-        i += 1;
+        if d.escape {
+            return Ok(here(&rest));
+        }
+        // Two lines, both resident before either changes; a modify reads
+        // every line before writing any: `word`.
+        let last_ln = ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift;
+        if d.modify || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, d.write) {
+            return Ok(here(&rest));
+        }
+        v.hit(ln, asid, d.write);
+        d.two += 1;
     }
-    i
+    Ok(words.len())
+}
+
+/// A word within one top-level line (`ln`) that missed there, completed as
+/// `word` completes it (translate, `Cache::fill`, then the fetch and the
+/// victim below; a modify's write half then hits the filled line), through
+/// the view. `Ok(false)`, changing nothing, where the level does not fill
+/// in place: the word is left to `word`.
+#[inline(never)]
+fn one_line_miss(
+    v: &mut VirtualDirect<'_>,
+    c: &mut Ctx<'_, '_>,
+    w: u64,
+    d: &DirectOp,
+    ln: u64,
+) -> Result<bool, MapError> {
+    if !c.below.fills_in_place() {
+        return Ok(false);
+    }
+    let va = w & ADDR_MASK;
+    let pa = c.mapper.translate(c.asid, VirtAddr(va))?.0;
+    let kind = d.first;
+    let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
+    let Some((fetch, victim)) = v.fill(ln, r, kind, u64::from(d.size)) else {
+        // Not reached where the chain fills in place; exact all the same.
+        return Ok(false);
+    };
+    c.below.fill_below(0, kind, va, pa, c.asid.0, 1 << d.shift, fetch, victim);
+    let k = usize::from(d.k & 3);
+    c.t.done[k] += 1;
+    if d.modify {
+        v.hit(ln, c.asid.0, true);
+        c.t.pend[RefKind::Write as usize] += 1;
+    }
+    Ok(true)
 }
 
 /// Per `AccessKind` index: the request kinds of the reference, in order (a

@@ -8,7 +8,7 @@ use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceErro
 
 use crate::config::MachineConfig;
 use crate::hierarchy::Hierarchy;
-use crate::hit_loop::{self, Borrowed, HitLoop};
+use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop};
 use crate::mapper::{MapError, PageMapper};
 use crate::preset::ConfigError;
 use crate::result::{EventCounts, LevelResult, RunResult};
@@ -77,6 +77,9 @@ pub struct Machine {
     /// Per packed op (`vmlab_trace::vmt::packed::OPS`): what the inner loop
     /// needs, looked up once per event instead of matched field by field.
     ops: [OpInfo; 256],
+    /// The same ops as the virtual-direct loop reads them, with the hits it
+    /// counted per op, not yet in `access_counts` and `pending` (`settle`).
+    direct_ops: Box<[DirectOp; 256]>,
     /// Reused by `feed` to pack events for `feed_packed`.
     scratch: PackedBlock,
     hit_loop: HitLoop,
@@ -113,6 +116,16 @@ impl Machine {
         let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
         let top_needs_translation = RefKind::ALL.map(|k| hierarchy.top_mut(k).hit_needs_translation());
         let write_breaks_repeat = !hierarchy.top_mut(RefKind::Write).repeat_after_write_is_exact();
+        let ops = std::array::from_fn(|op| {
+            let (kind, size, escape) = match OPS.get(op) {
+                Some(&(kind, size)) => (kind, size, false),
+                None => (AccessKind::Ifetch, 1, true),
+            };
+            let k = kind as usize & 3;
+            let slot = if k == 0 { 0 } else { d_slot };
+            let shift = if k == 0 { i_shift } else { d_shift };
+            OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
+        });
         let hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
             [Some(i), Some(d)] if i.direct() && d.direct() && !i.needs_translation() && !d.needs_translation() => {
                 HitLoop::VirtualDirect([i, d])
@@ -134,16 +147,8 @@ impl Machine {
             top_needs_translation,
             pending: [0; 4],
             write_breaks_repeat,
-            ops: std::array::from_fn(|op| {
-                let (kind, size, escape) = match OPS.get(op) {
-                    Some(&(kind, size)) => (kind, size, false),
-                    None => (AccessKind::Ifetch, 1, true),
-                };
-                let k = kind as usize & 3;
-                let slot = if k == 0 { 0 } else { d_slot };
-                let shift = if k == 0 { i_shift } else { d_shift };
-                OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
-            }),
+            direct_ops: Box::new(DirectOp::table(&ops)),
+            ops,
             scratch: PackedBlock::default(),
             hit_loop,
         })
@@ -187,6 +192,7 @@ impl Machine {
 
     /// Adds the pending repeat hits to the top-level caches' counters.
     fn settle(&mut self) {
+        hit_loop::fold(&mut self.direct_ops, &mut self.access_counts, &mut self.pending);
         let [ifetch, load, store, modify] = std::mem::take(&mut self.pending);
         for (k, n) in [(RefKind::Ifetch, ifetch), (RefKind::Read, load + modify), (RefKind::Write, store + modify)] {
             if n > 0 {
@@ -466,7 +472,15 @@ impl Machine {
                 repeat: &mut self.repeat,
             };
             let (stop, res) = if DIRECT && !TRANSLATE {
-                hit_loop::run_virtual_direct(borrowed, &self.ops, words, i, asid, checks)
+                hit_loop::run_virtual_direct(
+                    borrowed,
+                    &self.ops,
+                    &mut self.direct_ops,
+                    words,
+                    i,
+                    asid,
+                    checks,
+                )
             } else {
                 hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks)
             };

@@ -218,6 +218,63 @@ fn fill_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = TierShape> 
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
 
+/// A top tier that selects the virtual-direct loop: direct-mapped, VIVT
+/// with ASID tags, bit-select over a power-of-two set count, write-back
+/// (write-allocate as `cache_strategy` draws it).
+fn virtual_direct_top_strategy(page: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(move |(mut c, sets)| {
+            c.size.0 = c.line.0 * sets;
+            c.assoc = Assoc::Ways(1);
+            c.index = IndexFn::BitSelect;
+            c.indexing = Indexing::Vivt;
+            c.asid_tags = true;
+            c.write = WritePolicy::WriteBack;
+            c
+        })
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
+/// Events in runs of one address space (a packed block holds a run as
+/// plain words, so the fast loops see long stretches of them), with an
+/// occasional flush.
+fn run_strategy() -> impl Strategy<Value = Vec<(Event, u64)>> {
+    prop::collection::vec(
+        (0u32..3, prop::collection::vec((event_strategy(), 0u64..4), 1..40)).prop_map(|(asid, evs)| {
+            evs.into_iter()
+                .map(|(e, r)| match e {
+                    Event::Access(a) => (Event::access(a.kind, a.addr.0, a.size, asid), r),
+                    e => (e, r),
+                })
+                .collect::<Vec<_>>()
+        }),
+        1..8,
+    )
+    .prop_map(|runs| runs.into_iter().flatten().collect())
+}
+
+/// `tiers` (the top first) with lower tiers from `seed_tiers`, lines
+/// lengthened where shorter than the tier above's.
+fn with_chain(mut tiers: Vec<TierShape>, seed_tiers: Vec<TierShape>, depth: usize) -> Vec<TierShape> {
+    for t in seed_tiers.into_iter().take(depth) {
+        let above = tiers.last().map_or(8, max_line);
+        let widen = |mut c: CacheConfig| {
+            if c.line.0 < above {
+                let sets = c.size.0 / c.line.0;
+                c.line.0 = above;
+                c.size.0 = above * sets;
+            }
+            c
+        };
+        tiers.push(match t {
+            TierShape::Unified(c) => TierShape::Unified(widen(c)),
+            TierShape::Split(i, d) => TierShape::Split(widen(i), widen(d)),
+        });
+    }
+    tiers
+}
+
 /// The longest line of a tier.
 fn max_line(t: &TierShape) -> u64 {
     match t {
@@ -280,25 +337,51 @@ proptest! {
         } {
             c.write_miss = WriteMissPolicy::WriteAllocate;
         }
-        let mut tiers = vec![top];
-        for t in seed_tiers.into_iter().take(depth) {
-            // Lengthen lines that are shorter than the tier above's.
-            let above = tiers.last().map_or(8, max_line);
-            let widen = |mut c: CacheConfig| {
-                if c.line.0 < above {
-                    let sets = c.size.0 / c.line.0;
-                    c.line.0 = above;
-                    c.size.0 = above * sets;
-                }
-                c
-            };
-            tiers.push(match t {
-                TierShape::Unified(c) => TierShape::Unified(widen(c)),
-                TierShape::Split(i, d) => TierShape::Split(widen(i), widen(d)),
-            });
-        }
+        let tiers = with_chain(vec![top], seed_tiers, depth);
         let (m, _) = build(&tiers, page, false);
         prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
         check(page, &tiers, raw, share, false)?;
+    }
+
+    /// The virtual-direct loop (hits through `VirtualDirect` views, one-line
+    /// misses filled through them) over a fill-in-place chain of 0-2 lower
+    /// tiers, on runs of one address space.
+    #[test]
+    fn virtual_direct_fills_equal_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in virtual_direct_top_strategy(256),
+        depth in 0usize..=2,
+        seed_tiers in prop::collection::vec(fill_tier_strategy(256, 8), 2),
+        raw in run_strategy(),
+        share in any::<bool>(),
+    ) {
+        let mut top = top;
+        for c in match &mut top {
+            TierShape::Unified(c) => vec![c],
+            TierShape::Split(i, d) => vec![i, d],
+        } {
+            c.write_miss = WriteMissPolicy::WriteAllocate;
+        }
+        let tiers = with_chain(vec![top], seed_tiers, depth);
+        let (m, _) = build(&tiers, page, false);
+        prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "virtual-direct");
+    }
+
+    /// The virtual-direct loop over any lower tiers (misses through `word`
+    /// where the chain does not fill in place), on runs of one address space.
+    #[test]
+    fn virtual_direct_loop_equals_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in virtual_direct_top_strategy(256),
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        raw in run_strategy(),
+        share in any::<bool>(),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "virtual-direct");
     }
 }
