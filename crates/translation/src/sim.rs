@@ -23,7 +23,8 @@ use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbError, TlbSet};
-use vmlab_trace::{Access, AccessKind, Event, EventSource, TraceError};
+use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
+use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
 use crate::memsys::{Level, MemSys};
@@ -383,29 +384,33 @@ impl VmSim {
     /// One user reference (the bulk of every trace).
     #[inline(always)]
     fn access(&mut self, a: &Access) -> Result<(), SimError> {
-        self.access_counts[a.kind as usize] += 1;
-        if a.kind == AccessKind::Ifetch {
+        self.user_access(a.kind, a.size, a.asid.0, a.addr.0)
+    }
+
+    #[inline(always)]
+    fn user_access(&mut self, kind: AccessKind, size: u32, asid: u32, addr: u64) -> Result<(), SimError> {
+        self.access_counts[kind as usize] += 1;
+        if kind == AccessKind::Ifetch {
             self.vmcpi.user_instructions += 1;
             if self.protect_every > 0 {
                 self.protect_tick();
             }
         }
-        let asid = a.asid.0;
         let va = match self.fold.as_mut() {
-            Some(f) => match f.fold(asid, a.addr.0) {
+            Some(f) => match f.fold(asid, addr) {
                 Some(va) => va,
                 None => return Err(SimError::FoldOverflow { asid, scheme: self.scheme.name() }),
             },
-            None => a.addr.0,
+            None => addr,
         };
-        let size = u64::from(a.size.max(1));
-        let first = match a.kind {
+        let size = u64::from(size.max(1));
+        let first = match kind {
             AccessKind::Ifetch => RefKind::Ifetch,
             AccessKind::Store => RefKind::Write,
             AccessKind::Load | AccessKind::Modify => RefKind::Read,
         };
         self.reference(first, asid, va, size)?;
-        if a.kind == AccessKind::Modify {
+        if kind == AccessKind::Modify {
             self.reference(RefKind::Write, asid, va, size)?;
         }
         Ok(())
@@ -927,6 +932,38 @@ impl VmSim {
         Ok(())
     }
 
+    /// Applies the first `n` events of a packed block (the decoder's
+    /// compact form: `vmlab_trace::vmt::packed`), as `feed` would apply them
+    /// unpacked, without building an `Event` per reference.
+    pub fn feed_packed(&mut self, block: &PackedBlock, n: usize) -> Result<(), SimError> {
+        let mut extra = block.extra.iter();
+        // A direct word's address space is that of the latest escape
+        // naming one in the block, 0 before any (packed.rs).
+        let mut asid = 0u32;
+        for &w in &block.words[..n.min(block.words.len())] {
+            let op = (w >> ADDR_BITS) as u8;
+            match OPS.get(usize::from(op)) {
+                Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
+                None if op == PACKED_ESCAPE => {
+                    let ev = extra.next().ok_or_else(|| SimError::Config("packed block: an escape word without its event".into()))?;
+                    match ev {
+                        Event::Access(a) => {
+                            asid = a.asid.0;
+                            self.access(a)?;
+                        }
+                        Event::ContextSwitch(a) => {
+                            asid = a.0;
+                            self.step(ev)?;
+                        }
+                        Event::FlushAll => self.step(ev)?,
+                    }
+                }
+                None => return Err(SimError::Config(format!("packed block: unknown op {op:#x}"))),
+            }
+        }
+        Ok(())
+    }
+
     /// Runs a whole trace, block by block (memory stays bounded).
     /// `progress` gets the events done so far after each block; an `Err`
     /// from it stops the run.
@@ -936,10 +973,10 @@ impl VmSim {
         origin: &str,
         progress: &mut dyn FnMut(u64, (u64, Option<u64>)) -> Result<(), String>,
     ) -> Result<VmResult, SimError> {
-        let mut buf = Vec::with_capacity(1 << 16);
+        let mut buf = PackedBlock::new();
         let mut n = 0u64;
-        while src.fill(&mut buf)? {
-            self.feed(&buf)?;
+        while src.fill_packed(&mut buf)? {
+            self.feed_packed(&buf, buf.len())?;
             n += buf.len() as u64;
             progress(n, src.progress()).map_err(|reason| SimError::Interrupted { events: n, reason })?;
         }
