@@ -642,17 +642,24 @@ impl Cache {
     /// write of the whole line) and the dirty victim to write back after
     /// the fetch; the line is resident afterwards, dirty iff `kind` is a
     /// write. `None`, changing nothing, where `fills_in_place` does not hold.
-    #[inline]
+    #[inline(always)]
     pub fn fill(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
         if !self.fills_in_place() {
             return None;
         }
-        let shift = self.line_shift;
         if self.ways == 1 {
             // No victim to search for and no replacement state to keep.
+            let shift = self.line_shift;
             let s = self.slots.get_mut(set)?;
             return Some(fill_one_way(s, &mut self.stats, shift, key, r, kind, size));
         }
+        self.fill_ways(set, key, r, kind, size)
+    }
+
+    /// `fill` in a level of more than one way.
+    #[inline(never)]
+    fn fill_ways(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        let shift = self.line_shift;
         let is_write = kind == RefKind::Write;
         let s = self.victim(set);
         let old = *self.slots.get(s)?;

@@ -343,6 +343,19 @@ impl Below<'_> {
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn fill_below(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, line: u64, fetch: bool, victim: Option<Evicted>) {
+        if t >= self.tiers.len() {
+            // Memory, which only counts: no call for it.
+            let m = &mut *self.memory;
+            if fetch {
+                m.reads += 1;
+                m.bytes_read += line;
+            }
+            if victim.is_some() {
+                m.writes += 1;
+                m.bytes_written += line;
+            }
+            return;
+        }
         if fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
             self.simple_access(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);

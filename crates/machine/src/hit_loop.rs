@@ -365,37 +365,61 @@ fn virtual_direct_words<const N: usize>(
     let mut rest = words.get(i..).unwrap_or(&[]).iter();
     // The index of the word just taken from `rest`.
     let here = |rest: &std::slice::Iter<'_, u64>| words.len() - rest.len() - 1;
-    while let Some(&w) = rest.next() {
+    while let Some(w) = hits(&mut views, table, &mut rest, asid) {
+        let d = &table[(w >> ADDR_BITS) as usize];
+        if w & d.cross > d.lim {
+            // An escape, or a word over two lines that `hits` could not
+            // finish: the caller's.
+            return Ok(here(&rest));
+        }
+        // One line, a miss.
+        let ln = (w << OP_BITS) >> d.key_shift;
+        let v = &mut views[usize::from(d.side) % N];
+        match one_line_miss(v, c, w, d, ln) {
+            Ok(true) => {}
+            Ok(false) => return Ok(here(&rest)),
+            Err(e) => return Err((here(&rest), e)),
+        }
+    }
+    Ok(words.len())
+}
+
+/// The hit path: takes words from `rest` while each is a top-level hit of
+/// at most two lines (not a modify that crosses: it reads every line before
+/// writing any), counting them per op. Returns the first word that is not
+/// (taken from `rest`, nothing changed for it), or `None` at the end. Out
+/// of line and free of calls, so the table, the address space and the word
+/// pointers stay in registers.
+#[inline(never)]
+fn hits<const N: usize>(
+    views: &mut [VirtualDirect<'_>; N],
+    table: &mut [DirectOp; 256],
+    rest: &mut std::slice::Iter<'_, u64>,
+    asid: u32,
+) -> Option<u64> {
+    for &w in rest.by_ref() {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
         let ln = (w << OP_BITS) >> d.key_shift;
         let v = &mut views[usize::from(d.side) % N];
         if w & d.cross <= d.lim {
             // One line. A modify's write half hits the line its read half
-            // found (or filled).
-            if v.hit(ln, asid, d.write) {
-                d.one += 1;
-                continue;
+            // found.
+            if !v.hit(ln, asid, d.write) {
+                return Some(w);
             }
-            match one_line_miss(v, c, w, d, ln) {
-                Ok(true) => continue,
-                Ok(false) => return Ok(here(&rest)),
-                Err(e) => return Err((here(&rest), e)),
-            }
+            d.one += 1;
+            continue;
         }
-        if d.escape {
-            return Ok(here(&rest));
-        }
-        // Two lines, both resident before either changes; a modify reads
-        // every line before writing any: `word`.
+        // Two lines, both resident before either changes.
         let last_ln = ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift;
-        if d.modify || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, d.write) {
-            return Ok(here(&rest));
+        if d.escape || d.modify || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, d.write) {
+            return Some(w);
         }
         v.hit(ln, asid, d.write);
         d.two += 1;
     }
-    Ok(words.len())
+    None
 }
 
 /// A word within one top-level line (`ln`) that missed there, completed as
@@ -403,7 +427,7 @@ fn virtual_direct_words<const N: usize>(
 /// victim below; a modify's write half then hits the filled line), through
 /// the view. `Ok(false)`, changing nothing, where the level does not fill
 /// in place: the word is left to `word`.
-#[inline(never)]
+#[inline(always)]
 fn one_line_miss(
     v: &mut VirtualDirect<'_>,
     c: &mut Ctx<'_, '_>,
