@@ -59,7 +59,7 @@ pub mod testing {
     /// Decodes one payload the way the reader's `fill_packed` does.
     pub fn decode_packed(raw: &[u8], count: usize) -> Result<super::PackedBlock, String> {
         let mut padded = raw.to_vec();
-        padded.resize(raw.len() + super::format::PAD, 0);
+        padded.resize(raw.len() + super::reader::PACKED_PAD, 0);
         let mut out = super::PackedBlock::default();
         super::reader::decode_block_packed(&padded, raw.len(), count, &mut out)
             .map(|()| out)
