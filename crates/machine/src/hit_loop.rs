@@ -367,21 +367,62 @@ fn virtual_direct_words<const N: usize>(
     let here = |rest: &std::slice::Iter<'_, u64>| words.len() - rest.len() - 1;
     while let Some(w) = hits(&mut views, table, &mut rest, asid) {
         let d = &table[(w >> ADDR_BITS) as usize];
-        if w & d.cross > d.lim {
-            // An escape, or a word over two lines that `hits` could not
-            // finish: the caller's.
-            return Ok(here(&rest));
-        }
-        // One line, a miss.
-        let ln = (w << OP_BITS) >> d.key_shift;
         let v = &mut views[usize::from(d.side) % N];
-        match one_line_miss(v, c, w, d, ln) {
+        let done = if w & d.cross <= d.lim {
+            // One line, a miss.
+            one_line_miss(v, c, w, d, (w << OP_BITS) >> d.key_shift)
+        } else if d.escape || d.modify {
+            // The caller's: an escape, or a modify over several lines
+            // (every line read before any is written: `word`).
+            Ok(false)
+        } else {
+            pieces(v, c, w, d)
+        };
+        match done {
             Ok(true) => {}
             Ok(false) => return Ok(here(&rest)),
             Err(e) => return Err((here(&rest), e)),
         }
     }
     Ok(words.len())
+}
+
+/// A word over several top-level lines, not a modify, that `hits` could
+/// not finish, completed as `word` completes it, through the view: one
+/// access per line in address order, a hit counted in `pend`, a miss
+/// translated and filled (`one_line_miss`'s steps for that piece's bytes).
+/// `Ok(false)`, changing nothing, where the hierarchy does not fill in
+/// place: the word is left to `word`.
+#[inline(never)]
+fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) -> Result<bool, MapError> {
+    if !c.below.fills_in_place() {
+        return Ok(false);
+    }
+    let (asid, kind, shift) = (c.asid.0, d.first, u32::from(d.shift));
+    let va = w & ADDR_MASK;
+    let last = va + u64::from(d.size) - 1;
+    let mut a = va;
+    loop {
+        let ln = a >> shift;
+        let piece_last = last.min(((ln + 1) << shift) - 1);
+        if v.hit(ln, asid, d.write) {
+            c.t.pend[kind as usize] += 1;
+        } else {
+            let pa = c.mapper.translate(c.asid, VirtAddr(a))?.0;
+            let r = vmlab_cache::LineRef { vaddr: a, paddr: pa, asid };
+            // With the hierarchy filling in place the view fills too, so
+            // this is `Some` for every piece, never half a word done.
+            if let Some((fetch, victim)) = v.fill(ln, r, kind, piece_last - a + 1) {
+                c.below.fill_below(0, kind, a, pa, asid, 1 << shift, fetch, victim);
+            }
+        }
+        if piece_last >= last {
+            break;
+        }
+        a = piece_last + 1;
+    }
+    c.t.done[usize::from(d.k & 3)] += 1;
+    Ok(true)
 }
 
 /// The hit path: takes words from `rest` while each is a top-level hit of
