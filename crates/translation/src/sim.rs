@@ -403,6 +403,12 @@ impl VmSim {
             },
             None => addr,
         };
+        self.user_access_folded(kind, size, asid, va)
+    }
+
+    /// `user_access` after counting and folding (`va` is the folded address).
+    #[inline(always)]
+    fn user_access_folded(&mut self, kind: AccessKind, size: u32, asid: u32, va: u64) -> Result<(), SimError> {
         let size = u64::from(size.max(1));
         let first = match kind {
             AccessKind::Ifetch => RefKind::Ifetch,
@@ -940,7 +946,17 @@ impl VmSim {
         // A direct word's address space is that of the latest escape
         // naming one in the block, 0 before any (packed.rs).
         let mut asid = 0u32;
-        for &w in &block.words[..n.min(block.words.len())] {
+        let words = &block.words[..n.min(block.words.len())];
+        let mut i = 0;
+        while i < words.len() {
+            if self.fast && self.protect_every == 0 {
+                i += self.direct_words(&words[i..], asid)?;
+                if i == words.len() {
+                    break;
+                }
+            }
+            let w = words[i];
+            i += 1;
             let op = (w >> ADDR_BITS) as u8;
             match OPS.get(usize::from(op)) {
                 Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
@@ -962,6 +978,80 @@ impl VmSim {
             }
         }
         Ok(())
+    }
+
+    /// The fast loop over a run of direct words (stops at the first escape;
+    /// returns how many it applied): a read of the line its side's latest
+    /// user piece left in L1 (`user_piece`'s repeat: an L1 and TLB hit that
+    /// changes no state but counters) is counted here, in bulk, without
+    /// the per-reference path; every other word goes through
+    /// `user_access_folded` as `feed` would send it. The address is folded
+    /// first, in trace order, exactly as `user_access` folds it. Only
+    /// without protection changes (which count instructions one by one).
+    #[inline(never)]
+    fn direct_words(&mut self, words: &[u64], asid: u32) -> Result<usize, SimError> {
+        let shift = self.l1_shift;
+        let mut counts = [0u64; 4];
+        let mut reps = [0u64; 2];
+        let mut done = words.len();
+        let mut out = Ok(());
+        for (i, &w) in words.iter().enumerate() {
+            let Some(&(kind, size)) = OPS.get((w >> ADDR_BITS) as usize) else {
+                done = i;
+                break;
+            };
+            let addr = w & ADDR_MASK;
+            let va = match self.fold.as_mut() {
+                Some(f) => match f.fold(asid, addr) {
+                    Some(va) => va,
+                    None => {
+                        // `user_access` counts the word and reports the overflow.
+                        out = self.user_access(kind, size, asid, addr);
+                        done = i + 1;
+                        break;
+                    }
+                },
+                None => addr,
+            };
+            counts[kind as usize] += 1;
+            if matches!(kind, AccessKind::Ifetch | AccessKind::Load) {
+                let s = usize::from(kind != AccessKind::Ifetch);
+                let size = u64::from(size.max(1));
+                let ln = va >> shift[s];
+                if self.last[s] == Some((asid, ln)) {
+                    reps[s] += 1;
+                    let end = (ln + 1) << shift[s];
+                    if va + size <= end {
+                        continue;
+                    }
+                    // A read crossing out of the repeated line: its first
+                    // piece is that repeat; the rest are `reference`'s
+                    // pieces from the next line on, as `reference_split`
+                    // would make them.
+                    let rk = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
+                    if let Err(e) = self.reference(rk, asid, end, va + size - end) {
+                        out = Err(e);
+                        done = i + 1;
+                        break;
+                    }
+                    continue;
+                }
+            }
+            if let Err(e) = self.user_access_folded(kind, size, asid, va) {
+                out = Err(e);
+                done = i + 1;
+                break;
+            }
+        }
+        for (k, n) in counts.iter().enumerate() {
+            self.access_counts[k] += n;
+        }
+        self.vmcpi.user_instructions += counts[AccessKind::Ifetch as usize];
+        self.repeats[RefKind::Ifetch as usize] += reps[0];
+        self.repeats[RefKind::Read as usize] += reps[1];
+        self.sides[0].l1_hit_tlb_hit += reps[0];
+        self.sides[1].l1_hit_tlb_hit += reps[1];
+        out.map(|()| done)
     }
 
     /// Runs a whole trace, block by block (memory stays bounded).
