@@ -368,14 +368,16 @@ impl Below<'_> {
     /// One access within one line of tier `t` (or memory) of a hierarchy
     /// where `simple` holds: a probe, and for a miss a `Cache::fill` and
     /// what it sends down. Exactly `access_line`'s effect, in fewer steps.
-    #[inline(never)]
+    /// The probe inline (a hit, the common case, costs no call), the
+    /// rest (`simple_miss`) out of line.
+    #[inline(always)]
     fn simple_access(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
         let side = usize::from(kind != RefKind::Ifetch);
         let hc = self.checks.get(t).and_then(|c| c[side]);
         let (Some(tier), Some(hc)) = (self.tiers.get_mut(t), hc) else {
             // Memory (a level without a hit check is not reached: `simple`
             // does not hold then, but the general path stays exact).
-            self.request_inline(t, kind, va, pa, asid, size);
+            self.request(t, kind, va, pa, asid, size);
             return;
         };
         let cache = tier.serving(kind);
@@ -390,6 +392,16 @@ impl Below<'_> {
             cache.count_repeat_hits(kind, 1);
             return;
         }
+        self.simple_miss(t, kind, va, pa, asid, size, set, key);
+    }
+
+    /// `simple_access` after its probe missed at `set`, `key` of tier `t`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn simple_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+        // Not reached without tier `t`: the probe just found it.
+        let Some(tier) = self.tiers.get_mut(t) else { return };
+        let cache = tier.serving(kind);
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         match cache.fill(set, key, r, kind, size) {
