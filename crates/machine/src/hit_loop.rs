@@ -11,7 +11,12 @@
 //!   crosses a line) goes to `word`, out of line, which applies the general
 //!   path's rules piece by piece: a probe per top-level line, and for a miss
 //!   `Cache::access_missed` plus everything it sends below
-//!   (`Below::missed`), without leaving the loop.
+//!   (`Below::missed`), without leaving the loop;
+//! * in the virtual-direct loop (jm-base's shape) hits are checked by
+//!   `hits`, a call-free function, and when the hierarchy fills in place
+//!   a miss (any word but a modify over several lines) is completed through
+//!   the `VirtualDirect` view (`one_line_miss`, `pieces`) with the same
+//!   calls `word` would make.
 //!
 //! Exactness rests on three facts. `Cache::probe` changes exactly what
 //! `lookup` changes on a hit except the access counter, which is added in
