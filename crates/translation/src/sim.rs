@@ -185,6 +185,16 @@ pub struct VmSim {
     last: [Option<(u32, u64)>; 2],
     l1_shift: [u32; 2],
     repeats: [u64; 3],
+    /// Per side, the (ASID, base page) whose TLB lookup hit last, and its
+    /// frame address, while no insert, purge or other lookup has touched
+    /// that side's TLB since: another piece on that page is a TLB hit on
+    /// the same, most recent, entry, which changes nothing but the hit
+    /// count (`page_repeats`, settled like `repeats`). Cleared by every
+    /// refill and context switch.
+    page_memo: [Option<(u32, u64)>; 2],
+    page_frame: [u64; 2],
+    page_shift: u32,
+    page_repeats: [u64; 2],
     /// Protection changes: every `protect_every` user instructions (0 =
     /// never), on the page of the latest data reference.
     protect_every: u64,
@@ -290,6 +300,10 @@ impl VmSim {
             last: [None; 2],
             l1_shift: [cfg.l1i.line.0.trailing_zeros(), cfg.l1d.line.0.trailing_zeros()],
             repeats: [0; 3],
+            page_memo: [None; 2],
+            page_frame: [0; 2],
+            page_shift: cfg.page_size.bytes().trailing_zeros(),
+            page_repeats: [0; 2],
             protect_every: if cfg.protection_changes_per_million > 0.0 {
                 (1e6 / cfg.protection_changes_per_million).round().max(1.0) as u64
             } else {
@@ -365,6 +379,7 @@ impl VmSim {
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
                 self.last = [None; 2];
+                self.page_memo = [None; 2];
                 // Untagged structures cannot tell address spaces apart.
                 if let Some(tlbs) = self.tlbs.as_mut() {
                     tlbs.purge_untagged();
@@ -497,14 +512,24 @@ impl VmSim {
                 None => va,
             },
             TranslateAt::EveryAccess => {
-                let (pa, miss) = self.tlb_translate(s, asid, va)?;
-                tlb_miss = miss;
-                if self.shared_tlb_order {
-                    // This lookup reordered the TLB the other side's repeat
-                    // would have refreshed: that repeat must look up.
-                    self.last[1 - s] = None;
+                let page = va >> self.page_shift;
+                if self.fast && self.page_memo[s] == Some((asid, page)) {
+                    self.page_repeats[s] += 1;
+                    self.page_frame[s] | (va & ((1 << self.page_shift) - 1))
+                } else {
+                    let (pa, miss) = self.tlb_translate(s, asid, va)?;
+                    tlb_miss = miss;
+                    // A refill cleared the memo; only a hit sets it.
+                    self.page_memo[s] = (self.fast && !miss).then_some((asid, page));
+                    self.page_frame[s] = pa & !((1 << self.page_shift) - 1);
+                    if self.shared_tlb_order {
+                        // This lookup reordered the TLB the other side's repeat
+                        // would have refreshed: that repeat must look up.
+                        self.last[1 - s] = None;
+                        self.page_memo[1 - s] = None;
+                    }
+                    pa
                 }
-                pa
             }
             TranslateAt::L1Miss => {
                 let r = LineRef { vaddr: va, paddr: va, asid };
@@ -599,6 +624,12 @@ impl VmSim {
                 if let Some(t) = self.tlbs.as_mut() {
                     t.count_repeat_hits(side_of(kind), n);
                 }
+            }
+        }
+        for (s, side) in SIDES.iter().enumerate() {
+            let n = std::mem::take(&mut self.page_repeats[s]);
+            if let Some(t) = self.tlbs.as_mut() {
+                t.count_repeat_hits(*side, n);
             }
         }
     }
@@ -748,6 +779,7 @@ impl VmSim {
     /// recurse one tier up), then the insert.
     fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
         self.last = [None; 2];
+        self.page_memo = [None; 2];
         self.ensure_mapped(asid, va)?;
         self.walk_and_load(asid, va)?;
         let page = self.cfg.page_size.bytes();
