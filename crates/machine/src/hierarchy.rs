@@ -381,15 +381,8 @@ impl Below<'_> {
             return;
         };
         let cache = tier.serving(kind);
-        let (set, key) = hc.locate(va, pa);
-        let write = kind == RefKind::Write;
-        let hit = if hc.direct() {
-            cache.probe::<true, true>(&hc, set, key, asid, write)
-        } else {
-            cache.probe::<false, true>(&hc, set, key, asid, write)
-        };
+        let (set, key, hit) = probe_counted(cache, &hc, kind, va, pa, asid);
         if hit.is_some() {
-            cache.count_repeat_hits(kind, 1);
             return;
         }
         self.simple_miss(t, kind, va, pa, asid, size, set, key);
@@ -461,15 +454,8 @@ impl Below<'_> {
             // being write-back) but the counter, added here; a miss is
             // finished as `access` finishes it.
             Some(hc) => {
-                let (set, key) = hc.locate(va, pa);
-                let write = kind == RefKind::Write;
-                let hit = if hc.direct() {
-                    cache.probe::<true, true>(&hc, set, key, asid, write)
-                } else {
-                    cache.probe::<false, true>(&hc, set, key, asid, write)
-                };
+                let (set, key, hit) = probe_counted(cache, &hc, kind, va, pa, asid);
                 if let Some(dirty) = hit {
-                    cache.count_repeat_hits(kind, 1);
                     return Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE };
                 }
                 cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size)
@@ -499,4 +485,23 @@ impl Below<'_> {
             self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
         }
     }
+}
+
+/// A lower level's probe through its hit check, with a hit counted as
+/// `Cache::access` counts it (a hit there changes only what `probe`
+/// changes). Returns the set and key (for `access_missed` after a miss) and
+/// the hit's dirty bit, if it hit.
+#[inline(always)]
+fn probe_counted(cache: &mut Cache, hc: &HitCheck, kind: RefKind, va: u64, pa: u64, asid: u32) -> (usize, u64, Option<bool>) {
+    let (set, key) = hc.locate(va, pa);
+    let write = kind == RefKind::Write;
+    let hit = if hc.direct() {
+        cache.probe::<true, true>(hc, set, key, asid, write)
+    } else {
+        cache.probe::<false, true>(hc, set, key, asid, write)
+    };
+    if hit.is_some() {
+        cache.count_repeat_hits(kind, 1);
+    }
+    (set, key, hit)
 }
