@@ -418,12 +418,6 @@ impl VmSim {
             },
             None => addr,
         };
-        self.user_access_folded(kind, size, asid, va)
-    }
-
-    /// `user_access` after counting and folding (`va` is the folded address).
-    #[inline(always)]
-    fn user_access_folded(&mut self, kind: AccessKind, size: u32, asid: u32, va: u64) -> Result<(), SimError> {
         let size = u64::from(size.max(1));
         let first = match kind {
             AccessKind::Ifetch => RefKind::Ifetch,
@@ -467,19 +461,19 @@ impl VmSim {
         self.reference_split(kind, asid, va, size)
     }
 
+    /// A reference crossing out of its first L1 line: that line's piece,
+    /// then the rest as a reference of its own (at most one more piece for
+    /// any reference shorter than a line). The end is clamped to the
+    /// address space, as a piece can hold no address past it.
     #[inline(never)]
     fn reference_split(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
-        let line = self.mem.l1(kind).line_bytes();
+        let line_last = va | ((1 << self.l1_shift[side(kind)]) - 1);
         let last = va.saturating_add(size - 1);
-        let mut a = va;
-        loop {
-            let piece_last = last.min(a | (line - 1));
-            self.user_piece(kind, asid, a, piece_last - a + 1)?;
-            if piece_last >= last {
-                return Ok(());
-            }
-            a = piece_last + 1;
+        if line_last >= last {
+            return self.user_piece(kind, asid, va, last - va + 1);
         }
+        self.user_piece(kind, asid, va, line_last - va + 1)?;
+        self.reference(kind, asid, line_last + 1, last - line_last)
     }
 
     #[inline(always)]
@@ -979,16 +973,7 @@ impl VmSim {
         // naming one in the block, 0 before any (packed.rs).
         let mut asid = 0u32;
         let words = &block.words[..n.min(block.words.len())];
-        let mut i = 0;
-        while i < words.len() {
-            if self.fast && self.protect_every == 0 {
-                i += self.direct_words(&words[i..], asid)?;
-                if i == words.len() {
-                    break;
-                }
-            }
-            let w = words[i];
-            i += 1;
+        for &w in words {
             let op = (w >> ADDR_BITS) as u8;
             match OPS.get(usize::from(op)) {
                 Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
@@ -1010,80 +995,6 @@ impl VmSim {
             }
         }
         Ok(())
-    }
-
-    /// The fast loop over a run of direct words (stops at the first escape;
-    /// returns how many it applied): a read of the line its side's latest
-    /// user piece left in L1 (`user_piece`'s repeat: an L1 and TLB hit that
-    /// changes no state but counters) is counted here, in bulk, without
-    /// the per-reference path; every other word goes through
-    /// `user_access_folded` as `feed` would send it. The address is folded
-    /// first, in trace order, exactly as `user_access` folds it. Only
-    /// without protection changes (which count instructions one by one).
-    #[inline(never)]
-    fn direct_words(&mut self, words: &[u64], asid: u32) -> Result<usize, SimError> {
-        let shift = self.l1_shift;
-        let mut counts = [0u64; 4];
-        let mut reps = [0u64; 2];
-        let mut done = words.len();
-        let mut out = Ok(());
-        for (i, &w) in words.iter().enumerate() {
-            let Some(&(kind, size)) = OPS.get((w >> ADDR_BITS) as usize) else {
-                done = i;
-                break;
-            };
-            let addr = w & ADDR_MASK;
-            let va = match self.fold.as_mut() {
-                Some(f) => match f.fold(asid, addr) {
-                    Some(va) => va,
-                    None => {
-                        // `user_access` counts the word and reports the overflow.
-                        out = self.user_access(kind, size, asid, addr);
-                        done = i + 1;
-                        break;
-                    }
-                },
-                None => addr,
-            };
-            counts[kind as usize] += 1;
-            if matches!(kind, AccessKind::Ifetch | AccessKind::Load) {
-                let s = usize::from(kind != AccessKind::Ifetch);
-                let size = u64::from(size.max(1));
-                let ln = va >> shift[s];
-                if self.last[s] == Some((asid, ln)) {
-                    reps[s] += 1;
-                    let end = (ln + 1) << shift[s];
-                    if va + size <= end {
-                        continue;
-                    }
-                    // A read crossing out of the repeated line: its first
-                    // piece is that repeat; the rest are `reference`'s
-                    // pieces from the next line on, as `reference_split`
-                    // would make them.
-                    let rk = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
-                    if let Err(e) = self.reference(rk, asid, end, va + size - end) {
-                        out = Err(e);
-                        done = i + 1;
-                        break;
-                    }
-                    continue;
-                }
-            }
-            if let Err(e) = self.user_access_folded(kind, size, asid, va) {
-                out = Err(e);
-                done = i + 1;
-                break;
-            }
-        }
-        for (k, n) in counts.iter().enumerate() {
-            self.access_counts[k] += n;
-        }
-        self.vmcpi.user_instructions += counts[AccessKind::Ifetch as usize];
-        self.repeats[RefKind::Ifetch as usize] += reps[0];
-        self.repeats[RefKind::Read as usize] += reps[1];
-        self.sides[0].l1_hit_tlb_hit += reps[0];
-        self.sides[1].l1_hit_tlb_hit += reps[1];
-        out.map(|()| done)
     }
 
     /// Runs a whole trace, block by block (memory stays bounded).
