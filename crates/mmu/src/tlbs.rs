@@ -106,14 +106,14 @@ impl TlbSet {
 
     /// A refill's insert: the main TLB of `side` (kernel mappings into its
     /// wired slots) and that side's micro-TLB. (The arguments are `Tlb::insert`'s
-    /// plus the side.)
+    /// plus the side.) Returns the entry the main TLB evicted, if any.
     #[allow(clippy::too_many_arguments)]
-    pub fn insert(&mut self, side: Side, asid: u32, va: u64, pa: u64, page_bytes: u64, global: bool, slot: Slot) -> Result<(), TlbError> {
-        self.main_of(side).insert(asid, va, pa, page_bytes, global, slot)?;
+    pub fn insert(&mut self, side: Side, asid: u32, va: u64, pa: u64, page_bytes: u64, global: bool, slot: Slot) -> Result<Option<TlbEntry>, TlbError> {
+        let evicted = self.main_of(side).insert(asid, va, pa, page_bytes, global, slot)?;
         if let Some(micro) = self.micro.as_mut() {
             micro[side as usize].insert(asid, va, pa, page_bytes, global, Slot::Normal)?;
         }
-        Ok(())
+        Ok(evicted)
     }
 
     /// Hits proven without a lookup (repeats of the latest hit's page):
@@ -131,6 +131,14 @@ impl TlbSet {
     /// looking up must then forget the other side's latest page.
     pub fn sides_share_lru_order(&self) -> bool {
         self.main.len() == 1 && self.micro.is_none() && self.main[0].config().replacement == crate::tlb::TlbReplacement::Lru
+    }
+
+    /// Whether a lookup that hits changes nothing but the hit count: no
+    /// micro-TLB to refill and no LRU order to update (random or FIFO
+    /// replacement). A caller may then count a hit on any page it saw hit,
+    /// with no insert or purge since, without looking it up.
+    pub fn lookups_change_nothing(&self) -> bool {
+        self.micro.is_none() && self.main.iter().all(|t| t.config().replacement != crate::tlb::TlbReplacement::Lru)
     }
 
     /// The purge an untagged TLB needs on a context switch: every

@@ -3,6 +3,8 @@
 //! TRACE [MAX_EVENTS] [KEY=VALUE ...] [--general]`. Used to check that a
 //! speed change leaves results bit-identical (diff the output before and
 //! after, or against `--general`: the simulator without its fast paths).
+//! The fast simulator reads packed words (`feed_packed`, as `VmSim::run`
+//! does), the general one `Event`s.
 
 use std::path::Path;
 
@@ -16,12 +18,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(u64::MAX);
     let extra: Vec<String> = args.iter().skip(3).cloned().collect();
     let events = vmlab_trace::read_prefix(Path::new(path), None, max)?;
+    let mut packed = vmlab_trace::PackedBlock::new();
+    packed.pack(&events);
     for scheme in Scheme::ALL {
         let mut overrides = vec![format!("scheme={}", scheme.name())];
         overrides.extend(extra.iter().cloned());
         let cfg = load("jacob-mudge", &overrides)?;
         let mut sim = if general { VmSim::general(cfg)? } else { VmSim::new(cfg)? };
-        sim.feed(&events)?;
+        if general {
+            sim.feed(&events)?;
+        } else {
+            sim.feed_packed(&packed, packed.len())?;
+        }
         println!("{}", serde_json::to_string(&sim.result(path))?);
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! Translation schemes and VMCPI (see README.md).
 
 pub mod config;
+mod hit_run;
 pub mod memsys;
 pub mod result;
 pub mod scheme;

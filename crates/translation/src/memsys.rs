@@ -10,7 +10,7 @@
 //! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
 //! write-backs and fills it must translate.
 
-use vmlab_cache::{Cache, CacheStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind};
+use vmlab_cache::{Cache, CacheStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect};
 use vmlab_machine::MemoryStats;
 
 use crate::config::VmConfig;
@@ -410,6 +410,28 @@ impl MemSys {
             };
         }
         l1.lookup(r, kind)
+    }
+
+    /// Both L1s as `VirtualDirect` views (I, D), when the direct probes
+    /// are on for both (`l1_direct`): the hit loop (`hit_run`) checks hits
+    /// through them and reports its counts with `count_l1_hits`.
+    pub fn l1_views(&mut self) -> Option<[VirtualDirect<'_>; 2]> {
+        if self.l1_direct.iter().any(Option::is_none) {
+            return None;
+        }
+        match (self.l1i.virtual_direct(), self.l1d.virtual_direct()) {
+            (Some(i), Some(d)) => Some([i, d]),
+            _ => None,
+        }
+    }
+
+    /// Hits by kind found through `l1_views`: counted as `l1_lookup`'s
+    /// direct probes count theirs.
+    pub fn count_l1_hits(&mut self, hits: [u64; 3]) {
+        for (d, h) in self.direct_hits.iter_mut().zip(hits) {
+            *d += h;
+        }
+        self.direct_probes += hits.iter().sum::<u64>();
     }
 
     /// Completes an L1 miss that `l1_lookup` found, with everything below.

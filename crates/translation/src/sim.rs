@@ -27,6 +27,7 @@ use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
+use crate::hit_run::{self, HitOp, HitTally, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
@@ -195,6 +196,26 @@ pub struct VmSim {
     page_frame: [u64; 2],
     page_shift: u32,
     page_repeats: [u64; 2],
+    /// The hit loop's page test: per side, raw pages of `resident_asid`
+    /// whose TLB lookup would hit and change nothing but the hit count
+    /// (`remember_page`). Cleared by every refill and context switch.
+    resident: Box<ResidentPages>,
+    resident_asid: u32,
+    /// Per side, the latest page remembered (where only that one may be:
+    /// LRU order or micro-TLBs, `pure_lookups` false).
+    latest_raw: [u64; 2],
+    pure_lookups: bool,
+    /// The latest user access: folded minus raw address, and its raw fold
+    /// region.
+    access_delta: u64,
+    access_region: u64,
+    /// The hit loop's op table (`hit_run`), where it applies: both L1s
+    /// direct-mapped virtual with ASIDs, the fast paths on, no protection
+    /// ticks, and either a TLB looked up on every access or no fold and no
+    /// TLB before an L1 hit.
+    hit_ops: Option<Box<[HitOp; 256]>>,
+    /// Words the hit loop completed (never reset; tests prove it ran).
+    hit_words: u64,
     /// Protection changes: every `protect_every` user instructions (0 =
     /// never), on the page of the latest data reference.
     protect_every: u64,
@@ -272,6 +293,7 @@ impl VmSim {
         let mapper = (scheme == Scheme::Notlb)
             .then(|| PageMapper::new(cfg.page_size, cfg.frames, FrameAllocation::Sequential, 0, 1));
         let shared_tlb_order = at == TranslateAt::EveryAccess && tlbs.as_ref().is_some_and(TlbSet::sides_share_lru_order);
+        let pure_lookups = tlbs.as_ref().is_some_and(TlbSet::lookups_change_nothing);
         let asid_tagged_caches = cfg.caches().iter().all(|(_, c)| c.asid_tags || c.indexing != Indexing::Vivt);
         Ok(Self {
             fold: table.is_some().then(Fold::default),
@@ -304,6 +326,14 @@ impl VmSim {
             page_frame: [0; 2],
             page_shift: cfg.page_size.bytes().trailing_zeros(),
             page_repeats: [0; 2],
+            resident: Box::new(NO_RESIDENT),
+            resident_asid: 0,
+            latest_raw: [NO_PAGE; 2],
+            pure_lookups,
+            access_delta: 0,
+            access_region: 0,
+            hit_ops: None,
+            hit_words: 0,
             protect_every: if cfg.protection_changes_per_million > 0.0 {
                 (1e6 / cfg.protection_changes_per_million).round().max(1.0) as u64
             } else {
@@ -317,7 +347,21 @@ impl VmSim {
             fast: true,
             tails: Vec::new(),
             cfg,
-        })
+        }
+        .with_hit_loop())
+    }
+
+    /// Chooses the hit loop (`hit_ops`) for this configuration.
+    fn with_hit_loop(mut self) -> Self {
+        let fits = match self.at {
+            TranslateAt::EveryAccess => true,
+            TranslateAt::Never | TranslateAt::L1Miss => self.fold.is_none(),
+            TranslateAt::L2Miss => false,
+        };
+        if fits && self.fast && self.protect_every == 0 && self.mem.l1_views().is_some() {
+            self.hit_ops = Some(hit_run::op_table(self.l1_shift));
+        }
+        self
     }
 
     /// One simulator for several machines that differ only in their L2
@@ -355,6 +399,7 @@ impl VmSim {
     pub fn general(cfg: VmConfig) -> Result<Self, SimError> {
         let mut sim = Self::new(cfg)?;
         sim.fast = false;
+        sim.hit_ops = None;
         sim.mem.set_general();
         if let Some(t) = sim.tlbs.as_mut() {
             t.set_memo(false);
@@ -364,6 +409,12 @@ impl VmSim {
 
     pub fn config(&self) -> &VmConfig {
         &self.cfg
+    }
+
+    /// How many packed words the hit loop completed (`hit_run`; tests use
+    /// it to prove that loop ran; 0 in the general simulator).
+    pub fn hit_run_words(&self) -> u64 {
+        self.hit_words
     }
 
     /// How many L1/L2 lookups took the direct-mapped VIVT probe (tests use
@@ -380,6 +431,7 @@ impl VmSim {
                 self.context_switches += 1;
                 self.last = [None; 2];
                 self.page_memo = [None; 2];
+                self.forget_pages();
                 // Untagged structures cannot tell address spaces apart.
                 if let Some(tlbs) = self.tlbs.as_mut() {
                     tlbs.purge_untagged();
@@ -418,6 +470,8 @@ impl VmSim {
             },
             None => addr,
         };
+        self.access_delta = va.wrapping_sub(addr);
+        self.access_region = addr >> REGION_SHIFT;
         let size = u64::from(size.max(1));
         let first = match kind {
             AccessKind::Ifetch => RefKind::Ifetch,
@@ -516,6 +570,9 @@ impl VmSim {
                     // A refill cleared the memo; only a hit sets it.
                     self.page_memo[s] = (self.fast && !miss).then_some((asid, page));
                     self.page_frame[s] = pa & !((1 << self.page_shift) - 1);
+                    if self.hit_ops.is_some() {
+                        self.note_lookup(s, asid, va, !miss);
+                    }
                     if self.shared_tlb_order {
                         // This lookup reordered the TLB the other side's repeat
                         // would have refreshed: that repeat must look up.
@@ -757,6 +814,84 @@ impl VmSim {
         self.tlb_missed(s, asid, va)
     }
 
+    /// After a user piece's TLB lookup on side `s` (one that hit, `hit`,
+    /// or missed and refilled): what the hit loop may take as a TLB hit
+    /// that changes nothing. With pure lookups, every page seen hitting or
+    /// just refilled since the last insert or purge (the refill inserts the
+    /// piece's page last, so it stays until the next); otherwise only the
+    /// latest page whose lookup hit on that side, and on neither side once
+    /// this lookup reordered a TLB both share. A page is kept by its raw
+    /// (trace) address, and only where this piece lies in its access's
+    /// first fold region (so folding the raw page gives this one).
+    fn note_lookup(&mut self, s: usize, asid: u32, va: u64, hit: bool) {
+        if !self.pure_lookups {
+            self.forget_latest(s);
+            if self.shared_tlb_order {
+                self.forget_latest(1 - s);
+            }
+        }
+        let raw = va.wrapping_sub(self.access_delta);
+        if !(hit || self.pure_lookups) || raw >> REGION_SHIFT != self.access_region {
+            return;
+        }
+        if asid != self.resident_asid {
+            self.forget_pages();
+            self.resident_asid = asid;
+        }
+        let raw_page = raw >> self.page_shift;
+        self.resident[s][hit_run::resident_slot(raw_page)] = hit_run::ResidentPage { raw_page, delta: self.access_delta };
+        self.latest_raw[s] = raw_page;
+    }
+
+    fn forget_latest(&mut self, s: usize) {
+        let p = std::mem::replace(&mut self.latest_raw[s], NO_PAGE);
+        let e = &mut self.resident[s][hit_run::resident_slot(p)];
+        if e.raw_page == p {
+            e.raw_page = NO_PAGE;
+        }
+    }
+
+    /// A TLB entry was evicted: with pure lookups, only its page stops
+    /// being resident (on either side: a unified TLB serves both). A global
+    /// entry maps a kernel page, never a user piece's.
+    fn forget_evicted(&mut self, e: vmlab_mmu::TlbEntry) {
+        if e.global {
+            return;
+        }
+        if !self.pure_lookups || e.page_shift != self.page_shift || e.asid != self.resident_asid {
+            self.forget_pages();
+            return;
+        }
+        // Folding moves whole 4 MB regions, so a raw page and its folded
+        // page share the low bits that choose a slot, if pages are small
+        // enough; otherwise every slot is checked.
+        let same_slot = REGION_SHIFT.saturating_sub(self.page_shift) >= hit_run::RESIDENT_SLOTS.trailing_zeros();
+        let page_shift = self.page_shift;
+        let folds_to = |r: &hit_run::ResidentPage| r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn;
+        for side in self.resident.iter_mut() {
+            if same_slot {
+                let r = &mut side[hit_run::resident_slot(e.vpn)];
+                if folds_to(r) {
+                    r.raw_page = NO_PAGE;
+                }
+            } else {
+                for r in side.iter_mut().filter(|r| folds_to(r)) {
+                    r.raw_page = NO_PAGE;
+                }
+            }
+        }
+    }
+
+    /// Forgets every resident page. Without pure lookups only the latest
+    /// page of each side can be there.
+    fn forget_pages(&mut self) {
+        if self.pure_lookups {
+            *self.resident = NO_RESIDENT;
+        }
+        self.forget_latest(0);
+        self.forget_latest(1);
+    }
+
     /// The TLB missed (and counted it): refill, then read the new entry.
     #[inline(never)]
     fn tlb_missed(&mut self, s: usize, asid: u32, va: u64) -> Result<(u64, bool), SimError> {
@@ -774,14 +909,21 @@ impl VmSim {
     fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
         self.last = [None; 2];
         self.page_memo = [None; 2];
+        if !self.pure_lookups {
+            self.forget_pages();
+        }
         self.ensure_mapped(asid, va)?;
         self.walk_and_load(asid, va)?;
         let page = self.cfg.page_size.bytes();
         let frame = self.frame_of(asid, va, 0)?;
         let kernel = va >= USER_LIMIT;
         let slot = if kernel { Slot::Wired } else { Slot::Normal };
-        if let Some(tlbs) = self.tlbs.as_mut() {
-            tlbs.insert(SIDES[s], asid, va, frame * page, page, kernel, slot)?;
+        let evicted = match self.tlbs.as_mut() {
+            Some(tlbs) => tlbs.insert(SIDES[s], asid, va, frame * page, page, kernel, slot)?,
+            None => None,
+        };
+        if let Some(e) = evicted {
+            self.forget_evicted(e);
         }
         Ok(())
     }
@@ -973,7 +1115,13 @@ impl VmSim {
         // naming one in the block, 0 before any (packed.rs).
         let mut asid = 0u32;
         let words = &block.words[..n.min(block.words.len())];
-        for &w in words {
+        let mut i = 0;
+        while i < words.len() {
+            if self.hit_ops.is_some() {
+                i = self.hit_run(words, i, asid);
+            }
+            let Some(&w) = words.get(i) else { break };
+            i += 1;
             let op = (w >> ADDR_BITS) as u8;
             match OPS.get(usize::from(op)) {
                 Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
@@ -995,6 +1143,66 @@ impl VmSim {
             }
         }
         Ok(())
+    }
+
+    /// Completes words from `i` on with the hit loop (`hit_run::hits`) and
+    /// moves its counts where the general path would have moved them;
+    /// returns the first word it left.
+    fn hit_run(&mut self, words: &[u64], i: usize, asid: u32) -> usize {
+        let Some(ops) = self.hit_ops.take() else { return i };
+        let j = self.hit_run_with(&ops, words, i, asid);
+        self.hit_ops = Some(ops);
+        j
+    }
+
+    fn hit_run_with(&mut self, ops: &[HitOp; 256], words: &[u64], i: usize, asid: u32) -> usize {
+        let paged = self.at == TranslateAt::EveryAccess;
+        if paged && asid != self.resident_asid {
+            return i;
+        }
+        let mut t = HitTally::default();
+        let Some(mut views) = self.mem.l1_views() else { return i };
+        let (pages, shift) = (&*self.resident, self.page_shift);
+        let j = if paged {
+            hit_run::hits::<true>(&mut views, ops, pages, shift, words, i, asid, &mut t)
+        } else {
+            hit_run::hits::<false>(&mut views, ops, pages, shift, words, i, asid, &mut t)
+        };
+        if j > i {
+            self.fold_hits(&t, asid, paged);
+        }
+        j
+    }
+
+    /// The hit loop's counts, where `user_access` would have put them: each
+    /// word's pieces are L1 hits with TLB hits (page-memo repeats), counted
+    /// by the direct probes.
+    fn fold_hits(&mut self, t: &HitTally, asid: u32, paged: bool) {
+        for (c, n) in self.access_counts.iter_mut().zip(t.words) {
+            *c += n;
+            self.hit_words += n;
+        }
+        // Pieces per request kind: a word over two lines is two, and a
+        // modify is a read and a write of each line.
+        let p: [u64; 4] = std::array::from_fn(|k| t.words[k] + t.two_lines[k]);
+        let (i, r, w) = (p[0], p[1] + p[3], p[2] + p[3]);
+        self.vmcpi.user_instructions += t.words[0];
+        self.sides[0].l1_hit_tlb_hit += i;
+        self.sides[1].l1_hit_tlb_hit += r + w;
+        self.mem.count_l1_hits([i, r, w]);
+        if paged {
+            self.page_repeats[0] += i;
+            self.page_repeats[1] += r + w;
+        }
+        self.current_space = asid;
+        for s in 0..2 {
+            if t.last_line[s] != NO_PAGE {
+                self.last[s] = Some((asid, t.last_line[s]));
+            }
+        }
+        if t.last_data != NO_PAGE {
+            self.last_data = Some((asid, t.last_data));
+        }
     }
 
     /// Runs a whole trace, block by block (memory stays bounded).
