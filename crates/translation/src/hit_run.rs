@@ -25,26 +25,29 @@ use vmlab_trace::AccessKind;
 /// A raw page number no address has (and a line number none has).
 pub(crate) const NO_PAGE: u64 = u64::MAX;
 
-/// Per packed op, what the loop needs of a word (one table lookup).
+/// Per packed op, what the loop needs of a word (one table lookup), and
+/// the words of that op it completed, not yet counted (`take_counts`).
 #[derive(Clone, Copy, Debug)]
-#[repr(align(32))]
+#[repr(align(64))]
 pub(crate) struct HitOp {
     /// A word `w` of this op lies within one L1 line iff `w & cross <=
     /// lim` (the test `vmlab_machine`'s hit loop uses): `cross` is the
     /// line's offset mask and `lim` the last offset the access still fits
     /// at. For an escape or an op longer than a line, `cross` is all ones,
     /// so the word's op bits (never zero for those: op 0 is a 1-byte
-    /// fetch) exceed `lim`, 0, and the word stops the loop.
+    /// fetch) exceed `lim`, 0, and the word takes the two-line test, which
+    /// a `span` of 0 fails.
     cross: u64,
     lim: u64,
+    /// Words completed within one line, and over two.
+    one: u64,
+    two: u64,
     /// L1 line shift of the side serving the op.
     shift: u32,
-    /// Bytes less one (a word that does not fit its line ends in the next).
+    /// Bytes less one.
     span: u32,
     /// 0: instruction side; 1: data side.
     side: u8,
-    /// `AccessKind` index.
-    k: u8,
     /// A store or a modify: a hit sets the dirty bit (a modify's read
     /// half finds the line its write half then dirties).
     write: bool,
@@ -54,7 +57,7 @@ pub(crate) struct HitOp {
 /// (I, D).
 pub(crate) fn op_table(shifts: [u32; 2]) -> Box<[HitOp; 256]> {
     Box::new(std::array::from_fn(|op| {
-        let stop = HitOp { cross: u64::MAX, lim: 0, shift: 0, span: 0, side: 0, k: 0, write: false };
+        let stop = HitOp { cross: u64::MAX, lim: 0, one: 0, two: 0, shift: 0, span: 0, side: 0, write: false };
         let Some(&(kind, size)) = OPS.get(op) else { return stop };
         let side = u8::from(kind != AccessKind::Ifetch);
         let shift = shifts[usize::from(side)];
@@ -66,24 +69,55 @@ pub(crate) fn op_table(shifts: [u32; 2]) -> Box<[HitOp; 256]> {
         HitOp {
             cross: line - 1,
             lim: line - size,
+            one: 0,
+            two: 0,
             shift,
             span: (size - 1) as u32,
             side,
-            k: kind as u8,
             write: matches!(kind, AccessKind::Store | AccessKind::Modify),
         }
     }))
 }
 
+/// The words the loop completed since the last call, by `AccessKind`
+/// index, and those of them over two lines; the table's counts restart.
+pub(crate) fn take_counts(ops: &mut [HitOp; 256]) -> HitTally {
+    let mut t = HitTally::default();
+    for (op, &(kind, _)) in ops.iter_mut().zip(OPS.iter()) {
+        t.words[kind as usize] += op.one + op.two;
+        t.two_lines[kind as usize] += op.two;
+        (op.one, op.two) = (0, 0);
+    }
+    t
+}
+
+/// The latest piece a completed word `w` leaves on its side: its side,
+/// its (folded) line and the address the piece starts at.
+pub(crate) fn last_piece(ops: &[HitOp; 256], w: u64, delta: u64) -> (usize, u64, u64) {
+    let d = &ops[(w >> ADDR_BITS) as usize];
+    let va = (w & ADDR_MASK).wrapping_add(delta);
+    let first = va >> d.shift;
+    let last = va.wrapping_add(u64::from(d.span)) >> d.shift;
+    let start = if last == first { va } else { last << d.shift };
+    (usize::from(d.side & 1), last, start)
+}
+
+/// The side of a word's op (the instruction side for an escape).
+pub(crate) fn side(ops: &[HitOp; 256], w: u64) -> usize {
+    usize::from(ops[(w >> ADDR_BITS) as usize].side & 1)
+}
+
 /// Slots per side of `ResidentPages`.
 pub(crate) const RESIDENT_SLOTS: usize = 256;
 
-/// A raw page known to hit the TLB without changing it, and folded minus
-/// raw address on it (0 without folding).
+/// A raw page known to hit the TLB without changing it, folded minus raw
+/// address on it (0 without folding), and the physical address of the
+/// page (its TLB entry's frame).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ResidentPage {
     pub raw_page: u64,
     pub delta: u64,
+    pub frame: u64,
 }
 
 /// Per side, pages whose TLB lookup would hit and change nothing but the
@@ -91,7 +125,7 @@ pub(crate) struct ResidentPage {
 /// `VmSim::remember_page`).
 pub(crate) type ResidentPages = [[ResidentPage; RESIDENT_SLOTS]; 2];
 
-pub(crate) const NO_RESIDENT: ResidentPages = [[ResidentPage { raw_page: NO_PAGE, delta: 0 }; RESIDENT_SLOTS]; 2];
+pub(crate) const NO_RESIDENT: ResidentPages = [[ResidentPage { raw_page: NO_PAGE, delta: 0, frame: 0 }; RESIDENT_SLOTS]; 2];
 
 /// The slot of raw page `raw_page`.
 #[inline(always)]
@@ -100,21 +134,11 @@ pub(crate) fn resident_slot(raw_page: u64) -> usize {
 }
 
 /// What the loop completed: words by `AccessKind` index, and those of
-/// them over two lines (each such word is two pieces per request kind);
-/// per side the (folded) line of its last piece, and the address of the
-/// last data piece, `NO_PAGE` if none.
-#[derive(Clone, Copy, Debug)]
+/// them over two lines (each such word is two pieces per request kind).
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct HitTally {
     pub words: [u64; 4],
     pub two_lines: [u64; 4],
-    pub last_line: [u64; 2],
-    pub last_data: u64,
-}
-
-impl Default for HitTally {
-    fn default() -> Self {
-        Self { words: [0; 4], two_lines: [0; 4], last_line: [NO_PAGE; 2], last_data: NO_PAGE }
-    }
 }
 
 /// Completes words from `i` on while each is an L1 hit, of one line or of
@@ -122,60 +146,52 @@ impl Default for HitTally {
 /// one of its side's resident pages); returns the index of the first word
 /// it left untouched, or `words.len()`. Free of calls, so the tables,
 /// views and pointers stay in registers.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub(crate) fn hits<const PAGED: bool>(
     views: &mut [VirtualDirect<'_>; 2],
-    ops: &[HitOp; 256],
+    ops: &mut [HitOp; 256],
     pages: &ResidentPages,
     page_shift: u32,
     words: &[u64],
     i: usize,
     asid: u32,
-    t: &mut HitTally,
 ) -> usize {
-    let mut j = i;
-    while let Some(&w) = words.get(j) {
+    let mut rest = words.get(i..).unwrap_or(&[]).iter();
+    while let Some(&w) = rest.next() {
         // `w >> 56` < 256: no bounds check.
-        let d = &ops[(w >> ADDR_BITS) as usize];
+        let d = &mut ops[(w >> ADDR_BITS) as usize];
         let s = usize::from(d.side & 1);
         let raw = w & ADDR_MASK;
         let mut va = raw;
         if PAGED {
-            let page = raw >> page_shift;
+            let page = raw.wrapping_shr(page_shift);
             let e = &pages[s][resident_slot(page)];
             if e.raw_page != page {
-                break;
+                return words.len() - rest.len() - 1;
             }
             va = raw.wrapping_add(e.delta);
         }
-        let ln = va >> d.shift;
+        let ln = va.wrapping_shr(d.shift);
         let v = &mut views[s];
-        let k = usize::from(d.k & 3);
         if w & d.cross <= d.lim {
             if !v.hit(ln, asid, d.write) {
-                break;
+                return words.len() - rest.len() - 1;
             }
-            t.last_line[s] = ln;
-            if s == 1 {
-                t.last_data = va;
-            }
-        } else {
-            // Two lines (an escape's `span` is 0: it stops here), on the
-            // same page, both resident before either changes.
-            let last = va.wrapping_add(u64::from(d.span));
-            if last >> d.shift != ln + 1 || (PAGED && (last ^ va) >> page_shift != 0) || !v.resident(ln, asid) || !v.hit(ln + 1, asid, d.write) {
-                break;
-            }
-            v.hit(ln, asid, d.write);
-            t.two_lines[k] += 1;
-            t.last_line[s] = ln + 1;
-            if s == 1 {
-                t.last_data = (ln + 1) << d.shift;
-            }
+            d.one += 1;
+            continue;
         }
-        t.words[k] += 1;
-        j += 1;
+        // Two lines (an escape's `span` is 0: it stops here), on the same
+        // page, both resident before either changes.
+        let last = va.wrapping_add(u64::from(d.span));
+        if last.wrapping_shr(d.shift) != ln + 1
+            || (PAGED && (last ^ va).wrapping_shr(page_shift) != 0)
+            || !v.resident(ln, asid)
+            || !v.hit(ln + 1, asid, d.write)
+        {
+            return words.len() - rest.len() - 1;
+        }
+        v.hit(ln, asid, d.write);
+        d.two += 1;
     }
-    j
+    words.len()
 }

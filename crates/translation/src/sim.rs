@@ -27,7 +27,7 @@ use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
-use crate::hit_run::{self, HitOp, HitTally, ResidentPages, NO_PAGE, NO_RESIDENT};
+use crate::hit_run::{self, HitOp, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
@@ -571,7 +571,7 @@ impl VmSim {
                     self.page_memo[s] = (self.fast && !miss).then_some((asid, page));
                     self.page_frame[s] = pa & !((1 << self.page_shift) - 1);
                     if self.hit_ops.is_some() {
-                        self.note_lookup(s, asid, va, !miss);
+                        self.note_lookup(s, asid, va, pa, !miss);
                     }
                     if self.shared_tlb_order {
                         // This lookup reordered the TLB the other side's repeat
@@ -823,7 +823,7 @@ impl VmSim {
     /// this lookup reordered a TLB both share. A page is kept by its raw
     /// (trace) address, and only where this piece lies in its access's
     /// first fold region (so folding the raw page gives this one).
-    fn note_lookup(&mut self, s: usize, asid: u32, va: u64, hit: bool) {
+    fn note_lookup(&mut self, s: usize, asid: u32, va: u64, pa: u64, hit: bool) {
         if !self.pure_lookups {
             self.forget_latest(s);
             if self.shared_tlb_order {
@@ -839,7 +839,7 @@ impl VmSim {
             self.resident_asid = asid;
         }
         let raw_page = raw >> self.page_shift;
-        self.resident[s][hit_run::resident_slot(raw_page)] = hit_run::ResidentPage { raw_page, delta: self.access_delta };
+        self.resident[s][hit_run::resident_slot(raw_page)] = hit_run::ResidentPage { raw_page, delta: self.access_delta, frame: pa & !((1 << self.page_shift) - 1) };
         self.latest_raw[s] = raw_page;
     }
 
@@ -1110,6 +1110,12 @@ impl VmSim {
     /// compact form: `vmlab_trace::vmt::packed`), as `feed` would apply them
     /// unpacked, without building an `Event` per reference.
     pub fn feed_packed(&mut self, block: &PackedBlock, n: usize) -> Result<(), SimError> {
+        let done = self.feed_packed_words(block, n);
+        self.fold_hit_counts();
+        done
+    }
+
+    fn feed_packed_words(&mut self, block: &PackedBlock, n: usize) -> Result<(), SimError> {
         let mut extra = block.extra.iter();
         // A direct word's address space is that of the latest escape
         // naming one in the block, 0 before any (packed.rs).
@@ -1119,6 +1125,12 @@ impl VmSim {
         while i < words.len() {
             if self.hit_ops.is_some() {
                 i = self.hit_run(words, i, asid);
+                if let Some(&w) = words.get(i) {
+                    if self.resident_word(w, asid) {
+                        i += 1;
+                        continue;
+                    }
+                }
             }
             let Some(&w) = words.get(i) else { break };
             i += 1;
@@ -1149,35 +1161,114 @@ impl VmSim {
     /// moves its counts where the general path would have moved them;
     /// returns the first word it left.
     fn hit_run(&mut self, words: &[u64], i: usize, asid: u32) -> usize {
-        let Some(ops) = self.hit_ops.take() else { return i };
-        let j = self.hit_run_with(&ops, words, i, asid);
+        let Some(mut ops) = self.hit_ops.take() else { return i };
+        let j = self.hit_run_with(&mut ops, words, i, asid);
         self.hit_ops = Some(ops);
         j
     }
 
-    fn hit_run_with(&mut self, ops: &[HitOp; 256], words: &[u64], i: usize, asid: u32) -> usize {
+    fn hit_run_with(&mut self, ops: &mut [HitOp; 256], words: &[u64], i: usize, asid: u32) -> usize {
         let paged = self.at == TranslateAt::EveryAccess;
         if paged && asid != self.resident_asid {
             return i;
         }
-        let mut t = HitTally::default();
         let Some(mut views) = self.mem.l1_views() else { return i };
         let (pages, shift) = (&*self.resident, self.page_shift);
         let j = if paged {
-            hit_run::hits::<true>(&mut views, ops, pages, shift, words, i, asid, &mut t)
+            hit_run::hits::<true>(&mut views, ops, pages, shift, words, i, asid)
         } else {
-            hit_run::hits::<false>(&mut views, ops, pages, shift, words, i, asid, &mut t)
+            hit_run::hits::<false>(&mut views, ops, pages, shift, words, i, asid)
         };
         if j > i {
-            self.fold_hits(&t, asid, paged);
+            self.after_hits(ops, &words[i..j], asid, paged);
         }
         j
     }
 
-    /// The hit loop's counts, where `user_access` would have put them: each
-    /// word's pieces are L1 hits with TLB hits (page-memo repeats), counted
-    /// by the direct probes.
-    fn fold_hits(&mut self, t: &HitTally, asid: u32, paged: bool) {
+    /// A word the hit loop stopped at, completed here when it lies on one
+    /// resident page within at most two L1 lines and lookups are pure:
+    /// then each piece's TLB lookup is a hit that changes nothing (counted
+    /// as a repeat) and the rest is the general path's, piece by piece
+    /// (`user_access`, `reference_split`, `user_piece_lookup`): the same
+    /// accesses in the same order, counted the same way. Returns false,
+    /// having changed nothing, for any other word.
+    fn resident_word(&mut self, w: u64, asid: u32) -> bool {
+        let Some(&(kind, size)) = OPS.get(usize::from((w >> ADDR_BITS) as u8)) else { return false };
+        if !self.pure_lookups || self.at != TranslateAt::EveryAccess || asid != self.resident_asid {
+            return false;
+        }
+        let s = usize::from(kind != AccessKind::Ifetch);
+        let raw = w & ADDR_MASK;
+        let e = self.resident[s][hit_run::resident_slot(raw >> self.page_shift)];
+        let (shift, page_mask) = (self.l1_shift[s], (1u64 << self.page_shift) - 1);
+        let va = raw.wrapping_add(e.delta);
+        let last = va + u64::from(size.max(1)) - 1;
+        if e.raw_page != raw >> self.page_shift || (last ^ va) > page_mask || (last >> shift) > (va >> shift) + 1 {
+            return false;
+        }
+        self.access_counts[kind as usize] += 1;
+        if kind == AccessKind::Ifetch {
+            self.vmcpi.user_instructions += 1;
+        }
+        self.current_space = asid;
+        let requests: &[RefKind] = match kind {
+            AccessKind::Ifetch => &[RefKind::Ifetch],
+            AccessKind::Load => &[RefKind::Read],
+            AccessKind::Store => &[RefKind::Write],
+            AccessKind::Modify => &[RefKind::Read, RefKind::Write],
+        };
+        for &rk in requests {
+            let mut a = va;
+            loop {
+                let ln = a >> shift;
+                let piece_last = last.min(((ln + 1) << shift) - 1);
+                if s == 1 {
+                    self.last_data = Some((asid, a));
+                }
+                self.page_repeats[s] += 1;
+                let r = LineRef { vaddr: a, paddr: e.frame | (a & page_mask), asid };
+                let level = self.mem.access_fast(rk, r, piece_last - a + 1);
+                self.count_side(s, level, false);
+                self.last[s] = (rk != RefKind::Write || level == Level::L1).then_some((asid, ln));
+                if piece_last >= last {
+                    break;
+                }
+                a = piece_last + 1;
+            }
+        }
+        true
+    }
+
+    /// What the general path leaves after the words the hit loop just
+    /// completed (`done`): the address space, and per side the line of the
+    /// latest piece (the repeat line) and the latest data address.
+    fn after_hits(&mut self, ops: &[HitOp; 256], done: &[u64], asid: u32, paged: bool) {
+        self.current_space = asid;
+        let mut seen = [false; 2];
+        for &w in done.iter().rev() {
+            let s = hit_run::side(ops, w);
+            if seen[s] {
+                continue;
+            }
+            seen[s] = true;
+            let delta = if paged { self.resident[s][hit_run::resident_slot((w & ADDR_MASK) >> self.page_shift)].delta } else { 0 };
+            let (_, line, start) = hit_run::last_piece(ops, w, delta);
+            self.last[s] = Some((asid, line));
+            if s == 1 {
+                self.last_data = Some((asid, start));
+            }
+            if seen == [true; 2] {
+                break;
+            }
+        }
+    }
+
+    /// The hit loop's counts since the last call, where `user_access` would
+    /// have put them: each word's pieces are L1 hits with TLB hits
+    /// (repeats of a resident page), counted by the direct probes.
+    fn fold_hit_counts(&mut self) {
+        let Some(ops) = self.hit_ops.as_deref_mut() else { return };
+        let t = hit_run::take_counts(ops);
         for (c, n) in self.access_counts.iter_mut().zip(t.words) {
             *c += n;
             self.hit_words += n;
@@ -1190,18 +1281,9 @@ impl VmSim {
         self.sides[0].l1_hit_tlb_hit += i;
         self.sides[1].l1_hit_tlb_hit += r + w;
         self.mem.count_l1_hits([i, r, w]);
-        if paged {
+        if self.at == TranslateAt::EveryAccess {
             self.page_repeats[0] += i;
             self.page_repeats[1] += r + w;
-        }
-        self.current_space = asid;
-        for s in 0..2 {
-            if t.last_line[s] != NO_PAGE {
-                self.last[s] = Some((asid, t.last_line[s]));
-            }
-        }
-        if t.last_data != NO_PAGE {
-            self.last_data = Some((asid, t.last_data));
         }
     }
 

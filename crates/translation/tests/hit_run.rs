@@ -46,8 +46,16 @@ proptest! {
     ))]
 
     #[test]
-    fn hit_run_equals_general(m in hit_loop_machine(), events in trace()) {
-        let cfg = config(&m);
+    fn hit_run_equals_general(m in hit_loop_machine(), physical_l2 in any::<bool>(), events in trace()) {
+        let mut cfg = config(&m);
+        // A physically indexed L2 under the virtual L1s: the physical
+        // addresses the loop's misses carry must be the TLB's.
+        if physical_l2 {
+            for c in [&mut cfg.l2, &mut cfg.l2i, &mut cfg.l2d].into_iter().flatten() {
+                c.indexing = vmlab_cache::Indexing::Pipt;
+                c.asid_tags = false;
+            }
+        }
         let (Ok(mut fast), Ok(mut general)) = (VmSim::new(cfg.clone()), VmSim::general(cfg)) else {
             return Ok(());
         };
