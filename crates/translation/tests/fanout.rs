@@ -12,7 +12,7 @@ mod common;
 use common::{cache, cache_choice, config, machine, trace, CacheChoice, Machine};
 use proptest::prelude::*;
 use vmlab_cache::Indexing;
-use vmlab_trace::{AccessKind, Event};
+use vmlab_trace::{AccessKind, Event, PackedBlock};
 use vmlab_translation::{load, Scheme, VmConfig, VmSim};
 
 /// Another L2 for machine `m`: same indexing rule as `common::config`.
@@ -63,7 +63,11 @@ proptest! {
         let mut alone: Vec<VmSim> = cfgs.iter().map(|c| VmSim::new(c.clone()).unwrap()).collect();
         let half = events.len() / 2;
         for part in [&events[..half], &events[half..]] {
-            let a = fan.feed(part).map_err(|e| e.to_string());
+            // The fan-out reads packed words, as `run` does (its hit loop
+            // and resident-page misses); the separate runs read events.
+            let mut block = PackedBlock::new();
+            block.pack(part);
+            let a = fan.feed_packed(&block, block.len()).map_err(|e| e.to_string());
             for s in &mut alone {
                 prop_assert_eq!(&a, &s.feed(part).map_err(|e| e.to_string()));
             }
@@ -104,7 +108,11 @@ fn fanout_over_the_grids_l2_sizes_and_lines() {
         events.push(Event::access(kind, 0x40_0000 + (i * 52) % 12_000, 4, 1));
     }
     let mut fan = VmSim::fanout(cfgs.clone()).unwrap();
-    fan.feed(&events).unwrap();
+    let mut block = PackedBlock::new();
+    block.pack(&events);
+    fan.feed_packed(&block, block.len()).unwrap();
+    // The fan-out's hit loop really ran (these small L1s miss often).
+    assert!(fan.hit_run_words() > 1000, "{}", fan.hit_run_words());
     let together = fan.results("t");
     let mut l2d_misses = Vec::new();
     for (r, c) in together.iter().zip(&cfgs) {
