@@ -197,7 +197,13 @@ impl Tail {
                 self.direct_hits[kind as usize] += 1;
                 return Level::L2;
             }
-            l2.access_missed(set, key, r, kind, size)
+            // As in `MemSys::l1_missed`: a level that fills in place.
+            match l2.fill(set, key, r, kind, size) {
+                Some((fetch, writeback)) => {
+                    Outcome { hit: false, fetch, write_through: false, writeback, resident_dirty: Some(kind == RefKind::Write) }
+                }
+                None => l2.access_missed(set, key, r, kind, size),
+            }
         } else if fast {
             // As in `MemSys::access_fast`: a hit that sends nothing below is done.
             match l2.lookup(r, kind) {
@@ -437,9 +443,21 @@ impl MemSys {
     /// Completes an L1 miss that `l1_lookup` found, with everything below.
     #[inline(never)]
     pub fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+        let direct = self.l1_direct[usize::from(kind != RefKind::Ifetch)].is_some();
         let l1 = self.l1(kind);
         let line = l1.line_bytes();
-        let out = l1.access_missed(set, key, r, kind, size);
+        // A direct-probed level that fills in place: `Cache::fill` moves
+        // its state and counters exactly as `access_missed` would (its
+        // contract), in fewer steps; the outcome is what `access_missed`
+        // returns for such a miss (no write-through, resident after, dirty
+        // iff a write).
+        let filled = if direct { l1.fill(set, key, r, kind, size) } else { None };
+        let out = match filled {
+            Some((fetch, writeback)) => {
+                Outcome { hit: false, fetch, write_through: false, writeback, resident_dirty: Some(kind == RefKind::Write) }
+            }
+            None => l1.access_missed(set, key, r, kind, size),
+        };
         self.below_l1(kind, r, size, line, &out)
     }
 
