@@ -354,9 +354,8 @@ impl VmSim {
     /// Chooses the hit loop (`hit_ops`) for this configuration.
     fn with_hit_loop(mut self) -> Self {
         let fits = match self.at {
-            TranslateAt::EveryAccess => true,
+            TranslateAt::EveryAccess | TranslateAt::L2Miss => true,
             TranslateAt::Never | TranslateAt::L1Miss => self.fold.is_none(),
-            TranslateAt::L2Miss => false,
         };
         if fits && self.fast && self.protect_every == 0 && self.mem.l1_views().is_some() {
             self.hit_ops = Some(hit_run::op_table(self.l1_shift));
@@ -627,6 +626,11 @@ impl VmSim {
     /// changes the caches, so then the access starts over).
     #[inline(always)]
     fn user_piece_at_memory(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+        if self.hit_ops.is_some() {
+            // No TLB here: the hit loop needs only the page's fold, which
+            // never changes.
+            self.remember_page(s, asid, va, va);
+        }
         let r = LineRef { vaddr: va, paddr: va, asid };
         let level = match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
@@ -830,8 +834,17 @@ impl VmSim {
                 self.forget_latest(1 - s);
             }
         }
+        if hit || self.pure_lookups {
+            self.remember_page(s, asid, va, pa);
+        }
+    }
+
+    /// Remembers the page of user piece `va` (folded; `pa` its physical
+    /// address) on side `s` for the hit loop, if the piece lies in its
+    /// access's first fold region (so folding the raw page gives this one).
+    fn remember_page(&mut self, s: usize, asid: u32, va: u64, pa: u64) {
         let raw = va.wrapping_sub(self.access_delta);
-        if !(hit || self.pure_lookups) || raw >> REGION_SHIFT != self.access_region {
+        if raw >> REGION_SHIFT != self.access_region {
             return;
         }
         if asid != self.resident_asid {
@@ -882,10 +895,10 @@ impl VmSim {
         }
     }
 
-    /// Forgets every resident page. Without pure lookups only the latest
-    /// page of each side can be there.
+    /// Forgets every resident page. Under a TLB without pure lookups only
+    /// the latest page of each side can be there.
     fn forget_pages(&mut self) {
-        if self.pure_lookups {
+        if self.pure_lookups || self.at == TranslateAt::L2Miss {
             *self.resident = NO_RESIDENT;
         }
         self.forget_latest(0);
@@ -1168,7 +1181,9 @@ impl VmSim {
     }
 
     fn hit_run_with(&mut self, ops: &mut [HitOp; 256], words: &[u64], i: usize, asid: u32) -> usize {
-        let paged = self.at == TranslateAt::EveryAccess;
+        // Pages to test: TLB-resident ones, or (SOFTVM, SPUR: no TLB before
+        // memory) pages whose fold is known.
+        let paged = matches!(self.at, TranslateAt::EveryAccess | TranslateAt::L2Miss);
         if paged && asid != self.resident_asid {
             return i;
         }

@@ -19,7 +19,7 @@ use vmlab_translation::{load, Scheme, VmSim};
 
 /// `machine()` forced into the hit loop's shape.
 fn hit_loop_machine() -> impl Strategy<Value = Machine> {
-    (machine(), prop::sample::select(vec![Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Intel, Scheme::Parisc])).prop_map(
+    (machine(), prop::sample::select(vec![Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Intel, Scheme::Parisc, Scheme::Softvm, Scheme::Spur])).prop_map(
         |(mut m, scheme)| {
             m.scheme = scheme;
             m.l1_indexing = vmlab_cache::Indexing::Vivt;
@@ -79,7 +79,8 @@ proptest! {
         // With LRU order or micro-TLBs, only a page whose lookup hit (not a
         // repeat of a line, which looks nothing up) is the loop's.
         let tlbs = if m.unified_tlb { &m.tlbs[..1] } else { &m.tlbs[..] };
-        let pure = m.micro.is_none() && tlbs.iter().all(|t| t.replacement != TlbReplacement::Lru);
+        let pure = matches!(m.scheme, Scheme::Softvm | Scheme::Spur)
+            || (m.micro.is_none() && tlbs.iter().all(|t| t.replacement != TlbReplacement::Lru));
         if repeats && pure {
             prop_assert!(fast.hit_run_words() > 0);
         }
