@@ -42,6 +42,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let n = events.len() as f64;
+    // Packed words, as `vm_sweep` reads a trace (not timed).
+    let mut packed = vmlab_trace::PackedBlock::new();
+    packed.pack(&events);
     // As `vm_sweep` runs them: configurations that differ only below L1
     // share one simulator (`fanout_groups`); every EVERY-th group is timed.
     let cfgs: Vec<_> = grid.iter().map(|o| load("jacob-mudge", o)).collect::<Result<_, _>>()?;
@@ -51,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for g in groups.iter().step_by(every) {
         let mut sim = VmSim::fanout(g.iter().map(|&i| cfgs[i].clone()).collect())?;
         let t = Instant::now();
-        sim.feed(&events)?;
+        sim.feed_packed(&packed, packed.len())?;
         let s = t.elapsed().as_secs_f64();
         secs += s;
         runs += 1;
