@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use vmlab_mmu::TlbReplacement;
 use vmlab_trace::vmt::packed::{ADDR_BITS, PACKED_ESCAPE};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
-use vmlab_translation::{load, Scheme, VmSim};
+use vmlab_translation::{load, Scheme, VmConfig, VmResult, VmSim};
 
 /// `machine()` forced into the hit loop's shape.
 fn hit_loop_machine() -> impl Strategy<Value = Machine> {
@@ -33,6 +33,19 @@ fn hit_loop_machine() -> impl Strategy<Value = Machine> {
             m
         },
     )
+}
+
+/// `events` through the fast simulator as packed words and through the
+/// general one as events: equal results, returned with the fast simulator.
+fn both_paths(cfg: &VmConfig, events: &[Event]) -> (VmResult, VmSim) {
+    let mut fast = VmSim::new(cfg.clone()).unwrap();
+    let mut general = VmSim::general(cfg.clone()).unwrap();
+    run_packed(&mut fast, events).unwrap();
+    general.feed(events).unwrap();
+    let f = fast.result("t");
+    assert_eq!(f, general.result("t"));
+    assert_eq!(general.hit_run_words(), 0);
+    (f, fast)
 }
 
 fn run_packed(sim: &mut VmSim, events: &[Event]) -> Result<(), String> {
@@ -112,12 +125,7 @@ fn hit_run_counts_by_hand() {
     events.push(Event::access(AccessKind::Load, p + 16, 8, 1));
     events.push(Event::access(AccessKind::Load, p + 12, 8, 1));
     events.push(Event::access(AccessKind::Modify, p + 12, 8, 1));
-    let mut fast = VmSim::new(cfg.clone()).unwrap();
-    let mut general = VmSim::general(cfg).unwrap();
-    run_packed(&mut fast, &events).unwrap();
-    general.feed(&events).unwrap();
-    let (f, g) = (fast.result("t"), general.result("t"));
-    assert_eq!(f, g);
+    let (f, fast) = both_paths(&cfg, &events);
     assert_eq!(f.accesses, [100, 102, 0, 1]);
     // User pieces on the I side: 100 fetches, 1 miss (the first). On the D
     // side: 100 loads of p and q (1 miss each), p+16 (a miss), the crossing
@@ -130,7 +138,6 @@ fn hit_run_counts_by_hand() {
     // page seen since stays resident, and a refill forgets only the page
     // it evicted (none here). 203 words, 4 general.
     assert_eq!(fast.hit_run_words(), 199);
-    assert_eq!(general.hit_run_words(), 0);
 }
 
 /// A load that crosses from one 4 MB fold region into the next spills, in
@@ -148,12 +155,7 @@ fn a_piece_past_its_fold_region_is_not_a_resident_page() {
         Event::access(AccessKind::Load, 0x7f_fffc, 8, 1),
     ];
     events.extend((0..3).map(|_| Event::access(AccessKind::Load, 0x80_0000, 4, 1)));
-    let mut fast = VmSim::new(cfg.clone()).unwrap();
-    let mut general = VmSim::general(cfg).unwrap();
-    run_packed(&mut fast, &events).unwrap();
-    general.feed(&events).unwrap();
-    let (f, g) = (fast.result("t"), general.result("t"));
-    assert_eq!(f, g);
+    let (f, _) = both_paths(&cfg, &events);
     // Seven data pieces. TLB and L2 misses: the three first touches and
     // the crossing load's first piece (a new page of slot 0). L1 and TLB
     // hits: its second piece (slot 1's first line and page, from the load
@@ -179,12 +181,7 @@ fn a_word_into_the_next_page_needs_that_page_resident() {
     events.extend((0..4).map(|k| Event::access(AccessKind::Load, 0x90_0100 + k * 0x1000, 4, 1)));
     events.push(Event::access(AccessKind::Load, p + 0xff8, 4, 1));
     events.push(Event::access(AccessKind::Load, p + 0xffc, 8, 1));
-    let mut fast = VmSim::new(cfg.clone()).unwrap();
-    let mut general = VmSim::general(cfg).unwrap();
-    run_packed(&mut fast, &events).unwrap();
-    general.feed(&events).unwrap();
-    let (f, g) = (fast.result("t"), general.result("t"));
-    assert_eq!(f, g);
+    let (f, _) = both_paths(&cfg, &events);
     // Eight data pieces; the crossing word's are an L1 and TLB hit, then
     // an L1 hit whose page missed the TLB.
     let d = f.d_side;
@@ -204,12 +201,7 @@ fn a_purge_forgets_the_resident_pages() {
     let mut events: Vec<Event> = (0..3).map(|_| Event::access(AccessKind::Load, p, 4, 1)).collect();
     events.push(Event::ContextSwitch(vmlab_addr::Asid(1)));
     events.extend((0..3).map(|_| Event::access(AccessKind::Load, p, 4, 1)));
-    let mut fast = VmSim::new(cfg.clone()).unwrap();
-    let mut general = VmSim::general(cfg).unwrap();
-    run_packed(&mut fast, &events).unwrap();
-    general.feed(&events).unwrap();
-    let (f, g) = (fast.result("t"), general.result("t"));
-    assert_eq!(f, g);
+    let (f, fast) = both_paths(&cfg, &events);
     // The first load of each address-space run misses the TLB (the second
     // because of the purge; its refill's kernel references displace the
     // line, so it also goes to memory); the other four are L1 and TLB hits.
