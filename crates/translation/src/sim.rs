@@ -197,8 +197,9 @@ pub struct VmSim {
     page_shift: u32,
     page_repeats: [u64; 2],
     /// The hit loop's page test: per side, raw pages of `resident_asid`
-    /// whose TLB lookup would hit and change nothing but the hit count
-    /// (`remember_page`). Cleared by every refill and context switch.
+    /// whose TLB lookup would hit and change nothing but the hit count, or
+    /// (SOFTVM, SPUR) whose fold is known (`note_lookup`, `remember_page`;
+    /// forgotten by `forget_evicted` and `forget_pages`).
     resident: Box<ResidentPages>,
     resident_asid: u32,
     /// Per side, the latest page remembered (where only that one may be:
@@ -211,8 +212,8 @@ pub struct VmSim {
     access_region: u64,
     /// The hit loop's op table (`hit_run`), where it applies: both L1s
     /// direct-mapped virtual with ASIDs, the fast paths on, no protection
-    /// ticks, and either a TLB looked up on every access or no fold and no
-    /// TLB before an L1 hit.
+    /// ticks, and a TLB looked up on every access, translation at L2
+    /// misses (SOFTVM, SPUR), or no fold and no TLB before an L1 hit.
     hit_ops: Option<Box<[HitOp; 256]>>,
     /// Words the hit loop completed (never reset; tests prove it ran).
     hit_words: u64,
