@@ -110,14 +110,13 @@ pub(crate) fn side(ops: &[HitOp; 256], w: u64) -> usize {
 /// Slots per side of `ResidentPages`.
 pub(crate) const RESIDENT_SLOTS: usize = 256;
 
-/// A raw page known to hit the TLB without changing it, folded minus raw
-/// address on it (0 without folding), and the physical address of the
-/// page (its TLB entry's frame).
+/// A raw page known to hit the TLB without changing it, and folded minus
+/// raw address on it (0 without folding). 16 bytes, so a slot is a shift
+/// away; its frame waits in a parallel table (`ResidentFrames`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ResidentPage {
     pub raw_page: u64,
     pub delta: u64,
-    pub frame: u64,
 }
 
 /// Per side, pages whose TLB lookup would hit and change nothing but the
@@ -125,7 +124,11 @@ pub(crate) struct ResidentPage {
 /// `VmSim::remember_page`).
 pub(crate) type ResidentPages = [[ResidentPage; RESIDENT_SLOTS]; 2];
 
-pub(crate) const NO_RESIDENT: ResidentPages = [[ResidentPage { raw_page: NO_PAGE, delta: 0, frame: 0 }; RESIDENT_SLOTS]; 2];
+pub(crate) const NO_RESIDENT: ResidentPages = [[ResidentPage { raw_page: NO_PAGE, delta: 0 }; RESIDENT_SLOTS]; 2];
+
+/// Per side and slot of `ResidentPages`, the physical address of the page
+/// (its TLB entry's frame), for the misses `VmSim::resident_word` completes.
+pub(crate) type ResidentFrames = [[u64; RESIDENT_SLOTS]; 2];
 
 /// The slot of raw page `raw_page`.
 #[inline(always)]

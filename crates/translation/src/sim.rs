@@ -27,7 +27,7 @@ use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
-use crate::hit_run::{self, HitOp, ResidentPages, NO_PAGE, NO_RESIDENT};
+use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
@@ -201,6 +201,7 @@ pub struct VmSim {
     /// (SOFTVM, SPUR) whose fold is known (`note_lookup`, `remember_page`;
     /// forgotten by `forget_evicted` and `forget_pages`).
     resident: Box<ResidentPages>,
+    resident_frames: Box<ResidentFrames>,
     resident_asid: u32,
     /// Per side, the latest page remembered (where only that one may be:
     /// LRU order or micro-TLBs, `pure_lookups` false).
@@ -328,6 +329,7 @@ impl VmSim {
             page_shift: cfg.page_size.bytes().trailing_zeros(),
             page_repeats: [0; 2],
             resident: Box::new(NO_RESIDENT),
+            resident_frames: Box::new([[0; hit_run::RESIDENT_SLOTS]; 2]),
             resident_asid: 0,
             latest_raw: [NO_PAGE; 2],
             pure_lookups,
@@ -853,7 +855,9 @@ impl VmSim {
             self.resident_asid = asid;
         }
         let raw_page = raw >> self.page_shift;
-        self.resident[s][hit_run::resident_slot(raw_page)] = hit_run::ResidentPage { raw_page, delta: self.access_delta, frame: pa & !((1 << self.page_shift) - 1) };
+        let slot = hit_run::resident_slot(raw_page);
+        self.resident[s][slot] = hit_run::ResidentPage { raw_page, delta: self.access_delta };
+        self.resident_frames[s][slot] = pa & !((1 << self.page_shift) - 1);
         self.latest_raw[s] = raw_page;
     }
 
@@ -1215,7 +1219,8 @@ impl VmSim {
         }
         let s = usize::from(kind != AccessKind::Ifetch);
         let raw = w & ADDR_MASK;
-        let e = self.resident[s][hit_run::resident_slot(raw >> self.page_shift)];
+        let slot = hit_run::resident_slot(raw >> self.page_shift);
+        let (e, frame) = (self.resident[s][slot], self.resident_frames[s][slot]);
         let (shift, page_mask) = (self.l1_shift[s], (1u64 << self.page_shift) - 1);
         let va = raw.wrapping_add(e.delta);
         let last = va + u64::from(size.max(1)) - 1;
@@ -1242,7 +1247,7 @@ impl VmSim {
                     self.last_data = Some((asid, a));
                 }
                 self.page_repeats[s] += 1;
-                let r = LineRef { vaddr: a, paddr: e.frame | (a & page_mask), asid };
+                let r = LineRef { vaddr: a, paddr: frame | (a & page_mask), asid };
                 let level = self.mem.access_fast(rk, r, piece_last - a + 1);
                 self.count_side(s, level, false);
                 self.last[s] = (rk != RefKind::Write || level == Level::L1).then_some((asid, ln));
