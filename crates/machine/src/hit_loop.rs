@@ -133,6 +133,7 @@ const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     b: Borrowed<'_>,
     ops: &[OpInfo; 256],
+    table: &mut [DirectOp; 256],
     words: &[u64],
     mut i: usize,
     asid: Asid,
@@ -141,20 +142,16 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
-    while let Some(&w) = words.get(i) {
+    let mut keys = RepeatKeys::of(repeat, asid);
+    loop {
+        if !DIRECT {
+            // Repeats of the line the cache's previous access touched: hits
+            // that change no replacement state (it is already the newest).
+            i = repeats(table, words, i, &keys.0);
+        }
+        let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
         let last_ln = last >> shift;
-        if !DIRECT {
-            // The line the cache's previous access touched: a hit that
-            // changes no replacement state (it is already the newest).
-            let r = &repeat[slot];
-            if ln == r.line && asid == r.asid && (k < STORE || r.dirty) && last_ln == ln {
-                t.done[k] += 1;
-                t.pend[k] += 1;
-                i += 1;
-                continue;
-            }
-        }
         let hc = &checks[slot];
         let cache: &mut Cache = match (slot, dc.as_deref_mut()) {
             (1, Some(d)) => d,
@@ -176,6 +173,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
                 if let Some(dirty) = cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
                     if !DIRECT {
                         repeat[slot] = RepeatLine { line: ln, asid, dirty };
+                        keys.set(slot, repeat[slot], asid);
                     }
                     lines = 1;
                 }
@@ -189,6 +187,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
                 Ok(line) => {
                     if !DIRECT {
                         repeat[slot] = line;
+                        keys.set(slot, line, asid);
                     }
                 }
                 Err(e) => {
@@ -201,6 +200,53 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     }
     t.settle(counts, pending);
     (i, res)
+}
+
+/// The repeat lines of `run` as the keys `repeats` compares a word's line
+/// with, by `DirectOp::repeat` (side, then whether the op writes): the
+/// side's repeat line if it belongs to the run's address space, and for a
+/// writing op only if that line is already dirty (a write hit on a clean
+/// line sets its dirty bit, a change `repeats` does not make). `NO_LINE`'s
+/// line, which no word's line equals, where there is none.
+struct RepeatKeys([u64; 4]);
+
+impl RepeatKeys {
+    fn of(repeat: &[RepeatLine; 2], asid: Asid) -> Self {
+        let mut keys = Self([NO_LINE.line; 4]);
+        keys.set(0, repeat[0], asid);
+        keys.set(1, repeat[1], asid);
+        keys
+    }
+
+    #[inline(always)]
+    fn set(&mut self, slot: usize, r: RepeatLine, asid: Asid) {
+        let line = if r.asid == asid { r.line } else { NO_LINE.line };
+        let [read, write] = [line, if r.dirty { line } else { NO_LINE.line }];
+        let s = 2 * (slot & 1);
+        self.0[s] = read;
+        self.0[s + 1] = write;
+    }
+}
+
+/// The associative loop's hit path: takes words from `i` on while each is
+/// a repeat of its side's line (`RepeatKeys`) within one top-level line,
+/// counting them per op (`DirectOp::one`, folded as the virtual-direct
+/// loop's hits); returns the index of the first word that is not (an
+/// escape, a reference over two lines, or another line), or `words.len()`.
+/// Out of line and free of calls, so the keys stay in registers.
+#[inline(never)]
+fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64; 4]) -> usize {
+    while let Some(&w) = words.get(i) {
+        // `w >> 56` < 256: no bounds check.
+        let d = &mut table[(w >> ADDR_BITS) as usize];
+        let ln = (w << OP_BITS) >> d.key_shift;
+        if w & d.cross > d.lim || ln != keys[usize::from(d.repeat & 3)] {
+            return i;
+        }
+        d.one += 1;
+        i += 1;
+    }
+    i
 }
 
 /// Per packed op, what the virtual-direct loop (`run_virtual_direct`)
@@ -239,6 +285,8 @@ pub(crate) struct DirectOp {
     /// `AccessKind` index.
     k: u8,
     escape: bool,
+    /// `RepeatKeys` index: 2 x `side` + `write`.
+    repeat: u8,
 }
 
 /// The address bits of a word shifted out to the left (the op byte).
@@ -270,6 +318,7 @@ impl DirectOp {
                 modify: usize::from(k) == MODIFY,
                 k,
                 escape: info.escape,
+                repeat: 2 * (info.slot & 1) + u8::from(usize::from(k) >= STORE),
             }
         })
     }

@@ -482,7 +482,7 @@ impl Machine {
                     checks,
                 )
             } else {
-                hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, words, i, asid, checks)
+                hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks)
             };
             i = stop;
             res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
