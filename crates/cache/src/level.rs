@@ -80,6 +80,16 @@ impl HitCheck {
     pub fn direct(&self) -> bool {
         self.ways == 1
     }
+    /// The set index mask (`sets - 1`: bit-select over a power-of-two set
+    /// count).
+    pub fn set_mask(&self) -> u64 {
+        self.mask
+    }
+    /// Whether the set index comes from the virtual address (the set of
+    /// virtual line `l` is then `l & set_mask()`).
+    pub fn index_virtual(&self) -> bool {
+        self.index_virtual
+    }
     /// Whether a hit can only be looked up with the physical address.
     pub fn needs_translation(&self) -> bool {
         !(self.tag_virtual && self.index_virtual && self.asid_tags)

@@ -12,6 +12,10 @@
 //!   path's rules piece by piece: a probe per top-level line, and for a miss
 //!   `Cache::access_missed` plus everything it sends below
 //!   (`Below::missed`), without leaving the loop;
+//! * in the associative loop a reference within the most recent line of
+//!   its set (a memo per group of sets, `MruLines`, checked by `repeats`
+//!   without translating) is only counted: such a hit changes no
+//!   replacement state;
 //! * in the virtual-direct loop (jm-base's shape) hits are checked by
 //!   `hits`, a call-free function, and when the hierarchy fills in place
 //!   a miss (any word but a modify over several lines) is completed through
@@ -65,6 +69,8 @@ pub(crate) struct Borrowed<'a> {
     pub counts: &'a mut [u64; 4],
     pub pending: &'a mut [u64; 4],
     pub repeat: &'a mut [RepeatLine; 2],
+    /// The associative loop's memo of most recent lines (`MruLines`).
+    pub mru: &'a mut [u64; MRU_LEN],
 }
 
 /// Events a fast loop completed, by access kind, and the top-level hits it
@@ -139,15 +145,15 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     asid: Asid,
     checks: [HitCheck; 2],
 ) -> (usize, Result<(), MapError>) {
-    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat } = b;
+    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat, mru } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
-    let mut keys = RepeatKeys::of(repeat, asid);
+    let mut recent = MruLines::new(mru, mru_masks(&checks), repeat, asid);
     loop {
         if !DIRECT {
-            // Repeats of the line the cache's previous access touched: hits
-            // that change no replacement state (it is already the newest).
-            i = repeats(table, words, i, &keys.0);
+            // References to the most recent line of their set: hits that
+            // change no replacement state (it is already the newest).
+            i = repeats(table, words, i, recent.keys);
         }
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
@@ -172,8 +178,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
             if let Some((set, key)) = located {
                 if let Some(dirty) = cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
                     if !DIRECT {
-                        repeat[slot] = RepeatLine { line: ln, asid, dirty };
-                        keys.set(slot, repeat[slot], asid);
+                        recent.set(slot, ln, dirty);
                     }
                     lines = 1;
                 }
@@ -186,8 +191,14 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
             match word::<DIRECT, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
                 Ok(line) => {
                     if !DIRECT {
-                        repeat[slot] = line;
-                        keys.set(slot, line, asid);
+                        // Every line the word touched (its set was accessed),
+                        // then the last one if still resident.
+                        for l in ln..=last_ln {
+                            recent.forget(slot, l);
+                        }
+                        if line.line != NO_LINE.line {
+                            recent.set(slot, line.line, line.dirty);
+                        }
                     }
                 }
                 Err(e) => {
@@ -199,54 +210,109 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         i += 1;
     }
     t.settle(counts, pending);
+    if !DIRECT {
+        // The latest line of each side is not tracked: no repeat line is
+        // always exact for the general path.
+        *repeat = [NO_LINE; 2];
+    }
     (i, res)
 }
 
-/// The repeat lines of `run` as the keys `repeats` compares a word's line
-/// with, by `DirectOp::repeat` (side, then whether the op writes): the
-/// side's repeat line if it belongs to the run's address space, and for a
-/// writing op only if that line is already dirty (a write hit on a clean
-/// line sets its dirty bit, a change `repeats` does not make). `NO_LINE`'s
-/// line, which no word's line equals, where there is none.
-struct RepeatKeys([u64; 4]);
+/// Entries of the most-recent-line memo (`MruLines`): two sides of
+/// `MRU_SETS` entries, each a read key and a write key.
+pub(crate) const MRU_LEN: usize = 2 * MRU_SETS * 2;
+/// Entries per side: the low bits of a virtually indexed top cache's set
+/// number (more sets share an entry).
+const MRU_SETS: usize = 64;
+/// An empty key: no word's line (at most 56 address bits) equals it.
+const NO_KEY: u64 = u64::MAX;
 
-impl RepeatKeys {
-    fn of(repeat: &[RepeatLine; 2], asid: Asid) -> Self {
-        let mut keys = Self([NO_LINE.line; 4]);
-        keys.set(0, repeat[0], asid);
-        keys.set(1, repeat[1], asid);
-        keys
+/// The associative loop's memo of most recent lines, one per group of sets
+/// of each top cache: for entry `j` of a side, the virtual line (of the
+/// run's address space) that the side's latest access to any set of group
+/// `j` touched, if that access left it resident. That line is the newest
+/// of its set (no access to its set came after), so a reference within it
+/// is a hit that changes no replacement state under any policy, as the
+/// repeat line (`RepeatLine`) is: only a counter moves, and for a write
+/// the dirty bit, which is why the write key is the line only if it is
+/// already dirty. A side's group is `line & mask`: for a top cache indexed
+/// by the virtual address the mask is the low bits of its set mask (lines
+/// of one set share an entry), otherwise 0 (one entry: the repeat line).
+/// Valid for one run of one address space: rebuilt at each `run`.
+struct MruLines<'a> {
+    keys: &'a mut [u64; MRU_LEN],
+    mask: [u64; 2],
+}
+
+impl<'a> MruLines<'a> {
+    /// Empty but for the repeat lines of `asid`.
+    fn new(keys: &'a mut [u64; MRU_LEN], mask: [u64; 2], repeat: &[RepeatLine; 2], asid: Asid) -> Self {
+        keys.fill(NO_KEY);
+        let mut m = Self { keys, mask };
+        for (slot, r) in repeat.iter().enumerate() {
+            if r.asid == asid && r.line != NO_LINE.line {
+                m.set(slot, r.line, r.dirty);
+            }
+        }
+        m
     }
 
+    /// Index of the read key of `line`'s entry on `slot`'s side (the write
+    /// key follows it); `repeats` computes the same from `DirectOp::mru`.
     #[inline(always)]
-    fn set(&mut self, slot: usize, r: RepeatLine, asid: Asid) {
-        let line = if r.asid == asid { r.line } else { NO_LINE.line };
-        let [read, write] = [line, if r.dirty { line } else { NO_LINE.line }];
-        let s = 2 * (slot & 1);
-        self.0[s] = read;
-        self.0[s + 1] = write;
+    fn at(&self, slot: usize, line: u64) -> usize {
+        ((slot & 1) * MRU_SETS * 2 + ((line & self.mask[slot & 1]) << 1) as usize) & (MRU_LEN - 2)
+    }
+
+    /// `line` was just touched on `slot`'s side and is resident, dirty or not.
+    #[inline(always)]
+    fn set(&mut self, slot: usize, line: u64, dirty: bool) {
+        let j = self.at(slot, line);
+        self.keys[j] = line;
+        self.keys[j + 1] = if dirty { line } else { NO_KEY };
+    }
+
+    /// `line`'s set was just accessed and `line` may not be resident.
+    #[inline(always)]
+    fn forget(&mut self, slot: usize, line: u64) {
+        let j = self.at(slot, line);
+        self.keys[j] = NO_KEY;
+        self.keys[j + 1] = NO_KEY;
     }
 }
 
 /// The associative loop's hit path: takes words from `i` on while each is
-/// a repeat of its side's line (`RepeatKeys`) within one top-level line,
-/// counting them per op (`DirectOp::one`, folded as the virtual-direct
-/// loop's hits); returns the index of the first word that is not (an
-/// escape, a reference over two lines, or another line), or `words.len()`.
-/// Out of line and free of calls, so the keys stay in registers.
+/// within one top-level line that is its entry's most recent line
+/// (`MruLines`), counting them per op (`DirectOp::one`, folded as the
+/// virtual-direct loop's hits); returns the index of the first word that
+/// is not (an escape, a reference over two lines, any other line), or
+/// `words.len()`. Out of line and free of calls, so the pointers stay in
+/// registers.
 #[inline(never)]
-fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64; 4]) -> usize {
+fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64; MRU_LEN]) -> usize {
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
         let ln = (w << OP_BITS) >> d.key_shift;
-        if w & d.cross > d.lim || ln != keys[usize::from(d.repeat & 3)] {
+        if w & d.cross > d.lim || ln != keys[(d.mru + ((ln & d.mru_mask) << 1)) as usize & (MRU_LEN - 1)] {
             return i;
         }
         d.one += 1;
         i += 1;
     }
     i
+}
+
+/// The `MruLines` masks of a machine whose top-level hits `checks` checks.
+pub(crate) fn mru_masks(checks: &[HitCheck; 2]) -> [u64; 2] {
+    checks.map(|c| if c.index_virtual() { c.set_mask() & (MRU_SETS as u64 - 1) } else { 0 })
+}
+
+/// Gives each op of `table` the `MruLines` mask of its side (`mru_masks`).
+pub(crate) fn set_mru_masks(table: &mut [DirectOp; 256], masks: [u64; 2]) {
+    for d in table.iter_mut() {
+        d.mru_mask = masks[usize::from(d.side & 1)];
+    }
 }
 
 /// Per packed op, what the virtual-direct loop (`run_virtual_direct`)
@@ -285,8 +351,10 @@ pub(crate) struct DirectOp {
     /// `AccessKind` index.
     k: u8,
     escape: bool,
-    /// `RepeatKeys` index: 2 x `side` + `write`.
-    repeat: u8,
+    /// `MruLines`: where the side's keys start plus `write` (the read or
+    /// the write key), and the side's mask.
+    mru: u64,
+    mru_mask: u64,
 }
 
 /// The address bits of a word shifted out to the left (the op byte).
@@ -318,7 +386,8 @@ impl DirectOp {
                 modify: usize::from(k) == MODIFY,
                 k,
                 escape: info.escape,
-                repeat: 2 * (info.slot & 1) + u8::from(usize::from(k) >= STORE),
+                mru: u64::from(info.slot & 1) * (MRU_SETS as u64 * 2) + u64::from(usize::from(k) >= STORE),
+                mru_mask: 0,
             }
         })
     }

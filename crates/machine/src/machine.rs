@@ -80,6 +80,8 @@ pub struct Machine {
     /// The same ops as the virtual-direct loop reads them, with the hits it
     /// counted per op, not yet in `access_counts` and `pending` (`settle`).
     direct_ops: Box<[DirectOp; 256]>,
+    /// The associative loop's memo of most recent lines (`hit_loop::run`).
+    mru: Box<[u64; hit_loop::MRU_LEN]>,
     /// Reused by `feed` to pack events for `feed_packed`.
     scratch: PackedBlock,
     hit_loop: HitLoop,
@@ -134,6 +136,10 @@ impl Machine {
             [Some(i), Some(d)] if !i.direct() && !d.direct() => HitLoop::Assoc([i, d]),
             _ => HitLoop::General,
         };
+        let mut direct_ops = Box::new(DirectOp::table(&ops));
+        if let HitLoop::Assoc(c) = hit_loop {
+            hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c));
+        }
         Ok(Self {
             config,
             hierarchy,
@@ -147,7 +153,8 @@ impl Machine {
             top_needs_translation,
             pending: [0; 4],
             write_breaks_repeat,
-            direct_ops: Box::new(DirectOp::table(&ops)),
+            direct_ops,
+            mru: Box::new([0; hit_loop::MRU_LEN]),
             ops,
             scratch: PackedBlock::default(),
             hit_loop,
@@ -470,6 +477,7 @@ impl Machine {
                 counts: &mut self.access_counts,
                 pending: &mut self.pending,
                 repeat: &mut self.repeat,
+                mru: &mut self.mru,
             };
             let (stop, res) = if DIRECT && !TRANSLATE {
                 hit_loop::run_virtual_direct(
@@ -482,7 +490,15 @@ impl Machine {
                     checks,
                 )
             } else {
-                hit_loop::run::<DIRECT, TRANSLATE>(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks)
+                hit_loop::run::<DIRECT, TRANSLATE>(
+                    borrowed,
+                    &self.ops,
+                    &mut self.direct_ops,
+                    words,
+                    i,
+                    asid,
+                    checks,
+                )
             };
             i = stop;
             res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;

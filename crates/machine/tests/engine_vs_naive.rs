@@ -385,3 +385,84 @@ proptest! {
         prop_assert_eq!(inner, "virtual-direct");
     }
 }
+
+/// A set-associative top cache for `associative_memo_equals_naive_reference`:
+/// up to 32 sets of 16- or 32-byte lines, so on 256-byte pages a physically
+/// indexed cache's set bits reach past the page offset (its virtual and
+/// physical sets differ), any indexing and replacement, write-back.
+fn memo_top_cache() -> impl Strategy<Value = CacheConfig> {
+    (
+        prop::sample::select(vec![16u64, 32]),
+        prop::sample::select(vec![2u64, 8, 16, 32]),
+        prop::sample::select(vec![2u32, 4]),
+        prop::sample::select(vec![Indexing::Vivt, Indexing::Vipt, Indexing::Pipt]),
+        any::<bool>(),
+        prop::sample::select(vec![Replacement::Lru, Replacement::TreePlru, Replacement::Fifo]),
+        any::<bool>(),
+    )
+        .prop_map(|(line, sets, ways, indexing, asid_tags, replacement, wa)| {
+            let mut c = CacheConfig::simple(line * sets * u64::from(ways), line, ways);
+            c.indexing = indexing;
+            c.asid_tags = asid_tags && indexing == Indexing::Vivt;
+            c.replacement = replacement;
+            c.write_miss = if wa { WriteMissPolicy::WriteAllocate } else { WriteMissPolicy::NoWriteAllocate };
+            c
+        })
+}
+
+/// Dense references for the memo test: few pages, so sets fill and lines
+/// are evicted and come back; the sizes the packed words carry (others
+/// escape to the general path), up to 32 bytes, so many cross a line.
+fn dense_event_strategy() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        60 => (0u8..4, 0u64..1536, 0usize..15).prop_map(|(k, a, s)| {
+            let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
+            let size = match kind {
+                AccessKind::Ifetch => s as u32 + 1,
+                AccessKind::Modify => [1, 2, 4, 8][s % 4],
+                _ => [1, 2, 4, 8, 16, 32][s % 6],
+            };
+            Event::access(kind, ((a / 512) << 16) + a % 512, size, 0)
+        }),
+        1 => Just(Event::FlushAll),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    ))]
+
+    /// The associative loop's memo of most recent lines per set group
+    /// (`hit_loop::MruLines`): set-associative tops whose sets conflict,
+    /// references crossing lines, physically indexed tops whose virtual and
+    /// physical set bits differ, runs of one address space; every counter
+    /// against the naive simulator, and the loop that ran.
+    #[test]
+    fn associative_memo_equals_naive_reference(
+        top in prop_oneof![
+            memo_top_cache().prop_map(TierShape::Unified),
+            (memo_top_cache(), memo_top_cache()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=1),
+        raw in prop::collection::vec(
+            (0u32..2, prop::collection::vec((dense_event_strategy(), 0u64..4), 1..80)),
+            1..6,
+        ),
+        share in any::<bool>(),
+    ) {
+        let raw: Vec<(Event, u64)> = raw
+            .into_iter()
+            .flat_map(|(asid, evs)| {
+                evs.into_iter().map(move |(e, r)| match e {
+                    Event::Access(a) => (Event::access(a.kind, a.addr.0, a.size, asid), r),
+                    e => (e, r),
+                })
+            })
+            .collect();
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(256, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "associative");
+    }
+}
