@@ -281,23 +281,36 @@ impl<'a> MruLines<'a> {
     }
 }
 
-/// The associative loop's hit path: takes words from `i` on while each is
-/// within one top-level line that is its entry's most recent line
-/// (`MruLines`), counting them per op (`DirectOp::one`, folded as the
-/// virtual-direct loop's hits); returns the index of the first word that
-/// is not (an escape, a reference over two lines, any other line), or
-/// `words.len()`. Out of line and free of calls, so the pointers stay in
-/// registers.
+/// The associative loop's hit path: takes words from `i` on while each
+/// touches one or two top-level lines, each its entry's most recent line
+/// (`MruLines`), counting them per op (`DirectOp::one` and `two`, folded
+/// as the virtual-direct loop's hits); returns the index of the first word
+/// that is not (an escape, a reference over more lines, any other line),
+/// or `words.len()`. Two lines that are both their entry's line are in
+/// different sets (an entry holds one line, and lines of one set share an
+/// entry), so each is the newest of its set and neither access changes
+/// any replacement state, in whichever order they come. Out of line and
+/// free of calls, so the pointers stay in registers.
 #[inline(never)]
 fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64; MRU_LEN]) -> usize {
+    let key = |d: &DirectOp, ln: u64| keys[(d.mru + ((ln & d.mru_mask) << 1)) as usize & (MRU_LEN - 1)];
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
         let ln = (w << OP_BITS) >> d.key_shift;
-        if w & d.cross > d.lim || ln != keys[(d.mru + ((ln & d.mru_mask) << 1)) as usize & (MRU_LEN - 1)] {
-            return i;
+        if w & d.cross <= d.lim {
+            if ln != key(d, ln) {
+                return i;
+            }
+            d.one += 1;
+        } else {
+            // An escape's size is 1 (`OpInfo`), any other op's at least 1.
+            let last_ln = ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift;
+            if d.escape || last_ln != ln + 1 || ln != key(d, ln) || last_ln != key(d, last_ln) {
+                return i;
+            }
+            d.two += 1;
         }
-        d.one += 1;
         i += 1;
     }
     i
