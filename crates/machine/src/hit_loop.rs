@@ -149,6 +149,9 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     let mut t = Tally::default();
     let mut res = Ok(());
     let mut recent = MruLines::new(mru, mru_masks(&checks), repeat, asid);
+    // Per side, the last line a probe or `word` touched (its entry is
+    // where the repeat line is taken from at the end).
+    let mut last_touched = [repeat[0].line, repeat[1].line];
     loop {
         if !DIRECT {
             // References to the most recent line of their set: hits that
@@ -179,6 +182,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
                 if let Some(dirty) = cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
                     if !DIRECT {
                         recent.set(slot, ln, dirty);
+                        last_touched[slot] = ln;
                     }
                     lines = 1;
                 }
@@ -199,6 +203,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
                         if line.line != NO_LINE.line {
                             recent.set(slot, line.line, line.dirty);
                         }
+                        last_touched[slot] = last_ln;
                     }
                 }
                 Err(e) => {
@@ -211,9 +216,11 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     }
     t.settle(counts, pending);
     if !DIRECT {
-        // The latest line of each side is not tracked: no repeat line is
-        // always exact for the general path.
-        *repeat = [NO_LINE; 2];
+        // Any line the memo holds is resident and the newest of its set,
+        // as the general path's repeat line must be.
+        for (slot, r) in repeat.iter_mut().enumerate() {
+            *r = recent.repeat_line(slot, last_touched[slot], asid);
+        }
     }
     (i, res)
 }
@@ -270,6 +277,16 @@ impl<'a> MruLines<'a> {
         let j = self.at(slot, line);
         self.keys[j] = line;
         self.keys[j + 1] = if dirty { line } else { NO_KEY };
+    }
+
+    /// The line held by `line`'s entry on `slot`'s side as a repeat line
+    /// (`NO_LINE` if none).
+    fn repeat_line(&self, slot: usize, line: u64, asid: Asid) -> RepeatLine {
+        let j = self.at(slot, line);
+        match self.keys[j] {
+            NO_KEY => NO_LINE,
+            held => RepeatLine { line: held, asid, dirty: self.keys[j + 1] == held },
+        }
     }
 
     /// `line`'s set was just accessed and `line` may not be resident.
