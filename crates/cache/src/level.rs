@@ -197,17 +197,7 @@ fn fill_one_way(
     *s = Slot { key, stamp: s.stamp, vline: r.vaddr >> shift, pline: r.paddr >> shift, asid: r.asid, dirty: is_write };
     let line = 1u64 << shift;
     let fetch = !is_write || size != line;
-    let ks = stats.kind_mut(kind);
-    ks.accesses += 1;
-    ks.misses += 1;
-    if fetch {
-        stats.fetches += 1;
-        stats.bytes_in += line;
-    }
-    if writeback.is_some() {
-        stats.writebacks += 1;
-        stats.bytes_out += line;
-    }
+    stats.count_miss(kind, line, fetch, writeback.is_some());
     (fetch, writeback)
 }
 
@@ -616,24 +606,13 @@ impl Cache {
         let line = 1u64 << shift;
         let fetch = !is_write || (allocates && size != line);
         let write_through = is_write && !absorbed;
-        let ks = self.stats.kind_mut(kind);
-        ks.accesses += 1;
-        ks.misses += 1;
+        self.stats.count_miss(kind, line, fetch, writeback.is_some());
         if self.classifier.is_some() {
             self.classify(key, r.asid, true, allocates, kind);
         }
-        let s = &mut self.stats;
-        if fetch {
-            s.fetches += 1;
-            s.bytes_in += line;
-        }
         if write_through {
-            s.write_throughs += 1;
-            s.bytes_out += size;
-        }
-        if writeback.is_some() {
-            s.writebacks += 1;
-            s.bytes_out += line;
+            self.stats.write_throughs += 1;
+            self.stats.bytes_out += size;
         }
         Outcome { hit: false, fetch, write_through, writeback, resident_dirty }
     }
@@ -692,18 +671,7 @@ impl Cache {
         }
         let line = 1u64 << shift;
         let fetch = !is_write || size != line;
-        let ks = self.stats.kind_mut(kind);
-        ks.accesses += 1;
-        ks.misses += 1;
-        let st = &mut self.stats;
-        if fetch {
-            st.fetches += 1;
-            st.bytes_in += line;
-        }
-        if writeback.is_some() {
-            st.writebacks += 1;
-            st.bytes_out += line;
-        }
+        self.stats.count_miss(kind, line, fetch, writeback.is_some());
         Some((fetch, writeback))
     }
 

@@ -80,6 +80,24 @@ pub struct CacheStats {
 }
 
 impl CacheStats {
+    /// A miss of `kind` that allocated or not: its access and miss, the
+    /// line fetched from below (if `fetch`) and the dirty victim written
+    /// back (if `writeback`), each a whole `line` of bytes.
+    #[inline(always)]
+    pub fn count_miss(&mut self, kind: RefKind, line: u64, fetch: bool, writeback: bool) {
+        let ks = self.kind_mut(kind);
+        ks.accesses += 1;
+        ks.misses += 1;
+        if fetch {
+            self.fetches += 1;
+            self.bytes_in += line;
+        }
+        if writeback {
+            self.writebacks += 1;
+            self.bytes_out += line;
+        }
+    }
+
     pub fn kind(&self, k: RefKind) -> &KindStats {
         match k {
             RefKind::Ifetch => &self.ifetch,

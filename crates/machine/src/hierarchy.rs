@@ -22,6 +22,22 @@ pub struct MemoryStats {
     pub bytes_written: u64,
 }
 
+impl MemoryStats {
+    /// One read of `bytes` from memory (a fill).
+    #[inline(always)]
+    pub fn read(&mut self, bytes: u64) {
+        self.reads += 1;
+        self.bytes_read += bytes;
+    }
+
+    /// One write of `bytes` to memory (a write-back or write-through).
+    #[inline(always)]
+    pub fn write(&mut self, bytes: u64) {
+        self.writes += 1;
+        self.bytes_written += bytes;
+    }
+}
+
 // Split tiers are the common case and there is one Tier per level, so the
 // size difference between the variants costs nothing worth a Box.
 #[allow(clippy::large_enum_variant)]
@@ -345,14 +361,11 @@ impl Below<'_> {
     pub(crate) fn fill_below(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, line: u64, fetch: bool, victim: Option<Evicted>) {
         if t >= self.tiers.len() {
             // Memory, which only counts: no call for it.
-            let m = &mut *self.memory;
             if fetch {
-                m.reads += 1;
-                m.bytes_read += line;
+                self.memory.read(line);
             }
             if victim.is_some() {
-                m.writes += 1;
-                m.bytes_written += line;
+                self.memory.write(line);
             }
             return;
         }
@@ -414,13 +427,10 @@ impl Below<'_> {
     #[inline(always)]
     fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
         let Some(tier) = self.tiers.get_mut(t) else {
-            let m = &mut *self.memory;
             if kind == RefKind::Write {
-                m.writes += 1;
-                m.bytes_written += size;
+                self.memory.write(size);
             } else {
-                m.reads += 1;
-                m.bytes_read += size;
+                self.memory.read(size);
             }
             return;
         };

@@ -479,27 +479,8 @@ impl Machine {
                 repeat: &mut self.repeat,
                 mru: &mut self.mru,
             };
-            let (stop, res) = if DIRECT && !TRANSLATE {
-                hit_loop::run_virtual_direct(
-                    borrowed,
-                    &self.ops,
-                    &mut self.direct_ops,
-                    words,
-                    i,
-                    asid,
-                    checks,
-                )
-            } else {
-                hit_loop::run::<DIRECT, TRANSLATE>(
-                    borrowed,
-                    &self.ops,
-                    &mut self.direct_ops,
-                    words,
-                    i,
-                    asid,
-                    checks,
-                )
-            };
+            let run = if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
+            let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
             i = stop;
             res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
             if i >= words.len() {

@@ -256,6 +256,17 @@ fn run_strategy() -> impl Strategy<Value = Vec<(Event, u64)>> {
 
 /// `tiers` (the top first) with lower tiers from `seed_tiers`, lines
 /// lengthened where shorter than the tier above's.
+/// `top` with every cache write-allocate (as a fill-in-place chain needs).
+fn write_allocate(mut top: TierShape) -> TierShape {
+    for c in match &mut top {
+        TierShape::Unified(c) => vec![c],
+        TierShape::Split(i, d) => vec![i, d],
+    } {
+        c.write_miss = WriteMissPolicy::WriteAllocate;
+    }
+    top
+}
+
 fn with_chain(mut tiers: Vec<TierShape>, seed_tiers: Vec<TierShape>, depth: usize) -> Vec<TierShape> {
     for t in seed_tiers.into_iter().take(depth) {
         let above = tiers.last().map_or(8, max_line);
@@ -330,14 +341,7 @@ proptest! {
         raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
         share in any::<bool>(),
     ) {
-        let mut top = top;
-        for c in match &mut top {
-            TierShape::Unified(c) => vec![c],
-            TierShape::Split(i, d) => vec![i, d],
-        } {
-            c.write_miss = WriteMissPolicy::WriteAllocate;
-        }
-        let tiers = with_chain(vec![top], seed_tiers, depth);
+        let tiers = with_chain(vec![write_allocate(top)], seed_tiers, depth);
         let (m, _) = build(&tiers, page, false);
         prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
         check(page, &tiers, raw, share, false)?;
@@ -355,14 +359,7 @@ proptest! {
         raw in run_strategy(),
         share in any::<bool>(),
     ) {
-        let mut top = top;
-        for c in match &mut top {
-            TierShape::Unified(c) => vec![c],
-            TierShape::Split(i, d) => vec![i, d],
-        } {
-            c.write_miss = WriteMissPolicy::WriteAllocate;
-        }
-        let tiers = with_chain(vec![top], seed_tiers, depth);
+        let tiers = with_chain(vec![write_allocate(top)], seed_tiers, depth);
         let (m, _) = build(&tiers, page, false);
         prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
         let inner = check(page, &tiers, raw, share, false)?;

@@ -216,19 +216,16 @@ impl Tail {
         };
         let mut level = if out.hit { Level::L2 } else { Level::Memory };
         if out.fetch {
-            self.memory.reads += 1;
-            self.memory.bytes_read += line;
+            self.memory.read(line);
             self.note(false, r.vaddr & !(line - 1), r.asid);
         }
         if out.write_through {
-            self.memory.writes += 1;
-            self.memory.bytes_written += size;
+            self.memory.write(size);
             self.note(true, r.vaddr, r.asid);
             level = Level::Memory;
         }
         if let Some(v) = out.writeback {
-            self.memory.writes += 1;
-            self.memory.bytes_written += line;
+            self.memory.write(line);
             self.note(true, v.vaddr, v.asid);
         }
         if out.hit && !out.write_through {
@@ -253,8 +250,7 @@ impl Tail {
             let line = self.l2(kind).line_bytes();
             let (_, dirty) = self.l2(kind).flush_all(false);
             for v in dirty {
-                self.memory.writes += 1;
-                self.memory.bytes_written += line;
+                self.memory.write(line);
                 self.note(true, v.vaddr, v.asid);
             }
         }
