@@ -127,7 +127,7 @@ pub(crate) type ResidentPages = [[ResidentPage; RESIDENT_SLOTS]; 2];
 pub(crate) const NO_RESIDENT: ResidentPages = [[ResidentPage { raw_page: NO_PAGE, delta: 0 }; RESIDENT_SLOTS]; 2];
 
 /// Per side and slot of `ResidentPages`, the physical address of the page
-/// (its TLB entry's frame), for the misses `VmSim::resident_word` completes.
+/// (its TLB entry's frame), for the general path's lookups (`VmSim::resident_pa`).
 pub(crate) type ResidentFrames = [[u64; RESIDENT_SLOTS]; 2];
 
 /// The slot of raw page `raw_page`.

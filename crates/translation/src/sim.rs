@@ -186,20 +186,15 @@ pub struct VmSim {
     last: [Option<(u32, u64)>; 2],
     l1_shift: [u32; 2],
     repeats: [u64; 3],
-    /// Per side, the (ASID, base page) whose TLB lookup hit last, and its
-    /// frame address, while no insert, purge or other lookup has touched
-    /// that side's TLB since: another piece on that page is a TLB hit on
-    /// the same, most recent, entry, which changes nothing but the hit
-    /// count (`page_repeats`, settled like `repeats`). Cleared by every
-    /// refill and context switch.
-    page_memo: [Option<(u32, u64)>; 2],
-    page_frame: [u64; 2],
     page_shift: u32,
+    /// TLB hits counted without a lookup (pieces on a resident page), by
+    /// side, settled like `repeats`.
     page_repeats: [u64; 2],
-    /// The hit loop's page test: per side, raw pages of `resident_asid`
-    /// whose TLB lookup would hit and change nothing but the hit count, or
-    /// (SOFTVM, SPUR) whose fold is known (`note_lookup`, `remember_page`;
-    /// forgotten by `forget_evicted` and `forget_pages`).
+    /// Per side, raw pages of `resident_asid` whose TLB lookup would hit
+    /// and change nothing but the hit count, or (SOFTVM, SPUR) whose fold
+    /// is known (`note_lookup`, `remember_page`; forgotten by
+    /// `forget_evicted` and `forget_pages`): the hit loop's page test, and
+    /// the general path's (`resident_pa`), which then skips the lookup.
     resident: Box<ResidentPages>,
     resident_frames: Box<ResidentFrames>,
     resident_asid: u32,
@@ -324,8 +319,6 @@ impl VmSim {
             last: [None; 2],
             l1_shift: [cfg.l1i.line.0.trailing_zeros(), cfg.l1d.line.0.trailing_zeros()],
             repeats: [0; 3],
-            page_memo: [None; 2],
-            page_frame: [0; 2],
             page_shift: cfg.page_size.bytes().trailing_zeros(),
             page_repeats: [0; 2],
             resident: Box::new(NO_RESIDENT),
@@ -432,7 +425,6 @@ impl VmSim {
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
                 self.last = [None; 2];
-                self.page_memo = [None; 2];
                 self.forget_pages();
                 // Untagged structures cannot tell address spaces apart.
                 if let Some(tlbs) = self.tlbs.as_mut() {
@@ -562,24 +554,19 @@ impl VmSim {
                 None => va,
             },
             TranslateAt::EveryAccess => {
-                let page = va >> self.page_shift;
-                if self.fast && self.page_memo[s] == Some((asid, page)) {
+                if let Some(pa) = self.resident_pa(s, asid, va) {
                     self.page_repeats[s] += 1;
-                    self.page_frame[s] | (va & ((1 << self.page_shift) - 1))
+                    pa
                 } else {
                     let (pa, miss) = self.tlb_translate(s, asid, va)?;
                     tlb_miss = miss;
-                    // A refill cleared the memo; only a hit sets it.
-                    self.page_memo[s] = (self.fast && !miss).then_some((asid, page));
-                    self.page_frame[s] = pa & !((1 << self.page_shift) - 1);
-                    if self.hit_ops.is_some() {
+                    if self.fast {
                         self.note_lookup(s, asid, va, pa, !miss);
                     }
                     if self.shared_tlb_order {
                         // This lookup reordered the TLB the other side's repeat
                         // would have refreshed: that repeat must look up.
                         self.last[1 - s] = None;
-                        self.page_memo[1 - s] = None;
                     }
                     pa
                 }
@@ -861,6 +848,24 @@ impl VmSim {
         self.latest_raw[s] = raw_page;
     }
 
+    /// The physical address of user piece `va` (folded) if its page is
+    /// resident on side `s`: then its TLB lookup would be a hit that
+    /// changes nothing but the hit count. Found by the folded page's slot,
+    /// which is the raw page's where pages are small enough for the fold to
+    /// keep a page number's slot bits (`forget_evicted`); otherwise it
+    /// simply is not found.
+    #[inline(always)]
+    fn resident_pa(&self, s: usize, asid: u32, va: u64) -> Option<u64> {
+        if !self.fast || asid != self.resident_asid {
+            return None;
+        }
+        let page = va >> self.page_shift;
+        let slot = hit_run::resident_slot(page);
+        let e = &self.resident[s][slot];
+        let folded = (e.raw_page << self.page_shift).wrapping_add(e.delta) >> self.page_shift;
+        (e.raw_page != NO_PAGE && folded == page).then(|| self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
+    }
+
     fn forget_latest(&mut self, s: usize) {
         let p = std::mem::replace(&mut self.latest_raw[s], NO_PAGE);
         let e = &mut self.resident[s][hit_run::resident_slot(p)];
@@ -926,7 +931,6 @@ impl VmSim {
     /// recurse one tier up), then the insert.
     fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
         self.last = [None; 2];
-        self.page_memo = [None; 2];
         if !self.pure_lookups {
             self.forget_pages();
         }
@@ -1143,12 +1147,6 @@ impl VmSim {
         while i < words.len() {
             if self.hit_ops.is_some() {
                 i = self.hit_run(words, i, asid);
-                if let Some(&w) = words.get(i) {
-                    if self.resident_word(w, asid) {
-                        i += 1;
-                        continue;
-                    }
-                }
             }
             let Some(&w) = words.get(i) else { break };
             i += 1;
@@ -1203,61 +1201,6 @@ impl VmSim {
             self.after_hits(ops, &words[i..j], asid, paged);
         }
         j
-    }
-
-    /// A word the hit loop stopped at, completed here when it lies on one
-    /// resident page within at most two L1 lines and lookups are pure:
-    /// then each piece's TLB lookup is a hit that changes nothing (counted
-    /// as a repeat) and the rest is the general path's, piece by piece
-    /// (`user_access`, `reference_split`, `user_piece_lookup`): the same
-    /// accesses in the same order, counted the same way. Returns false,
-    /// having changed nothing, for any other word.
-    fn resident_word(&mut self, w: u64, asid: u32) -> bool {
-        let Some(&(kind, size)) = OPS.get(usize::from((w >> ADDR_BITS) as u8)) else { return false };
-        if !self.pure_lookups || self.at != TranslateAt::EveryAccess || asid != self.resident_asid {
-            return false;
-        }
-        let s = usize::from(kind != AccessKind::Ifetch);
-        let raw = w & ADDR_MASK;
-        let slot = hit_run::resident_slot(raw >> self.page_shift);
-        let (e, frame) = (self.resident[s][slot], self.resident_frames[s][slot]);
-        let (shift, page_mask) = (self.l1_shift[s], (1u64 << self.page_shift) - 1);
-        let va = raw.wrapping_add(e.delta);
-        let last = va + u64::from(size.max(1)) - 1;
-        if e.raw_page != raw >> self.page_shift || (last ^ va) > page_mask || (last >> shift) > (va >> shift) + 1 {
-            return false;
-        }
-        self.access_counts[kind as usize] += 1;
-        if kind == AccessKind::Ifetch {
-            self.vmcpi.user_instructions += 1;
-        }
-        self.current_space = asid;
-        let requests: &[RefKind] = match kind {
-            AccessKind::Ifetch => &[RefKind::Ifetch],
-            AccessKind::Load => &[RefKind::Read],
-            AccessKind::Store => &[RefKind::Write],
-            AccessKind::Modify => &[RefKind::Read, RefKind::Write],
-        };
-        for &rk in requests {
-            let mut a = va;
-            loop {
-                let ln = a >> shift;
-                let piece_last = last.min(((ln + 1) << shift) - 1);
-                if s == 1 {
-                    self.last_data = Some((asid, a));
-                }
-                self.page_repeats[s] += 1;
-                let r = LineRef { vaddr: a, paddr: frame | (a & page_mask), asid };
-                let level = self.mem.access_fast(rk, r, piece_last - a + 1);
-                self.count_side(s, level, false);
-                self.last[s] = (rk != RefKind::Write || level == Level::L1).then_some((asid, ln));
-                if piece_last >= last {
-                    break;
-                }
-                a = piece_last + 1;
-            }
-        }
-        true
     }
 
     /// What the general path leaves after the words the hit loop just
