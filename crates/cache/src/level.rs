@@ -147,6 +147,22 @@ impl VirtualDirect<'_> {
         }
     }
 
+    /// The number of sets (one slot each).
+    pub fn sets(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The virtual line held in `set` if it belongs to `asid`, else
+    /// `u64::MAX`, which no line number equals, and whether it is dirty: a
+    /// caller's copy of these keys answers `hit`'s question with one compare.
+    #[inline]
+    pub fn line_in(&self, set: usize, asid: u32) -> (u64, bool) {
+        match self.slots.get(set) {
+            Some(s) if s.key != EMPTY && s.asid == asid => (s.key, s.dirty),
+            _ => (u64::MAX, false),
+        }
+    }
+
     /// `hit` without the write: whether the line is resident.
     #[inline(always)]
     pub fn resident(&self, line: u64, asid: u32) -> bool {

@@ -71,6 +71,8 @@ pub(crate) struct Borrowed<'a> {
     pub repeat: &'a mut [RepeatLine; 2],
     /// The associative loop's memo of most recent lines (`MruLines`).
     pub mru: &'a mut [u64; MRU_LEN],
+    /// The virtual-direct loop's copy of its top caches' lines (`SetLines`).
+    pub set_lines: &'a mut Vec<u64>,
 }
 
 /// Events a fast loop completed, by access kind, and the top-level hits it
@@ -145,7 +147,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     asid: Asid,
     checks: [HitCheck; 2],
 ) -> (usize, Result<(), MapError>) {
-    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat, mru } = b;
+    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat, mru, .. } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
     let mut recent = MruLines::new(mru, mru_masks(&checks), repeat, asid);
@@ -156,7 +158,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         if !DIRECT {
             // References to the most recent line of their set: hits that
             // change no replacement state (it is already the newest).
-            i = repeats(table, words, i, recent.keys);
+            i = repeats(table, words, i, &recent.keys[..]);
         }
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
@@ -309,21 +311,21 @@ impl<'a> MruLines<'a> {
 /// any replacement state, in whichever order they come. Out of line and
 /// free of calls, so the pointers stay in registers.
 #[inline(never)]
-fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64; MRU_LEN]) -> usize {
-    let key = |d: &DirectOp, ln: u64| keys[(d.mru + ((ln & d.mru_mask) << 1)) as usize & (MRU_LEN - 1)];
+fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
+    let key = |d: &DirectOp, ln: u64| keys.get((d.memo + ((ln & d.memo_mask) << 1)) as usize).copied();
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
         let ln = (w << OP_BITS) >> d.key_shift;
         if w & d.cross <= d.lim {
-            if ln != key(d, ln) {
+            if key(d, ln) != Some(ln) {
                 return i;
             }
             d.one += 1;
         } else {
             // An escape's size is 1 (`OpInfo`), any other op's at least 1.
             let last_ln = ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift;
-            if d.escape || last_ln != ln + 1 || ln != key(d, ln) || last_ln != key(d, last_ln) {
+            if d.escape || last_ln != ln + 1 || key(d, ln) != Some(ln) || key(d, last_ln) != Some(last_ln) {
                 return i;
             }
             d.two += 1;
@@ -338,10 +340,23 @@ pub(crate) fn mru_masks(checks: &[HitCheck; 2]) -> [u64; 2] {
     checks.map(|c| if c.index_virtual() { c.set_mask() & (MRU_SETS as u64 - 1) } else { 0 })
 }
 
+/// Gives each op of `table` the virtual-direct loop's `SetLines` place of
+/// its side: where its sets start (the data side's after the instruction
+/// side's) and its set mask. Returns the copy's length.
+pub(crate) fn set_set_lines(table: &mut [DirectOp; 256], checks: &[HitCheck; 2]) -> usize {
+    let sets = checks.map(|c| c.set_mask() + 1);
+    for d in table.iter_mut() {
+        let side = usize::from(d.side & 1);
+        d.memo = if side == 1 { 2 * sets[0] } else { 0 } + u64::from(d.write);
+        d.memo_mask = checks[side].set_mask();
+    }
+    2 * (sets[0] + sets[1]) as usize
+}
+
 /// Gives each op of `table` the `MruLines` mask of its side (`mru_masks`).
 pub(crate) fn set_mru_masks(table: &mut [DirectOp; 256], masks: [u64; 2]) {
     for d in table.iter_mut() {
-        d.mru_mask = masks[usize::from(d.side & 1)];
+        d.memo_mask = masks[usize::from(d.side & 1)];
     }
 }
 
@@ -381,10 +396,11 @@ pub(crate) struct DirectOp {
     /// `AccessKind` index.
     k: u8,
     escape: bool,
-    /// `MruLines`: where the side's keys start plus `write` (the read or
-    /// the write key), and the side's mask.
-    mru: u64,
-    mru_mask: u64,
+    /// The side's per-set memo and its mask. Associative loop (`MruLines`):
+    /// where the side's keys start plus `write` (the read or the write
+    /// key). Virtual-direct loop (`SetLines`): where the side's sets start.
+    memo: u64,
+    memo_mask: u64,
 }
 
 /// The address bits of a word shifted out to the left (the op byte).
@@ -416,8 +432,8 @@ impl DirectOp {
                 modify: usize::from(k) == MODIFY,
                 k,
                 escape: info.escape,
-                mru: u64::from(info.slot & 1) * (MRU_SETS as u64 * 2) + u64::from(usize::from(k) >= STORE),
-                mru_mask: 0,
+                memo: u64::from(info.slot & 1) * (MRU_SETS as u64 * 2) + u64::from(usize::from(k) >= STORE),
+                memo_mask: 0,
             }
         })
     }
@@ -436,13 +452,13 @@ pub(crate) fn fold(table: &mut [DirectOp; 256], counts: &mut [u64; 4], pending: 
 }
 
 /// `run` for direct-mapped, virtually indexed and tagged top caches with
-/// ASIDs (`HitLoop::VirtualDirect`). Words are checked through
-/// `VirtualDirect` views (`virtual_direct_words`), which also complete a
-/// one-line miss in place when the whole hierarchy fills in place; the
-/// views are given back only for a word they cannot finish (a miss over
-/// two lines, a miss where the chain does not fill in place), which `word`
-/// completes with the caches themselves. Hits are counted per op in
-/// `table` (see `fold`).
+/// ASIDs (`HitLoop::VirtualDirect`). Words are checked against `SetLines`,
+/// a copy of the top caches' lines taken at the start, and misses are
+/// completed through `VirtualDirect` views (`SetLines::words`) when
+/// the whole hierarchy fills in place; the views are given back only for a
+/// word they cannot finish (a miss over two lines, a miss where the chain
+/// does not fill in place), which `word` completes with the caches
+/// themselves. Hits are counted per op in `table` (see `fold`).
 #[inline(never)]
 pub(crate) fn run_virtual_direct(
     b: Borrowed<'_>,
@@ -453,15 +469,20 @@ pub(crate) fn run_virtual_direct(
     asid: Asid,
     checks: [HitCheck; 2],
 ) -> (usize, Result<(), MapError>) {
-    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, .. } = b;
+    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, set_lines, .. } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
+    let mut lines = SetLines { keys: set_lines, asid: asid.0 };
+    // The word `word` last completed with the caches themselves, whose
+    // lines the copy must take again.
+    let mut changed: Option<u64> = None;
+    let mut fresh = false;
     loop {
         let mut ctx = Ctx { below: &mut below, mapper, t: &mut t, asid };
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
         let stop = match views {
-            (Some(iv), None) => virtual_direct_words([iv], &mut ctx, table, words, i),
-            (Some(iv), Some(Some(dv))) => virtual_direct_words([iv, dv], &mut ctx, table, words, i),
+            (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i, &mut fresh, changed),
+            (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i, &mut fresh, changed),
             // Not reached: the loop is chosen because both allow a view;
             // `word` completes every word exactly all the same.
             _ => Ok(i),
@@ -486,10 +507,120 @@ pub(crate) fn run_virtual_direct(
             res = Err(e);
             break;
         }
+        changed = Some(w);
         i += 1;
     }
     t.settle(counts, pending);
     (i, res)
+}
+
+/// The virtual-direct loop's copy of its top caches' tags, laid out as the
+/// associative loop's memo (`MruLines`) so `repeats` checks both: per set
+/// of each side (the data side's sets after the instruction side's, at
+/// `DirectOp::memo`), a read key, the virtual line the set holds if it
+/// belongs to the run's address space, and a write key, the same line if
+/// it is also dirty; otherwise `u64::MAX`, which no line equals. A hit is
+/// then one compare with a dense array instead of a slot's key, ASID and
+/// dirty bit, and a write hit needs no store (its line is dirty already).
+/// Nothing but the loop changes the top caches during a run, and the loop
+/// takes every set it changes again (`take`), so the copy stays exact.
+struct SetLines<'a> {
+    keys: &'a mut Vec<u64>,
+    asid: u32,
+}
+
+impl SetLines<'_> {
+    /// The keys of one set of a side starting at `at`.
+    #[inline(always)]
+    fn put(&mut self, at: usize, (line, dirty): (u64, bool)) {
+        if let Some(k) = self.keys.get_mut(at..at + 2) {
+            k[0] = line;
+            k[1] = if dirty { line } else { u64::MAX };
+        }
+    }
+
+    /// The keys of every set of the views.
+    fn take_all<const N: usize>(&mut self, views: &[VirtualDirect<'_>; N]) {
+        let mut at = 0;
+        for v in views {
+            for set in 0..v.sets() {
+                self.put(at + 2 * set, v.line_in(set, self.asid));
+            }
+            at += 2 * v.sets();
+        }
+    }
+
+    /// The keys of the sets of word `w`'s lines, after the word changed them.
+    fn take<const N: usize>(&mut self, views: &[VirtualDirect<'_>; N], d: &DirectOp, w: u64) {
+        let first = (w & ADDR_MASK) >> d.shift;
+        let last = ((w & ADDR_MASK) + u64::from(d.size.max(1)) - 1) >> d.shift;
+        let v = &views[usize::from(d.side) % N];
+        // The side's keys start at `memo` less the write key's offset.
+        let side = (d.memo & !1) as usize;
+        // At most a few lines: an op is at most 32 bytes.
+        for ln in first..=last.min(first + v.sets() as u64) {
+            let set = (ln & d.memo_mask) as usize;
+            self.put(side + 2 * set, v.line_in(set, self.asid));
+        }
+    }
+
+    /// Completes words from `i` on while each is a top-level hit of at most
+    /// two lines (not a modify that crosses) or a one-line miss the views
+    /// can fill in place; returns the index of the first word it left
+    /// untouched (or, with the error, of the word whose translation
+    /// failed). `views`: the instruction (or unified) cache's and, for a
+    /// split top, the data cache's (`N` = 1 or 2; a unified top's ops all
+    /// name side 0). The copy is taken whole on the first call of a run
+    /// (`fresh`), and for the lines of the word `word` last completed
+    /// (`changed`) on the others. Hits found by `repeats` are counted in
+    /// `kinds`, the others in `table`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn words<const N: usize>(
+        &mut self,
+        mut views: [VirtualDirect<'_>; N],
+        c: &mut Ctx<'_, '_>,
+        table: &mut [DirectOp; 256],
+        words: &[u64],
+        mut i: usize,
+        fresh: &mut bool,
+        changed: Option<u64>,
+    ) -> Result<usize, (usize, MapError)> {
+        if !*fresh {
+            self.take_all(&views);
+            *fresh = true;
+        } else if let Some(w) = changed {
+            self.take(&views, &table[(w >> ADDR_BITS) as usize], w);
+        }
+        loop {
+            i = repeats(table, words, i, &self.keys[..]);
+            let Some(&w) = words.get(i) else { return Ok(words.len()) };
+            let d = &mut table[(w >> ADDR_BITS) as usize];
+            let v = &mut views[usize::from(d.side) % N];
+            let done = if w & d.cross <= d.lim {
+                let ln = (w << OP_BITS) >> d.key_shift;
+                if v.hit(ln, self.asid, d.write) {
+                    // A write onto a clean resident line: now dirty.
+                    d.one += 1;
+                    Ok(true)
+                } else {
+                    one_line_miss(v, c, w, d, ln)
+                }
+            } else if d.escape || d.modify {
+                // The caller's: an escape, or a modify over several lines
+                // (every line read before any is written: `word`).
+                Ok(false)
+            } else {
+                pieces(v, c, w, d)
+            };
+            match done {
+                Ok(true) => self.take(&views, &table[(w >> ADDR_BITS) as usize], w),
+                Ok(false) => return Ok(i),
+                Err(e) => return Err((i, e)),
+            }
+            i += 1;
+        }
+    }
 }
 
 /// What a miss completed by the views needs besides the view.
@@ -498,46 +629,6 @@ struct Ctx<'b, 'a> {
     mapper: &'b mut PageMapper,
     t: &'b mut Tally,
     asid: Asid,
-}
-
-/// Completes words from `i` on while each is a top-level hit of at most
-/// two lines (not a modify that crosses) or a one-line miss the views can
-/// fill in place; returns the index of the first word it left untouched
-/// (or, with the error, of the word whose translation failed). `views`:
-/// the instruction (or unified) cache's and, for a split top, the data
-/// cache's (`N` = 1 or 2; a unified top's ops all name side 0).
-#[inline(always)]
-fn virtual_direct_words<const N: usize>(
-    mut views: [VirtualDirect<'_>; N],
-    c: &mut Ctx<'_, '_>,
-    table: &mut [DirectOp; 256],
-    words: &[u64],
-    i: usize,
-) -> Result<usize, (usize, MapError)> {
-    let asid = c.asid.0;
-    let mut rest = words.get(i..).unwrap_or(&[]).iter();
-    // The index of the word just taken from `rest`.
-    let here = |rest: &std::slice::Iter<'_, u64>| words.len() - rest.len() - 1;
-    while let Some(w) = hits(&mut views, table, &mut rest, asid) {
-        let d = &table[(w >> ADDR_BITS) as usize];
-        let v = &mut views[usize::from(d.side) % N];
-        let done = if w & d.cross <= d.lim {
-            // One line, a miss.
-            one_line_miss(v, c, w, d, (w << OP_BITS) >> d.key_shift)
-        } else if d.escape || d.modify {
-            // The caller's: an escape, or a modify over several lines
-            // (every line read before any is written: `word`).
-            Ok(false)
-        } else {
-            pieces(v, c, w, d)
-        };
-        match done {
-            Ok(true) => {}
-            Ok(false) => return Ok(here(&rest)),
-            Err(e) => return Err((here(&rest), e)),
-        }
-    }
-    Ok(words.len())
 }
 
 /// A word over several top-level lines, not a modify, that `hits` could
@@ -576,44 +667,6 @@ fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) 
     }
     c.t.done[usize::from(d.k & 3)] += 1;
     Ok(true)
-}
-
-/// The hit path: takes words from `rest` while each is a top-level hit of
-/// at most two lines (not a modify that crosses: it reads every line before
-/// writing any), counting them per op. Returns the first word that is not
-/// (taken from `rest`, nothing changed for it), or `None` at the end. Out
-/// of line and free of calls, so the table, the address space and the word
-/// pointers stay in registers.
-#[inline(never)]
-fn hits<const N: usize>(
-    views: &mut [VirtualDirect<'_>; N],
-    table: &mut [DirectOp; 256],
-    rest: &mut std::slice::Iter<'_, u64>,
-    asid: u32,
-) -> Option<u64> {
-    for &w in rest.by_ref() {
-        // `w >> 56` < 256: no bounds check.
-        let d = &mut table[(w >> ADDR_BITS) as usize];
-        let ln = (w << OP_BITS) >> d.key_shift;
-        let v = &mut views[usize::from(d.side) % N];
-        if w & d.cross <= d.lim {
-            // One line. A modify's write half hits the line its read half
-            // found.
-            if !v.hit(ln, asid, d.write) {
-                return Some(w);
-            }
-            d.one += 1;
-            continue;
-        }
-        // Two lines, both resident before either changes.
-        let last_ln = ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift;
-        if d.escape || d.modify || last_ln != ln + 1 || !v.resident(ln, asid) || !v.hit(ln + 1, asid, d.write) {
-            return Some(w);
-        }
-        v.hit(ln, asid, d.write);
-        d.two += 1;
-    }
-    None
 }
 
 /// A word within one top-level line (`ln`) that missed there, completed as

@@ -82,6 +82,8 @@ pub struct Machine {
     direct_ops: Box<[DirectOp; 256]>,
     /// The associative loop's memo of most recent lines (`hit_loop::run`).
     mru: Box<[u64; hit_loop::MRU_LEN]>,
+    /// The virtual-direct loop's copy of its top caches' lines.
+    set_lines: Vec<u64>,
     /// Reused by `feed` to pack events for `feed_packed`.
     scratch: PackedBlock,
     hit_loop: HitLoop,
@@ -137,8 +139,11 @@ impl Machine {
             _ => HitLoop::General,
         };
         let mut direct_ops = Box::new(DirectOp::table(&ops));
-        if let HitLoop::Assoc(c) = hit_loop {
-            hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c));
+        let mut set_lines = Vec::new();
+        match hit_loop {
+            HitLoop::Assoc(c) => hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c)),
+            HitLoop::VirtualDirect(c) => set_lines = vec![u64::MAX; hit_loop::set_set_lines(&mut direct_ops, &c)],
+            _ => {}
         }
         Ok(Self {
             config,
@@ -155,6 +160,7 @@ impl Machine {
             write_breaks_repeat,
             direct_ops,
             mru: Box::new([0; hit_loop::MRU_LEN]),
+            set_lines,
             ops,
             scratch: PackedBlock::default(),
             hit_loop,
@@ -478,6 +484,7 @@ impl Machine {
                 pending: &mut self.pending,
                 repeat: &mut self.repeat,
                 mru: &mut self.mru,
+                set_lines: &mut self.set_lines,
             };
             let run = if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
             let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
