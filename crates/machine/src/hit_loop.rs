@@ -312,7 +312,10 @@ impl<'a> MruLines<'a> {
 /// free of calls, so the pointers stay in registers.
 #[inline(never)]
 fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
-    let key = |d: &DirectOp, ln: u64| keys.get((d.memo + ((ln & d.memo_mask) << 1)) as usize).copied();
+    // A memo's length is a power of two (`MRU_LEN`, `set_set_lines`), so
+    // masking the index keeps it in bounds without a test per word.
+    let Some(top) = keys.len().checked_sub(1) else { return i };
+    let key = |d: &DirectOp, ln: u64| Some(keys[(d.memo + ((ln & d.memo_mask) << 1)) as usize & top]);
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
@@ -350,7 +353,8 @@ pub(crate) fn set_set_lines(table: &mut [DirectOp; 256], checks: &[HitCheck; 2])
         d.memo = if side == 1 { 2 * sets[0] } else { 0 } + u64::from(d.write);
         d.memo_mask = checks[side].set_mask();
     }
-    2 * (sets[0] + sets[1]) as usize
+    // A power of two, as `repeats` needs (the sets are).
+    (2 * (sets[0] + sets[1]) as usize).next_power_of_two()
 }
 
 /// Gives each op of `table` the `MruLines` mask of its side (`mru_masks`).
