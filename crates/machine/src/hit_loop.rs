@@ -603,13 +603,23 @@ impl SetLines<'_> {
             let v = &mut views[usize::from(d.side) % N];
             let done = if w & d.cross <= d.lim {
                 let ln = (w << OP_BITS) >> d.key_shift;
-                if v.hit(ln, self.asid, d.write) {
+                // Either way the line is resident afterwards, dirty iff the
+                // word writes (a fill leaves a read clean and a write or a
+                // modify dirty), and its set holds nothing else.
+                let done = if v.hit(ln, self.asid, d.write) {
                     // A write onto a clean resident line: now dirty.
                     d.one += 1;
                     Ok(true)
                 } else {
                     one_line_miss(v, c, w, d, ln)
+                };
+                if let Ok(true) = done {
+                    let side = (d.memo & !1) as usize;
+                    self.put(side + 2 * (ln & d.memo_mask) as usize, (ln, d.write));
+                    i += 1;
+                    continue;
                 }
+                done
             } else if d.escape || d.modify {
                 // The caller's: an escape, or a modify over several lines
                 // (every line read before any is written: `word`).
