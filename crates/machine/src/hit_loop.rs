@@ -606,15 +606,17 @@ impl SetLines<'_> {
                 // Either way the line is resident afterwards, dirty iff the
                 // word writes (a fill leaves a read clean and a write or a
                 // modify dirty), and its set holds nothing else.
-                let done = if v.hit(ln, self.asid, d.write) {
-                    // A write onto a clean resident line: now dirty.
+                let side = (d.memo & !1) as usize;
+                let done = if self.keys.get(side + 2 * (ln & d.memo_mask) as usize) == Some(&ln) {
+                    // Resident but not taken by `repeats`: a write onto a
+                    // clean line, which is now dirty.
+                    v.hit(ln, self.asid, true);
                     d.one += 1;
                     Ok(true)
                 } else {
                     one_line_miss(v, c, w, d, ln)
                 };
                 if let Ok(true) = done {
-                    let side = (d.memo & !1) as usize;
                     self.put(side + 2 * (ln & d.memo_mask) as usize, (ln, d.write));
                     i += 1;
                     continue;
