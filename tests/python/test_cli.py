@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import TINY_EXPECTED, needs_valgrind, vmlab_command
+from conftest import TINY_EVENTS, TINY_EXPECTED, needs_valgrind, vmlab_command
 
 
 def assert_one_line_error(proc, *fragments: str) -> None:
@@ -31,6 +31,39 @@ def test_run_prints_the_table(cli, tiny_preset, tiny_trace):
     read = next(line for line in lines if line.split()[:2] == ["l1", "read"])
     assert read.split()[2:4] == ["6", "5"]  # accesses, misses
     assert p.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+def test_run_reports_its_rate_on_a_terminal(tmp_path, tiny_preset, tiny_trace):
+    import pty
+
+    main, follower = pty.openpty()
+    try:
+        p = subprocess.run(
+            [*vmlab_command(), "run", "-m", tiny_preset, "-t", tiny_trace],
+            cwd=tmp_path, stdout=subprocess.PIPE, stderr=follower, stdin=subprocess.DEVNULL,
+            text=True, timeout=300,
+        )
+        os.close(follower)
+        follower = -1
+        err = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            err += chunk
+    finally:
+        if follower >= 0:
+            os.close(follower)
+        os.close(main)
+    assert p.returncode == 0
+    assert p.stdout.splitlines()[0].startswith("machine tiny-dm")
+    last = err.decode().replace("\r", "\n").strip().splitlines()[-1]
+    refs = len(TINY_EVENTS)  # all of them accesses
+    assert last.startswith(f"simulated {refs:,} references in "), last
+    assert last.endswith(" M refs/s)"), last
 
 
 def test_run_json_to_stdout_parses(cli, tiny_preset, tiny_trace):
