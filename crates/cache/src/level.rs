@@ -396,7 +396,9 @@ impl Cache {
         }
     }
 
-    #[inline]
+    // Inline in both fills: a call and its register saves cost a fifth of
+    // a 16-way victim search.
+    #[inline(always)]
     fn victim(&mut self, set: usize) -> usize {
         let ways = self.ways;
         let base = set * ways;
