@@ -444,11 +444,24 @@ impl Below<'_> {
         let filled = if WAYS { cache.fill_inline(set, key, r, kind, size) } else { cache.fill(set, key, r, kind, size) };
         match filled {
             Some((fetch, victim)) => self.fill_below(t + 1, kind, va, pa, asid, line, fetch, victim),
-            None => {
-                let out = cache.access_missed(set, key, r, kind, size);
-                self.send(t + 1, kind, va, pa, asid, size, line, &out);
-            }
+            None => self.general_miss(t, kind, va, pa, asid, size, set, key),
         }
+    }
+
+    /// A miss at `set`, `key` of tier `t` completed by the general rules
+    /// (`Cache::access_missed`, then `send`). Not reached from
+    /// `simple_miss` (every level of a `simple` hierarchy fills in place),
+    /// but exact all the same; out of line so the fill keeps its `LineRef`
+    /// in registers.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn general_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+        let Some(tier) = self.tiers.get_mut(t) else { return };
+        let cache = tier.serving(kind);
+        let line = cache.line_bytes();
+        let out = cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size);
+        self.send(t + 1, kind, va, pa, asid, size, line, &out);
     }
 
     #[inline(never)]
