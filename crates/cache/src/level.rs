@@ -940,15 +940,13 @@ mod tests {
             let out = c.access(r(0x2000, 0x40, 3), RefKind::Read, 4);
             assert_eq!(out.writeback, Some(Evicted { vaddr: 0x1000, paddr: 0x20, asid: 3, dirty: true }));
             // The same through `fill` (one way).
-            let (set, key) = match c.lookup(r(0x3000, 0x60, 5), RefKind::Write) {
-                Lookup::Miss { set, key } => (set, key),
-                other => panic!("expected a miss, got {other:?}"),
-            };
+            let found = c.lookup(r(0x3000, 0x60, 5), RefKind::Write);
+            assert!(matches!(found, Lookup::Miss { .. }), "{found:?}");
+            let Lookup::Miss { set, key } = found else { return };
             assert_eq!(c.fill(set, key, r(0x3000, 0x60, 5), RefKind::Write, 16), Some((false, None)));
-            let (set, key) = match c.lookup(r(0x4000, 0x80, 6), RefKind::Read) {
-                Lookup::Miss { set, key } => (set, key),
-                other => panic!("expected a miss, got {other:?}"),
-            };
+            let found = c.lookup(r(0x4000, 0x80, 6), RefKind::Read);
+            assert!(matches!(found, Lookup::Miss { .. }), "{found:?}");
+            let Lookup::Miss { set, key } = found else { return };
             let victim = Evicted { vaddr: 0x3000, paddr: 0x60, asid: 5, dirty: true };
             assert_eq!(c.fill(set, key, r(0x4000, 0x80, 6), RefKind::Read, 4), Some((true, Some(victim))));
         }
