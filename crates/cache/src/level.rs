@@ -679,16 +679,7 @@ impl Cache {
     /// write. `None`, changing nothing, where `fills_in_place` does not hold.
     #[inline(always)]
     pub fn fill(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
-        if !self.fills_in_place() {
-            return None;
-        }
-        if self.ways == 1 {
-            // No victim to search for and no replacement state to keep.
-            let shift = self.line_shift;
-            let s = self.tags.get_mut(set)?;
-            return Some(fill_one_way(s, &mut self.stats, shift, self.tag_virtual, key, r, kind, size));
-        }
-        self.fill_ways(set, key, r, kind, size)
+        self.fill_in::<false>(set, key, r, kind, size)
     }
 
     /// `fill` with the many-way fill inline too: for a caller whose level
@@ -698,15 +689,33 @@ impl Cache {
     /// chain) keeps a small frame.
     #[inline(always)]
     pub fn fill_inline(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        self.fill_in::<true>(set, key, r, kind, size)
+    }
+
+    /// `fill` (`INLINE` false) or `fill_inline`.
+    #[inline(always)]
+    fn fill_in<const INLINE: bool>(
+        &mut self,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
         if !self.fills_in_place() {
             return None;
         }
         if self.ways == 1 {
+            // No victim to search for and no replacement state to keep.
             let shift = self.line_shift;
             let s = self.tags.get_mut(set)?;
             return Some(fill_one_way(s, &mut self.stats, shift, self.tag_virtual, key, r, kind, size));
         }
-        self.fill_ways_inline(set, key, r, kind, size)
+        if INLINE {
+            self.fill_ways_inline(set, key, r, kind, size)
+        } else {
+            self.fill_ways(set, key, r, kind, size)
+        }
     }
 
     /// `fill` in a level of more than one way.
