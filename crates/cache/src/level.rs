@@ -122,7 +122,7 @@ impl HitCheck {
 /// re-read from the level for every reference.
 #[derive(Debug)]
 pub struct VirtualDirect<'a> {
-    slots: &'a mut [Slot],
+    tags: &'a mut [Tag],
     mask: u64,
     /// The level's counters and line shift, for `fill`; `fills` is
     /// `Cache::fills_in_place`.
@@ -138,7 +138,7 @@ impl VirtualDirect<'_> {
     /// The caller counts the access (`Cache::count_repeat_hits`).
     #[inline(always)]
     pub fn hit(&mut self, line: u64, asid: u32, write: bool) -> bool {
-        match self.slots.get_mut((line & self.mask) as usize) {
+        match self.tags.get_mut((line & self.mask) as usize) {
             Some(s) if s.key == line && s.asid == asid => {
                 s.dirty |= write;
                 true
@@ -166,7 +166,7 @@ impl VirtualDirect<'_> {
     /// `hit` without the write: whether the line is resident.
     #[inline(always)]
     pub fn resident(&self, line: u64, asid: u32) -> bool {
-        matches!(self.slots.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
+        matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
     }
 
     /// `Cache::fill` of virtual line `line` (the line of `r.vaddr`) after
@@ -184,33 +184,35 @@ impl VirtualDirect<'_> {
             return None;
         }
         let shift = self.shift;
-        let s = self.slots.get_mut((line & self.mask) as usize)?;
-        Some(fill_one_way(s, &mut *self.stats, shift, line, r, kind, size))
+        let s = self.tags.get_mut((line & self.mask) as usize)?;
+        // Tags are virtual here.
+        Some(fill_one_way(s, &mut *self.stats, shift, true, line, r, kind, size))
     }
 }
 
 /// `Cache::fill` in a one-way, write-back, write-allocate level without 3C
-/// shadows: slot `s` (the set's only one) takes line `key` of `r`; the
-/// stamp is left alone (a one-way level never reads it, and `access_missed`
-/// only ticks the clock where stamps are read).
+/// shadows: the frame of tag `s` (the set's only one) takes line `key` of
+/// `r`; the stamp is left alone (a one-way level never reads it, and
+/// `access_missed` only ticks the clock where stamps are read).
+/// `tag_virtual`: `Cache::tag_virtual` (which line `Tag::other` is).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn fill_one_way(
-    s: &mut Slot,
+    s: &mut Tag,
     stats: &mut CacheStats,
     shift: u32,
+    tag_virtual: bool,
     key: u64,
     r: LineRef,
     kind: RefKind,
     size: u64,
 ) -> (bool, Option<Evicted>) {
     let is_write = kind == RefKind::Write;
-    let writeback = (s.dirty && s.key != EMPTY).then(|| Evicted {
-        vaddr: s.vline << shift,
-        paddr: s.pline << shift,
-        asid: s.asid,
-        dirty: true,
+    let writeback = (s.dirty && s.key != EMPTY).then(|| {
+        let (vline, pline) = lines(tag_virtual, s.key, s.other);
+        Evicted { vaddr: vline << shift, paddr: pline << shift, asid: s.asid, dirty: true }
     });
-    *s = Slot { key, stamp: s.stamp, vline: r.vaddr >> shift, pline: r.paddr >> shift, asid: r.asid, dirty: is_write };
+    *s = Tag { key, other: other_line(tag_virtual, r, shift), asid: r.asid, dirty: is_write };
     let line = 1u64 << shift;
     let fetch = !is_write || size != line;
     stats.count_miss(kind, line, fetch, writeback.is_some());
@@ -225,21 +227,63 @@ pub enum LineState {
     Dirty(Evicted),
 }
 
-/// One line frame of the cache.
+/// One line frame but its replacement stamp: what a lookup reads and a
+/// write hit sets, and the other line number for a write-back. 24 bytes
+/// (was 40 with both line numbers and the stamp), so a probe of a large
+/// level touches fewer host cache lines; the stamp (`Cache::stamps`) is
+/// read only for a replacement decision.
 #[derive(Clone, Copy, Debug)]
-struct Slot {
-    /// The tag key, or EMPTY.
+struct Tag {
+    /// The tag key (the line number in the tag's address space), or EMPTY.
     key: u64,
-    /// LRU: time of last use. FIFO: time of fill.
-    stamp: u64,
-    /// The line's virtual and physical line numbers, kept for write-back.
-    vline: u64,
-    pline: u64,
+    /// `other_line`: the line number in the other address space.
+    other: u64,
     asid: u32,
     dirty: bool,
 }
 
-const EMPTY_SLOT: Slot = Slot { key: EMPTY, stamp: 0, vline: 0, pline: 0, asid: 0, dirty: false };
+const EMPTY_TAG: Tag = Tag { key: EMPTY, other: 0, asid: 0, dirty: false };
+
+/// The line number a frame keeps besides its key, for write-back: the
+/// physical line of a virtually tagged level, the virtual line otherwise
+/// (the key is the other one).
+#[inline(always)]
+fn other_line(tag_virtual: bool, r: LineRef, shift: u32) -> u64 {
+    // A mask, not an `if`: LLVM made the select a store of `r` and an
+    // indexed load (9 instructions in the L2 fill).
+    let physical = u64::from(tag_virtual).wrapping_neg();
+    ((r.paddr & physical) | (r.vaddr & !physical)) >> shift
+}
+
+/// A frame's (virtual, physical) line numbers from its key and other line.
+#[inline(always)]
+fn lines(tag_virtual: bool, key: u64, other: u64) -> (u64, u64) {
+    if tag_virtual {
+        (key, other)
+    } else {
+        (other, key)
+    }
+}
+
+/// The way to replace under LRU or FIFO among `stamps` (one set's): the
+/// first of the smallest. An empty frame's stamp is 0 and an occupied
+/// one's at least 1 (the clock ticks before every stamp), so this is the
+/// first empty way if there is one, else the least recently used (LRU) or
+/// earliest filled (FIFO), earliest way on a tie: the order the general
+/// rule (first empty way, then the smallest stamp) gives. One pass without
+/// a branch per way.
+#[inline(always)]
+fn oldest(stamps: &[u64]) -> usize {
+    let mut best = 0;
+    let mut min = u64::MAX;
+    for (w, &s) in stamps.iter().enumerate() {
+        if s < min {
+            min = s;
+            best = w;
+        }
+    }
+    best
+}
 
 #[derive(Debug)]
 pub struct Cache {
@@ -251,6 +295,9 @@ pub struct Cache {
     write_allocate: bool,
     /// Whether the replacement policy reads `stamps` (LRU or FIFO, ways > 1).
     stamped: bool,
+    /// `fills_in_place`, fixed at construction (one flag for the miss
+    /// chain to test instead of three).
+    fills: bool,
     cfg: CacheConfig,
     geo: Geometry,
     tag_virtual: bool,
@@ -258,9 +305,11 @@ pub struct Cache {
     /// Bit-select over a power-of-two set count: the set is `line & mask`.
     plain_index: bool,
     mask: u64,
-    /// Per slot (set * ways + way), one record: a lookup and what follows
-    /// it touch one place, with one bounds check.
-    slots: Vec<Slot>,
+    /// Per slot (set * ways + way): the frame (`Tag`) and its replacement
+    /// stamp (LRU: time of last use, FIFO: time of fill; 0 for an empty
+    /// frame, see `oldest`; only read where `stamped`).
+    tags: Vec<Tag>,
+    stamps: Vec<u64>,
     /// Tree-PLRU: one bit word per set (ways - 1 bits used).
     plru: Vec<u64>,
     clock: u64,
@@ -283,11 +332,15 @@ impl Cache {
             write_back: cfg.write == WritePolicy::WriteBack,
             write_allocate: cfg.write_miss == WriteMissPolicy::WriteAllocate,
             stamped: geo.ways > 1 && matches!(cfg.replacement, Replacement::Lru | Replacement::Fifo),
+            fills: cfg.write == WritePolicy::WriteBack
+                && cfg.write_miss == WriteMissPolicy::WriteAllocate
+                && classifier.is_none(),
             plain_index: cfg.index == IndexFn::BitSelect && geo.set_mask.is_some(),
             mask: geo.set_mask.unwrap_or(0),
             tag_virtual: cfg.indexing.tag_is_virtual(),
             index_virtual: cfg.indexing.index_is_virtual(),
-            slots: vec![EMPTY_SLOT; n],
+            tags: vec![EMPTY_TAG; n],
+            stamps: vec![0; n],
             plru: vec![0; geo.sets as usize],
             clock: 0,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
@@ -358,7 +411,7 @@ impl Cache {
         match self.cfg.replacement {
             Replacement::Lru => {
                 self.clock += 1;
-                self.slots[slot].stamp = self.clock;
+                self.stamps[slot] = self.clock;
             }
             Replacement::TreePlru => {
                 let way = slot - set * self.geo.ways as usize;
@@ -368,36 +421,36 @@ impl Cache {
         }
     }
 
-    #[inline]
+    // Inline in both fills: a call and its register saves cost a fifth of
+    // a 16-way victim search.
+    #[inline(always)]
     fn victim(&mut self, set: usize) -> usize {
         let ways = self.ways;
         let base = set * ways;
         if ways == 1 {
             return base;
         }
-        if let Some(s) = (base..base + ways).find(|&s| self.slots[s].key == EMPTY) {
-            return s;
+        if self.stamped {
+            // LRU or FIFO: the empty way or the oldest stamp in one pass.
+            return base + oldest(&self.stamps[base..base + ways]);
+        }
+        if let Some(w) = self.tags[base..base + ways].iter().position(|t| t.key == EMPTY) {
+            return base + w;
         }
         match self.cfg.replacement {
-            Replacement::Lru | Replacement::Fifo => {
-                let mut best = base;
-                for s in base + 1..base + ways {
-                    if self.slots[s].stamp < self.slots[best].stamp {
-                        best = s;
-                    }
-                }
-                best
-            }
             Replacement::TreePlru => base + plru_victim(self.plru[set], ways),
             Replacement::Random => base + self.rng.gen_range(0..ways),
+            // Not reached: LRU and FIFO with more than one way are `stamped`.
+            Replacement::Lru | Replacement::Fifo => base + oldest(&self.stamps[base..base + ways]),
         }
     }
 
     #[inline]
     fn evicted(&self, slot: usize) -> Evicted {
         let shift = self.geo.line_shift;
-        let s = &self.slots[slot];
-        Evicted { vaddr: s.vline << shift, paddr: s.pline << shift, asid: s.asid, dirty: s.dirty }
+        let s = &self.tags[slot];
+        let (vline, pline) = lines(self.tag_virtual, s.key, s.other);
+        Evicted { vaddr: vline << shift, paddr: pline << shift, asid: s.asid, dirty: s.dirty }
     }
 
     /// The slot holding `key` (and `asid`, when ASIDs are tags) in the set
@@ -406,11 +459,11 @@ impl Cache {
     fn find_slot(&self, base: usize, key: u64, asid: u32) -> Option<usize> {
         let ways = self.ways;
         if ways == 1 {
-            let s = self.slots.get(base)?;
+            let s = self.tags.get(base)?;
             let hit = s.key == key && (!self.asid_tags || s.asid == asid);
             return hit.then_some(base);
         }
-        let set = self.slots.get(base..base + ways)?;
+        let set = self.tags.get(base..base + ways)?;
         if self.asid_tags {
             set.iter().position(|s| s.key == key && s.asid == asid).map(|w| base + w)
         } else {
@@ -464,7 +517,7 @@ impl Cache {
             return Lookup::Miss { set, key };
         };
         self.touch(set, slot);
-        let s = &mut self.slots[slot];
+        let s = &mut self.tags[slot];
         s.dirty |= kind == RefKind::Write;
         let dirty = s.dirty;
         self.stats.kind_mut(kind).accesses += 1;
@@ -496,7 +549,7 @@ impl Cache {
         let hc = self.hit_check()?;
         let fills = self.fills_in_place();
         (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect {
-            slots: &mut self.slots,
+            tags: &mut self.tags,
             mask: self.mask,
             stats: &mut self.stats,
             shift: self.line_shift,
@@ -521,7 +574,7 @@ impl Cache {
         write: bool,
     ) -> Option<bool> {
         if DIRECT {
-            let s = self.slots.get_mut(set)?;
+            let s = self.tags.get_mut(set)?;
             if s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid) {
                 s.dirty |= write;
                 return Some(s.dirty);
@@ -529,7 +582,7 @@ impl Cache {
             None
         } else {
             let base = set * hc.ways;
-            let ways = self.slots.get(base..base + hc.ways)?;
+            let ways = self.tags.get(base..base + hc.ways)?;
             let way = if !TRANSLATED || hc.asid_tags {
                 ways.iter().position(|s| s.key == key && s.asid == asid)
             } else {
@@ -537,7 +590,7 @@ impl Cache {
             }?;
             let slot = base + way;
             self.touch(set, slot);
-            let s = &mut self.slots[slot];
+            let s = &mut self.tags[slot];
             s.dirty |= write;
             Some(s.dirty)
         }
@@ -556,18 +609,18 @@ impl Cache {
         let is_write = kind == RefKind::Write;
         let absorbed = is_write && self.write_back;
         if absorbed {
-            self.slots[slot].dirty = true;
+            self.tags[slot].dirty = true;
         }
         self.stats.kind_mut(kind).accesses += 1;
         if self.classifier.is_some() {
-            self.classify_hit(self.slots[slot].key, r.asid, kind);
+            self.classify_hit(self.tags[slot].key, r.asid, kind);
         }
         let write_through = is_write && !absorbed;
         if write_through {
             self.stats.write_throughs += 1;
             self.stats.bytes_out += size;
         }
-        Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.slots[slot].dirty) }
+        Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.tags[slot].dirty) }
     }
 
     fn classify(&mut self, key: u64, asid: u32, miss: bool, allocates: bool, kind: RefKind) {
@@ -594,26 +647,18 @@ impl Cache {
         let mut resident_dirty = None;
         if allocates {
             let s = self.victim(set);
-            if self.slots[s].dirty && self.slots[s].key != EMPTY {
+            if self.tags[s].dirty && self.tags[s].key != EMPTY {
                 writeback = Some(self.evicted(s));
             }
             absorbed = is_write && self.write_back;
             // Only LRU and FIFO read the stamps, and only with more than one
             // way; the clock is strictly increasing, so one tick per fill
             // orders fills and uses exactly as before.
-            let mut stamp = self.slots[s].stamp;
             if self.stamped {
                 self.clock += 1;
-                stamp = self.clock;
+                self.stamps[s] = self.clock;
             }
-            self.slots[s] = Slot {
-                key,
-                stamp,
-                vline: r.vaddr >> shift,
-                pline: r.paddr >> shift,
-                asid: r.asid,
-                dirty: absorbed,
-            };
+            self.tags[s] = Tag { key, other: other_line(self.tag_virtual, r, shift), asid: r.asid, dirty: absorbed };
             if !self.stamped && self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
                 self.touch(set, s);
             }
@@ -636,8 +681,9 @@ impl Cache {
     /// Whether `fill` may complete this level's misses: a write-back,
     /// write-allocate level without 3C shadows, where every miss allocates
     /// and nothing but the fill and the victim goes below.
+    #[inline(always)]
     pub fn fills_in_place(&self) -> bool {
-        self.write_back && self.write_allocate && self.classifier.is_none()
+        self.fills
     }
 
     /// `access_missed` for a level where `fills_in_place` holds, in fewer
@@ -649,39 +695,64 @@ impl Cache {
     /// write. `None`, changing nothing, where `fills_in_place` does not hold.
     #[inline(always)]
     pub fn fill(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        self.fill_in::<false>(set, key, r, kind, size)
+    }
+
+    /// `fill` with the many-way fill inline too: for a caller whose level
+    /// is usually set-associative (the call and the result returned
+    /// through memory cost ~60 instructions a fill). `fill` keeps it out
+    /// of line, so a caller that is usually one-way (a direct-mapped
+    /// chain) keeps a small frame.
+    #[inline(always)]
+    pub fn fill_inline(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        self.fill_in::<true>(set, key, r, kind, size)
+    }
+
+    /// `fill` (`INLINE` false) or `fill_inline`.
+    #[inline(always)]
+    fn fill_in<const INLINE: bool>(
+        &mut self,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
         if !self.fills_in_place() {
             return None;
         }
         if self.ways == 1 {
             // No victim to search for and no replacement state to keep.
             let shift = self.line_shift;
-            let s = self.slots.get_mut(set)?;
-            return Some(fill_one_way(s, &mut self.stats, shift, key, r, kind, size));
+            let s = self.tags.get_mut(set)?;
+            return Some(fill_one_way(s, &mut self.stats, shift, self.tag_virtual, key, r, kind, size));
         }
-        self.fill_ways(set, key, r, kind, size)
+        if INLINE {
+            self.fill_ways_inline(set, key, r, kind, size)
+        } else {
+            self.fill_ways(set, key, r, kind, size)
+        }
     }
 
     /// `fill` in a level of more than one way.
     #[inline(never)]
     fn fill_ways(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+        self.fill_ways_inline(set, key, r, kind, size)
+    }
+
+    #[inline(always)]
+    fn fill_ways_inline(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
         let shift = self.line_shift;
         let is_write = kind == RefKind::Write;
         let s = self.victim(set);
-        let old = *self.slots.get(s)?;
-        let writeback = (old.dirty && old.key != EMPTY).then(|| Evicted {
-            vaddr: old.vline << shift,
-            paddr: old.pline << shift,
-            asid: old.asid,
-            dirty: true,
-        });
+        let old = *self.tags.get(s)?;
+        let writeback = (old.dirty && old.key != EMPTY).then(|| self.evicted(s));
         // As in `access_missed`: one clock tick per fill where stamps are read.
-        let mut stamp = old.stamp;
         if self.stamped {
             self.clock += 1;
-            stamp = self.clock;
+            self.stamps[s] = self.clock;
         }
-        self.slots[s] =
-            Slot { key, stamp, vline: r.vaddr >> shift, pline: r.paddr >> shift, asid: r.asid, dirty: is_write };
+        self.tags[s] = Tag { key, other: other_line(self.tag_virtual, r, shift), asid: r.asid, dirty: is_write };
         if !self.stamped && self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
             self.touch(set, s);
         }
@@ -713,11 +784,13 @@ impl Cache {
 
     fn invalidate_slot(&mut self, slot: usize) {
         if let Some(c) = self.classifier.as_mut() {
-            let asid = if self.cfg.asid_tags { self.slots[slot].asid } else { 0 };
-            c.invalidate((self.slots[slot].key, asid));
+            let asid = if self.cfg.asid_tags { self.tags[slot].asid } else { 0 };
+            c.invalidate((self.tags[slot].key, asid));
         }
-        self.slots[slot].key = EMPTY;
-        self.slots[slot].dirty = false;
+        self.tags[slot].key = EMPTY;
+        self.tags[slot].dirty = false;
+        // An empty frame's stamp is 0 (`oldest`).
+        self.stamps[slot] = 0;
     }
 
     /// Flush (`purge == false`: write back if dirty, then invalidate) or purge
@@ -761,8 +834,8 @@ impl Cache {
     pub fn flush_all(&mut self, purge: bool) -> (FlushStats, Vec<Evicted>) {
         let mut counts = FlushStats::default();
         let mut dirty = Vec::new();
-        for slot in 0..self.slots.len() {
-            let state = if self.slots[slot].key == EMPTY {
+        for slot in 0..self.tags.len() {
+            let state = if self.tags[slot].key == EMPTY {
                 LineState::Empty
             } else {
                 let e = self.evicted(slot);
@@ -790,7 +863,7 @@ impl Cache {
     /// The resident lines as (virtual line address, physical line address,
     /// asid, dirty); for tests and the consistency oracle.
     pub fn resident(&self) -> Vec<Evicted> {
-        (0..self.slots.len()).filter(|&s| self.slots[s].key != EMPTY).map(|s| self.evicted(s)).collect()
+        (0..self.tags.len()).filter(|&s| self.tags[s].key != EMPTY).map(|s| self.evicted(s)).collect()
     }
 
     pub fn indexing(&self) -> Indexing {
@@ -839,6 +912,88 @@ fn plru_victim(bits: u64, ways: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn r(vaddr: u64, paddr: u64, asid: u32) -> LineRef {
+        LineRef { vaddr, paddr, asid }
+    }
+
+    /// One set of four 16-byte ways, LRU, PIPT, write-back.
+    fn four_ways() -> Cache {
+        Cache::new(CacheConfig::simple(64, 16, 4), false).expect("geometry")
+    }
+
+    #[test]
+    fn lru_refills_a_flushed_way_then_the_least_recent() {
+        let mut c = four_ways();
+        for p in [0u64, 16, 32, 48] {
+            assert!(!c.access(r(p, p, 0), RefKind::Read, 4).hit);
+        }
+        assert!(c.access(r(0, 0, 0), RefKind::Read, 4).hit);
+        assert_eq!(c.flush_line(r(32, 32, 0), false), LineState::Clean);
+        // The flushed way (2) first, though older stamps remain elsewhere.
+        c.access(r(64, 64, 0), RefKind::Read, 4);
+        // Then the least recently used: line 16 in way 1.
+        c.access(r(80, 80, 0), RefKind::Read, 4);
+        let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr).collect();
+        assert_eq!(lines, vec![0, 80, 64, 48]);
+    }
+
+    #[test]
+    fn fifo_replaces_the_earliest_fill() {
+        let mut cfg = CacheConfig::simple(64, 16, 4);
+        cfg.replacement = Replacement::Fifo;
+        let mut c = Cache::new(cfg, false).expect("geometry");
+        for p in [0u64, 16, 32, 48] {
+            c.access(r(p, p, 0), RefKind::Read, 4);
+        }
+        // A hit does not reorder FIFO: line 0 still leaves first.
+        assert!(c.access(r(0, 0, 0), RefKind::Read, 4).hit);
+        c.access(r(64, 64, 0), RefKind::Read, 4);
+        let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr).collect();
+        assert_eq!(lines, vec![64, 16, 32, 48]);
+    }
+
+    #[test]
+    fn a_dirty_victim_keeps_both_its_addresses() {
+        // PIPT (the key is the physical line) and VIVT (the virtual one):
+        // the write-back names the line in both address spaces.
+        for indexing in [Indexing::Pipt, Indexing::Vivt] {
+            let mut cfg = CacheConfig::simple(16, 16, 1);
+            cfg.indexing = indexing;
+            let mut c = Cache::new(cfg, false).expect("geometry");
+            c.access(r(0x1000, 0x20, 3), RefKind::Write, 4);
+            let out = c.access(r(0x2000, 0x40, 3), RefKind::Read, 4);
+            assert_eq!(out.writeback, Some(Evicted { vaddr: 0x1000, paddr: 0x20, asid: 3, dirty: true }));
+            // The same through `fill` (one way).
+            let found = c.lookup(r(0x3000, 0x60, 5), RefKind::Write);
+            assert!(matches!(found, Lookup::Miss { .. }), "{found:?}");
+            let Lookup::Miss { set, key } = found else { return };
+            assert_eq!(c.fill(set, key, r(0x3000, 0x60, 5), RefKind::Write, 16), Some((false, None)));
+            let found = c.lookup(r(0x4000, 0x80, 6), RefKind::Read);
+            assert!(matches!(found, Lookup::Miss { .. }), "{found:?}");
+            let Lookup::Miss { set, key } = found else { return };
+            let victim = Evicted { vaddr: 0x3000, paddr: 0x60, asid: 5, dirty: true };
+            assert_eq!(c.fill(set, key, r(0x4000, 0x80, 6), RefKind::Read, 4), Some((true, Some(victim))));
+        }
+    }
+
+    #[test]
+    fn fill_refuses_where_it_cannot_complete_a_miss() {
+        let mut cfg = CacheConfig::simple(64, 16, 4);
+        let mut shadowed = Cache::new(cfg.clone(), true).expect("geometry");
+        assert!(!shadowed.fills_in_place());
+        assert_eq!(shadowed.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
+        assert_eq!(shadowed.fill_inline(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
+        assert_eq!(shadowed.stats().accesses(), 0);
+        cfg.write = WritePolicy::WriteThrough;
+        let mut through = Cache::new(cfg.clone(), false).expect("geometry");
+        assert_eq!(through.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
+        cfg.write = WritePolicy::WriteBack;
+        cfg.write_miss = WriteMissPolicy::NoWriteAllocate;
+        let mut around = Cache::new(cfg, false).expect("geometry");
+        assert_eq!(around.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
+        assert!(four_ways().fills_in_place());
+    }
 
     #[test]
     fn plru_follows_the_tree() {

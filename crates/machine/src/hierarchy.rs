@@ -341,7 +341,8 @@ impl Below<'_> {
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         if self.simple {
-            if let Some((fetch, victim)) = cache.fill(set, key, r, kind, size) {
+            // The caller's top level (`word`): usually set-associative.
+            if let Some((fetch, victim)) = cache.fill_inline(set, key, r, kind, size) {
                 self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
                 return Some(kind == RefKind::Write);
             }
@@ -398,25 +399,69 @@ impl Below<'_> {
         if hit.is_some() {
             return;
         }
-        self.simple_miss(t, kind, va, pa, asid, size, set, key);
+        if hc.direct() {
+            self.simple_miss(t, kind, va, pa, asid, size, set, key);
+        } else {
+            self.simple_miss_ways(t, kind, va, pa, asid, size, set, key);
+        }
     }
 
-    /// `simple_access` after its probe missed at `set`, `key` of tier `t`.
+    /// `simple_access` after its probe missed at `set`, `key` of tier `t`,
+    /// a one-way level.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn simple_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+        self.simple_miss_in::<false>(t, kind, va, pa, asid, size, set, key);
+    }
+
+    /// `simple_miss` for a level of several ways, with its victim search
+    /// inline (`Cache::fill_inline`); apart so a one-way chain keeps the
+    /// small frame of `simple_miss`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn simple_miss_ways(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+        self.simple_miss_in::<true>(t, kind, va, pa, asid, size, set, key);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn simple_miss_in<const WAYS: bool>(
+        &mut self,
+        t: usize,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        size: u64,
+        set: usize,
+        key: u64,
+    ) {
         // Not reached without tier `t`: the probe just found it.
         let Some(tier) = self.tiers.get_mut(t) else { return };
         let cache = tier.serving(kind);
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
-        match cache.fill(set, key, r, kind, size) {
+        let filled = if WAYS { cache.fill_inline(set, key, r, kind, size) } else { cache.fill(set, key, r, kind, size) };
+        match filled {
             Some((fetch, victim)) => self.fill_below(t + 1, kind, va, pa, asid, line, fetch, victim),
-            None => {
-                let out = cache.access_missed(set, key, r, kind, size);
-                self.send(t + 1, kind, va, pa, asid, size, line, &out);
-            }
+            None => self.general_miss(t, kind, va, pa, asid, size, set, key),
         }
+    }
+
+    /// A miss at `set`, `key` of tier `t` completed by the general rules
+    /// (`Cache::access_missed`, then `send`). Not reached from
+    /// `simple_miss` (every level of a `simple` hierarchy fills in place),
+    /// but exact all the same; out of line so the fill keeps its `LineRef`
+    /// in registers.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn general_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+        let Some(tier) = self.tiers.get_mut(t) else { return };
+        let cache = tier.serving(kind);
+        let line = cache.line_bytes();
+        let out = cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size);
+        self.send(t + 1, kind, va, pa, asid, size, line, &out);
     }
 
     #[inline(never)]
