@@ -149,7 +149,7 @@ impl VirtualDirect<'_> {
 
     /// The number of sets (one slot each).
     pub fn sets(&self) -> usize {
-        self.slots.len()
+        self.tags.len()
     }
 
     /// The virtual line held in `set` if it belongs to `asid`, else
@@ -157,7 +157,7 @@ impl VirtualDirect<'_> {
     /// caller's copy of these keys answers `hit`'s question with one compare.
     #[inline]
     pub fn line_in(&self, set: usize, asid: u32) -> (u64, bool) {
-        match self.slots.get(set) {
+        match self.tags.get(set) {
             Some(s) if s.key != EMPTY && s.asid == asid => (s.key, s.dirty),
             _ => (u64::MAX, false),
         }
