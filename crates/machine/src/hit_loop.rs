@@ -12,15 +12,16 @@
 //!   path's rules piece by piece: a probe per top-level line, and for a miss
 //!   `Cache::access_missed` plus everything it sends below
 //!   (`Below::missed`), without leaving the loop;
-//! * in the associative loop a reference within the most recent line of
-//!   its set (a memo per group of sets, `MruLines`, checked by `repeats`
-//!   without translating) is only counted: such a hit changes no
-//!   replacement state;
-//! * in the virtual-direct loop (jm-base's shape) hits are checked by
-//!   `hits`, a call-free function, and when the hierarchy fills in place
-//!   a miss (any word but a modify over several lines) is completed through
-//!   the `VirtualDirect` view (`one_line_miss`, `pieces`) with the same
-//!   calls `word` would make.
+//! * both loops first run `repeats`, a call-free check of each word
+//!   against a memo of keys (a read key and a write key per entry): in the
+//!   associative loop the most recent line of each group of sets
+//!   (`MruLines`), in the virtual-direct loop (jm-base's shape) a copy of
+//!   every set's line (`SetLines`); a word it takes changes no cache state
+//!   and is only counted;
+//! * in the virtual-direct loop, when the hierarchy fills in place, a miss
+//!   (any word but a modify over several lines) is completed through the
+//!   `VirtualDirect` view (`one_line_miss`, `pieces`) with the same calls
+//!   `word` would make.
 //!
 //! Exactness rests on three facts. `Cache::probe` changes exactly what
 //! `lookup` changes on a hit except the access counter, which is added in
@@ -267,7 +268,7 @@ impl<'a> MruLines<'a> {
     }
 
     /// Index of the read key of `line`'s entry on `slot`'s side (the write
-    /// key follows it); `repeats` computes the same from `DirectOp::mru`.
+    /// key follows it); `DirectOp::key_at` computes the same.
     #[inline(always)]
     fn at(&self, slot: usize, line: u64) -> usize {
         ((slot & 1) * MRU_SETS * 2 + ((line & self.mask[slot & 1]) << 1) as usize) & (MRU_LEN - 2)
@@ -277,8 +278,7 @@ impl<'a> MruLines<'a> {
     #[inline(always)]
     fn set(&mut self, slot: usize, line: u64, dirty: bool) {
         let j = self.at(slot, line);
-        self.keys[j] = line;
-        self.keys[j + 1] = if dirty { line } else { NO_KEY };
+        put_keys(&mut self.keys[..], j, line, dirty);
     }
 
     /// The line held by `line`'s entry on `slot`'s side as a repeat line
@@ -295,40 +295,51 @@ impl<'a> MruLines<'a> {
     #[inline(always)]
     fn forget(&mut self, slot: usize, line: u64) {
         let j = self.at(slot, line);
-        self.keys[j] = NO_KEY;
-        self.keys[j + 1] = NO_KEY;
+        put_keys(&mut self.keys[..], j, NO_KEY, false);
     }
 }
 
-/// The associative loop's hit path: takes words from `i` on while each
-/// touches one or two top-level lines, each its entry's most recent line
-/// (`MruLines`), counting them per op (`DirectOp::one` and `two`, folded
-/// as the virtual-direct loop's hits); returns the index of the first word
-/// that is not (an escape, a reference over more lines, any other line),
-/// or `words.len()`. Two lines that are both their entry's line are in
-/// different sets (an entry holds one line, and lines of one set share an
-/// entry), so each is the newest of its set and neither access changes
-/// any replacement state, in whichever order they come. Out of line and
-/// free of calls, so the pointers stay in registers.
+/// The keys of one memo entry at `at`: the read key `line` (resident, or
+/// `NO_KEY`), and the write key, the same line if it is dirty.
+#[inline(always)]
+fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
+    if let Some(k) = keys.get_mut(at..at + 2) {
+        k[0] = line;
+        k[1] = if dirty { line } else { NO_KEY };
+    }
+}
+
+/// The hit path of both loops: takes words from `i` on while each touches
+/// one or two top-level lines whose keys in `keys` (`MruLines` or
+/// `SetLines`, at `DirectOp::key_at`) hold them, counting them per op
+/// (`DirectOp::one` and `two`, folded by `fold`); returns the index of the
+/// first word that is not (an escape, a reference over more lines, any
+/// other line), or `words.len()`. A write needs the write key, which holds
+/// a line only if it is already dirty, so no word taken here changes any
+/// state. Two lines that are both their entry's line are in different sets
+/// (an entry holds one line, and lines of one set share an entry), so with
+/// `MruLines` each is the newest of its set and neither access changes any
+/// replacement state, in whichever order they come. Out of line and free
+/// of calls, so the pointers stay in registers.
 #[inline(never)]
 fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
     // A memo's length is a power of two (`MRU_LEN`, `set_set_lines`), so
     // masking the index keeps it in bounds without a test per word.
     let Some(top) = keys.len().checked_sub(1) else { return i };
-    let key = |d: &DirectOp, ln: u64| Some(keys[(d.memo + ((ln & d.memo_mask) << 1)) as usize & top]);
+    let key = |d: &DirectOp, ln: u64| keys[d.key_at(ln) & top];
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
         let ln = (w << OP_BITS) >> d.key_shift;
         if w & d.cross <= d.lim {
-            if key(d, ln) != Some(ln) {
+            if key(d, ln) != ln {
                 return i;
             }
             d.one += 1;
         } else {
             // An escape's size is 1 (`OpInfo`), any other op's at least 1.
             let last_ln = ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift;
-            if d.escape || last_ln != ln + 1 || key(d, ln) != Some(ln) || key(d, last_ln) != Some(last_ln) {
+            if d.escape || last_ln != ln + 1 || key(d, ln) != ln || key(d, last_ln) != last_ln {
                 return i;
             }
             d.two += 1;
@@ -364,9 +375,9 @@ pub(crate) fn set_mru_masks(table: &mut [DirectOp; 256], masks: [u64; 2]) {
     }
 }
 
-/// Per packed op, what the virtual-direct loop (`run_virtual_direct`)
-/// needs of a word, and the top-level hits it counted for that op: one
-/// 64-byte entry, found with one scaled index. The hits are folded into
+/// Per packed op, what the inline loops (`repeats` and the miss paths of
+/// `run_virtual_direct`) need of a word, and the top-level hits they
+/// counted for that op: one 64-byte entry, found with one scaled index. The hits are folded into
 /// the machine's event counts and pending hits by `fold`.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
@@ -411,6 +422,14 @@ pub(crate) struct DirectOp {
 const OP_BITS: u32 = 64 - ADDR_BITS;
 
 impl DirectOp {
+    /// Where a word of this op on line `line` finds its key in the loop's
+    /// memo: the side's start plus the line's entry, its read key or, for
+    /// a write, its write key (`& !1` is always the read key).
+    #[inline(always)]
+    fn key_at(&self, line: u64) -> usize {
+        (self.memo + ((line & self.memo_mask) << 1)) as usize
+    }
+
     /// The table for a machine whose ops are `ops`.
     pub(crate) fn table(ops: &[OpInfo; 256]) -> [DirectOp; 256] {
         std::array::from_fn(|op| {
@@ -476,17 +495,13 @@ pub(crate) fn run_virtual_direct(
     let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, set_lines, .. } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
-    let mut lines = SetLines { keys: set_lines, asid: asid.0 };
-    // The word `word` last completed with the caches themselves, whose
-    // lines the copy must take again.
-    let mut changed: Option<u64> = None;
-    let mut fresh = false;
+    let mut lines = SetLines { keys: set_lines, asid: asid.0, retake: Retake::All };
     loop {
         let mut ctx = Ctx { below: &mut below, mapper, t: &mut t, asid };
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
         let stop = match views {
-            (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i, &mut fresh, changed),
-            (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i, &mut fresh, changed),
+            (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
+            (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
             // Not reached: the loop is chosen because both allow a view;
             // `word` completes every word exactly all the same.
             _ => Ok(i),
@@ -511,7 +526,7 @@ pub(crate) fn run_virtual_direct(
             res = Err(e);
             break;
         }
-        changed = Some(w);
+        lines.retake = Retake::Word(w);
         i += 1;
     }
     t.settle(counts, pending);
@@ -523,7 +538,7 @@ pub(crate) fn run_virtual_direct(
 /// of each side (the data side's sets after the instruction side's, at
 /// `DirectOp::memo`), a read key, the virtual line the set holds if it
 /// belongs to the run's address space, and a write key, the same line if
-/// it is also dirty; otherwise `u64::MAX`, which no line equals. A hit is
+/// it is also dirty; otherwise `NO_KEY`, which no line equals. A hit is
 /// then one compare with a dense array instead of a slot's key, ASID and
 /// dirty bit, and a write hit needs no store (its line is dirty already).
 /// Nothing but the loop changes the top caches during a run, and the loop
@@ -531,16 +546,28 @@ pub(crate) fn run_virtual_direct(
 struct SetLines<'a> {
     keys: &'a mut Vec<u64>,
     asid: u32,
+    /// What the copy must take again before the views are used.
+    retake: Retake,
+}
+
+/// `SetLines`' debt to the caches when the views are taken anew.
+#[derive(Clone, Copy)]
+enum Retake {
+    /// Every set: the start of a run.
+    All,
+    /// The sets of this word's lines, which `word` just completed with the
+    /// caches themselves.
+    Word(u64),
+    Nothing,
 }
 
 impl SetLines<'_> {
-    /// The keys of one set of a side starting at `at`.
+    /// The keys of set `set` of a view, put at `at` (`VirtualDirect::line_in`
+    /// gives `NO_KEY` for a set holding nothing of the run's address space).
     #[inline(always)]
-    fn put(&mut self, at: usize, (line, dirty): (u64, bool)) {
-        if let Some(k) = self.keys.get_mut(at..at + 2) {
-            k[0] = line;
-            k[1] = if dirty { line } else { u64::MAX };
-        }
+    fn put_from(&mut self, at: usize, v: &VirtualDirect<'_>, set: usize) {
+        let (line, dirty) = v.line_in(set, self.asid);
+        put_keys(&mut self.keys[..], at, line, dirty);
     }
 
     /// The keys of every set of the views.
@@ -548,7 +575,7 @@ impl SetLines<'_> {
         let mut at = 0;
         for v in views {
             for set in 0..v.sets() {
-                self.put(at + 2 * set, v.line_in(set, self.asid));
+                self.put_from(at + 2 * set, v, set);
             }
             at += 2 * v.sets();
         }
@@ -559,12 +586,9 @@ impl SetLines<'_> {
         let first = (w & ADDR_MASK) >> d.shift;
         let last = ((w & ADDR_MASK) + u64::from(d.size.max(1)) - 1) >> d.shift;
         let v = &views[usize::from(d.side) % N];
-        // The side's keys start at `memo` less the write key's offset.
-        let side = (d.memo & !1) as usize;
         // At most a few lines: an op is at most 32 bytes.
         for ln in first..=last.min(first + v.sets() as u64) {
-            let set = (ln & d.memo_mask) as usize;
-            self.put(side + 2 * set, v.line_in(set, self.asid));
+            self.put_from(d.key_at(ln) & !1, v, (ln & d.memo_mask) as usize);
         }
     }
 
@@ -574,11 +598,8 @@ impl SetLines<'_> {
     /// untouched (or, with the error, of the word whose translation
     /// failed). `views`: the instruction (or unified) cache's and, for a
     /// split top, the data cache's (`N` = 1 or 2; a unified top's ops all
-    /// name side 0). The copy is taken whole on the first call of a run
-    /// (`fresh`), and for the lines of the word `word` last completed
-    /// (`changed`) on the others. Hits found by `repeats` are counted in
-    /// `kinds`, the others in `table`.
-    #[allow(clippy::too_many_arguments)]
+    /// name side 0). The copy first takes what `retake` says; hits found by
+    /// `repeats` are counted per op in `table`.
     #[inline(always)]
     fn words<const N: usize>(
         &mut self,
@@ -587,27 +608,22 @@ impl SetLines<'_> {
         table: &mut [DirectOp; 256],
         words: &[u64],
         mut i: usize,
-        fresh: &mut bool,
-        changed: Option<u64>,
     ) -> Result<usize, (usize, MapError)> {
-        if !*fresh {
-            self.take_all(&views);
-            *fresh = true;
-        } else if let Some(w) = changed {
-            self.take(&views, &table[(w >> ADDR_BITS) as usize], w);
+        match std::mem::replace(&mut self.retake, Retake::Nothing) {
+            Retake::All => self.take_all(&views),
+            Retake::Word(w) => self.take(&views, &table[(w >> ADDR_BITS) as usize], w),
+            Retake::Nothing => {}
         }
         loop {
             i = repeats(table, words, i, &self.keys[..]);
             let Some(&w) = words.get(i) else { return Ok(words.len()) };
             let d = &mut table[(w >> ADDR_BITS) as usize];
             let v = &mut views[usize::from(d.side) % N];
-            let done = if w & d.cross <= d.lim {
-                let ln = (w << OP_BITS) >> d.key_shift;
-                // Either way the line is resident afterwards, dirty iff the
-                // word writes (a fill leaves a read clean and a write or a
-                // modify dirty), and its set holds nothing else.
-                let side = (d.memo & !1) as usize;
-                let done = if self.keys.get(side + 2 * (ln & d.memo_mask) as usize) == Some(&ln) {
+            let one_line = w & d.cross <= d.lim;
+            let ln = (w << OP_BITS) >> d.key_shift;
+            let read_key = d.key_at(ln) & !1;
+            let done = if one_line {
+                if self.keys.get(read_key) == Some(&ln) {
                     // Resident but not taken by `repeats`: a write onto a
                     // clean line, which is now dirty.
                     v.hit(ln, self.asid, true);
@@ -615,13 +631,7 @@ impl SetLines<'_> {
                     Ok(true)
                 } else {
                     one_line_miss(v, c, w, d, ln)
-                };
-                if let Ok(true) = done {
-                    self.put(side + 2 * (ln & d.memo_mask) as usize, (ln, d.write));
-                    i += 1;
-                    continue;
                 }
-                done
             } else if d.escape || d.modify {
                 // The caller's: an escape, or a modify over several lines
                 // (every line read before any is written: `word`).
@@ -630,6 +640,10 @@ impl SetLines<'_> {
                 pieces(v, c, w, d)
             };
             match done {
+                // The line is resident now, dirty iff the word writes (a
+                // fill leaves a read clean and a write or a modify dirty),
+                // and its set holds nothing else.
+                Ok(true) if one_line => put_keys(&mut self.keys[..], read_key, ln, d.write),
                 Ok(true) => self.take(&views, &table[(w >> ADDR_BITS) as usize], w),
                 Ok(false) => return Ok(i),
                 Err(e) => return Err((i, e)),
@@ -647,8 +661,8 @@ struct Ctx<'b, 'a> {
     asid: Asid,
 }
 
-/// A word over several top-level lines, not a modify, that `hits` could
-/// not finish, completed as `word` completes it, through the view: one
+/// A word over several top-level lines, not a modify, that `repeats` did
+/// not take, completed as `word` completes it, through the view: one
 /// access per line in address order, a hit counted in `pend`, a miss
 /// translated and filled (`one_line_miss`'s steps for that piece's bytes).
 /// `Ok(false)`, changing nothing, where the hierarchy does not fill in
