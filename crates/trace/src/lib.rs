@@ -30,7 +30,7 @@ pub use footprint::{footprint, FootprintSpec, PrefixFootprint};
 pub use info::{info, TraceInfo};
 pub use interleave::{interleave_files, Interleave, InterleaveSummary};
 pub use lackey::{write_lackey, LackeyReader, LackeyWriter};
-pub use vmt::{PackedBlock, VmtHeader, VmtOptions, VmtReader, VmtWriter};
+pub use vmt::{FetchSkip, PackedBlock, VmtHeader, VmtOptions, VmtReader, VmtWriter};
 
 /// Events handed out per [`EventSource::fill`] call at most. Large enough to
 /// amortise the call, small enough that the buffer (24 B/event) stays in L2.

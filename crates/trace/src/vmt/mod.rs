@@ -9,7 +9,7 @@ mod reader;
 mod writer;
 
 pub use format::VmtHeader;
-pub use packed::PackedBlock;
+pub use packed::{FetchSkip, PackedBlock};
 pub use reader::VmtReader;
 pub use writer::{VmtOptions, VmtWriter};
 

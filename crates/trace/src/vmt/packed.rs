@@ -22,6 +22,32 @@ pub const ADDR_MASK: u64 = (1 << ADDR_BITS) - 1;
 /// Kind and size of each direct op 0..=30.
 pub use super::format::DIRECT as OPS;
 
+/// A consumer's leave to drop instruction fetches that cannot change any
+/// cache state, so that it never sees them. With `line_shift` the log2 of
+/// the line size of the cache that serves fetches, a source may drop an
+/// instruction-fetch word when:
+///
+/// * the fetch lies within one line, and that line is the last line touched
+///   by an earlier fetch word of the same block (no escape word between);
+/// * and, unless `across_data`, no data word lies between the two.
+///
+/// Such a fetch is a hit on the most recent line of its set, which changes
+/// nothing but an access counter, so the consumer only counts it
+/// ([`PackedBlock::skipped`]). `across_data` is for a split top level,
+/// where data references cannot evict an instruction line. A source may
+/// drop fewer fetches than allowed (the `.vmt` v2 decoder drops only those
+/// inside one basic-block record); it never drops more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FetchSkip {
+    pub line_shift: u32,
+    pub across_data: bool,
+}
+
+impl FetchSkip {
+    /// The largest line shift accepted: an address has 56 bits.
+    pub const MAX_SHIFT: u32 = 40;
+}
+
 /// A block of events in packed form.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PackedBlock {
@@ -29,6 +55,11 @@ pub struct PackedBlock {
     pub words: Vec<u64>,
     /// The events of the escape words, in order.
     pub extra: Vec<Event>,
+    /// Set by the consumer before a fill: which fetches the source may
+    /// drop. `None` (the default): every event has its word.
+    pub fetch_skip: Option<FetchSkip>,
+    /// Instruction fetches dropped under `fetch_skip` (they have no word).
+    pub skipped: u64,
     /// Scratch for sources that only produce `Event`s.
     pub(crate) scratch: Vec<Event>,
 }
@@ -38,32 +69,58 @@ impl PackedBlock {
         Self::default()
     }
 
+    /// Empties the block; `fetch_skip` stays.
     pub fn clear(&mut self) {
         self.words.clear();
         self.extra.clear();
+        self.skipped = 0;
     }
 
+    /// Words (events with a word).
     pub fn len(&self) -> usize {
         self.words.len()
+    }
+
+    /// Events the block stands for: its words and the dropped fetches.
+    pub fn events(&self) -> u64 {
+        self.words.len() as u64 + self.skipped
     }
 
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
 
-    /// Packs `events` (replacing the contents).
+    /// Packs `events` (replacing the contents), dropping every fetch that
+    /// `fetch_skip` allows.
     pub fn pack(&mut self, events: &[Event]) {
         self.clear();
         let mut asid = 0u32;
+        // The last line of the latest fetch word, while a fetch within it may
+        // be dropped.
+        let mut fetch_line: Option<u64> = None;
         for e in events {
             if let Event::Access(a) = e {
                 if a.asid.0 == asid && a.addr.0 <= ADDR_MASK {
                     if let Some(op) = super::format::direct_op(a.kind, a.size) {
+                        if let Some(skip) = self.fetch_skip {
+                            let s = skip.line_shift.min(FetchSkip::MAX_SHIFT);
+                            let (first, last) = (a.addr.0 >> s, (a.addr.0 + u64::from(a.size) - 1) >> s);
+                            if a.kind == AccessKind::Ifetch {
+                                if first == last && fetch_line == Some(first) {
+                                    self.skipped += 1;
+                                    continue;
+                                }
+                                fetch_line = Some(last);
+                            } else if !skip.across_data {
+                                fetch_line = None;
+                            }
+                        }
                         self.words.push(u64::from(op) << ADDR_BITS | a.addr.0);
                         continue;
                     }
                 }
             }
+            fetch_line = None;
             self.push_extra(*e, &mut asid);
         }
     }
@@ -78,7 +135,7 @@ impl PackedBlock {
         self.extra.push(e);
     }
 
-    /// The events back, appended to `out`.
+    /// The events back, appended to `out` (dropped fetches are not).
     pub fn unpack(&self, out: &mut Vec<Event>) {
         let mut extra = self.extra.iter();
         let mut asid = 0u32;
@@ -116,4 +173,74 @@ impl PackedBlock {
 #[inline(always)]
 pub fn op_kind(op: u8) -> Option<(AccessKind, u32)> {
     OPS.get(usize::from(op)).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(kind: AccessKind, addr: u64, size: u32) -> Event {
+        Event::Access(Access { kind, size, addr: VirtAddr(addr), asid: Asid(0) })
+    }
+
+    /// 16-byte lines. Fetches at 0x100 (4 bytes), 0x104 (4: same line,
+    /// dropped), a load, 0x108 (4: dropped across data only), 0x10c (8:
+    /// crosses into 0x110, kept), 0x114 (2: within 0x110, the crossing
+    /// fetch's last line, dropped), a flush, 0x116 (2: after an escape, kept).
+    fn trace() -> Vec<Event> {
+        use AccessKind::{Ifetch as I, Load as L};
+        vec![
+            acc(I, 0x100, 4),
+            acc(I, 0x104, 4),
+            acc(L, 0x9000, 8),
+            acc(I, 0x108, 4),
+            acc(I, 0x10c, 8),
+            acc(I, 0x114, 2),
+            Event::FlushAll,
+            acc(I, 0x116, 2),
+        ]
+    }
+
+    fn pack_with(skip: Option<FetchSkip>) -> PackedBlock {
+        let mut p = PackedBlock { fetch_skip: skip, ..PackedBlock::default() };
+        p.pack(&trace());
+        p
+    }
+
+    fn addrs(p: &PackedBlock) -> Vec<u64> {
+        p.words.iter().map(|w| w & ADDR_MASK).collect()
+    }
+
+    #[test]
+    fn no_skip_keeps_every_fetch() {
+        let p = pack_with(None);
+        assert_eq!(p.skipped, 0);
+        assert_eq!(p.events(), 8);
+        let mut back = Vec::new();
+        p.unpack(&mut back);
+        assert_eq!(back, trace());
+    }
+
+    #[test]
+    fn across_data_drops_three() {
+        let p = pack_with(Some(FetchSkip { line_shift: 4, across_data: true }));
+        assert_eq!(addrs(&p), vec![0x100, 0x9000, 0x10c, 0, 0x116]);
+        assert_eq!(p.skipped, 3);
+        assert_eq!(p.events(), 8);
+    }
+
+    #[test]
+    fn data_between_stops_a_drop() {
+        let p = pack_with(Some(FetchSkip { line_shift: 4, across_data: false }));
+        assert_eq!(addrs(&p), vec![0x100, 0x9000, 0x108, 0x10c, 0, 0x116]);
+        assert_eq!(p.skipped, 2);
+    }
+
+    #[test]
+    fn longer_lines_drop_more() {
+        // 256-byte lines: everything up to the flush is one line.
+        let p = pack_with(Some(FetchSkip { line_shift: 8, across_data: true }));
+        assert_eq!(addrs(&p), vec![0x100, 0x9000, 0, 0x116]);
+        assert_eq!(p.skipped, 4);
+    }
 }
