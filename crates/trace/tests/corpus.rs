@@ -80,7 +80,12 @@ fn vmt_corpus() {
     expect_error("vmt/empty.vmt", v, at(0), "bad magic: expected the .vmt magic 89 56 4d 54 0d 0a 1a 0a");
     expect_error("vmt/empty.vmt", v, at(0), "an empty file");
     expect_error("vmt/bad_magic.vmt", v, at(0), "found 89 56 4d 58");
-    expect_error("vmt/bad_version.vmt", v, at(8), "unsupported .vmt format version 2: this build reads version 1");
+    expect_error(
+        "vmt/bad_version.vmt",
+        v,
+        at(8),
+        "unsupported .vmt format version 3: this build reads versions 1 and 2",
+    );
     expect_error("vmt/bad_flags.vmt", v, at(10), "header flags are 0x0001: reserved, expected 0");
     expect_error("vmt/bad_json_len.vmt", v, at(12), "header JSON length 16777216 exceeds the maximum");
     expect_error("vmt/bad_header_crc.vmt", v, at(16), "header checksum mismatch");
@@ -126,6 +131,31 @@ fn vmt_corpus() {
     expect_error("vmt/short_payload.vmt", v, at(HDR), "block payload length 3 is impossible for 5 records");
     expect_error("vmt/reserved_desc_bit.vmt", v, at(HDR), "descriptor 0x05 has reserved bit 2 set; it must be 0");
     expect_error("vmt/size_zero.vmt", v, at(HDR), "explicit access size 0");
+
+    // Basic-block files: the same header length (the JSON names the encoding).
+    let bb = bb_header_len();
+    expect_error(
+        "vmt/bb_unknown_shape.vmt",
+        v,
+        at(bb),
+        "entry 0 (payload byte 24): control entry 7: no such shape (0 defined)",
+    );
+    expect_error(
+        "vmt/bb_data_first.vmt",
+        v,
+        at(bb),
+        "shape definition 0: shape starts with op 17: expected an instruction fetch",
+    );
+    expect_error("vmt/bb_bad_tag.vmt", v, at(bb), "data tag 0x09: expected a length code 0..=7");
+    expect_error("vmt/bb_leftover.vmt", v, at(bb), "1 delta bytes left over after the last control entry");
+    expect_error("vmt/bb_count.vmt", v, at(bb), "the control entries give 2 events, the block header says 3");
+    expect_error("vmt/bb_raw_kind.vmt", v, at(bb), "raw event kind 0x20: expected 0-3 (an access)");
+    expect_error("vmt/bb_flags.vmt", v, at(bb), "payload flags 0x2: only bit 0 (reset) is defined");
+    expect_error("vmt/bb_sections.vmt", v, at(bb), "payload sections (1 control entries, 1000 definition bytes");
+}
+
+fn bb_header_len() -> u64 {
+    t::file_header_blocks(&VmtHeader::new("vmlab corpus")).len() as u64
 }
 
 /// The events of the valid file the corpus is mutated from.
@@ -182,7 +212,7 @@ fn build_vmt_corpus() -> Vec<(&'static str, Vec<u8>)> {
         c.push((name, v));
     };
     patch("bad_magic.vmt", 3, b"X");
-    patch("bad_version.vmt", 8, &2u16.to_le_bytes());
+    patch("bad_version.vmt", 8, &3u16.to_le_bytes());
     patch("bad_flags.vmt", 10, &1u16.to_le_bytes());
     patch("bad_json_len.vmt", 12, &(1u32 << 24).to_le_bytes());
     patch("bad_header_crc.vmt", 16, &[0, 0, 0, 0]);
@@ -246,7 +276,41 @@ fn build_vmt_corpus() -> Vec<(&'static str, Vec<u8>)> {
     c.push(("short_payload.vmt", with_payload(5, &[0, 0, 0])));
     c.push(("reserved_desc_bit.vmt", with_payload(1, &payload(&[ESC], &[0b0000_0101]))));
     c.push(("size_zero.vmt", with_payload(1, &payload(&[ESC], &[0x01 | f::DESC_SIZE_EXPLICIT << 3, 0]))));
+
+    // Basic-block payloads (version 2), each wrong in one way.
+    // One shape: a 1-byte fetch at 0x1000 (op 0) then a 4-byte load (op 17).
+    let def = [&0x1000u64.to_le_bytes()[..], &[2, 0, 17]].concat();
+    c.push(("bb_unknown_shape.vmt", bb_file(1, &bb_payload(0, 0, &[], &[7], &[], &[], &[]))));
+    let data_first = [&0x1000u64.to_le_bytes()[..], &[1, 17]].concat();
+    c.push(("bb_data_first.vmt", bb_file(1, &bb_payload(0, 1, &data_first, &[0], &[], &[], &[]))));
+    c.push(("bb_bad_tag.vmt", bb_file(2, &bb_payload(0, 1, &def, &[0], &[9], &[], &[0; 8]))));
+    c.push(("bb_leftover.vmt", bb_file(2, &bb_payload(0, 1, &def, &[0], &[1], &[], &[0x85, 6]))));
+    c.push(("bb_count.vmt", bb_file(3, &bb_payload(0, 1, &def, &[0], &[0], &[], &[]))));
+    c.push(("bb_raw_kind.vmt", bb_file(1, &bb_payload(0, 0, &[], &[u32::MAX], &[], &[0x20], &[]))));
+    c.push(("bb_flags.vmt", bb_file(1, &bb_payload(2, 0, &[], &[u32::MAX], &[], &[0x11], &[]))));
+    let mut sections = bb_payload(0, 1, &def, &[0], &[0], &[], &[]);
+    sections[8..12].copy_from_slice(&1000u32.to_le_bytes());
+    c.push(("bb_sections.vmt", bb_file(2, &sections)));
     c
+}
+
+/// A version-2 file holding one block with `raw` as its payload.
+fn bb_file(count: u32, raw: &[u8]) -> Vec<u8> {
+    let mut out = t::file_header_blocks(&VmtHeader::new("vmlab corpus"));
+    out.extend(t::block(count, raw));
+    out.extend(t::end(u64::from(count), 1));
+    out
+}
+
+/// A basic-block payload from its sections.
+fn bb_payload(flags: u32, n_defs: u32, defs: &[u8], ctl: &[u32], dtags: &[u8], raw: &[u8], deltas: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in [flags, n_defs, defs.len() as u32, ctl.len() as u32, dtags.len() as u32, raw.len() as u32] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    ctl.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
+    [defs, dtags, raw, deltas].iter().for_each(|s| out.extend_from_slice(s));
+    out
 }
 
 #[test]

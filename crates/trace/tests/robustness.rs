@@ -10,7 +10,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{
-    AccessKind, DinReader, Event, EventSource, LackeyReader, TraceError, VmtHeader, VmtOptions, VmtReader, VmtWriter,
+    vmt::Encoding, AccessKind, DinReader, Event, EventSource, LackeyReader, TraceError, VmtHeader, VmtOptions,
+    VmtReader, VmtWriter,
 };
 
 const CASES: usize = 20_000;
@@ -131,20 +132,26 @@ fn sample_events(rng: &mut Pcg64) -> Vec<Event> {
 fn vmt_reader_never_panics() {
     let mut rng = Pcg64::seed_from_u64(0x7e57);
     let (mut ok, mut err) = (0, 0);
-    let header = t::file_header(&VmtHeader::new("fuzz"));
+    let header_delta = t::file_header(&VmtHeader::new("fuzz"));
+    let header_blocks = t::file_header_blocks(&VmtHeader::new("fuzz"));
     for i in 0..CASES {
         let events = sample_events(&mut rng);
-        let input = match i % 3 {
+        // Both encodings, in turn.
+        let blocks = i % 2 == 1;
+        let header = if blocks { &header_blocks } else { &header_delta };
+        let input = match i % 6 / 2 {
             // A whole valid file, mutated anywhere (mostly caught by checksums).
             0 => {
-                let opts = VmtOptions { block_events: rng.gen_range(1..8), zstd_level: 1 };
+                let encoding = if blocks { Encoding::BasicBlocks } else { Encoding::Delta };
+                let opts = VmtOptions { block_events: rng.gen_range(1..8), zstd_level: 1, encoding };
                 let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
                 w.write_all(&events).expect("write");
                 mutate(&mut rng, &w.finish().expect("finish"), &[0, 0xff, b'V', b'M', b'T'])
             }
             // Valid framing around a mutated payload: reaches the record decoder.
             1 => {
-                let raw = mutate(&mut rng, &t::encode(&events), &[0xf8, 0xf9, 0x80, 0x81, 0x82, 0xff, 0]);
+                let payload = if blocks { t::encode_blocks(&events) } else { t::encode(&events) };
+                let raw = mutate(&mut rng, &payload, &[0xf8, 0xf9, 0x80, 0x81, 0x82, 0xff, 0, 1, 0x10, 0x11]);
                 let count = if rng.gen_bool(0.7) { events.len() as u32 } else { rng.gen_range(0..50) };
                 let mut f = header.clone();
                 f.extend(t::block(count, &raw));
@@ -178,7 +185,9 @@ fn vmt_reader_never_panics() {
         match (&events_result, &packed_result) {
             (Ok(a), Ok(b)) => assert_eq!(a, b),
             (Err(a), Err(b)) => assert_eq!(a, b),
-            _ => panic!("event and packed decoders disagree: {events_result:?} / {packed_result:?}"),
+            _ => {
+                panic!("event and packed decoders disagree: {events_result:?} / {packed_result:?}")
+            }
         }
         match VmtReader::new(&input[..], "fuzz").and_then(|mut r| drain(&mut r)) {
             Ok(_) => ok += 1,

@@ -8,8 +8,8 @@ use proptest::prelude::*;
 use vmlab_addr::Asid;
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{
-    read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, PackedBlock, VmtHeader,
-    VmtOptions, VmtReader, VmtWriter, BLOCK,
+    read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, PackedBlock,
+    VmtHeader, VmtOptions, VmtReader, VmtWriter, BLOCK,
 };
 
 #[derive(Clone, Debug)]
@@ -195,9 +195,12 @@ fn large_trace_spans_many_blocks() {
 #[test]
 fn unfinished_writer_leaves_a_detectably_truncated_file() {
     let mut bytes = Vec::new();
-    let mut w =
-        VmtWriter::with_options(&mut bytes, VmtHeader::default(), VmtOptions { block_events: 2, zstd_level: 1 })
-            .expect("header");
+    let mut w = VmtWriter::with_options(
+        &mut bytes,
+        VmtHeader::default(),
+        VmtOptions { block_events: 2, zstd_level: 1, ..VmtOptions::default() },
+    )
+    .expect("header");
     w.write_all(&[Event::FlushAll; 5]).expect("write");
     assert_eq!(w.events_written(), 5);
     drop(w); // no finish(): two blocks are out, the fifth event and the end block are not

@@ -44,7 +44,8 @@ pub fn max_comp_len() -> usize {
 /// The JSON header: self-description and free-form provenance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VmtHeader {
-    /// Record encoding of the blocks; the writer always sets [`ENCODING`].
+    /// Record encoding of the blocks; the writer sets the one it writes
+    /// (`Encoding::name_and_version`).
     pub encoding: String,
     /// Tool and version that wrote the file.
     pub created_by: String,
@@ -59,7 +60,7 @@ pub struct VmtHeader {
 impl VmtHeader {
     pub fn new(created_by: impl Into<String>) -> Self {
         Self {
-            encoding: ENCODING.to_string(),
+            encoding: super::blocks::ENCODING.to_string(),
             created_by: created_by.into(),
             command: None,
             metadata: Default::default(),

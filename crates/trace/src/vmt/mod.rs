@@ -3,6 +3,7 @@
 //! records, then an end block carrying the total so truncation is caught.
 //! The layout is in `format.rs` and, byte by byte, in the crate README.
 
+pub mod blocks;
 pub mod format;
 pub mod packed;
 mod reader;
@@ -11,7 +12,7 @@ mod writer;
 pub use format::VmtHeader;
 pub use packed::{FetchSkip, PackedBlock};
 pub use reader::VmtReader;
-pub use writer::{VmtOptions, VmtWriter};
+pub use writer::{Encoding, VmtOptions, VmtWriter};
 
 /// Building blocks for tests and fuzzers that need well-formed framing (valid
 /// checksums) around arbitrary payloads, to reach the record decoder.
@@ -22,7 +23,12 @@ pub mod testing {
 
     /// The file header for `header`.
     pub fn file_header(header: &VmtHeader) -> Vec<u8> {
-        super::writer::file_header_bytes(header).unwrap_or_default()
+        super::writer::file_header_bytes(header, super::Encoding::Delta).unwrap_or_default()
+    }
+
+    /// The file header for `header`, declaring the basic-block encoding.
+    pub fn file_header_blocks(header: &VmtHeader) -> Vec<u8> {
+        super::writer::file_header_bytes(header, super::Encoding::BasicBlocks).unwrap_or_default()
     }
 
     /// A block with a correct checksum around any decoded payload.
@@ -54,6 +60,33 @@ pub mod testing {
         let mut raw = Vec::new();
         enc.payload(&mut raw);
         raw
+    }
+
+    /// The payload of one basic-block block holding `events`, from a
+    /// fresh table (as a file's first block).
+    pub fn encode_blocks(events: &[Event]) -> Vec<u8> {
+        let mut enc = super::blocks::BlockEncoder::default();
+        events.iter().for_each(|e| enc.encode(e));
+        let mut raw = Vec::new();
+        enc.finish_block(&mut raw);
+        raw
+    }
+
+    /// Decodes one basic-block payload, as a file's first block, the way
+    /// the reader's `fill_packed` does under `skip`.
+    pub fn decode_blocks(
+        raw: &[u8],
+        count: usize,
+        skip: Option<super::FetchSkip>,
+    ) -> Result<super::PackedBlock, String> {
+        let mut padded = raw.to_vec();
+        padded.resize(raw.len() + super::blocks::PAD, 0);
+        let mut out = super::PackedBlock::new();
+        out.fetch_skip = skip;
+        let mut table = super::blocks::ShapeTable::default();
+        super::blocks::decode(&mut table, &padded, raw.len(), count, &mut out)
+            .map(|()| out)
+            .map_err(|e| format!("entry {} (payload byte {}): {}", e.record, e.pos, e.msg))
     }
 
     /// Decodes one payload the way the reader's `fill_packed` does.

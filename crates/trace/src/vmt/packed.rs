@@ -156,7 +156,10 @@ impl PackedBlock {
     }
 
     /// Fills from a source that only produces events.
-    pub(crate) fn fill_from(&mut self, src: &mut (impl crate::EventSource + ?Sized)) -> Result<bool, crate::TraceError> {
+    pub(crate) fn fill_from(
+        &mut self,
+        src: &mut (impl crate::EventSource + ?Sized),
+    ) -> Result<bool, crate::TraceError> {
         let mut scratch = std::mem::take(&mut self.scratch);
         let r = src.fill(&mut scratch);
         if let Ok(true) = r {

@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 use vmlab_addr::{Asid, VirtAddr};
 
+use super::blocks::{self, ShapeTable};
 use super::format::{self as f, VmtHeader};
 use super::packed::{self, PackedBlock};
+use super::writer::Encoding;
 use crate::{Access, AccessKind, Event, EventSource, Location, TraceError};
 
 /// Why a block's payload did not decode: which record, where in the payload.
@@ -207,6 +209,8 @@ const CLEAN_MASK: usize = 16 * CHUNK - 1;
 /// window even at the end of the data, so that highly compressible blocks
 /// (long runs of records without delta bytes) take the fast path to the end.
 pub(crate) const PACKED_PAD: usize = CLEAN_WINDOW;
+// The basic-block decoder reads its padding from the same buffer.
+const _: () = assert!(PACKED_PAD >= blocks::PAD);
 
 /// Decoder state of [`decode_clean_chunks`], in registers.
 struct Clean {
@@ -266,7 +270,9 @@ fn decode_clean_chunks(
     let mut done = 0usize;
     let mut dpos = 0usize;
     for (tc, wc) in tags.chunks_exact(CHUNK).zip(words.chunks_exact_mut(CHUNK)) {
-        let Some(win) = data.get(dpos..).and_then(|d| d.first_chunk::<CLEAN_WINDOW>()) else { break };
+        let Some(win) = data.get(dpos..).and_then(|d| d.first_chunk::<CLEAN_WINDOW>()) else {
+            break;
+        };
         // A max over 64 bytes vectorises (pmaxub): ~0.2 instructions a record.
         if tc.iter().fold(0u8, |m, &t| m.max(t)) >= FIRST_ESCAPE_TAG {
             break;
@@ -347,11 +353,9 @@ pub(crate) fn decode_block_packed(
         // `decode_run`). Near the end of the payload, and at an escape,
         // records go one at a time with checks.
         let n = (count - i).min(CHUNK);
-        if let (Some(win), Some(tc), Some(wc)) = (
-            data.get(dpos..).and_then(|d| d.first_chunk::<WINDOW>()),
-            tags.get(i..i + n),
-            words.get_mut(i..i + n),
-        ) {
+        if let (Some(win), Some(tc), Some(wc)) =
+            (data.get(dpos..).and_then(|d| d.first_chunk::<WINDOW>()), tags.get(i..i + n), words.get_mut(i..i + n))
+        {
             let (j, o);
             (j, o, pi, pd, high) = decode_run(win, tc, wc, pi, pd, high);
             dpos += o;
@@ -506,6 +510,11 @@ pub struct VmtReader<R> {
     blocks: u64,
     done: bool,
     failed: Option<TraceError>,
+    encoding: Encoding,
+    /// The basic-block encoding's shape table (kept across blocks).
+    shapes: ShapeTable,
+    /// Where a basic-block payload is decoded when events are wanted.
+    scratch: PackedBlock,
 }
 
 impl<R> std::fmt::Debug for VmtReader<R> {
@@ -541,6 +550,9 @@ impl<R: Read> VmtReader<R> {
             blocks: 0,
             done: false,
             failed: None,
+            encoding: Encoding::default(),
+            shapes: ShapeTable::default(),
+            scratch: PackedBlock::default(),
         };
         me.read_header()?;
         Ok(me)
@@ -554,6 +566,11 @@ impl<R: Read> VmtReader<R> {
 
     pub fn header(&self) -> &VmtHeader {
         &self.header
+    }
+
+    /// The file's record encoding.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
     }
 
     fn err(&self, at: u64, msg: impl Into<String>) -> TraceError {
@@ -607,12 +624,19 @@ impl<R: Read> VmtReader<R> {
             ));
         }
         let version = u16::from_le_bytes([h[8], h[9]]);
-        if version != f::VERSION {
-            return Err(self.err(
-                8,
-                format!("unsupported .vmt format version {version}: this build reads version {}", f::VERSION),
-            ));
-        }
+        let encoding = [Encoding::Delta, Encoding::BasicBlocks]
+            .into_iter()
+            .find(|e| e.name_and_version().1 == version)
+            .ok_or_else(|| {
+                self.err(
+                    8,
+                    format!(
+                        "unsupported .vmt format version {version}: this build reads versions {} and {}",
+                        f::VERSION,
+                        blocks::VERSION
+                    ),
+                )
+            })?;
         let flags = u16::from_le_bytes([h[10], h[11]]);
         if flags != 0 {
             return Err(self.err(10, format!("header flags are {flags:#06x}: reserved, expected 0")));
@@ -637,13 +661,18 @@ impl<R: Read> VmtReader<R> {
         let header: VmtHeader = serde_json::from_slice(&json).map_err(|e| {
             self.err(f::FILE_HEADER_LEN as u64, format!("bad header JSON: expected a vmt header object: {e}"))
         })?;
-        if header.encoding != f::ENCODING {
+        let want = encoding.name_and_version().0;
+        if header.encoding != want {
             return Err(self.err(
                 f::FILE_HEADER_LEN as u64,
-                format!("unsupported record encoding `{}`: this build reads `{}`", header.encoding, f::ENCODING),
+                format!(
+                    "unsupported record encoding `{}` for format version {version}: this build reads `{want}` there",
+                    header.encoding
+                ),
             ));
         }
         self.header = header;
+        self.encoding = encoding;
         Ok(())
     }
 
@@ -684,11 +713,17 @@ impl<R: Read> VmtReader<R> {
                 format!("block record count {count} is outside 1..={} (corrupt block header)", f::MAX_BLOCK_EVENTS),
             ));
         }
-        if raw_len < count || raw_len > f::MAX_RAW_LEN {
+        // A delta record takes at least its tag byte; a basic-block payload
+        // at least its header.
+        let least = match self.encoding {
+            Encoding::Delta => count,
+            Encoding::BasicBlocks => blocks::HEADER_LEN,
+        };
+        if raw_len < least || raw_len > f::MAX_RAW_LEN {
             return Err(self.err(
                 at,
                 format!(
-                    "block payload length {raw_len} is impossible for {count} records (expected {count}..={}; corrupt block header)",
+                    "block payload length {raw_len} is impossible for {count} records (expected {least}..={}; corrupt block header)",
                     f::MAX_RAW_LEN
                 ),
             ));
@@ -730,16 +765,41 @@ impl<R: Read> VmtReader<R> {
             Err(e) => return Err(self.err(at, format!("block payload does not decompress (zstd: {e})"))),
         }
         self.raw.resize(raw_len + PACKED_PAD, 0);
-        let decoded = match &mut buf {
-            Target::Events(v) => decode_block(&self.raw[..raw_len + f::PAD], raw_len, count, v),
-            Target::Packed(p) => decode_block_packed(&self.raw, raw_len, count, p),
+        let decoded = match (self.encoding, &mut buf) {
+            (Encoding::Delta, Target::Events(v)) => decode_block(&self.raw[..raw_len + f::PAD], raw_len, count, v),
+            (Encoding::Delta, Target::Packed(p)) => decode_block_packed(&self.raw, raw_len, count, p),
+            (Encoding::BasicBlocks, Target::Packed(p)) => {
+                blocks::decode(&mut self.shapes, &self.raw, raw_len, count, p).map_err(|e| DecodeError {
+                    record: e.record,
+                    pos: e.pos,
+                    msg: e.msg,
+                })
+            }
+            (Encoding::BasicBlocks, Target::Events(v)) => {
+                let p = &mut self.scratch;
+                p.fetch_skip = None;
+                let r = blocks::decode(&mut self.shapes, &self.raw, raw_len, count, p).map_err(|e| DecodeError {
+                    record: e.record,
+                    pos: e.pos,
+                    msg: e.msg,
+                });
+                v.clear();
+                p.unpack(v);
+                r
+            }
         };
         decoded.map_err(|e| {
             self.err(
                 at,
                 format!(
-                    "bad record in the block starting here: record {} (payload byte {}): {}",
-                    e.record, e.pos, e.msg
+                    "bad record in the block starting here: {} {} (payload byte {}): {}",
+                    match self.encoding {
+                        Encoding::Delta => "record",
+                        Encoding::BasicBlocks => "entry",
+                    },
+                    e.record,
+                    e.pos,
+                    e.msg
                 ),
             )
         })?;

@@ -1,0 +1,689 @@
+//! The basic-block record encoding (`vmt-bb-v1`, container version 2).
+//!
+//! A program's instruction fetches are almost all implied by the basic
+//! block they belong to: straight-line code fetches instruction after
+//! instruction, so once a block's start address and instruction sizes are
+//! known, running it again adds nothing but its data addresses. This
+//! encoding records each distinct *shape* (start address, then in order
+//! its instructions' sizes and the kinds and sizes of the data references
+//! each makes) once, in a table that lives for the whole file, and each
+//! execution as the shape's number plus its data addresses. The decoder
+//! copies a shape's precomputed words and patches in the data addresses:
+//! no per-fetch decoding at all, and with [`FetchSkip`] it copies a
+//! template that already leaves out the fetches the consumer does not
+//! want (those within the line of the previous fetch of the shape).
+//!
+//! Each data reference of a shape (a *slot*) predicts its address as its
+//! previous address plus its previous stride, so a loop walking an array,
+//! or a stack slot touched at each call, costs no address bytes.
+//!
+//! Payload of one block (all little-endian):
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 4 | flags: bit 0 [`RESET`] clears the table and every slot first; others 0 |
+//! | 4 | `n_defs`: shapes this block adds to the table, in order |
+//! | 4 | `defs_len`: bytes of the definitions |
+//! | 4 | `n_ctl`: control entries |
+//! | 4 | `n_dtags`: data tags |
+//! | 4 | `raw_len`: bytes of the raw events |
+//! | 4 × `n_ctl` | control: a shape number (an execution), or [`CTL_RAW`] (the next raw event) |
+//! | `defs_len` | definitions: start address (8), item count (1, 1..=[`MAX_ITEMS`]), items (1 each: a direct op; the first an instruction fetch) |
+//! | `n_dtags` | one per data reference executed: its delta's length code (`format::LEN_BYTES`) |
+//! | `raw_len` | raw events: kind (1: 0-3 an access of that `AccessKind`, [`RAW_SWITCH`], [`RAW_FLUSH`]); an access: size (LEB128), asid (LEB128), address (8); a switch: asid (LEB128) |
+//! | rest | address deltas, as the tags say (offset binary, `format::LEN_BIAS`) |
+//!
+//! Shapes hold only accesses in the current address space (the latest raw
+//! event that names one; 0 at the start of each block, as in packed
+//! blocks) with direct ops and addresses below 2^56; anything else is a
+//! raw event. The writer resets the table when it has grown past
+//! [`TABLE_RESET`] shapes, so memory stays bounded whatever the length.
+
+use std::collections::HashMap;
+
+use vmlab_addr::{Asid, VirtAddr};
+
+use super::format::{self as f};
+use super::packed::{FetchSkip, PackedBlock, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
+use crate::{Access, Event};
+
+/// Name of this encoding in the JSON header.
+pub const ENCODING: &str = "vmt-bb-v1";
+/// The container version that carries it.
+pub const VERSION: u16 = 2;
+
+/// Payload header bytes.
+pub const HEADER_LEN: usize = 24;
+/// Flag: clear the table (and every slot's prediction) before this block.
+pub const RESET: u32 = 1;
+/// Control entry that stands for the next raw event.
+pub const CTL_RAW: u32 = u32::MAX;
+/// Items (instructions and data references) of one shape at most.
+pub const MAX_ITEMS: usize = 64;
+/// The writer starts a new table once this many shapes exist; a reader
+/// accepts at most this many plus one block's worth.
+pub const TABLE_RESET: usize = 1 << 17;
+pub const MAX_SHAPES: usize = TABLE_RESET + f::MAX_BLOCK_EVENTS;
+/// Raw event kinds besides the four access kinds.
+pub const RAW_SWITCH: u8 = 0x10;
+pub const RAW_FLUSH: u8 = 0x11;
+/// Zero bytes after the payload: every slot of an execution loads 8 delta
+/// bytes at once, and the bound is checked once per execution.
+pub const PAD: usize = 8 * MAX_ITEMS + 8;
+
+const IFETCH_OPS: u8 = 15;
+
+fn is_fetch(op: u8) -> bool {
+    op < IFETCH_OPS
+}
+
+fn op_size(op: u8) -> u64 {
+    OPS.get(usize::from(op)).map_or(0, |&(_, s)| u64::from(s))
+}
+
+// ---- encoder -----------------------------------------------------------------
+
+/// The shape being gathered: items so far and its data addresses.
+#[derive(Debug, Default)]
+struct Open {
+    start: u64,
+    next_fetch: u64,
+    items: Vec<u8>,
+    addrs: Vec<u64>,
+}
+
+/// Encoder state: the table (kept across blocks) and the current block.
+#[derive(Debug, Default)]
+pub(crate) struct BlockEncoder {
+    ids: HashMap<Vec<u8>, u32>,
+    /// Per shape, where its slots start in `slots`.
+    slot_at: Vec<u32>,
+    /// Per slot: last address and stride.
+    slots: Vec<[u64; 2]>,
+    reset: bool,
+    open: Option<Open>,
+    asid: u32,
+    key: Vec<u8>,
+    n_defs: u32,
+    defs: Vec<u8>,
+    ctl: Vec<u32>,
+    dtags: Vec<u8>,
+    raw: Vec<u8>,
+    deltas: Vec<u8>,
+    pub(crate) count: u32,
+}
+
+impl BlockEncoder {
+    pub(crate) fn encode(&mut self, e: &Event) {
+        self.count += 1;
+        if let Event::Access(a) = *e {
+            if a.asid.0 == self.asid && a.addr.0 <= ADDR_MASK {
+                if let Some(op) = f::direct_op(a.kind, a.size) {
+                    if self.extend(op, a.addr.0) {
+                        return;
+                    }
+                    if is_fetch(op) && a.addr.0 + op_size(op) - 1 <= ADDR_MASK {
+                        self.open = Some(Open {
+                            start: a.addr.0,
+                            next_fetch: a.addr.0 + op_size(op),
+                            items: vec![op],
+                            addrs: Vec::new(),
+                        });
+                        return;
+                    }
+                }
+            }
+        }
+        self.close();
+        self.raw_event(e);
+    }
+
+    /// Adds the access to the open shape if it continues it; otherwise
+    /// closes the shape and returns false.
+    fn extend(&mut self, op: u8, addr: u64) -> bool {
+        if let Some(o) = &mut self.open {
+            let fits = o.items.len() < MAX_ITEMS;
+            if is_fetch(op) {
+                let end = addr.checked_add(op_size(op));
+                if fits && addr == o.next_fetch && end.is_some_and(|e| e - 1 <= ADDR_MASK) {
+                    o.items.push(op);
+                    o.next_fetch = addr + op_size(op);
+                    return true;
+                }
+            } else if fits {
+                o.items.push(op);
+                o.addrs.push(addr);
+                return true;
+            }
+        }
+        self.close();
+        false
+    }
+
+    fn raw_event(&mut self, e: &Event) {
+        self.ctl.push(CTL_RAW);
+        match *e {
+            Event::Access(a) => {
+                self.raw.push(a.kind as u8);
+                put_leb(&mut self.raw, a.size);
+                put_leb(&mut self.raw, a.asid.0);
+                self.raw.extend_from_slice(&a.addr.0.to_le_bytes());
+                self.asid = a.asid.0;
+            }
+            Event::ContextSwitch(asid) => {
+                self.raw.push(RAW_SWITCH);
+                put_leb(&mut self.raw, asid.0);
+                self.asid = asid.0;
+            }
+            Event::FlushAll => self.raw.push(RAW_FLUSH),
+        }
+    }
+
+    /// Records the open shape's execution (defining the shape if new).
+    fn close(&mut self) {
+        let Some(o) = self.open.take() else { return };
+        self.key.clear();
+        self.key.extend_from_slice(&o.start.to_le_bytes());
+        self.key.extend_from_slice(&o.items);
+        let id = match self.ids.get(&self.key[..]) {
+            Some(&id) => id,
+            None => {
+                let id = self.slot_at.len() as u32;
+                self.ids.insert(self.key.clone(), id);
+                self.slot_at.push(self.slots.len() as u32);
+                self.slots.resize(self.slots.len() + o.addrs.len(), [0, 0]);
+                self.n_defs += 1;
+                self.defs.extend_from_slice(&o.start.to_le_bytes());
+                self.defs.push(o.items.len() as u8);
+                self.defs.extend_from_slice(&o.items);
+                id
+            }
+        };
+        self.ctl.push(id);
+        let at = self.slot_at[id as usize] as usize;
+        for (slot, &addr) in self.slots[at..at + o.addrs.len()].iter_mut().zip(&o.addrs) {
+            let [last, stride] = *slot;
+            let delta = addr.wrapping_sub(last.wrapping_add(stride));
+            let len = f::len_code(delta);
+            self.dtags.push(len);
+            let n = usize::from(f::LEN_BYTES[usize::from(len)]);
+            self.deltas.extend_from_slice(&f::biased(delta, len).to_le_bytes()[..n]);
+            *slot = [addr, addr.wrapping_sub(last)];
+        }
+    }
+
+    /// Ends the block: its payload into `out`, and the block state cleared
+    /// (the table stays, unless it has grown past `TABLE_RESET`).
+    pub(crate) fn finish_block(&mut self, out: &mut Vec<u8>) {
+        self.close();
+        out.clear();
+        let flags = if self.reset { RESET } else { 0 };
+        for v in [
+            flags,
+            self.n_defs,
+            self.defs.len() as u32,
+            self.ctl.len() as u32,
+            self.dtags.len() as u32,
+            self.raw.len() as u32,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for c in &self.ctl {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        out.extend_from_slice(&self.defs);
+        out.extend_from_slice(&self.dtags);
+        out.extend_from_slice(&self.raw);
+        out.extend_from_slice(&self.deltas);
+        self.reset = false;
+        if self.slot_at.len() >= TABLE_RESET {
+            self.ids.clear();
+            self.slot_at.clear();
+            self.slots.clear();
+            self.reset = true;
+        }
+        self.asid = 0;
+        self.n_defs = 0;
+        self.count = 0;
+        for v in [&mut self.defs, &mut self.dtags, &mut self.raw, &mut self.deltas] {
+            v.clear();
+        }
+        self.ctl.clear();
+    }
+}
+
+pub(crate) fn put_leb(out: &mut Vec<u8>, mut v: u32) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+// ---- decoder -----------------------------------------------------------------
+
+/// Why a payload did not decode: the control entry (or definition) and the
+/// payload byte, as the reader reports them.
+#[derive(Debug)]
+pub(crate) struct BlockError {
+    pub record: usize,
+    pub pos: usize,
+    pub msg: String,
+}
+
+/// One shape as the decoder keeps it.
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    /// Its full words in `tmpl`, and where its slots start.
+    t: u32,
+    items: u32,
+    slot: u32,
+    slots: u32,
+    /// Its words under the current `FetchSkip` in `view`, and the fetches
+    /// that view leaves out.
+    v: u32,
+    v_len: u32,
+    v_skipped: u32,
+}
+
+/// The decoder's table, kept across blocks.
+#[derive(Debug, Default)]
+pub(crate) struct ShapeTable {
+    shapes: Vec<Shape>,
+    /// Every shape's words: a fetch's op and address, a data op with address 0.
+    tmpl: Vec<u64>,
+    /// Per slot: last address and stride.
+    state: Vec<[u64; 2]>,
+    /// The words each shape hands out under `skip`, and per slot its word's
+    /// index within them.
+    view: Vec<u64>,
+    /// Where the last view ends (`COPY` zero words follow).
+    view_end: usize,
+    view_pos: Vec<u32>,
+    skip: Option<FetchSkip>,
+}
+
+impl ShapeTable {
+    fn clear(&mut self) {
+        self.shapes.clear();
+        self.tmpl.clear();
+        self.state.clear();
+        self.view.clear();
+        self.view_end = 0;
+        self.view_pos.clear();
+    }
+
+    /// Appends `s`'s view under `self.skip` (its words without the fetches
+    /// `skip` lets go) and records where it is.
+    fn build_view(&mut self, i: usize) {
+        let s = self.shapes[i];
+        let words = &self.tmpl[s.t as usize..(s.t + s.items) as usize];
+        self.view.truncate(self.view_end);
+        let v = self.view.len();
+        let mut skipped = 0u32;
+        let mut fetch_line: Option<u64> = None;
+        for &w in words {
+            let op = (w >> ADDR_BITS) as u8;
+            if is_fetch(op) {
+                if let Some(skip) = self.skip {
+                    let sh = skip.line_shift.min(FetchSkip::MAX_SHIFT);
+                    let a = w & ADDR_MASK;
+                    let (first, last) = (a >> sh, (a + op_size(op) - 1) >> sh);
+                    if first == last && fetch_line == Some(first) {
+                        skipped += 1;
+                        continue;
+                    }
+                    fetch_line = Some(last);
+                }
+            } else {
+                if !self.skip.is_some_and(|k| k.across_data) {
+                    fetch_line = None;
+                }
+                self.view_pos.push((self.view.len() - v) as u32);
+            }
+            self.view.push(w);
+        }
+        self.view_end = self.view.len();
+        self.view.resize(self.view_end + COPY, 0);
+        let sh = &mut self.shapes[i];
+        sh.v = v as u32;
+        sh.v_len = (self.view_end - v) as u32;
+        sh.v_skipped = skipped;
+    }
+
+    /// Rebuilds every view for a consumer that wants `skip`.
+    fn set_skip(&mut self, skip: Option<FetchSkip>) {
+        if skip == self.skip {
+            return;
+        }
+        self.skip = skip;
+        self.view.clear();
+        self.view_end = 0;
+        self.view_pos.clear();
+        for i in 0..self.shapes.len() {
+            self.build_view(i);
+        }
+    }
+
+    /// Reads one definition at `p` of `defs`; returns the bytes it took.
+    fn define(&mut self, defs: &[u8], p: usize) -> Result<usize, String> {
+        let head = defs.get(p..p + 9).ok_or("definition runs past the definitions section")?;
+        let mut start = [0u8; 8];
+        start.copy_from_slice(&head[..8]);
+        let start = u64::from_le_bytes(start);
+        let n = usize::from(head[8]);
+        if !(1..=MAX_ITEMS).contains(&n) {
+            return Err(format!("shape of {n} items: expected 1..={MAX_ITEMS}"));
+        }
+        let items = defs.get(p + 9..p + 9 + n).ok_or("definition's items run past the definitions section")?;
+        if !is_fetch(items[0]) {
+            return Err(format!("shape starts with op {}: expected an instruction fetch (op 0..=14)", items[0]));
+        }
+        if start > ADDR_MASK {
+            return Err(format!("shape start {start:#x} is not below 2^56"));
+        }
+        let t = self.tmpl.len();
+        let slot = self.state.len();
+        let mut pc = start;
+        for &op in items {
+            if usize::from(op) >= OPS.len() {
+                return Err(format!("item op {op}: expected a direct op 0..=30"));
+            }
+            if is_fetch(op) {
+                // (A failed block fails the reader: no need to undo.)
+                if pc + op_size(op) - 1 > ADDR_MASK {
+                    return Err(format!("shape starting at {start:#x} runs past 2^56"));
+                }
+                self.tmpl.push(u64::from(op) << ADDR_BITS | pc);
+                pc += op_size(op);
+            } else {
+                self.tmpl.push(u64::from(op) << ADDR_BITS);
+                self.state.push([0, 0]);
+            }
+        }
+        self.shapes.push(Shape {
+            t: t as u32,
+            items: n as u32,
+            slot: slot as u32,
+            slots: (self.state.len() - slot) as u32,
+            v: 0,
+            v_len: 0,
+            v_skipped: 0,
+        });
+        self.build_view(self.shapes.len() - 1);
+        Ok(9 + n)
+    }
+}
+
+fn u32_at(raw: &[u8], p: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&raw[p..p + 4]);
+    u32::from_le_bytes(b)
+}
+
+/// Decodes one payload (`raw`: `raw_len` bytes then at least [`PAD`] zero
+/// bytes) of `count` events into `out`, under `out.fetch_skip`.
+pub(crate) fn decode(
+    table: &mut ShapeTable,
+    raw: &[u8],
+    raw_len: usize,
+    count: usize,
+    out: &mut PackedBlock,
+) -> Result<(), BlockError> {
+    let fail = |record: usize, pos: usize, msg: String| BlockError { record, pos, msg };
+    out.clear();
+    if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
+        return Err(fail(0, 0, format!("a {raw_len}-byte payload is shorter than its {HEADER_LEN}-byte header")));
+    }
+    let h = |i: usize| u32_at(raw, 4 * i) as usize;
+    let (flags, n_defs, defs_len, n_ctl, n_dtags, raw_ev_len) = (h(0), h(1), h(2), h(3), h(4), h(5));
+    if flags & !(RESET as usize) != 0 {
+        return Err(fail(0, 0, format!("payload flags {flags:#x}: only bit 0 (reset) is defined")));
+    }
+    // Section bounds, each checked against the payload before use.
+    let ctl_at = HEADER_LEN;
+    let sections = [4 * n_ctl, defs_len, n_dtags, raw_ev_len];
+    let mut at = ctl_at;
+    let mut bounds = [0usize; 5];
+    for (k, len) in sections.iter().enumerate() {
+        bounds[k] = at;
+        at = at.checked_add(*len).filter(|&e| e <= raw_len).ok_or_else(|| {
+            fail(0, 0, format!("payload sections ({n_ctl} control entries, {defs_len} definition bytes, {n_dtags} data tags, {raw_ev_len} raw bytes) exceed its {raw_len} bytes"))
+        })?;
+    }
+    bounds[4] = at;
+    let [_, defs_at, dtags_at, raw_at, deltas_at] = bounds;
+    let defs = &raw[defs_at..dtags_at];
+    let dtags = &raw[dtags_at..raw_at];
+    let raw_ev = &raw[raw_at..deltas_at];
+    let deltas = &raw[deltas_at..raw_len + PAD];
+    let deltas_len = raw_len - deltas_at;
+
+    if flags & RESET as usize != 0 {
+        table.clear();
+    }
+    table.set_skip(out.fetch_skip);
+    if table.shapes.len() + n_defs > MAX_SHAPES {
+        return Err(fail(
+            0,
+            defs_at,
+            format!("{n_defs} new shapes would make {} (at most {MAX_SHAPES})", table.shapes.len() + n_defs),
+        ));
+    }
+    let mut p = 0;
+    for d in 0..n_defs {
+        p += table.define(defs, p).map_err(|m| fail(d, defs_at + p, format!("shape definition {d}: {m}")))?;
+    }
+    if p != defs_len {
+        return Err(fail(
+            n_defs,
+            defs_at + p,
+            format!("{} definition bytes left over after {n_defs} shapes", defs_len - p),
+        ));
+    }
+
+    let ShapeTable { shapes, state, view, view_pos, .. } = table;
+    // A shape's words are appended `COPY` at a time (a fixed-size copy the
+    // compiler inlines; a shape averages ~9 words; `view` keeps `COPY`
+    // words of slack at its end) and the excess cut off.
+    let words = &mut out.words;
+    words.clear();
+    words.reserve(count + COPY);
+    let mut skipped = 0u64;
+    let (mut k, mut dp, mut rp) = (0usize, 0usize, 0usize);
+    let mut asid = 0u32;
+    let ctl = raw[ctl_at..ctl_at + 4 * n_ctl].chunks_exact(4);
+    for (c, id) in ctl.map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).enumerate() {
+        if let Some(s) = shapes.get(id as usize) {
+            let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
+            let w = words.len();
+            // Every bound this execution can reach, in three compares: the
+            // deltas are padded by `PAD` (8 bytes for each of at most
+            // `MAX_ITEMS` slots).
+            if w + n > count || k + slots > n_dtags || dp > deltas_len {
+                return Err(fail(c, ctl_at + 4 * c, overrun(id, w + n, count, k + slots, n_dtags)));
+            }
+            let mut j = 0;
+            loop {
+                if let Some(chunk) = view.get(v + j..v + j + COPY) {
+                    words.extend_from_slice(chunk);
+                }
+                j += COPY;
+                if j >= n {
+                    break;
+                }
+                words.truncate(w + j);
+            }
+            words.truncate(w + n);
+            let dst = &mut words[..];
+            let (Some(tags), Some(st), Some(pos)) =
+                (dtags.get(k..k + slots), state.get_mut(slot..slot + slots), view_pos.get(slot..slot + slots))
+            else {
+                return Err(fail(c, ctl_at + 4 * c, format!("shape {id}: table out of step (a bug)")));
+            };
+            let (mut bad, mut high) = (0u8, 0u64);
+            for ((&t, st), &at) in tags.iter().zip(st.iter_mut()).zip(pos) {
+                let l = &LENS[usize::from(t & 7)];
+                let b = deltas.get(dp..).and_then(|d| d.first_chunk::<8>()).map_or(0, |b| u64::from_le_bytes(*b));
+                dp += l.bytes;
+                let [last, stride] = *st;
+                let addr = last.wrapping_add(stride).wrapping_add(b & l.mask).wrapping_sub(l.bias);
+                *st = [addr, addr.wrapping_sub(last)];
+                bad |= t;
+                high |= addr;
+                if let Some(x) = dst.get_mut(w + at as usize) {
+                    *x |= addr;
+                }
+            }
+            // One compare for both: a tag above 7, an address of 2^56 or more.
+            if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
+                return Err(fail(c, dtags_at + k, bad_slot(id, tags, high)));
+            }
+            k += slots;
+            skipped += u64::from(s.v_skipped);
+        } else if id == CTL_RAW {
+            let (e, used) = raw_event(raw_ev, rp).map_err(|m| fail(c, raw_at + rp, m))?;
+            rp += used;
+            if words.len() + 1 > count {
+                return Err(fail(c, ctl_at + 4 * c, overrun(id, words.len() + 1, count, k, n_dtags)));
+            }
+            let word = match packed_word(e, asid) {
+                Some(word) => word,
+                None => {
+                    match e {
+                        Event::Access(a) => asid = a.asid.0,
+                        Event::ContextSwitch(a) => asid = a.0,
+                        Event::FlushAll => {}
+                    }
+                    out.extra.push(e);
+                    u64::from(PACKED_ESCAPE) << ADDR_BITS
+                }
+            };
+            words.push(word);
+        } else {
+            return Err(fail(
+                c,
+                ctl_at + 4 * c,
+                format!("control entry {id}: no such shape ({} defined)", shapes.len()),
+            ));
+        }
+    }
+    if dp > deltas_len {
+        return Err(fail(
+            n_ctl,
+            raw_len,
+            format!("the data deltas run {} bytes past the end of the payload", dp - deltas_len),
+        ));
+    }
+    let leftovers = [(k, n_dtags, "data tags"), (rp, raw_ev_len, "raw event bytes"), (dp, deltas_len, "delta bytes")];
+    for (used, have, what) in leftovers {
+        if used != have {
+            return Err(fail(n_ctl, 0, format!("{} {what} left over after the last control entry", have - used)));
+        }
+    }
+    let events = words.len() as u64 + skipped;
+    if events != count as u64 {
+        return Err(fail(n_ctl, 0, format!("the control entries give {events} events, the block header says {count}")));
+    }
+    out.skipped = skipped;
+    Ok(())
+}
+
+/// A data tag's length code, unpacked: bytes, mask and offset-binary bias.
+struct Len {
+    bytes: usize,
+    mask: u64,
+    bias: u64,
+}
+
+static LENS: [Len; 8] = {
+    let mut t = [const { Len { bytes: 0, mask: 0, bias: 0 } }; 8];
+    let mut i = 0;
+    while i < 8 {
+        t[i] = Len { bytes: f::LEN_BYTES[i] as usize, mask: f::LEN_MASK[i], bias: f::LEN_BIAS[i] };
+        i += 1;
+    }
+    t
+};
+
+/// Words copied per step: a shape's words plus slack, so the copy has a
+/// fixed size; `view` always has this many words after its last shape.
+const COPY: usize = 16;
+
+#[cold]
+fn overrun(id: u32, words: usize, count: usize, tags: usize, n_dtags: usize) -> String {
+    if words > count {
+        format!("shape {id} runs past the block's {count} events")
+    } else if tags > n_dtags {
+        format!("shape {id} needs data tags up to {tags}, the block has {n_dtags}")
+    } else {
+        format!("shape {id}'s data deltas run past the payload")
+    }
+}
+
+#[cold]
+fn bad_slot(id: u32, tags: &[u8], high: u64) -> String {
+    match tags.iter().find(|&&t| t > 7) {
+        Some(t) => format!("data tag {t:#04x}: expected a length code 0..=7"),
+        None => {
+            format!("shape {id}'s data address {high:#x} (or-ed over its slots) is not below 2^56")
+        }
+    }
+}
+
+/// A raw event's direct word, if `PackedBlock::pack` would give it one.
+fn packed_word(e: Event, asid: u32) -> Option<u64> {
+    match e {
+        Event::Access(a) if a.asid.0 == asid && a.addr.0 <= ADDR_MASK => {
+            f::direct_op(a.kind, a.size).map(|op| u64::from(op) << ADDR_BITS | a.addr.0)
+        }
+        _ => None,
+    }
+}
+
+fn leb(b: &[u8], mut p: usize) -> Result<(u32, usize), String> {
+    let mut v = 0u32;
+    for i in 0..5 {
+        let x = *b.get(p).ok_or("raw event runs past the raw section (LEB128 number)")?;
+        p += 1;
+        if i == 4 && x > 0x0f {
+            return Err("LEB128 number does not fit 32 bits".into());
+        }
+        v |= u32::from(x & 0x7f) << (7 * i);
+        if x & 0x80 == 0 {
+            return Ok((v, p));
+        }
+    }
+    Err("LEB128 number longer than 5 bytes".into())
+}
+
+/// The raw event at `p`, and its length.
+fn raw_event(b: &[u8], p: usize) -> Result<(Event, usize), String> {
+    let kind = *b.get(p).ok_or("control entry wants a raw event, the raw section has no more")?;
+    let e = match kind {
+        0..=3 => {
+            let (size, q) = leb(b, p + 1)?;
+            let (asid, q) = leb(b, q)?;
+            let a = b.get(q..q + 8).ok_or("raw access's address runs past the raw section")?;
+            let mut a8 = [0u8; 8];
+            a8.copy_from_slice(a);
+            if size == 0 {
+                return Err("raw access of size 0".into());
+            }
+            let kind = f::kind_from_bits(kind);
+            let ev = Event::Access(Access { kind, size, addr: VirtAddr(u64::from_le_bytes(a8)), asid: Asid(asid) });
+            return Ok((ev, q + 8 - p));
+        }
+        RAW_SWITCH => {
+            let (asid, q) = leb(b, p + 1)?;
+            return Ok((Event::ContextSwitch(Asid(asid)), q - p));
+        }
+        RAW_FLUSH => Event::FlushAll,
+        k => {
+            return Err(format!(
+                "raw event kind {k:#04x}: expected 0-3 (an access), 0x10 (context switch) or 0x11 (flush)"
+            ))
+        }
+    };
+    Ok((e, 1))
+}

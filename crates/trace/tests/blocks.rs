@@ -1,0 +1,232 @@
+//! The basic-block encoding (`vmt-bb-v1`) against the simple references:
+//! `PackedBlock::pack` for the words, the events themselves for a round
+//! trip, and a direct check of the `FetchSkip` contract for the fetches the
+//! decoder leaves out.
+
+// Tests report failure by panicking.
+#![allow(clippy::panic)]
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use vmlab_trace::vmt::blocks::TABLE_RESET;
+use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, PACKED_ESCAPE};
+use vmlab_trace::vmt::Encoding;
+use vmlab_trace::{
+    AccessKind, Event, EventSource as _, FetchSkip, PackedBlock, VmtHeader, VmtOptions, VmtReader, VmtWriter,
+};
+
+/// A program-like trace: a few basic blocks (start, instruction sizes, data
+/// references) run in a random order, their data walking arrays and stack
+/// slots, with the odd context switch, flush, unusual size, asid change and
+/// high address mixed in.
+/// An instruction: its size, and its data references (kind, size).
+type Instr = (u32, Vec<(AccessKind, u32)>);
+
+fn program(rng: &mut Pcg64, n: usize) -> Vec<Event> {
+    let blocks: Vec<(u64, Vec<Instr>)> = (0..rng.gen_range(1..40))
+        .map(|_| {
+            let start = 0x40_0000 + rng.gen_range(0..0x4000u64);
+            let instrs = (0..rng.gen_range(1..12))
+                .map(|_| {
+                    let data = (0..rng.gen_range(0..3))
+                        .map(|_| {
+                            let k = [AccessKind::Load, AccessKind::Store, AccessKind::Modify][rng.gen_range(0..3)];
+                            (k, 1 << rng.gen_range(0..4))
+                        })
+                        .collect();
+                    (rng.gen_range(1..16), data)
+                })
+                .collect();
+            (start, instrs)
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut asid = 0;
+    let mut array = 0x60_0000u64;
+    while out.len() < n {
+        match rng.gen_range(0..100) {
+            0 => {
+                asid = rng.gen_range(0..3);
+                out.push(Event::ContextSwitch(vmlab_addr::Asid(asid)));
+            }
+            1 => out.push(Event::FlushAll),
+            2 => out.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 20), 3, asid)),
+            3 => out.push(Event::access(AccessKind::Store, ADDR_MASK - rng.gen_range(0..64), 8, asid)),
+            4 => out.push(Event::access(AccessKind::Load, 0x7000, 4, asid + 1)),
+            5 => out.push(Event::access(AccessKind::Load, rng.gen(), 8, asid)),
+            _ => {
+                let (start, instrs) = &blocks[rng.gen_range(0..blocks.len())];
+                // Sometimes leave the block early (a taken branch).
+                let upto = if rng.gen_bool(0.2) { rng.gen_range(1..=instrs.len()) } else { instrs.len() };
+                let mut pc = *start;
+                for (size, data) in &instrs[..upto] {
+                    out.push(Event::access(AccessKind::Ifetch, pc, *size, asid));
+                    pc += u64::from(*size);
+                    for (j, &(kind, dsize)) in data.iter().enumerate() {
+                        let addr = match j {
+                            0 => 0x7ff0_0000 + 8 * rng.gen_range(0..4u64),
+                            _ => {
+                                array += u64::from(dsize);
+                                array
+                            }
+                        };
+                        out.push(Event::access(kind, addr, dsize, asid));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn write(events: &[Event], block_events: usize) -> Vec<u8> {
+    let opts = VmtOptions { block_events, encoding: Encoding::BasicBlocks, ..VmtOptions::default() };
+    let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
+    w.write_all(events).expect("write");
+    w.finish().expect("finish")
+}
+
+#[test]
+fn round_trips_as_events_and_as_packed_words() {
+    let mut rng = Pcg64::seed_from_u64(0xb10c);
+    for case in 0..60 {
+        let n = rng.gen_range(1..5000);
+        let events = program(&mut rng, n);
+        let block_events = if case % 3 == 0 { rng.gen_range(1..50) } else { 65536 };
+        let bytes = write(&events, block_events);
+        let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+        assert_eq!(r.encoding(), Encoding::BasicBlocks);
+        let (mut all, mut buf) = (Vec::new(), Vec::new());
+        while r.fill(&mut buf).expect("fill") {
+            all.extend_from_slice(&buf);
+        }
+        assert_eq!(all, events, "case {case}");
+        let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+        let mut p = PackedBlock::new();
+        let mut at = 0;
+        while r.fill_packed(&mut p).expect("fill") {
+            let block = &events[at..at + p.len()];
+            let mut want = PackedBlock::new();
+            want.pack(block);
+            assert_eq!((&p.words, &p.extra, p.skipped), (&want.words, &want.extra, 0), "case {case} at {at}");
+            at += p.len();
+        }
+        assert_eq!(at, events.len());
+    }
+}
+
+/// Checks that `got` is `block` with only fetches dropped that `skip`
+/// allows (see `FetchSkip`), and returns how many were dropped.
+fn check_contract(block: &[Event], got: &PackedBlock, skip: FetchSkip) -> u64 {
+    let mut full = PackedBlock::new();
+    full.pack(block);
+    let mut kept = got.words.iter().peekable();
+    let mut dropped = 0;
+    let mut fetch_line: Option<u64> = None;
+    let s = skip.line_shift;
+    for &w in &full.words {
+        let op = (w >> ADDR_BITS) as u8;
+        if kept.peek() == Some(&&w) {
+            kept.next();
+            if op == PACKED_ESCAPE {
+                fetch_line = None;
+            } else if op < 15 {
+                let a = w & ADDR_MASK;
+                fetch_line = Some((a + u64::from(op)) >> s);
+            } else if !skip.across_data {
+                fetch_line = None;
+            }
+            continue;
+        }
+        // Dropped: a fetch within the last line of the previous fetch.
+        assert!(op < 15, "a non-fetch word {w:#x} was dropped");
+        let a = w & ADDR_MASK;
+        let (first, last) = (a >> s, (a + u64::from(op)) >> s);
+        assert!(first == last && fetch_line == Some(first), "fetch {a:#x} dropped without leave ({skip:?})");
+        dropped += 1;
+    }
+    assert!(kept.next().is_none(), "words left that the block does not have");
+    assert_eq!(got.extra, full.extra);
+    assert_eq!(got.skipped, dropped);
+    dropped
+}
+
+#[test]
+fn dropped_fetches_are_only_those_the_consumer_allows() {
+    let mut rng = Pcg64::seed_from_u64(0x5c1b);
+    let mut total = [0u64; 2];
+    for case in 0..60 {
+        let n = rng.gen_range(1..5000);
+        let events = program(&mut rng, n);
+        let bytes = write(&events, if case % 2 == 0 { rng.gen_range(1..80) } else { 65536 });
+        let skip = FetchSkip { line_shift: rng.gen_range(2..9), across_data: rng.gen_bool(0.5) };
+        let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+        let mut p = PackedBlock::new();
+        p.fetch_skip = Some(skip);
+        let mut at = 0usize;
+        while r.fill_packed(&mut p).expect("fill") {
+            let n = p.events() as usize;
+            total[usize::from(skip.across_data)] += check_contract(&events[at..at + n], &p, skip);
+            at += n;
+            // The consumer may change its mind between blocks.
+            if rng.gen_bool(0.1) {
+                p.fetch_skip = None;
+            } else {
+                p.fetch_skip = Some(skip);
+            }
+        }
+        assert_eq!(at, events.len(), "case {case}");
+    }
+    // The test bites: many fetches were dropped, with and without data between.
+    assert!(total[0] > 3_000 && total[1] > total[0], "{total:?}");
+}
+
+/// Past `TABLE_RESET` distinct shapes the writer starts a new table; the
+/// reader follows, and nothing changes in what comes out.
+#[test]
+fn table_resets_keep_the_trace() {
+    let events: Vec<Event> = (0..TABLE_RESET as u64 + 30_000)
+        .flat_map(|i| {
+            let pc = 0x1000 + 64 * i;
+            [Event::access(AccessKind::Ifetch, pc, 4, 0), Event::access(AccessKind::Ifetch, pc + 4, 2, 0)]
+        })
+        .chain((0..1000).map(|i| Event::access(AccessKind::Ifetch, 0x1000 + 64 * (i % 7), 4, 0)))
+        .collect();
+    let bytes = write(&events, 65536);
+    let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+    let (mut all, mut buf) = (Vec::new(), Vec::new());
+    while r.fill(&mut buf).expect("fill") {
+        all.extend_from_slice(&buf);
+    }
+    assert_eq!(all, events);
+}
+
+#[test]
+fn the_delta_encoding_is_still_read() {
+    let mut rng = Pcg64::seed_from_u64(7);
+    let events = program(&mut rng, 3000);
+    let opts = VmtOptions { encoding: Encoding::Delta, ..VmtOptions::default() };
+    let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
+    w.write_all(&events).expect("write");
+    let bytes = w.finish().expect("finish");
+    let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+    assert_eq!(r.encoding(), Encoding::Delta);
+    assert_eq!(r.header().encoding, "vmt-delta-v1");
+    let (mut all, mut buf) = (Vec::new(), Vec::new());
+    while r.fill(&mut buf).expect("fill") {
+        all.extend_from_slice(&buf);
+    }
+    assert_eq!(all, events);
+}
+
+#[test]
+fn basic_blocks_are_smaller_than_deltas() {
+    let mut rng = Pcg64::seed_from_u64(11);
+    let events = program(&mut rng, 200_000);
+    let bb = write(&events, 65536).len();
+    let opts = VmtOptions { encoding: Encoding::Delta, ..VmtOptions::default() };
+    let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
+    w.write_all(&events).expect("write");
+    let delta = w.finish().expect("finish").len();
+    assert!(bb < delta, "basic blocks {bb} bytes, deltas {delta}");
+}
