@@ -112,6 +112,8 @@ fn main() {
             got += events.len();
             blocks.push(buf.clone());
         }
+        let dropped: u64 = blocks.iter().map(|b| b.skipped).sum();
+        eprintln!("sim: {got} events packed into {} words ({dropped} fetches dropped)", got as u64 - dropped);
     }
     let t = Instant::now();
     let done = measured_region(mode, &bytes, n, &blocks, machine.as_mut());
