@@ -12,8 +12,9 @@
 //! source drop the instruction fetches the machine allows
 //! (`Machine::fetch_skip`): `run` sets the leave on its buffer and the
 //! reader drops what it will; `sim` packs its blocks beforehand with
-//! `PackedBlock::pack`, which drops every fetch the leave allows. With
-//! `ICOUNT_NO_SKIP` set neither drops anything. Event counts include the
+//! `PackedBlock::pack`, which drops every fetch the leave allows (with
+//! `ICOUNT_SIM_READER` set, the reader fills them under the leave instead,
+//! dropping what it will). With `ICOUNT_NO_SKIP` set neither drops anything. Event counts include the
 //! dropped fetches. The file is read into memory
 //! first so no disk read is counted. Instructions per reference = callgrind's
 //! total / N. Without valgrind it prints the wall-clock rate too. With
@@ -107,9 +108,20 @@ fn main() {
         let mut events = Vec::with_capacity(vmlab_trace::BLOCK);
         let mut buf = PackedBlock::new();
         buf.fetch_skip = skip(m);
-        while got < n && r.fill(&mut events).expect("decodes") {
-            buf.pack(&events);
-            got += events.len();
+        let reader = std::env::var_os("ICOUNT_SIM_READER").is_some();
+        while got < n {
+            if reader {
+                if !r.fill_packed(&mut buf).expect("decodes") {
+                    break;
+                }
+                got += buf.events() as usize;
+            } else {
+                if !r.fill(&mut events).expect("decodes") {
+                    break;
+                }
+                buf.pack(&events);
+                got += events.len();
+            }
             blocks.push(buf.clone());
         }
         let dropped: u64 = blocks.iter().map(|b| b.skipped).sum();
