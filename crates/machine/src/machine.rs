@@ -4,7 +4,7 @@
 use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{FlushStats, HitCheck, LineRef, Lookup, RefKind};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
-use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
+use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
 use crate::config::MachineConfig;
 use crate::hierarchy::Hierarchy;
@@ -17,10 +17,35 @@ use crate::result::{EventCounts, LevelResult, RunResult};
 pub enum RunError {
     #[error(transparent)]
     Trace(#[from] TraceError),
-    #[error("{trace}: event {event}: {source}")]
-    Memory { trace: String, event: u64, source: MapError },
+    /// `dropped`: instruction fetches the block lost under its
+    /// `FetchSkip` (`PackedBlock::skipped`), which may lie before the
+    /// failing word, so the event number is only known within a range.
+    #[error("{trace}: {}: {source}", event_at(*event, *dropped))]
+    Memory { trace: String, event: u64, dropped: u64, source: MapError },
+    /// A block whose source dropped instruction fetches under a rule this
+    /// machine cannot count exactly (`Machine::fetch_skip`).
+    #[error(
+        "{trace}: block starting at event {first}: {skipped} instruction fetches were dropped under \
+         {given:?}, but this machine allows only {allowed:?} (a line shift of at most the top \
+         instruction cache's, across data only for a split top level)"
+    )]
+    FetchSkip { trace: String, first: u64, skipped: u64, given: Option<FetchSkip>, allowed: Option<FetchSkip> },
     #[error("interrupted after {events} events: {reason}")]
     Interrupted { events: u64, reason: String },
+}
+
+/// Names the event of a failing word: exactly when its block dropped no
+/// fetches, else the range it must lie in (the dropped fetches may all
+/// precede it or all follow it; which is not recorded).
+fn event_at(event: u64, dropped: u64) -> String {
+    if dropped == 0 {
+        format!("event {event}")
+    } else {
+        format!(
+            "an event in {event}..={} (its block dropped {dropped} instruction fetches, not known whether before or after it)",
+            event + dropped
+        )
+    }
 }
 
 /// Progress of a run, handed to the caller's callback between blocks.
@@ -87,6 +112,8 @@ pub struct Machine {
     /// Reused by `feed` to pack events for `feed_packed`.
     scratch: PackedBlock,
     hit_loop: HitLoop,
+    /// Which instruction fetches a source may drop (`fetch_skip`).
+    fetch_skip: Option<FetchSkip>,
 }
 
 /// One packed op as the inner loop sees it; 16 bytes, copied in two moves.
@@ -138,6 +165,38 @@ impl Machine {
             [Some(i), Some(d)] if !i.direct() && !d.direct() => HitLoop::Assoc([i, d]),
             _ => HitLoop::General,
         };
+        // A fetch that `FetchSkip` lets a source drop repeats the line the
+        // previous fetch word left in the top instruction (or unified)
+        // cache, `i_shift`. Counting it as a hit there is exact for every
+        // machine this crate builds, 3C shadows included:
+        // * that line is resident and the most recent of its set: a fetch is
+        //   a read, and a read always allocates (a hit touches the line, a
+        //   fill stamps it or, under tree-PLRU, touches it); in a 3C shadow
+        //   the fetch was shown as allocating, so the line is the shadow's
+        //   most recent too;
+        // * nothing between can evict it or reorder its set: no escape (no
+        //   flush, address-space change or unusual access), other fetches
+        //   only to the same line (dropped too), and data words only when
+        //   the top level is split, where they reach the data cache and the
+        //   levels below, and nothing below reaches back into a top cache
+        //   (hierarchy.rs has no inclusion, back-invalidation or I/D
+        //   coherence);
+        // * a hit on the most recent line changes no state: LRU re-stamps
+        //   the newest line (the order stays), the tree-PLRU touch is
+        //   idempotent, FIFO and random do nothing on a hit, the LRU shadow
+        //   moves its head to the head, a read sets no dirty bit;
+        // * no translation is missed: a line lies within one page (the
+        //   configuration checks line <= page), which the earlier fetch has
+        //   already mapped, so the first-touch mapper would allocate nothing.
+        // This is the general loop's repeat-line shortcut, which counts these
+        // very fetches as repeats (repeat slot 0 is the instruction cache's
+        // alone when the top is split); on such a hit the inline loops'
+        // `probe` only re-stamps the newest line under LRU (a later clock
+        // value, the order unchanged; only the order is ever read).
+        // A unified top gets no `across_data`: a data word may evict the line.
+        // (A top level whose hits change state, a prefetch on hit say, would
+        // need `None` here: no fetch may be dropped.)
+        let fetch_skip = Some(FetchSkip { line_shift: i_shift, across_data: !hierarchy.top_is_unified() });
         let mut direct_ops = Box::new(DirectOp::table(&ops));
         let mut set_lines = Vec::new();
         match hit_loop {
@@ -164,6 +223,7 @@ impl Machine {
             ops,
             scratch: PackedBlock::default(),
             hit_loop,
+            fetch_skip,
         })
     }
 
@@ -179,6 +239,27 @@ impl Machine {
             HitLoop::Direct(_) => "direct",
             HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
+        }
+    }
+
+    /// The instruction fetches a source may drop from the blocks it hands
+    /// this machine (`PackedBlock::fetch_skip`): fetches within the line of
+    /// the top instruction (or unified) cache that the previous fetch word
+    /// left, across data words only for a split top level. `None` would
+    /// mean that no fetch may be dropped; every machine this crate builds
+    /// allows it (see `new` for why counting them as hits is exact).
+    pub fn fetch_skip(&self) -> Option<FetchSkip> {
+        self.fetch_skip
+    }
+
+    /// Whether a block dropped fetches under `given` may be counted exactly
+    /// here: a shorter line than the machine's is a part of one of its lines
+    /// (lines are aligned powers of two), and a source that stopped at data
+    /// words dropped a subset of what `across_data` would allow.
+    fn allows(&self, given: Option<FetchSkip>) -> bool {
+        match (given, self.fetch_skip) {
+            (Some(g), Some(m)) => g.line_shift <= m.line_shift && (m.across_data || !g.across_data),
+            _ => false,
         }
     }
 
@@ -353,6 +434,7 @@ impl Machine {
     /// go through the same inner loop as a run, `feed_packed`.
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
         let mut packed = std::mem::take(&mut self.scratch);
+        packed.fetch_skip = self.fetch_skip;
         let mut res = Ok(());
         for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
             packed.pack(chunk);
@@ -367,8 +449,31 @@ impl Machine {
 
     /// Applies one packed block (see `vmlab_trace::PackedBlock`); `first`
     /// numbers its first event for error messages. This is the inner loop,
-    /// in the shape `HitLoop` chose.
+    /// in the shape `HitLoop` chose. The block's dropped fetches
+    /// (`skipped`) are counted as fetches and top-level fetch hits; a block
+    /// that dropped fetches under a rule this machine does not allow
+    /// (`fetch_skip`, `allows`) is refused before anything is applied.
     pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        if block.skipped > 0 && !self.allows(block.fetch_skip) {
+            return Err(RunError::FetchSkip {
+                trace: origin.to_string(),
+                first,
+                skipped: block.skipped,
+                given: block.fetch_skip,
+                allowed: self.fetch_skip,
+            });
+        }
+        self.feed_words(block, origin, first)?;
+        // Hits on the most recent line of their set: only counters move
+        // (`settle` adds `pending` to the top instruction cache's).
+        const IFETCH: usize = AccessKind::Ifetch as usize;
+        self.access_counts[IFETCH] += block.skipped;
+        self.pending[IFETCH] += block.skipped;
+        Ok(())
+    }
+
+    /// The words of a block, through the loop `HitLoop` chose.
+    fn feed_words(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
         match self.hit_loop {
             HitLoop::General => self.feed_general(block, origin, first),
             // Direct-mapped tops that both need no translation are
@@ -407,7 +512,12 @@ impl Machine {
             Event::ContextSwitch(a) => a,
             Event::FlushAll => asid,
         };
-        self.step(ev).map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
+        self.step(ev).map_err(|source| RunError::Memory {
+            trace: origin.to_string(),
+            event: first + i as u64,
+            dropped: block.skipped,
+            source,
+        })?;
         Ok(asid)
     }
 
@@ -420,6 +530,7 @@ impl Machine {
         let err = |i: usize, source: MapError| RunError::Memory {
             trace: origin.to_string(),
             event: first + i as u64,
+            dropped: block.skipped,
             source,
         };
         for (i, &w) in block.words.iter().enumerate() {
@@ -489,7 +600,12 @@ impl Machine {
             let run = if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
             let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
             i = stop;
-            res.map_err(|source| RunError::Memory { trace: origin.to_string(), event: first + i as u64, source })?;
+            res.map_err(|source| RunError::Memory {
+                trace: origin.to_string(),
+                event: first + i as u64,
+                dropped: block.skipped,
+                source,
+            })?;
             if i >= words.len() {
                 return Ok(());
             }
@@ -517,7 +633,10 @@ impl Machine {
         let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(3);
         let (empty_tx, empty_rx) = sync_channel::<PackedBlock>(4);
         for _ in 0..4 {
-            let _ = empty_tx.send(PackedBlock::default());
+            // The source may drop the fetches this machine only counts.
+            let mut buf = PackedBlock::new();
+            buf.fetch_skip = self.fetch_skip;
+            let _ = empty_tx.send(buf);
         }
         std::thread::scope(|s| {
             // Owned by the scope's closure, so an early return drops them and
@@ -545,7 +664,8 @@ impl Machine {
             for block in full_rx.iter() {
                 let (buf, bytes_read, bytes_total) = block?;
                 self.feed_packed(&buf, origin, n)?;
-                n += buf.len() as u64;
+                // Events, not words: dropped fetches count.
+                n += buf.events();
                 progress(Progress { events: n, bytes_read, bytes_total })
                     .map_err(|reason| RunError::Interrupted { events: n, reason })?;
                 let _ = empty_tx.send(buf);

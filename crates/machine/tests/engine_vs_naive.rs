@@ -8,7 +8,7 @@ use support::naive::{NaiveCache, NaiveMachine, NaiveTier};
 use vmlab_addr::PageSize;
 use vmlab_cache::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Machine, MachineConfig, MemoryConfig, StatsConfig};
-use vmlab_trace::{AccessKind, Event};
+use vmlab_trace::{AccessKind, Event, PackedBlock};
 
 fn cache_strategy(page: u64) -> impl Strategy<Value = CacheConfig> {
     (
@@ -137,14 +137,7 @@ fn check(
             }
         }
     }
-    // Random replacement's 3C shadow draws its own random numbers; the
-    // naive shadow cannot replay them, so classification is compared
-    // only for deterministic policies.
-    let any_random = tiers.iter().any(|t| match t {
-        TierShape::Unified(c) => c.replacement == Replacement::Random,
-        TierShape::Split(i, d) => i.replacement == Replacement::Random || d.replacement == Replacement::Random,
-    });
-    let (mut m, mut n) = build(tiers, page, classify && !any_random);
+    let (mut m, mut n) = build(tiers, page, classify && !any_random(tiers));
     if share {
         // A synonym: page 0 of asid 0 and page 3 of asid 1 share a frame.
         m.share_page(0, 0, 1, 3 * page).expect("frames");
@@ -154,7 +147,23 @@ fn check(
     for e in &events {
         n.event(e);
     }
-    let r = m.result("random");
+    equals_naive(&m.result("random"), &n, &events)?;
+    Ok(m.inner_loop())
+}
+
+/// Random replacement's 3C shadow draws its own random numbers; the naive
+/// shadow cannot replay them, so classification is compared only for
+/// deterministic policies.
+fn any_random(tiers: &[TierShape]) -> bool {
+    tiers.iter().any(|t| match t {
+        TierShape::Unified(c) => c.replacement == Replacement::Random,
+        TierShape::Split(i, d) => i.replacement == Replacement::Random || d.replacement == Replacement::Random,
+    })
+}
+
+/// Every counter of the engine's result `r` against the naive simulator
+/// `n` that saw `events`.
+fn equals_naive(r: &vmlab_machine::RunResult, n: &NaiveMachine, events: &[Event]) -> Result<(), TestCaseError> {
     let naive = n.caches();
     prop_assert_eq!(r.caches.len(), naive.len());
     for (e, nv) in r.caches.iter().zip(naive) {
@@ -171,6 +180,91 @@ fn check(
     prop_assert_eq!(r.memory.writes, n.mem_writes);
     prop_assert_eq!(r.memory.bytes_read, n.mem_bytes_read);
     prop_assert_eq!(r.memory.bytes_written, n.mem_bytes_written);
+    Ok(())
+}
+
+/// Straight-line code, as real traces are: runs of sequential fetches of
+/// 1-8 bytes (many within the line of the one before), loads, stores and
+/// modifies between them (some at the code's own addresses, so a unified
+/// top sees data in instruction lines), an address space per run, and
+/// after some runs a flush or an escaped (16-byte) fetch. The first three
+/// fetches of a run lie within one 8-byte line (no line is shorter) with no
+/// data between, so every run gives at least one droppable fetch even
+/// where its first fetch is an escape (an address-space change).
+fn fetch_rich_strategy() -> impl Strategy<Value = Vec<Event>> {
+    use AccessKind::{Ifetch, Load, Modify, Store};
+    prop::collection::vec(
+        (
+            0u32..2,
+            0u64..4,
+            0u64..256,
+            prop::collection::vec((1u32..=8, 0usize..8, 0u64..2048, 0usize..4), 3..14),
+            0u8..12,
+        ),
+        1..30,
+    )
+    .prop_map(|runs| {
+        let mut evs = Vec::new();
+        for (asid, region, start, instrs, marker) in runs {
+            let mut pc = (region << 20) + start * 8;
+            for (n, (size, data, daddr, dsize)) in instrs.into_iter().enumerate() {
+                let size = if n < 3 { size.min(2) } else { size };
+                evs.push(Event::access(Ifetch, pc, size, asid));
+                pc += u64::from(size);
+                if n >= 2 && data < 4 {
+                    let kind = [Load, Store, Modify, Store][data];
+                    let addr = if data == 3 { pc + daddr % 64 } else { ((daddr % 4) << 20) + daddr };
+                    evs.push(Event::access(kind, addr, [1, 2, 4, 8][dsize], asid));
+                }
+            }
+            match marker {
+                0 => evs.push(Event::FlushAll),
+                1 => evs.push(Event::access(Ifetch, pc, 16, asid)),
+                _ => {}
+            }
+        }
+        evs
+    })
+}
+
+/// One block of `events`, fed with the fetches the machine allows dropped
+/// (`Machine::fetch_skip`), equals the same block fed whole (every
+/// `RunResult` field) and the naive simulator; some fetch must have been
+/// dropped. Returns the inner loop.
+fn check_skip(
+    page: u64,
+    tiers: &[TierShape],
+    events: Vec<Event>,
+    share: bool,
+    classify: bool,
+) -> Result<&'static str, TestCaseError> {
+    let classify = classify && !any_random(tiers);
+    let (mut m, mut n) = build(tiers, page, classify);
+    let (mut plain, _) = build(tiers, page, classify);
+    if share {
+        for x in [&mut m, &mut plain] {
+            x.share_page(0, 0, 1, 3 * page).expect("frames");
+        }
+        n.share(0, 0, 1, 3 * page);
+    }
+    let skip = m.fetch_skip();
+    prop_assert!(skip.is_some());
+    let mut dropped = PackedBlock::new();
+    dropped.fetch_skip = skip;
+    dropped.pack(&events);
+    prop_assert!(dropped.skipped > 0, "nothing dropped: the test would prove nothing");
+    prop_assert_eq!(dropped.events(), events.len() as u64);
+    m.feed_packed(&dropped, "random", 0).expect("no exhaustion");
+    let mut whole = PackedBlock::new();
+    whole.pack(&events);
+    prop_assert_eq!(whole.skipped, 0);
+    plain.feed_packed(&whole, "random", 0).expect("no exhaustion");
+    for e in &events {
+        n.event(e);
+    }
+    let r = m.result("random");
+    prop_assert_eq!(&r, &plain.result("random"));
+    equals_naive(&r, &n, &events)?;
     Ok(m.inner_loop())
 }
 
@@ -460,6 +554,73 @@ proptest! {
         let mut tiers = vec![top];
         tiers.extend(below);
         let inner = check(256, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "associative");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    ))]
+
+    /// Dropped fetches on any machine (3C classification on where no
+    /// policy is random: mostly the general loop).
+    #[test]
+    fn dropped_fetches_general(
+        page in prop::sample::select(vec![256u64, 4096]),
+        tiers in prop::collection::vec(tier_strategy(256), 1..=3),
+        events in fetch_rich_strategy(),
+        share in any::<bool>(),
+    ) {
+        check_skip(page, &tiers, events, share, true)?;
+    }
+
+    /// Dropped fetches on machines that select the inline loops (direct,
+    /// virtual-direct, associative).
+    #[test]
+    fn dropped_fetches_inline_loops(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in any::<bool>().prop_flat_map(|d| inline_top_strategy(256, d).prop_map(move |t| (d, t))),
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        events in fetch_rich_strategy(),
+        share in any::<bool>(),
+    ) {
+        let (direct, top) = top;
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check_skip(page, &tiers, events, share, false)?;
+        prop_assert!(if direct { inner == "direct" || inner == "virtual-direct" } else { inner == "associative" }, "{inner}");
+    }
+
+    /// Dropped fetches on virtual-direct tops over a fill-in-place chain
+    /// (jm-base's shape).
+    #[test]
+    fn dropped_fetches_virtual_direct_fills(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in virtual_direct_top_strategy(256),
+        depth in 0usize..=2,
+        seed_tiers in prop::collection::vec(fill_tier_strategy(256, 8), 2),
+        events in fetch_rich_strategy(),
+    ) {
+        let tiers = with_chain(vec![write_allocate(top)], seed_tiers, depth);
+        let inner = check_skip(page, &tiers, events, false, false)?;
+        prop_assert_eq!(inner, "virtual-direct");
+    }
+
+    /// Dropped fetches on set-associative tops whose sets conflict, any
+    /// indexing (the associative loop's memo).
+    #[test]
+    fn dropped_fetches_associative_memo(
+        top in prop_oneof![
+            memo_top_cache().prop_map(TierShape::Unified),
+            (memo_top_cache(), memo_top_cache()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=1),
+        events in fetch_rich_strategy(),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check_skip(256, &tiers, events, false, false)?;
         prop_assert_eq!(inner, "associative");
     }
 }

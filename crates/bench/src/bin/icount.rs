@@ -8,7 +8,14 @@
 //! MODE is `decode` (the `.vmt` reader alone, packed blocks as the engine
 //! reads them), `decode-events` (the reader producing `Event`s), `sim` (the machine fed events
 //! already in memory) or `run` (reader and machine on this one thread, block
-//! by block: all the work of a run on one core). The file is read into memory
+//! by block: all the work of a run on one core). Both machine modes let the
+//! source drop the instruction fetches the machine allows
+//! (`Machine::fetch_skip`): `run` sets the leave on its buffer and the
+//! reader drops what it will; `sim` packs its blocks beforehand with
+//! `PackedBlock::pack`, which drops every fetch the leave allows (with
+//! `ICOUNT_SIM_READER` set, the reader fills them under the leave instead,
+//! dropping what it will). With `ICOUNT_NO_SKIP` set neither drops anything. Event counts include the
+//! dropped fetches. The file is read into memory
 //! first so no disk read is counted. Instructions per reference = callgrind's
 //! total / N. Without valgrind it prints the wall-clock rate too. With
 //! `ICOUNT_RESULT` set it also prints every counter of the machine's result
@@ -30,7 +37,7 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], m
         let mut done = 0;
         for b in blocks {
             m.feed_packed(b, "trace", done).expect("runs");
-            done += b.len() as u64;
+            done += b.events();
         }
         return done;
     }
@@ -40,7 +47,7 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], m
         let mut done = 0usize;
         while done < n && r.fill_packed(&mut buf).expect("decodes") {
             black_box(&buf.words);
-            done += buf.len();
+            done += buf.events() as usize;
         }
         return done as u64;
     }
@@ -48,9 +55,10 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], m
     if let Some(m) = machine {
         // As Machine::run does, without its decoder thread.
         let mut buf = PackedBlock::new();
+        buf.fetch_skip = skip(m);
         while done < n && r.fill_packed(&mut buf).expect("decodes") {
             m.feed_packed(&buf, "trace", done as u64).expect("runs");
-            done += buf.len();
+            done += buf.events() as usize;
         }
         return done as u64;
     }
@@ -60,6 +68,16 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], m
         done += buf.len();
     }
     done as u64
+}
+
+/// The fetches a source may drop for `m`: what it allows, unless
+/// `ICOUNT_NO_SKIP` is set (to compare with feeding every fetch).
+fn skip(m: &Machine) -> Option<vmlab_trace::FetchSkip> {
+    if std::env::var_os("ICOUNT_NO_SKIP").is_some() {
+        None
+    } else {
+        m.fetch_skip()
+    }
 }
 
 fn main() {
@@ -81,16 +99,33 @@ fn main() {
         })),
         _ => usage(),
     };
-    // `sim` feeds whole blocks decoded beforehand (memory: 8 bytes an event).
+    // `sim` feeds whole blocks decoded and packed beforehand (memory: at
+    // most 8 bytes an event), with every fetch the machine allows dropped.
     let mut blocks = Vec::new();
-    if mode == "sim" {
+    if let (Some(m), "sim") = (machine.as_ref(), mode.as_str()) {
         let mut r = VmtReader::new(&bytes[..], trace.as_str()).expect("vmt");
         let mut got = 0;
+        let mut events = Vec::with_capacity(vmlab_trace::BLOCK);
         let mut buf = PackedBlock::new();
-        while got < n && r.fill_packed(&mut buf).expect("decodes") {
-            got += buf.len();
+        buf.fetch_skip = skip(m);
+        let reader = std::env::var_os("ICOUNT_SIM_READER").is_some();
+        while got < n {
+            if reader {
+                if !r.fill_packed(&mut buf).expect("decodes") {
+                    break;
+                }
+                got += buf.events() as usize;
+            } else {
+                if !r.fill(&mut events).expect("decodes") {
+                    break;
+                }
+                buf.pack(&events);
+                got += events.len();
+            }
             blocks.push(buf.clone());
         }
+        let dropped: u64 = blocks.iter().map(|b| b.skipped).sum();
+        eprintln!("sim: {got} events packed into {} words ({dropped} fetches dropped)", got as u64 - dropped);
     }
     let t = Instant::now();
     let done = measured_region(mode, &bytes, n, &blocks, machine.as_mut());
