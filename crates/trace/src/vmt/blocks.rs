@@ -292,15 +292,23 @@ pub(crate) struct ShapeTable {
     shapes: Vec<Shape>,
     /// Every shape's words: a fetch's op and address, a data op with address 0.
     tmpl: Vec<u64>,
-    /// Per slot: last address and stride.
-    state: Vec<[u64; 2]>,
-    /// The words each shape hands out under `skip`, and per slot its word's
-    /// index within them.
+    /// Per slot: its prediction and where its word is in its shape's view.
+    state: Vec<Slot>,
+    /// The words each shape hands out under `skip`.
     view: Vec<u64>,
     /// Where the last view ends (`COPY` zero words follow).
     view_end: usize,
-    view_pos: Vec<u32>,
     skip: Option<FetchSkip>,
+}
+
+/// One data reference of a shape, as the decoder keeps it: the last
+/// address and stride (the prediction is their sum), and the index of its
+/// word within its shape's view. One 24-byte record, one stream to walk.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    last: u64,
+    stride: u64,
+    pos: u64,
 }
 
 impl ShapeTable {
@@ -310,7 +318,6 @@ impl ShapeTable {
         self.state.clear();
         self.view.clear();
         self.view_end = 0;
-        self.view_pos.clear();
     }
 
     /// Appends `s`'s view under `self.skip` (its words without the fetches
@@ -322,6 +329,7 @@ impl ShapeTable {
         let v = self.view.len();
         let mut skipped = 0u32;
         let mut fetch_line: Option<u64> = None;
+        let mut slot = s.slot as usize;
         for &w in words {
             let op = (w >> ADDR_BITS) as u8;
             if is_fetch(op) {
@@ -339,7 +347,10 @@ impl ShapeTable {
                 if !self.skip.is_some_and(|k| k.across_data) {
                     fetch_line = None;
                 }
-                self.view_pos.push((self.view.len() - v) as u32);
+                if let Some(d) = self.state.get_mut(slot) {
+                    d.pos = (self.view.len() - v) as u64;
+                }
+                slot += 1;
             }
             self.view.push(w);
         }
@@ -359,7 +370,6 @@ impl ShapeTable {
         self.skip = skip;
         self.view.clear();
         self.view_end = 0;
-        self.view_pos.clear();
         for i in 0..self.shapes.len() {
             self.build_view(i);
         }
@@ -398,7 +408,7 @@ impl ShapeTable {
                 pc += op_size(op);
             } else {
                 self.tmpl.push(u64::from(op) << ADDR_BITS);
-                self.state.push([0, 0]);
+                self.state.push(Slot::default());
             }
         }
         self.shapes.push(Shape {
@@ -431,7 +441,10 @@ pub(crate) fn decode(
     out: &mut PackedBlock,
 ) -> Result<(), BlockError> {
     let fail = |record: usize, pos: usize, msg: String| BlockError { record, pos, msg };
-    out.clear();
+    // Not `out.clear()`: the words are overwritten in place below, and
+    // emptying them first would make the resize zero the whole buffer.
+    out.extra.clear();
+    out.skipped = 0;
     if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
         return Err(fail(0, 0, format!("a {raw_len}-byte payload is shorter than its {HEADER_LEN}-byte header")));
     }
@@ -482,70 +495,41 @@ pub(crate) fn decode(
         ));
     }
 
-    let ShapeTable { shapes, state, view, view_pos, .. } = table;
-    // A shape's words are appended `COPY` at a time (a fixed-size copy the
-    // compiler inlines; a shape averages ~9 words; `view` keeps `COPY`
-    // words of slack at its end) and the excess cut off.
+    let ShapeTable { shapes, state, view, .. } = table;
     let words = &mut out.words;
-    words.clear();
-    words.reserve(count + COPY);
+    // Overwritten in place; only what the previous block left short is zeroed.
+    words.resize(count + SLACK, 0);
     let mut skipped = 0u64;
-    let (mut k, mut dp, mut rp) = (0usize, 0usize, 0usize);
+    let (mut w, mut k, mut dp, mut rp) = (0usize, 0usize, 0usize, 0usize);
     let mut asid = 0u32;
-    let ctl = raw[ctl_at..ctl_at + 4 * n_ctl].chunks_exact(4);
-    for (c, id) in ctl.map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).enumerate() {
-        if let Some(s) = shapes.get(id as usize) {
-            let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
-            let w = words.len();
-            // Every bound this execution can reach, in three compares: the
-            // deltas are padded by `PAD` (8 bytes for each of at most
-            // `MAX_ITEMS` slots).
-            if w + n > count || k + slots > n_dtags || dp > deltas_len {
-                return Err(fail(c, ctl_at + 4 * c, overrun(id, w + n, count, k + slots, n_dtags)));
-            }
-            let mut j = 0;
-            loop {
-                if let Some(chunk) = view.get(v + j..v + j + COPY) {
-                    words.extend_from_slice(chunk);
-                }
-                j += COPY;
-                if j >= n {
-                    break;
-                }
-                words.truncate(w + j);
-            }
-            words.truncate(w + n);
-            let dst = &mut words[..];
-            let (Some(tags), Some(st), Some(pos)) =
-                (dtags.get(k..k + slots), state.get_mut(slot..slot + slots), view_pos.get(slot..slot + slots))
-            else {
-                return Err(fail(c, ctl_at + 4 * c, format!("shape {id}: table out of step (a bug)")));
-            };
-            let (mut bad, mut high) = (0u8, 0u64);
-            for ((&t, st), &at) in tags.iter().zip(st.iter_mut()).zip(pos) {
-                let l = &LENS[usize::from(t & 7)];
-                let b = deltas.get(dp..).and_then(|d| d.first_chunk::<8>()).map_or(0, |b| u64::from_le_bytes(*b));
-                dp += l.bytes;
-                let [last, stride] = *st;
-                let addr = last.wrapping_add(stride).wrapping_add(b & l.mask).wrapping_sub(l.bias);
-                *st = [addr, addr.wrapping_sub(last)];
-                bad |= t;
-                high |= addr;
-                if let Some(x) = dst.get_mut(w + at as usize) {
-                    *x |= addr;
-                }
-            }
-            // One compare for both: a tag above 7, an address of 2^56 or more.
-            if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
-                return Err(fail(c, dtags_at + k, bad_slot(id, tags, high)));
-            }
-            k += slots;
-            skipped += u64::from(s.v_skipped);
-        } else if id == CTL_RAW {
+    let ctl = &raw[ctl_at..ctl_at + 4 * n_ctl];
+    let mut c = 0;
+    while c < n_ctl {
+        let mut run = Run { dst: &mut words[..], w, k, dp, skipped: 0 };
+        let bounds = Bounds { count, n_dtags, deltas_len };
+        let stop = run.shapes(shapes, state, view, &ctl[4 * c..], bounds, dtags, deltas);
+        (w, k, dp) = (run.w, run.k, run.dp);
+        skipped += run.skipped;
+        let (done, bad) = match stop {
+            Stop::End(d) => (d, None),
+            Stop::Other(d) => (d, None),
+            Stop::Bad(d, why) => (d, Some(why)),
+        };
+        c += done;
+        if let Some(why) = bad {
+            let at = if matches!(why, Why::Slot) { dtags_at + k } else { ctl_at + 4 * c };
+            let id = ctl.get(4 * c..4 * c + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            return Err(fail(c, at, why_message(why, id, shapes, dtags, k, count, n_dtags, w)));
+        }
+        if c >= n_ctl {
+            break;
+        }
+        let id = ctl.get(4 * c..4 * c + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        if id == CTL_RAW {
             let (e, used) = raw_event(raw_ev, rp).map_err(|m| fail(c, raw_at + rp, m))?;
             rp += used;
-            if words.len() + 1 > count {
-                return Err(fail(c, ctl_at + 4 * c, overrun(id, words.len() + 1, count, k, n_dtags)));
+            if w + 1 > count {
+                return Err(fail(c, ctl_at + 4 * c, format!("a raw event runs past the block's {count} events")));
             }
             let word = match packed_word(e, asid) {
                 Some(word) => word,
@@ -559,7 +543,11 @@ pub(crate) fn decode(
                     u64::from(PACKED_ESCAPE) << ADDR_BITS
                 }
             };
-            words.push(word);
+            if let Some(x) = words.get_mut(w) {
+                *x = word;
+            }
+            w += 1;
+            c += 1;
         } else {
             return Err(fail(
                 c,
@@ -581,7 +569,8 @@ pub(crate) fn decode(
             return Err(fail(n_ctl, 0, format!("{} {what} left over after the last control entry", have - used)));
         }
     }
-    let events = words.len() as u64 + skipped;
+    words.truncate(w);
+    let events = w as u64 + skipped;
     if events != count as u64 {
         return Err(fail(n_ctl, 0, format!("the control entries give {events} events, the block header says {count}")));
     }
@@ -606,28 +595,161 @@ static LENS: [Len; 8] = {
     t
 };
 
+/// Delta bytes an execution may read: 8 for each of at most `MAX_ITEMS`
+/// slots, plus the 8 the last load spans (`PAD` covers it past the payload).
+const DELTA_WINDOW: usize = 8 * MAX_ITEMS + 8;
+const _: () = assert!(DELTA_WINDOW <= PAD && (DELTA_WINDOW - 8).is_power_of_two());
+const _: () = assert!(MAX_ITEMS.is_power_of_two());
+
+/// Output words past the block's events: a shape's copy and its slot
+/// window may reach past the last word written.
+const SLACK: usize = MAX_ITEMS + COPY;
+
 /// Words copied per step: a shape's words plus slack, so the copy has a
 /// fixed size; `view` always has this many words after its last shape.
 const COPY: usize = 16;
 
-#[cold]
-fn overrun(id: u32, words: usize, count: usize, tags: usize, n_dtags: usize) -> String {
-    if words > count {
-        format!("shape {id} runs past the block's {count} events")
-    } else if tags > n_dtags {
-        format!("shape {id} needs data tags up to {tags}, the block has {n_dtags}")
-    } else {
-        format!("shape {id}'s data deltas run past the payload")
+/// What `Run::shapes` needs to know of the block's sizes.
+#[derive(Clone, Copy)]
+struct Bounds {
+    count: usize,
+    n_dtags: usize,
+    deltas_len: usize,
+}
+
+/// What went wrong with an execution.
+#[derive(Clone, Copy)]
+enum Why {
+    /// It runs past the block's events, data tags or deltas.
+    Overrun,
+    /// A data tag above 7, or an address of 2^56 or more.
+    Slot,
+}
+
+/// Where `Run::shapes` stopped, after how many control entries.
+enum Stop {
+    /// At the end of the control entries.
+    End(usize),
+    /// At an entry that is not a shape number.
+    Other(usize),
+    /// At a bad execution (nothing of it is in the words).
+    Bad(usize, Why),
+}
+
+/// The decoding state `Run::shapes` carries: the output (sized for the
+/// whole block plus `COPY` words of slack, cut to `w` at the end) and the
+/// positions in it, the data tags and the deltas.
+struct Run<'a> {
+    dst: &'a mut [u64],
+    w: usize,
+    k: usize,
+    dp: usize,
+    skipped: u64,
+}
+
+impl Run<'_> {
+    /// Executes the shape entries at the start of `ctl`: out of line, with
+    /// plain indices into plain slices, so its few variables stay in
+    /// registers.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn shapes(
+        &mut self,
+        shapes: &[Shape],
+        state: &mut [Slot],
+        view: &[u64],
+        ctl: &[u8],
+        b: Bounds,
+        dtags: &[u8],
+        deltas: &[u8],
+    ) -> Stop {
+        let (mut w, mut k, mut dp, mut skipped) = (self.w, self.k, self.dp, 0u64);
+        let dst = &mut *self.dst;
+        let mut done = 0;
+        let stop = loop {
+            let Some(e) = ctl.get(4 * done..4 * done + 4) else { break Stop::End(done) };
+            let id = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+            let Some(s) = shapes.get(id as usize) else { break Stop::Other(done) };
+            let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
+            // Every bound this execution can reach, in three compares: the
+            // deltas are padded by `PAD` (8 bytes for each of at most
+            // `MAX_ITEMS` slots), the output by `COPY` words.
+            if w + n > b.count || k + slots > b.n_dtags || dp > b.deltas_len {
+                break Stop::Bad(done, Why::Overrun);
+            }
+            // `COPY` words at a time: a fixed-size copy, inlined (`view`
+            // has `COPY` words of slack at its end, the output `SLACK`).
+            let mut j = 0;
+            while let (Some(d), Some(src)) = (dst.get_mut(w + j..w + j + COPY), view.get(v + j..v + j + COPY)) {
+                d.copy_from_slice(src);
+                j += COPY;
+                if j >= n {
+                    break;
+                }
+            }
+            // Fixed-size windows, each bounds-checked once: the slots'
+            // offsets into them are masked to their size, which the
+            // compiler sees is in bounds, so the loop has no checks.
+            let (Some(tags), Some(st), Some(win), Some(out)) = (
+                dtags.get(k..k + slots),
+                state.get_mut(slot..slot + slots),
+                deltas.get(dp..).and_then(|d| d.first_chunk::<DELTA_WINDOW>()),
+                dst.get_mut(w..).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()),
+            ) else {
+                break Stop::Bad(done, Why::Overrun);
+            };
+            let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
+            for (&t, sl) in tags.iter().zip(st.iter_mut()) {
+                let l = &LENS[usize::from(t & 7)];
+                let d = win[o & (DELTA_WINDOW - 9)..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
+                o += l.bytes;
+                let addr = sl.last.wrapping_add(sl.stride).wrapping_add(d & l.mask).wrapping_sub(l.bias);
+                sl.stride = addr.wrapping_sub(sl.last);
+                sl.last = addr;
+                bad |= t;
+                high |= addr;
+                out[sl.pos as usize & (MAX_ITEMS - 1)] |= addr;
+            }
+            dp += o;
+            // One compare for both: a tag above 7, an address of 2^56 or more.
+            if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
+                break Stop::Bad(done, Why::Slot);
+            }
+            w += n;
+            k += slots;
+            skipped += u64::from(s.v_skipped);
+            done += 1;
+        };
+        (self.w, self.k, self.dp, self.skipped) = (w, k, dp, skipped);
+        stop
     }
 }
 
+/// The message for a bad execution of shape `id` whose data tags start at `k`.
 #[cold]
-fn bad_slot(id: u32, tags: &[u8], high: u64) -> String {
-    match tags.iter().find(|&&t| t > 7) {
-        Some(t) => format!("data tag {t:#04x}: expected a length code 0..=7"),
-        None => {
-            format!("shape {id}'s data address {high:#x} (or-ed over its slots) is not below 2^56")
+#[allow(clippy::too_many_arguments)]
+fn why_message(
+    why: Why,
+    id: u32,
+    shapes: &[Shape],
+    dtags: &[u8],
+    k: usize,
+    count: usize,
+    n_dtags: usize,
+    words: usize,
+) -> String {
+    let Some(s) = shapes.get(id as usize) else { return format!("control entry {id}: no such shape") };
+    let slots = s.slots as usize;
+    match why {
+        Why::Overrun if words + s.v_len as usize > count => format!("shape {id} runs past the block's {count} events"),
+        Why::Overrun if k + slots > n_dtags => {
+            format!("shape {id} needs data tags up to {}, the block has {n_dtags}", k + slots)
         }
+        Why::Overrun => format!("shape {id}'s data deltas run past the payload"),
+        Why::Slot => match dtags.get(k..k + slots).and_then(|t| t.iter().find(|&&t| t > 7)) {
+            Some(t) => format!("data tag {t:#04x}: expected a length code 0..=7"),
+            None => format!("a data address of shape {id} is not below 2^56"),
+        },
     }
 }
 
