@@ -506,8 +506,7 @@ pub(crate) fn decode(
     let mut c = 0;
     while c < n_ctl {
         let mut run = Run { dst: &mut words[..], w, k, dp, skipped: 0 };
-        let bounds = Bounds { count, n_dtags, deltas_len };
-        let stop = run.shapes(shapes, state, view, &ctl[4 * c..], bounds, dtags, deltas);
+        let stop = run.shapes(shapes, state, view, &ctl[4 * c..], dtags, deltas);
         (w, k, dp) = (run.w, run.k, run.dp);
         skipped += run.skipped;
         let (done, bad) = match stop {
@@ -609,14 +608,6 @@ const SLACK: usize = MAX_ITEMS + COPY;
 /// fixed size; `view` always has this many words after its last shape.
 const COPY: usize = 16;
 
-/// What `Run::shapes` needs to know of the block's sizes.
-#[derive(Clone, Copy)]
-struct Bounds {
-    count: usize,
-    n_dtags: usize,
-    deltas_len: usize,
-}
-
 /// What went wrong with an execution.
 #[derive(Clone, Copy)]
 enum Why {
@@ -659,45 +650,42 @@ impl Run<'_> {
         state: &mut [Slot],
         view: &[u64],
         ctl: &[u8],
-        b: Bounds,
         dtags: &[u8],
         deltas: &[u8],
     ) -> Stop {
         let (mut w, mut k, mut dp, mut skipped) = (self.w, self.k, self.dp, 0u64);
         let dst = &mut *self.dst;
-        let mut done = 0;
+        let mut entries = ctl.chunks_exact(4);
+        let total = entries.len();
         let stop = loop {
-            let Some(e) = ctl.get(4 * done..4 * done + 4) else { break Stop::End(done) };
+            let done = total - entries.len();
+            let Some(e) = entries.next() else { break Stop::End(done) };
             let id = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
             let Some(s) = shapes.get(id as usize) else { break Stop::Other(done) };
             let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
-            // Every bound this execution can reach, in three compares: the
-            // deltas are padded by `PAD` (8 bytes for each of at most
-            // `MAX_ITEMS` slots), the output by `COPY` words.
-            if w + n > b.count || k + slots > b.n_dtags || dp > b.deltas_len {
-                break Stop::Bad(done, Why::Overrun);
-            }
-            // `COPY` words at a time: a fixed-size copy, inlined (`view`
-            // has `COPY` words of slack at its end, the output `SLACK`).
-            let mut j = 0;
-            while let (Some(d), Some(src)) = (dst.get_mut(w + j..w + j + COPY), view.get(v + j..v + j + COPY)) {
-                d.copy_from_slice(src);
-                j += COPY;
-                if j >= n {
-                    break;
-                }
-            }
-            // Fixed-size windows, each bounds-checked once: the slots'
-            // offsets into them are masked to their size, which the
-            // compiler sees is in bounds, so the loop has no checks.
-            let (Some(tags), Some(st), Some(win), Some(out)) = (
+            // Every bound this execution can reach, in five fixed-size
+            // windows: the deltas are padded by `PAD` (8 bytes for each of
+            // at most `MAX_ITEMS` slots), the output by `SLACK` words,
+            // `view` by `COPY`. Offsets into the windows are masked to
+            // their size, which the compiler sees is in bounds, so nothing
+            // below checks again. Output past the block's events lands in
+            // the slack, and the event count after the loop refuses it.
+            let (Some(tags), Some(st), Some(win), Some(out), Some(src)) = (
                 dtags.get(k..k + slots),
                 state.get_mut(slot..slot + slots),
                 deltas.get(dp..).and_then(|d| d.first_chunk::<DELTA_WINDOW>()),
                 dst.get_mut(w..).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()),
+                view.get(v..).and_then(|x| x.first_chunk::<COPY>()),
             ) else {
                 break Stop::Bad(done, Why::Overrun);
             };
+            // A fixed-size copy, inlined; the few longer shapes copy the rest.
+            out[..COPY].copy_from_slice(src);
+            if n > COPY {
+                if let (Some(d), Some(rest)) = (out.get_mut(COPY..n), view.get(v + COPY..v + n)) {
+                    d.copy_from_slice(rest);
+                }
+            }
             let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
             for (&t, sl) in tags.iter().zip(st.iter_mut()) {
                 let l = &LENS[usize::from(t & 7)];
@@ -718,7 +706,6 @@ impl Run<'_> {
             w += n;
             k += slots;
             skipped += u64::from(s.v_skipped);
-            done += 1;
         };
         (self.w, self.k, self.dp, self.skipped) = (w, k, dp, skipped);
         stop
