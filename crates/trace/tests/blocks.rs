@@ -8,7 +8,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
-use vmlab_trace::vmt::blocks::TABLE_RESET;
+use vmlab_trace::vmt::blocks::{ITEMS_RESET, MAX_ITEMS, TABLE_RESET};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, PACKED_ESCAPE};
 use vmlab_trace::vmt::Encoding;
 use vmlab_trace::{
@@ -199,6 +199,26 @@ fn table_resets_keep_the_trace() {
         all.extend_from_slice(&buf);
     }
     assert_eq!(all, events);
+}
+
+/// Long shapes reach `ITEMS_RESET` before `TABLE_RESET`; the writer resets
+/// then too (else the reader, which holds at most `MAX_TABLE_ITEMS`, would
+/// refuse the file).
+#[test]
+fn long_shapes_reset_the_table_too() {
+    let shapes = ITEMS_RESET / MAX_ITEMS + 5_000;
+    assert!(shapes < TABLE_RESET);
+    let events: Vec<Event> = (0..shapes as u64)
+        .flat_map(|i| (0..MAX_ITEMS as u64).map(move |j| Event::access(AccessKind::Ifetch, (i << 12) + j, 1, 0)))
+        .collect();
+    let bytes = write(&events, 65536);
+    let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+    let (mut n, mut buf) = (0, Vec::new());
+    while r.fill(&mut buf).expect("fill") {
+        assert_eq!(buf[..], events[n..n + buf.len()]);
+        n += buf.len();
+    }
+    assert_eq!(n, events.len());
 }
 
 #[test]

@@ -37,7 +37,8 @@
 //! event that names one; 0 at the start of each block, as in packed
 //! blocks) with direct ops and addresses below 2^56; anything else is a
 //! raw event. The writer resets the table when it has grown past
-//! [`TABLE_RESET`] shapes, so memory stays bounded whatever the length.
+//! [`TABLE_RESET`] shapes or [`ITEMS_RESET`] items, so memory stays bounded
+//! whatever the file.
 
 use std::collections::HashMap;
 
@@ -64,6 +65,12 @@ pub const MAX_ITEMS: usize = 64;
 /// accepts at most this many plus one block's worth.
 pub const TABLE_RESET: usize = 1 << 17;
 pub const MAX_SHAPES: usize = TABLE_RESET + f::MAX_BLOCK_EVENTS;
+/// Likewise for the items of all shapes together. A block adds at most as
+/// many items as it has events (a shape is defined where it first runs), so
+/// a reader holds at most `MAX_TABLE_ITEMS`: about 40 bytes each (word,
+/// view word, slot), under 100 MB whatever the file.
+pub const ITEMS_RESET: usize = 1 << 21;
+pub const MAX_TABLE_ITEMS: usize = ITEMS_RESET + f::MAX_BLOCK_EVENTS;
 /// Raw event kinds besides the four access kinds.
 pub const RAW_SWITCH: u8 = 0x10;
 pub const RAW_FLUSH: u8 = 0x11;
@@ -100,6 +107,8 @@ pub(crate) struct BlockEncoder {
     slot_at: Vec<u32>,
     /// Per slot: last address and stride.
     slots: Vec<[u64; 2]>,
+    /// Items of all shapes in the table.
+    items: usize,
     reset: bool,
     open: Option<Open>,
     asid: u32,
@@ -193,6 +202,7 @@ impl BlockEncoder {
                 self.slot_at.push(self.slots.len() as u32);
                 self.slots.resize(self.slots.len() + o.addrs.len(), [0, 0]);
                 self.n_defs += 1;
+                self.items += o.items.len();
                 self.defs.extend_from_slice(&o.start.to_le_bytes());
                 self.defs.push(o.items.len() as u8);
                 self.defs.extend_from_slice(&o.items);
@@ -236,10 +246,11 @@ impl BlockEncoder {
         out.extend_from_slice(&self.raw);
         out.extend_from_slice(&self.deltas);
         self.reset = false;
-        if self.slot_at.len() >= TABLE_RESET {
+        if self.slot_at.len() >= TABLE_RESET || self.items >= ITEMS_RESET {
             self.ids.clear();
             self.slot_at.clear();
             self.slots.clear();
+            self.items = 0;
             self.reset = true;
         }
         self.asid = 0;
@@ -386,6 +397,11 @@ impl ShapeTable {
             return Err(format!("shape of {n} items: expected 1..={MAX_ITEMS}"));
         }
         let items = defs.get(p + 9..p + 9 + n).ok_or("definition's items run past the definitions section")?;
+        if self.tmpl.len() + n > MAX_TABLE_ITEMS {
+            return Err(format!(
+                "the table would hold more than {MAX_TABLE_ITEMS} items (a writer resets it at {ITEMS_RESET})"
+            ));
+        }
         if !is_fetch(items[0]) {
             return Err(format!("shape starts with op {}: expected an instruction fetch (op 0..=14)", items[0]));
         }
