@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use vmlab_trace::vmt::testing as t;
-use vmlab_trace::{AccessKind, Event, VmtHeader, VmtOptions, VmtWriter};
+use vmlab_trace::{AccessKind, Event, FetchSkip, VmtHeader, VmtOptions, VmtWriter};
 
 /// A few basic blocks run in a random order, their data walking an array
 /// and stack slots, with the odd context switch, flush, odd size and high
@@ -29,7 +29,13 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
             let instrs = (0..rng.gen_range(1..6))
                 .map(|_| {
                     let data = (0..rng.gen_range(0..3))
-                        .map(|_| ([AccessKind::Load, AccessKind::Store, AccessKind::Modify][rng.gen_range(0..3)], 1 << rng.gen_range(0..4)))
+                        .map(|_| {
+                            (
+                                [AccessKind::Load, AccessKind::Store, AccessKind::Modify]
+                                    [rng.gen_range(0..3)],
+                                1 << rng.gen_range(0..4),
+                            )
+                        })
                         .collect();
                     (rng.gen_range(1..16), data)
                 })
@@ -45,7 +51,12 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
                 out.push(Event::ContextSwitch(vmlab_addr::Asid(asid)));
             }
             1 => out.push(Event::FlushAll),
-            2 => out.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 20), 3, asid)),
+            2 => out.push(Event::access(
+                AccessKind::Load,
+                rng.gen_range(0..1 << 20),
+                3,
+                asid,
+            )),
             3 => out.push(Event::access(AccessKind::Store, (1 << 56) + 8, 8, asid)),
             _ => {
                 let (start, instrs) = &blocks[rng.gen_range(0..blocks.len())];
@@ -54,7 +65,11 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
                     out.push(Event::access(AccessKind::Ifetch, pc, *size, asid));
                     pc += u64::from(*size);
                     for (j, &(kind, dsize)) in data.iter().enumerate() {
-                        let addr = if j == 0 { 0x7ff0_0000 + 8 * rng.gen_range(0..4u64) } else { array };
+                        let addr = if j == 0 {
+                            0x7ff0_0000 + 8 * rng.gen_range(0..4u64)
+                        } else {
+                            array
+                        };
                         array += u64::from(dsize);
                         out.push(Event::access(kind, addr, dsize, asid));
                     }
@@ -82,21 +97,42 @@ fn write_fuzz_seeds() {
     let dir = PathBuf::from(std::env::var("VMT_SEEDS").unwrap_or_else(|_| "/tmp/vmt-seeds".into()));
     std::fs::create_dir_all(&dir).expect("seed dir");
     let skips = [0x06u8, 0x86, 0x02, 0xff, 0x28];
+    let mut dropped = 0;
     for seed in 0..10u64 {
         let n = [1, 5, 20, 60, 200, 255][seed as usize % 6];
         let events = program(seed, n);
         // Whole files: the writer's defaults, and small blocks.
         std::fs::write(dir.join(format!("v2-{seed}.vmt")), file(&events, None)).expect("write");
-        std::fs::write(dir.join(format!("v2-{seed}-blocks.vmt")), file(&events, Some(7 + seed as usize)))
-            .expect("write");
+        std::fs::write(
+            dir.join(format!("v2-{seed}-blocks.vmt")),
+            file(&events, Some(7 + seed as usize)),
+        )
+        .expect("write");
         // Mode 1: one payload.
         let skip = skips[seed as usize % skips.len()];
         let mut one = vec![1, n as u8, skip];
         one.extend(t::encode_blocks(&events));
+        // The seed reaches the decoder's success path (and its skips).
+        let payload = &one[3..];
+        let full = t::decode_blocks(payload, n, None).expect("seed payload decodes");
+        let under = t::decode_blocks(
+            payload,
+            n,
+            Some(FetchSkip {
+                line_shift: 6,
+                across_data: true,
+            }),
+        )
+        .expect("decodes");
+        assert_eq!((full.events(), under.events()), (n as u64, n as u64));
+        dropped += under.skipped;
         std::fs::write(dir.join(format!("bb-{seed}")), one).expect("write");
         // Mode 2: two payloads (the second from a fresh table too).
         let more = program(seed + 100, 1 + seed as usize * 3);
-        let (a, b) = (t::encode_blocks(&events[..n.min(40)]), t::encode_blocks(&more));
+        let (a, b) = (
+            t::encode_blocks(&events[..n.min(40)]),
+            t::encode_blocks(&more),
+        );
         if a.len() < 256 {
             let mut two = vec![2, n.min(40) as u8, more.len() as u8, skip, a.len() as u8];
             two.extend(a);
@@ -104,6 +140,7 @@ fn write_fuzz_seeds() {
             std::fs::write(dir.join(format!("bb2-{seed}")), two).expect("write");
         }
     }
+    assert!(dropped > 0, "no seed has a fetch to skip");
 }
 
 /// A basic-block payload of one definition (3 four-byte fetches in one
@@ -131,10 +168,22 @@ fn overrun_payload() -> Vec<u8> {
 fn an_overrun_under_a_skip_fails_too_with_another_message() {
     let raw = overrun_payload();
     let plain = t::decode_blocks(&raw, 2, None).map(|_| ());
-    assert_eq!(plain, Err("entry 0 (payload byte 24): shape 0 runs past the block's 2 events".to_string()));
-    let skip = vmlab_trace::FetchSkip { line_shift: 6, across_data: false };
+    assert_eq!(
+        plain,
+        Err("entry 0 (payload byte 24): shape 0 runs past the block's 2 events".to_string())
+    );
+    let skip = FetchSkip {
+        line_shift: 6,
+        across_data: false,
+    };
     let under = t::decode_blocks(&raw, 2, Some(skip)).map(|_| ());
-    assert_eq!(under, Err("entry 1 (payload byte 0): the control entries give 3 events, the block header says 2".to_string()));
+    assert_eq!(
+        under,
+        Err(
+            "entry 1 (payload byte 0): the control entries give 3 events, the block header says 2"
+                .to_string()
+        )
+    );
     // With the right count both decode, and the skip drops the two fetches.
     let full = t::decode_blocks(&raw, 3, None).expect("decode");
     let skipped = t::decode_blocks(&raw, 3, Some(skip)).expect("decode");
