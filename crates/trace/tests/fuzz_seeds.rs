@@ -20,10 +20,13 @@ use vmlab_trace::{AccessKind, Event, FetchSkip, VmtHeader, VmtOptions, VmtWriter
 
 /// A few basic blocks run in a random order, their data walking an array
 /// and stack slots, with the odd context switch, flush, odd size and high
+/// A basic block: its start, then each instruction's size and data references (kind, size).
+type Block = (u64, Vec<(u32, Vec<(AccessKind, u32)>)>);
+
 /// address.
 fn program(seed: u64, n: usize) -> Vec<Event> {
     let mut rng = Pcg64::seed_from_u64(seed);
-    let blocks: Vec<(u64, Vec<(u32, Vec<(AccessKind, u32)>)>)> = (0..rng.gen_range(1..6))
+    let blocks: Vec<Block> = (0..rng.gen_range(1..6))
         .map(|_| {
             let start = 0x40_0000 + rng.gen_range(0..0x400u64);
             let instrs = (0..rng.gen_range(1..6))
