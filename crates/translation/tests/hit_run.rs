@@ -92,8 +92,18 @@ proptest! {
         block.pack(&events);
         let direct = |w: u64| (w >> ADDR_BITS) as u8 != PACKED_ESCAPE;
         let fits = |e: &Event| matches!(e, Event::Access(a) if a.addr.0 % 16 + u64::from(a.size.max(1)) <= 16);
+        // A store to a no-write-allocate data cache never makes its line
+        // resident, so its repeats are never hits the loop could take.
+        let allocates = |e: &Event| {
+            !matches!(e, Event::Access(a) if a.kind == AccessKind::Store && !m.caches[1].write_allocate)
+        };
         let repeats = (2..events.len()).any(|i| {
-            events[i - 2] == events[i - 1] && events[i - 1] == events[i] && fits(&events[i]) && direct(block.words[i - 1]) && direct(block.words[i])
+            events[i - 2] == events[i - 1]
+                && events[i - 1] == events[i]
+                && fits(&events[i])
+                && allocates(&events[i])
+                && direct(block.words[i - 1])
+                && direct(block.words[i])
         });
         // With LRU order or micro-TLBs, only a page whose lookup hit (not a
         // repeat of a line, which looks nothing up) is the loop's.
