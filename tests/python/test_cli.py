@@ -150,7 +150,11 @@ def test_trace_info_and_convert(cli, tmp_path, tiny_trace):
     assert data["accesses"] == 10
     p = cli("trace", "convert", tiny_trace, "t.vmt", check=True)
     assert "nothing lost" in p.stdout
-    assert json.loads(cli("trace", "info", "t.vmt", "--json", check=True).stdout)["accesses"] == 10
+    vmt_info = json.loads(cli("trace", "info", "t.vmt", "--json", check=True).stdout)
+    assert vmt_info["accesses"] == 10
+    assert vmt_info["encoding"] == "vmt-bb-v1 (.vmt version 2)"
+    assert "encoding" not in data
+    assert "vmt-bb-v1" in cli("trace", "info", "t.vmt", check=True).stdout
     p = cli("trace", "convert", "t.vmt", "t.txt", "--to", "din", check=True)
     assert json.loads(cli("trace", "info", "t.txt", "--format", "din", "--json", check=True).stdout)["accesses"] > 0
 

@@ -80,4 +80,7 @@ impl EventSource for Checked<'_> {
     fn progress(&self) -> (u64, Option<u64>) {
         self.inner.progress()
     }
+    fn encoding(&self) -> Option<String> {
+        self.inner.encoding()
+    }
 }

@@ -70,6 +70,9 @@ pub struct AddrRange {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TraceInfo {
+    /// The file's encoding, when its format has versions (`.vmt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
     /// All events, markers included.
     pub events: u64,
     pub accesses: u64,
@@ -102,7 +105,9 @@ pub fn info(source: &mut dyn EventSource) -> Result<TraceInfo, TraceError> {
     while source.fill(&mut buf)? {
         s.add(&buf);
     }
-    Ok(s.finish())
+    let mut info = s.finish();
+    info.encoding = source.encoding();
+    Ok(info)
 }
 
 #[derive(Default)]
@@ -214,6 +219,9 @@ fn pct(part: u64, whole: u64) -> String {
 impl fmt::Display for TraceInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = self;
+        if let Some(e) = &i.encoding {
+            writeln!(f, "{:<20} {:>16}", "encoding", e)?;
+        }
         writeln!(f, "{:<20} {:>16}", "events", grouped(i.events))?;
         writeln!(f, "{:<20} {:>16}", "  context switches", grouped(i.context_switches))?;
         writeln!(f, "{:<20} {:>16}", "  flushes", grouped(i.flushes))?;

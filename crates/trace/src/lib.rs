@@ -51,6 +51,11 @@ pub trait EventSource: Send {
     fn fill_packed(&mut self, buf: &mut PackedBlock) -> Result<bool, TraceError> {
         buf.fill_from(self)
     }
+    /// How the file encodes its events, when the format has versions (the
+    /// `.vmt` record encoding and container version); `None` otherwise.
+    fn encoding(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<S: EventSource + ?Sized> EventSource for Box<S> {
@@ -62,6 +67,9 @@ impl<S: EventSource + ?Sized> EventSource for Box<S> {
     }
     fn fill_packed(&mut self, buf: &mut PackedBlock) -> Result<bool, TraceError> {
         (**self).fill_packed(buf)
+    }
+    fn encoding(&self) -> Option<String> {
+        (**self).encoding()
     }
 }
 

@@ -239,6 +239,28 @@ fn the_delta_encoding_is_still_read() {
     assert_eq!(all, events);
 }
 
+/// `info` names a `.vmt` file's encoding; other formats have none.
+#[test]
+fn info_names_the_encoding() {
+    let events = program(&mut Pcg64::seed_from_u64(3), 500);
+    let v2 = write(&events, 65536);
+    let opts = VmtOptions { encoding: Encoding::Delta, ..VmtOptions::default() };
+    let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
+    w.write_all(&events).expect("write");
+    let v1 = w.finish().expect("finish");
+    for (bytes, want) in [(v2, "vmt-bb-v1 (.vmt version 2)"), (v1, "vmt-delta-v1 (.vmt version 1)")] {
+        let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+        let info = vmlab_trace::info(&mut r).expect("info");
+        assert_eq!(info.encoding.as_deref(), Some(want));
+        assert_eq!(info.events, events.len() as u64);
+        assert!(info.to_string().starts_with("encoding"), "{info}");
+    }
+    let mut lackey = Vec::new();
+    vmlab_trace::write_lackey(&mut lackey, &events).expect("lackey");
+    let mut r = vmlab_trace::LackeyReader::new(&lackey[..], "mem");
+    assert_eq!(vmlab_trace::info(&mut r).expect("info").encoding, None);
+}
+
 #[test]
 fn basic_blocks_are_smaller_than_deltas() {
     let mut rng = Pcg64::seed_from_u64(11);

@@ -903,6 +903,11 @@ impl<R: Read + Send> EventSource for VmtReader<R> {
     fn progress(&self) -> (u64, Option<u64>) {
         (self.offset, self.total)
     }
+
+    fn encoding(&self) -> Option<String> {
+        let (name, version) = self.encoding.name_and_version();
+        Some(format!("{name} (.vmt version {version})"))
+    }
 }
 
 /// After the last record: the records must have used exactly the payload.
