@@ -220,7 +220,7 @@ impl fmt::Display for TraceInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = self;
         if let Some(e) = &i.encoding {
-            writeln!(f, "{:<20} {:>16}", "encoding", e)?;
+            writeln!(f, "{:<20} {e}", "encoding")?;
         }
         writeln!(f, "{:<20} {:>16}", "events", grouped(i.events))?;
         writeln!(f, "{:<20} {:>16}", "  context switches", grouped(i.context_switches))?;
@@ -306,8 +306,10 @@ mod tests {
         let table = i.to_string();
         let row = table.lines().find(|l| l.trim_start().starts_with("ifetch")).unwrap_or_default();
         assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["ifetch", "2", "40.0%", "8"], "{table}");
-        // Columns line up: every count ends in the same column.
-        let widths: Vec<usize> = table.lines().take(3).map(|l| l.len()).collect();
+        // The encoding first (wider than a count), then columns that line
+        // up: every count ends in the same column.
+        assert_eq!(table.lines().next(), Some("encoding             vmt-bb-v1 (.vmt version 2)"), "{table}");
+        let widths: Vec<usize> = table.lines().skip(1).take(3).map(|l| l.len()).collect();
         assert_eq!(widths, [37, 37, 37], "{table}");
         assert!(table.contains("0x0000000000001000 .. 0x0000000000002007"), "{table}");
         let json = serde_json::to_value(&i).expect("json");
