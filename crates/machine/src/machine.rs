@@ -34,6 +34,13 @@ pub enum RunError {
     Interrupted { events: u64, reason: String },
 }
 
+impl RunError {
+    /// Word `word` of `block` (whose first event is `first`) ran out of memory.
+    fn memory(origin: &str, block: &PackedBlock, first: u64, word: usize, source: MapError) -> Self {
+        RunError::Memory { trace: origin.to_string(), event: first + word as u64, dropped: block.skipped, source }
+    }
+}
+
 /// Names the event of a failing word: exactly when its block dropped no
 /// fetches, else the range it must lie in (the dropped fetches may all
 /// precede it or all follow it; which is not recorded).
@@ -258,7 +265,7 @@ impl Machine {
     /// words dropped a subset of what `across_data` would allow.
     fn allows(&self, given: Option<FetchSkip>) -> bool {
         match (given, self.fetch_skip) {
-            (Some(g), Some(m)) => g.line_shift <= m.line_shift && (m.across_data || !g.across_data),
+            (Some(g), Some(m)) => g.within(m),
             _ => false,
         }
     }
@@ -507,17 +514,8 @@ impl Machine {
                 format!("malformed packed block: escape word {i} has no event ({} escaped events)", block.extra.len()),
             )));
         };
-        let asid = match *ev {
-            Event::Access(a) => a.asid,
-            Event::ContextSwitch(a) => a,
-            Event::FlushAll => asid,
-        };
-        self.step(ev).map_err(|source| RunError::Memory {
-            trace: origin.to_string(),
-            event: first + i as u64,
-            dropped: block.skipped,
-            source,
-        })?;
+        let asid = Asid(vmlab_trace::vmt::packed::asid_after(ev, asid.0));
+        self.step(ev).map_err(|source| RunError::memory(origin, block, first, i, source))?;
         Ok(asid)
     }
 
@@ -527,12 +525,7 @@ impl Machine {
     fn feed_general(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
-        let err = |i: usize, source: MapError| RunError::Memory {
-            trace: origin.to_string(),
-            event: first + i as u64,
-            dropped: block.skipped,
-            source,
-        };
+        let err = |i: usize, source: MapError| RunError::memory(origin, block, first, i, source);
         for (i, &w) in block.words.iter().enumerate() {
             // Indexed by the top byte: no bounds check.
             let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
@@ -600,12 +593,7 @@ impl Machine {
             let run = if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
             let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
             i = stop;
-            res.map_err(|source| RunError::Memory {
-                trace: origin.to_string(),
-                event: first + i as u64,
-                dropped: block.skipped,
-                source,
-            })?;
+            res.map_err(|source| RunError::memory(origin, block, first, i, source))?;
             if i >= words.len() {
                 return Ok(());
             }

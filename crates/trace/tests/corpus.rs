@@ -187,7 +187,12 @@ fn file(blocks: &[&[Event]]) -> Vec<u8> {
 
 /// A file holding one block with an arbitrary (checksummed) payload.
 fn with_payload(count: u32, raw: &[u8]) -> Vec<u8> {
-    let mut out = header();
+    with_payload_after(header(), count, raw)
+}
+
+/// `with_payload` after another file header.
+fn with_payload_after(header: Vec<u8>, count: u32, raw: &[u8]) -> Vec<u8> {
+    let mut out = header;
     out.extend(t::block(count, raw));
     out.extend(t::end(u64::from(count), 1));
     out
@@ -296,10 +301,7 @@ fn build_vmt_corpus() -> Vec<(&'static str, Vec<u8>)> {
 
 /// A version-2 file holding one block with `raw` as its payload.
 fn bb_file(count: u32, raw: &[u8]) -> Vec<u8> {
-    let mut out = t::file_header_blocks(&VmtHeader::new("vmlab corpus"));
-    out.extend(t::block(count, raw));
-    out.extend(t::end(u64::from(count), 1));
-    out
+    with_payload_after(t::file_header_blocks(&VmtHeader::new("vmlab corpus")), count, raw)
 }
 
 /// A basic-block payload from its sections.

@@ -45,7 +45,7 @@ use std::collections::HashMap;
 use vmlab_addr::{Asid, VirtAddr};
 
 use super::format::{self as f};
-use super::packed::{FetchSkip, PackedBlock, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
+use super::packed::{place, FetchDropper, FetchSkip, PackedBlock, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use crate::{Access, Event};
 
 /// Name of this encoding in the JSON header.
@@ -125,22 +125,16 @@ pub(crate) struct BlockEncoder {
 impl BlockEncoder {
     pub(crate) fn encode(&mut self, e: &Event) {
         self.count += 1;
-        if let Event::Access(a) = *e {
-            if a.asid.0 == self.asid && a.addr.0 <= ADDR_MASK {
-                if let Some(op) = f::direct_op(a.kind, a.size) {
-                    if self.extend(op, a.addr.0) {
-                        return;
-                    }
-                    if is_fetch(op) && a.addr.0 + op_size(op) - 1 <= ADDR_MASK {
-                        self.open = Some(Open {
-                            start: a.addr.0,
-                            next_fetch: a.addr.0 + op_size(op),
-                            items: vec![op],
-                            addrs: Vec::new(),
-                        });
-                        return;
-                    }
-                }
+        // Shapes hold exactly the events a packed block gives a direct word.
+        if let Some(word) = place(e, &mut self.asid) {
+            let (op, addr) = ((word >> ADDR_BITS) as u8, word & ADDR_MASK);
+            if self.extend(op, addr) {
+                return;
+            }
+            if is_fetch(op) && addr + op_size(op) - 1 <= ADDR_MASK {
+                self.open =
+                    Some(Open { start: addr, next_fetch: addr + op_size(op), items: vec![op], addrs: Vec::new() });
+                return;
             }
         }
         self.close();
@@ -169,6 +163,8 @@ impl BlockEncoder {
         false
     }
 
+    /// An event outside any shape (`place` has already followed its
+    /// address space).
     fn raw_event(&mut self, e: &Event) {
         self.ctl.push(CTL_RAW);
         match *e {
@@ -177,12 +173,10 @@ impl BlockEncoder {
                 put_leb(&mut self.raw, a.size);
                 put_leb(&mut self.raw, a.asid.0);
                 self.raw.extend_from_slice(&a.addr.0.to_le_bytes());
-                self.asid = a.asid.0;
             }
             Event::ContextSwitch(asid) => {
                 self.raw.push(RAW_SWITCH);
                 put_leb(&mut self.raw, asid.0);
-                self.asid = asid.0;
             }
             Event::FlushAll => self.raw.push(RAW_FLUSH),
         }
@@ -339,24 +333,18 @@ impl ShapeTable {
         self.view.truncate(self.view_end);
         let v = self.view.len();
         let mut skipped = 0u32;
-        let mut fetch_line: Option<u64> = None;
+        let mut drop = self.skip.map(FetchDropper::new);
         let mut slot = s.slot as usize;
         for &w in words {
             let op = (w >> ADDR_BITS) as u8;
             if is_fetch(op) {
-                if let Some(skip) = self.skip {
-                    let sh = skip.line_shift.min(FetchSkip::MAX_SHIFT);
-                    let a = w & ADDR_MASK;
-                    let (first, last) = (a >> sh, (a + op_size(op) - 1) >> sh);
-                    if first == last && fetch_line == Some(first) {
-                        skipped += 1;
-                        continue;
-                    }
-                    fetch_line = Some(last);
+                if drop.as_mut().is_some_and(|d| d.fetch(w & ADDR_MASK, op_size(op))) {
+                    skipped += 1;
+                    continue;
                 }
             } else {
-                if !self.skip.is_some_and(|k| k.across_data) {
-                    fetch_line = None;
+                if let Some(d) = &mut drop {
+                    d.data();
                 }
                 if let Some(d) = self.state.get_mut(slot) {
                     d.pos = (self.view.len() - v) as u64;
@@ -441,10 +429,10 @@ impl ShapeTable {
     }
 }
 
-fn u32_at(raw: &[u8], p: usize) -> u32 {
-    let mut b = [0u8; 4];
-    b.copy_from_slice(&raw[p..p + 4]);
-    u32::from_le_bytes(b)
+/// The little-endian `u32` at the start of `b` (0 if `b` is shorter; every
+/// caller has checked the bounds).
+fn le32(b: &[u8]) -> u32 {
+    b.first_chunk::<4>().map_or(0, |x| u32::from_le_bytes(*x))
 }
 
 /// Decodes one payload (`raw`: `raw_len` bytes then at least [`PAD`] zero
@@ -464,7 +452,7 @@ pub(crate) fn decode(
     if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
         return Err(fail(0, 0, format!("a {raw_len}-byte payload is shorter than its {HEADER_LEN}-byte header")));
     }
-    let h = |i: usize| u32_at(raw, 4 * i) as usize;
+    let h = |i: usize| le32(&raw[4 * i..]) as usize;
     let (flags, n_defs, defs_len, n_ctl, n_dtags, raw_ev_len) = (h(0), h(1), h(2), h(3), h(4), h(5));
     if flags & !(RESET as usize) != 0 {
         return Err(fail(0, 0, format!("payload flags {flags:#x}: only bit 0 (reset) is defined")));
@@ -525,39 +513,29 @@ pub(crate) fn decode(
         let stop = run.shapes(shapes, state, view, &ctl[4 * c..], dtags, deltas);
         (w, k, dp) = (run.w, run.k, run.dp);
         skipped += run.skipped;
-        let (done, bad) = match stop {
-            Stop::End(d) => (d, None),
-            Stop::Other(d) => (d, None),
-            Stop::Bad(d, why) => (d, Some(why)),
-        };
-        c += done;
-        if let Some(why) = bad {
-            let at = if matches!(why, Why::Slot) { dtags_at + k } else { ctl_at + 4 * c };
-            let id = ctl.get(4 * c..4 * c + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            return Err(fail(c, at, why_message(why, id, shapes, dtags, k, count, n_dtags, w)));
+        let entry = |c: usize| ctl.get(4 * c..).map_or(0, le32);
+        match stop {
+            Stop::Done(done) => c += done,
+            Stop::Bad(done, why) => {
+                c += done;
+                let at = if matches!(why, Why::Slot) { dtags_at + k } else { ctl_at + 4 * c };
+                return Err(fail(c, at, why_message(why, entry(c), shapes, dtags, k, count, n_dtags, w)));
+            }
         }
         if c >= n_ctl {
             break;
         }
-        let id = ctl.get(4 * c..4 * c + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let id = entry(c);
         if id == CTL_RAW {
             let (e, used) = raw_event(raw_ev, rp).map_err(|m| fail(c, raw_at + rp, m))?;
             rp += used;
             if w + 1 > count {
                 return Err(fail(c, ctl_at + 4 * c, format!("a raw event runs past the block's {count} events")));
             }
-            let word = match packed_word(e, asid) {
-                Some(word) => word,
-                None => {
-                    match e {
-                        Event::Access(a) => asid = a.asid.0,
-                        Event::ContextSwitch(a) => asid = a.0,
-                        Event::FlushAll => {}
-                    }
-                    out.extra.push(e);
-                    u64::from(PACKED_ESCAPE) << ADDR_BITS
-                }
-            };
+            let word = place(&e, &mut asid).unwrap_or_else(|| {
+                out.extra.push(e);
+                u64::from(PACKED_ESCAPE) << ADDR_BITS
+            });
             if let Some(x) = words.get_mut(w) {
                 *x = word;
             }
@@ -635,10 +613,9 @@ enum Why {
 
 /// Where `Run::shapes` stopped, after how many control entries.
 enum Stop {
-    /// At the end of the control entries.
-    End(usize),
-    /// At an entry that is not a shape number.
-    Other(usize),
+    /// At the end of the control entries, or at one that is not a shape
+    /// number.
+    Done(usize),
     /// At a bad execution (nothing of it is in the words).
     Bad(usize, Why),
 }
@@ -675,9 +652,9 @@ impl Run<'_> {
         let total = entries.len();
         let stop = loop {
             let done = total - entries.len();
-            let Some(e) = entries.next() else { break Stop::End(done) };
-            let id = u32::from_le_bytes([e[0], e[1], e[2], e[3]]);
-            let Some(s) = shapes.get(id as usize) else { break Stop::Other(done) };
+            let Some(e) = entries.next() else { break Stop::Done(done) };
+            let id = le32(e);
+            let Some(s) = shapes.get(id as usize) else { break Stop::Done(done) };
             let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
             // Every bound this execution can reach, in five fixed-size
             // windows: the deltas are padded by `PAD` (8 bytes for each of
@@ -753,16 +730,6 @@ fn why_message(
             Some(t) => format!("data tag {t:#04x}: expected a length code 0..=7"),
             None => format!("a data address of shape {id} is not below 2^56"),
         },
-    }
-}
-
-/// A raw event's direct word, if `PackedBlock::pack` would give it one.
-fn packed_word(e: Event, asid: u32) -> Option<u64> {
-    match e {
-        Event::Access(a) if a.asid.0 == asid && a.addr.0 <= ADDR_MASK => {
-            f::direct_op(a.kind, a.size).map(|op| u64::from(op) << ADDR_BITS | a.addr.0)
-        }
-        _ => None,
     }
 }
 

@@ -46,6 +46,83 @@ pub struct FetchSkip {
 impl FetchSkip {
     /// The largest line shift accepted: an address has 56 bits.
     pub const MAX_SHIFT: u32 = 40;
+
+    /// Whether every fetch this rule drops, `wider` drops too: its lines
+    /// lie within `wider`'s (aligned powers of two, no longer), and it
+    /// steps over data words only if `wider` does.
+    pub fn within(self, wider: FetchSkip) -> bool {
+        self.line_shift <= wider.line_shift && (wider.across_data || !self.across_data)
+    }
+}
+
+/// The rule applied along a block's words, one at a time: which fetches go.
+/// The one implementation of `FetchSkip`, for `PackedBlock::pack` and the
+/// basic-block decoder's shape views.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FetchDropper {
+    shift: u32,
+    across_data: bool,
+    /// The last line of the latest fetch word, while a fetch within it may
+    /// be dropped.
+    line: Option<u64>,
+}
+
+impl FetchDropper {
+    pub(crate) fn new(skip: FetchSkip) -> Self {
+        Self { shift: skip.line_shift.min(FetchSkip::MAX_SHIFT), across_data: skip.across_data, line: None }
+    }
+
+    /// A fetch of `size` bytes at `addr`: true if it goes (no word).
+    #[inline(always)]
+    pub(crate) fn fetch(&mut self, addr: u64, size: u64) -> bool {
+        let (first, last) = (addr >> self.shift, (addr + size - 1) >> self.shift);
+        if first == last && self.line == Some(first) {
+            return true;
+        }
+        self.line = Some(last);
+        false
+    }
+
+    /// A data word was kept.
+    #[inline(always)]
+    pub(crate) fn data(&mut self) {
+        if !self.across_data {
+            self.line = None;
+        }
+    }
+
+    /// An escape word was kept.
+    #[inline(always)]
+    pub(crate) fn escape(&mut self) {
+        self.line = None;
+    }
+}
+
+/// Where an event goes in a packed block whose current address space is
+/// `asid`: its direct word, or `None` for an escape (the event then waits in
+/// `extra`, and `asid` becomes the one it names, if any). The one statement
+/// of the packing rule, for `pack`, the `.vmt` encoders and decoders.
+#[inline]
+pub(crate) fn place(e: &Event, asid: &mut u32) -> Option<u64> {
+    if let Event::Access(a) = *e {
+        if a.asid.0 == *asid && a.addr.0 <= ADDR_MASK {
+            if let Some(op) = super::format::direct_op(a.kind, a.size) {
+                return Some(u64::from(op) << ADDR_BITS | a.addr.0);
+            }
+        }
+    }
+    *asid = asid_after(e, *asid);
+    None
+}
+
+/// The current address space after an escaped event.
+#[inline]
+pub fn asid_after(e: &Event, asid: u32) -> u32 {
+    match *e {
+        Event::Access(a) => a.asid.0,
+        Event::ContextSwitch(a) => a.0,
+        Event::FlushAll => asid,
+    }
 }
 
 /// A block of events in packed form.
@@ -95,44 +172,26 @@ impl PackedBlock {
     pub fn pack(&mut self, events: &[Event]) {
         self.clear();
         let mut asid = 0u32;
-        // The last line of the latest fetch word, while a fetch within it may
-        // be dropped.
-        let mut fetch_line: Option<u64> = None;
+        let mut drop = self.fetch_skip.map(FetchDropper::new);
         for e in events {
-            if let Event::Access(a) = e {
-                if a.asid.0 == asid && a.addr.0 <= ADDR_MASK {
-                    if let Some(op) = super::format::direct_op(a.kind, a.size) {
-                        if let Some(skip) = self.fetch_skip {
-                            let s = skip.line_shift.min(FetchSkip::MAX_SHIFT);
-                            let (first, last) = (a.addr.0 >> s, (a.addr.0 + u64::from(a.size) - 1) >> s);
-                            if a.kind == AccessKind::Ifetch {
-                                if first == last && fetch_line == Some(first) {
-                                    self.skipped += 1;
-                                    continue;
-                                }
-                                fetch_line = Some(last);
-                            } else if !skip.across_data {
-                                fetch_line = None;
-                            }
-                        }
-                        self.words.push(u64::from(op) << ADDR_BITS | a.addr.0);
-                        continue;
-                    }
+            let Some(word) = place(e, &mut asid) else {
+                if let Some(d) = &mut drop {
+                    d.escape();
+                }
+                self.words.push(u64::from(PACKED_ESCAPE) << ADDR_BITS);
+                self.extra.push(*e);
+                continue;
+            };
+            if let (Some(d), Event::Access(a)) = (&mut drop, e) {
+                if a.kind != AccessKind::Ifetch {
+                    d.data();
+                } else if d.fetch(a.addr.0, u64::from(a.size)) {
+                    self.skipped += 1;
+                    continue;
                 }
             }
-            fetch_line = None;
-            self.push_extra(*e, &mut asid);
+            self.words.push(word);
         }
-    }
-
-    fn push_extra(&mut self, e: Event, asid: &mut u32) {
-        match e {
-            Event::Access(a) => *asid = a.asid.0,
-            Event::ContextSwitch(a) => *asid = a.0,
-            Event::FlushAll => {}
-        }
-        self.words.push(u64::from(PACKED_ESCAPE) << ADDR_BITS);
-        self.extra.push(e);
     }
 
     /// The events back, appended to `out` (dropped fetches are not).
@@ -143,11 +202,7 @@ impl PackedBlock {
             let op = (w >> ADDR_BITS) as u8;
             if op == PACKED_ESCAPE {
                 let Some(&e) = extra.next() else { return };
-                match e {
-                    Event::Access(a) => asid = a.asid.0,
-                    Event::ContextSwitch(a) => asid = a.0,
-                    Event::FlushAll => {}
-                }
+                asid = asid_after(&e, asid);
                 out.push(e);
             } else if let Some(&(kind, size)) = OPS.get(usize::from(op)) {
                 out.push(Event::Access(Access { kind, size, addr: VirtAddr(w & ADDR_MASK), asid: Asid(asid) }));
@@ -182,10 +237,6 @@ pub fn op_kind(op: u8) -> Option<(AccessKind, u32)> {
 mod tests {
     use super::*;
 
-    fn acc(kind: AccessKind, addr: u64, size: u32) -> Event {
-        Event::Access(Access { kind, size, addr: VirtAddr(addr), asid: Asid(0) })
-    }
-
     /// 16-byte lines. Fetches at 0x100 (4 bytes), 0x104 (4: same line,
     /// dropped), a load, 0x108 (4: dropped across data only), 0x10c (8:
     /// crosses into 0x110, kept), 0x114 (2: within 0x110, the crossing
@@ -193,14 +244,14 @@ mod tests {
     fn trace() -> Vec<Event> {
         use AccessKind::{Ifetch as I, Load as L};
         vec![
-            acc(I, 0x100, 4),
-            acc(I, 0x104, 4),
-            acc(L, 0x9000, 8),
-            acc(I, 0x108, 4),
-            acc(I, 0x10c, 8),
-            acc(I, 0x114, 2),
+            Event::access(I, 0x100, 4, 0),
+            Event::access(I, 0x104, 4, 0),
+            Event::access(L, 0x9000, 8, 0),
+            Event::access(I, 0x108, 4, 0),
+            Event::access(I, 0x10c, 8, 0),
+            Event::access(I, 0x114, 2, 0),
             Event::FlushAll,
-            acc(I, 0x116, 2),
+            Event::access(I, 0x116, 2, 0),
         ]
     }
 
