@@ -17,90 +17,30 @@
 //! "short line"), and an address of more than 16 hex digits is an error
 //! rather than silently overflowing.
 
-use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Write};
 
 use vmlab_addr::{Asid, VirtAddr};
 
 use crate::convert::Losses;
-use crate::text::{self, LineError, LineReader};
-use crate::{Access, AccessKind, Event, EventSource, Location, TraceError, BLOCK};
+use crate::text::{self, LineFormat, TextReader};
+use crate::{Access, AccessKind, Event};
 
 /// The only access size din can express.
 pub const DIN_SIZE: u32 = 4;
 
-/// Reads din text from any byte stream.
+/// The Dinero IV `din` format, for [`TextReader`].
 #[derive(Debug)]
-pub struct DinReader<R> {
-    lines: LineReader<R>,
-    name: PathBuf,
-    asid: Asid,
-    total: Option<u64>,
-    failed: Option<TraceError>,
-}
+pub struct Din;
 
-impl<R: Read> DinReader<R> {
-    /// `name` is what errors call the input (normally its path).
-    pub fn new(reader: R, name: impl Into<PathBuf>) -> Self {
-        Self { lines: LineReader::new(reader), name: name.into(), asid: Asid(0), total: None, failed: None }
-    }
-
-    /// din has no address spaces; its references get this asid (default 0).
-    pub fn with_asid(mut self, asid: u32) -> Self {
-        self.asid = Asid(asid);
-        self
-    }
-
-    /// The input's size in bytes, reported by [`EventSource::progress`].
-    pub fn with_total_len(mut self, total: u64) -> Self {
-        self.total = Some(total);
-        self
-    }
-
-    fn fill_inner(&mut self, buf: &mut Vec<Event>) -> Result<(), TraceError> {
-        while buf.len() < BLOCK {
-            let (no, line) = match self.lines.next_line() {
-                Ok(Some(l)) => l,
-                Ok(None) => break,
-                Err(LineError::Io(e)) => {
-                    return Err(TraceError::new(&self.name, Location::File, format!("read error: {e}")))
-                }
-                Err(LineError::TooLong(no)) => {
-                    return Err(TraceError::new(
-                        &self.name,
-                        Location::Line(no),
-                        format!("line longer than {} bytes: not din text", text::MAX_LINE),
-                    ))
-                }
-            };
-            match parse_line(line, self.asid) {
-                Ok(Some(e)) => buf.push(e),
-                Ok(None) => {}
-                Err(msg) => return Err(TraceError::new(&self.name, Location::Line(no), msg)),
-            }
-        }
-        Ok(())
+impl LineFormat for Din {
+    const NAME: &'static str = "din";
+    fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String> {
+        parse_line(line, asid)
     }
 }
 
-impl<R: Read + Send> EventSource for DinReader<R> {
-    fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
-        buf.clear();
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
-        if let Err(e) = self.fill_inner(buf) {
-            buf.clear();
-            self.failed = Some(e.clone());
-            return Err(e);
-        }
-        Ok(!buf.is_empty())
-    }
-
-    fn progress(&self) -> (u64, Option<u64>) {
-        (self.lines.consumed(), self.total)
-    }
-}
+/// Reads din text from any byte stream (the shared [`TextReader`]).
+pub type DinReader<R> = TextReader<R, Din>;
 
 fn strip_0x(s: &[u8]) -> &[u8] {
     s.strip_prefix(b"0x").or_else(|| s.strip_prefix(b"0X")).unwrap_or(s)

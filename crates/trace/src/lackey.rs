@@ -8,87 +8,27 @@
 //! Anything else is an error naming the line: a silently skipped line would be
 //! a silently wrong simulation.
 
-use std::io::{self, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Write};
 
 use vmlab_addr::{Asid, VirtAddr};
 
 use crate::convert::Losses;
-use crate::text::{self, LineError, LineReader};
-use crate::{Access, AccessKind, Event, EventSource, Location, TraceError, BLOCK};
+use crate::text::{self, LineFormat, TextReader};
+use crate::{Access, AccessKind, Event};
 
-/// Reads lackey text from any byte stream.
+/// The valgrind lackey format, for [`TextReader`].
 #[derive(Debug)]
-pub struct LackeyReader<R> {
-    lines: LineReader<R>,
-    name: PathBuf,
-    asid: Asid,
-    total: Option<u64>,
-    failed: Option<TraceError>,
-}
+pub struct Lackey;
 
-impl<R: Read> LackeyReader<R> {
-    /// `name` is what errors call the input (normally its path).
-    pub fn new(reader: R, name: impl Into<PathBuf>) -> Self {
-        Self { lines: LineReader::new(reader), name: name.into(), asid: Asid(0), total: None, failed: None }
-    }
-
-    /// Lackey traces one process; its references get this asid (default 0).
-    pub fn with_asid(mut self, asid: u32) -> Self {
-        self.asid = Asid(asid);
-        self
-    }
-
-    /// The input's size in bytes, reported by [`EventSource::progress`].
-    pub fn with_total_len(mut self, total: u64) -> Self {
-        self.total = Some(total);
-        self
-    }
-
-    fn fill_inner(&mut self, buf: &mut Vec<Event>) -> Result<(), TraceError> {
-        while buf.len() < BLOCK {
-            let (no, line) = match self.lines.next_line() {
-                Ok(Some(l)) => l,
-                Ok(None) => break,
-                Err(LineError::Io(e)) => {
-                    return Err(TraceError::new(&self.name, Location::File, format!("read error: {e}")))
-                }
-                Err(LineError::TooLong(no)) => {
-                    return Err(TraceError::new(
-                        &self.name,
-                        Location::Line(no),
-                        format!("line longer than {} bytes: not lackey text", text::MAX_LINE),
-                    ))
-                }
-            };
-            match parse_line(line, self.asid) {
-                Ok(Some(a)) => buf.push(Event::Access(a)),
-                Ok(None) => {}
-                Err(msg) => return Err(TraceError::new(&self.name, Location::Line(no), msg)),
-            }
-        }
-        Ok(())
+impl LineFormat for Lackey {
+    const NAME: &'static str = "lackey";
+    fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String> {
+        parse_line(line, asid).map(|a| a.map(Event::Access))
     }
 }
 
-impl<R: Read + Send> EventSource for LackeyReader<R> {
-    fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
-        buf.clear();
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
-        if let Err(e) = self.fill_inner(buf) {
-            buf.clear();
-            self.failed = Some(e.clone());
-            return Err(e);
-        }
-        Ok(!buf.is_empty())
-    }
-
-    fn progress(&self) -> (u64, Option<u64>) {
-        (self.lines.consumed(), self.total)
-    }
-}
+/// Reads lackey text from any byte stream (the shared [`TextReader`]).
+pub type LackeyReader<R> = TextReader<R, Lackey>;
 
 /// Is this one of valgrind's own message lines (`==123== ...`, or the
 /// `--123--` / `**123**` forms valgrind uses for warnings)?

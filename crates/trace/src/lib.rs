@@ -23,13 +23,14 @@ use std::path::Path;
 
 pub use capture::{capture, CaptureError, CaptureOptions, CaptureSummary};
 pub use convert::{convert, ConvertSummary, Losses};
-pub use din::{write_din, DinReader, DinWriter};
+pub use din::{write_din, Din, DinReader, DinWriter};
 pub use error::{Location, TraceError};
 pub use event::{Access, AccessKind, Event};
 pub use footprint::{footprint, FootprintSpec, PrefixFootprint};
 pub use info::{info, TraceInfo};
 pub use interleave::{interleave_files, Interleave, InterleaveSummary};
-pub use lackey::{write_lackey, LackeyReader, LackeyWriter};
+pub use lackey::{write_lackey, Lackey, LackeyReader, LackeyWriter};
+pub use text::{LineFormat, TextReader};
 pub use vmt::{FetchSkip, PackedBlock, VmtHeader, VmtOptions, VmtReader, VmtWriter};
 
 /// Events handed out per [`EventSource::fill`] call at most. Large enough to

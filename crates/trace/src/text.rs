@@ -6,6 +6,12 @@
 //! file fed to a text reader has no newlines).
 
 use std::io::{self, Read};
+use std::marker::PhantomData;
+use std::path::PathBuf;
+
+use vmlab_addr::Asid;
+
+use crate::{Event, EventSource, Location, TraceError, BLOCK};
 
 const CHUNK: usize = 256 * 1024;
 /// Longest line accepted. Real lackey and din lines are under 40 bytes; din
@@ -91,6 +97,101 @@ impl<R: Read> LineReader<R> {
                 Err(e) => return Err(LineError::Io(e)),
             }
         }
+    }
+}
+
+/// A line-per-reference text format: what errors call it and how one line
+/// reads. Implemented by [`crate::din::Din`] and [`crate::lackey::Lackey`].
+pub trait LineFormat {
+    /// The format's name in error messages ("din", "lackey").
+    const NAME: &'static str;
+    /// One line: `Ok(None)` for a line that carries no event, `Err` with
+    /// what was expected and found.
+    fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String>;
+}
+
+/// Reads a text trace of format `F` from any byte stream: lines cut from
+/// one reused buffer, each parsed by `F`, an error naming the line. After
+/// an error every later `fill` returns it again, so a caller cannot read
+/// past a bad line by mistake.
+#[derive(Debug)]
+pub struct TextReader<R, F> {
+    lines: LineReader<R>,
+    name: PathBuf,
+    asid: Asid,
+    total: Option<u64>,
+    failed: Option<TraceError>,
+    format: PhantomData<F>,
+}
+
+impl<R: Read, F: LineFormat> TextReader<R, F> {
+    /// `name` is what errors call the input (normally its path).
+    pub fn new(reader: R, name: impl Into<PathBuf>) -> Self {
+        Self {
+            lines: LineReader::new(reader),
+            name: name.into(),
+            asid: Asid(0),
+            total: None,
+            failed: None,
+            format: PhantomData,
+        }
+    }
+
+    /// Neither text format names address spaces (lackey traces one
+    /// process, din has none): every reference gets this asid (default 0).
+    pub fn with_asid(mut self, asid: u32) -> Self {
+        self.asid = Asid(asid);
+        self
+    }
+
+    /// The input's size in bytes, reported by [`EventSource::progress`].
+    pub fn with_total_len(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    fn fill_inner(&mut self, buf: &mut Vec<Event>) -> Result<(), TraceError> {
+        while buf.len() < BLOCK {
+            let (no, line) = match self.lines.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => break,
+                Err(LineError::Io(e)) => {
+                    return Err(TraceError::new(&self.name, Location::File, format!("read error: {e}")))
+                }
+                Err(LineError::TooLong(no)) => {
+                    return Err(TraceError::new(
+                        &self.name,
+                        Location::Line(no),
+                        format!("line longer than {MAX_LINE} bytes: not {} text", F::NAME),
+                    ))
+                }
+            };
+            match F::parse(line, self.asid) {
+                Ok(Some(e)) => buf.push(e),
+                Ok(None) => {}
+                Err(msg) => return Err(TraceError::new(&self.name, Location::Line(no), msg)),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read + Send, F: LineFormat + Send> EventSource for TextReader<R, F> {
+    fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, TraceError> {
+        buf.clear();
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if let Err(e) = self.fill_inner(buf) {
+            buf.clear();
+            self.failed = Some(e.clone());
+            return Err(e);
+        }
+        Ok(!buf.is_empty())
+    }
+
+    fn progress(&self) -> (u64, Option<u64>) {
+        (self.lines.consumed(), self.total)
     }
 }
 
