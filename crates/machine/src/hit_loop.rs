@@ -20,8 +20,9 @@
 //!   and is only counted;
 //! * in the virtual-direct loop, when the hierarchy fills in place, a miss
 //!   (any word but a modify over several lines) is completed through the
-//!   `VirtualDirect` view (`one_line_miss`, `pieces`) with the same calls
-//!   `word` would make.
+//!   `VirtualDirect` view (`one_line_miss`, `second_line` for a word over
+//!   two lines whose first line hits, `pieces`) with the same calls `word`
+//!   would make.
 //!
 //! Exactness rests on three facts. `Cache::probe` changes exactly what
 //! `lookup` changes on a hit except the access counter, which is added in
@@ -636,6 +637,24 @@ impl SetLines<'_> {
                 // The caller's: an escape, or a modify over several lines
                 // (every line read before any is written: `word`).
                 Ok(false)
+            } else if ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift == ln + 1
+                && self.keys.get(d.key_at(ln)) == Some(&ln)
+            {
+                // Over two lines, the first a hit that changes nothing (its
+                // key, the write key for a write, holds it, as in
+                // `repeats`): mostly an instruction whose second line is new.
+                let next = ln + 1;
+                let next_key = d.key_at(next) & !1;
+                let resident = self.keys.get(next_key) == Some(&next);
+                let done = second_line(v, c, w, d, next, resident);
+                if let Ok(true) = done {
+                    // The second line is resident now, dirty iff the word
+                    // writes; the first line's keys are as they were.
+                    put_keys(&mut self.keys[..], next_key, next, d.write);
+                    i += 1;
+                    continue;
+                }
+                done
             } else {
                 pieces(v, c, w, d)
             };
@@ -682,13 +701,9 @@ fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) 
         if v.hit(ln, asid, d.write) {
             c.t.pend[kind as usize] += 1;
         } else {
-            let pa = c.mapper.translate(c.asid, VirtAddr(a))?.0;
-            let r = vmlab_cache::LineRef { vaddr: a, paddr: pa, asid };
-            // With the hierarchy filling in place the view fills too, so
-            // this is `Some` for every piece, never half a word done.
-            if let Some((fetch, victim)) = v.fill(ln, r, kind, piece_last - a + 1) {
-                c.below.fill_below(0, kind, a, pa, asid, 1 << shift, fetch, victim);
-            }
+            // With the hierarchy filling in place (checked above) the view
+            // fills too, so this completes every piece, never half a word.
+            line_miss(v, c, a, ln, kind, piece_last - a + 1, d.shift)?;
         }
         if piece_last >= last {
             break;
@@ -712,24 +727,70 @@ fn one_line_miss(
     d: &DirectOp,
     ln: u64,
 ) -> Result<bool, MapError> {
-    if !c.below.fills_in_place() {
+    if !line_miss(v, c, w & ADDR_MASK, ln, d.first, u64::from(d.size), d.shift)? {
         return Ok(false);
     }
-    let va = w & ADDR_MASK;
-    let pa = c.mapper.translate(c.asid, VirtAddr(va))?.0;
-    let kind = d.first;
-    let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
-    let Some((fetch, victim)) = v.fill(ln, r, kind, u64::from(d.size)) else {
-        // Not reached where the chain fills in place; exact all the same.
-        return Ok(false);
-    };
-    c.below.fill_below(0, kind, va, pa, c.asid.0, 1 << d.shift, fetch, victim);
-    let k = usize::from(d.k & 3);
-    c.t.done[k] += 1;
+    c.t.done[usize::from(d.k & 3)] += 1;
     if d.modify {
         v.hit(ln, c.asid.0, true);
         c.t.pend[RefKind::Write as usize] += 1;
     }
+    Ok(true)
+}
+
+/// A word over two top-level lines whose first line (`next - 1`) is a hit
+/// that changes no state, completed as `pieces` completes it: the first
+/// piece counted, then the second (bytes from the start of line `next`)
+/// a hit onto `resident` line `next` (a write onto its clean line) or a
+/// one-line miss (`line_miss`). `Ok(false)`, changing nothing, where the
+/// hierarchy does not fill in place.
+#[inline(always)]
+fn second_line(
+    v: &mut VirtualDirect<'_>,
+    c: &mut Ctx<'_, '_>,
+    w: u64,
+    d: &DirectOp,
+    next: u64,
+    resident: bool,
+) -> Result<bool, MapError> {
+    let start = next << d.shift;
+    // The word's bytes past the first line (`w` crosses into `next`).
+    let size = ((w & ADDR_MASK) + u64::from(d.size)).saturating_sub(start);
+    if resident {
+        v.hit(next, c.asid.0, d.write);
+        c.t.pend[d.first as usize] += 1;
+    } else if !line_miss(v, c, start, next, d.first, size, d.shift)? {
+        return Ok(false);
+    }
+    c.t.pend[d.first as usize] += 1;
+    c.t.done[usize::from(d.k & 3)] += 1;
+    Ok(true)
+}
+
+/// One piece (`size` bytes from `va`, in virtual line `ln`) that missed in
+/// the top level, completed as `word` completes it: translate,
+/// `Cache::fill` through the view, then the fetch and the victim below.
+/// `Ok(false)`, changing nothing, where the chain does not fill in place.
+#[inline(always)]
+fn line_miss(
+    v: &mut VirtualDirect<'_>,
+    c: &mut Ctx<'_, '_>,
+    va: u64,
+    ln: u64,
+    kind: RefKind,
+    size: u64,
+    shift: u8,
+) -> Result<bool, MapError> {
+    if !c.below.fills_in_place() {
+        return Ok(false);
+    }
+    let pa = c.mapper.translate(c.asid, VirtAddr(va))?.0;
+    let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
+    let Some((fetch, victim)) = v.fill(ln, r, kind, size) else {
+        // Not reached where the chain fills in place; exact all the same.
+        return Ok(false);
+    };
+    c.below.fill_below(0, kind, va, pa, c.asid.0, 1 << shift, fetch, victim);
     Ok(true)
 }
 
