@@ -80,6 +80,10 @@ impl HitCheck {
     pub fn direct(&self) -> bool {
         self.ways == 1
     }
+    /// Ways per set.
+    pub fn ways(&self) -> usize {
+        self.ways
+    }
     /// The set index mask (`sets - 1`: bit-select over a power-of-two set
     /// count).
     pub fn set_mask(&self) -> u64 {
@@ -581,19 +585,70 @@ impl Cache {
             }
             None
         } else {
-            let base = set * hc.ways;
-            let ways = self.tags.get(base..base + hc.ways)?;
-            let way = if !TRANSLATED || hc.asid_tags {
-                ways.iter().position(|s| s.key == key && s.asid == asid)
-            } else {
-                ways.iter().position(|s| s.key == key)
-            }?;
-            let slot = base + way;
-            self.touch(set, slot);
-            let s = &mut self.tags[slot];
-            s.dirty |= write;
-            Some(s.dirty)
+            let way = self.find_way::<TRANSLATED>(hc, set, key, asid)?;
+            self.hit_way::<TRANSLATED>(hc, set, way, key, asid, write)
         }
+    }
+
+    /// The way of `set` holding the line `probe` looks for (same set, key
+    /// and `TRANSLATED` rule), changing nothing; `None` on a miss. With
+    /// `hit_way` it is `probe` in two steps, so a caller that remembers
+    /// where a line lives (the associative run loop's `FrameMemo`) can skip
+    /// the translation and the search on later hits.
+    #[inline(always)]
+    pub fn find_way<const TRANSLATED: bool>(&self, hc: &HitCheck, set: usize, key: u64, asid: u32) -> Option<usize> {
+        let base = set * hc.ways;
+        let ways = self.tags.get(base..base + hc.ways)?;
+        if !TRANSLATED || hc.asid_tags {
+            ways.iter().position(|s| s.key == key && s.asid == asid)
+        } else {
+            ways.iter().position(|s| s.key == key)
+        }
+    }
+
+    /// Whether `way` of `set` (a level that gave `hc`) holds `key`, by
+    /// `probe`'s rule for ASIDs; false outside the level.
+    #[inline(always)]
+    pub fn way_holds<const TRANSLATED: bool>(
+        &self,
+        hc: &HitCheck,
+        set: usize,
+        way: usize,
+        key: u64,
+        asid: u32,
+    ) -> bool {
+        match self.tags.get(set * hc.ways + way) {
+            Some(s) => way < hc.ways && s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid),
+            None => false,
+        }
+    }
+
+    /// The hit `probe` makes, for a caller that remembers where the line
+    /// was found (`find_way`) and its tag key: if `way` of `set` still
+    /// holds `key` (by `probe`'s rule for ASIDs), the replacement update
+    /// and the dirty bit, not the access counter (the caller adds it in
+    /// bulk); returns whether the line is now dirty. `None`, changing
+    /// nothing, if the frame holds something else now (or is outside the
+    /// level). A set holds a key at most once (a fill follows a miss of
+    /// it), so this is the frame `probe` would find.
+    #[inline(always)]
+    pub fn hit_way<const TRANSLATED: bool>(
+        &mut self,
+        hc: &HitCheck,
+        set: usize,
+        way: usize,
+        key: u64,
+        asid: u32,
+        write: bool,
+    ) -> Option<bool> {
+        if !self.way_holds::<TRANSLATED>(hc, set, way, key, asid) {
+            return None;
+        }
+        let slot = set * hc.ways + way;
+        self.touch(set, slot);
+        let s = &mut self.tags[slot];
+        s.dirty |= write;
+        Some(s.dirty)
     }
 
     #[cold]
