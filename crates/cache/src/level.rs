@@ -73,6 +73,9 @@ pub struct HitCheck {
     index_virtual: bool,
     tag_virtual: bool,
     asid_tags: bool,
+    /// LRU over more than one way: a hit restamps its frame (`hit_way`
+    /// does that itself instead of dispatching through `touch`).
+    lru: bool,
 }
 
 impl HitCheck {
@@ -247,6 +250,13 @@ struct Tag {
 }
 
 const EMPTY_TAG: Tag = Tag { key: EMPTY, other: 0, asid: 0, dirty: false };
+
+/// Whether frame `s`, at `way` of its set, holds tag key `key`, by
+/// `Cache::probe`'s rule for ASIDs (`TRANSLATED` as there).
+#[inline(always)]
+fn holds<const TRANSLATED: bool>(hc: &HitCheck, s: &Tag, way: usize, key: u64, asid: u32) -> bool {
+    way < hc.ways && s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid)
+}
 
 /// The line number a frame keeps besides its key, for write-back: the
 /// physical line of a virtually tagged level, the virtual line otherwise
@@ -543,6 +553,7 @@ impl Cache {
             index_virtual: self.index_virtual,
             tag_virtual: self.tag_virtual,
             asid_tags: self.asid_tags,
+            lru: self.ways > 1 && self.cfg.replacement == Replacement::Lru,
         })
     }
 
@@ -617,10 +628,7 @@ impl Cache {
         key: u64,
         asid: u32,
     ) -> bool {
-        match self.tags.get(set * hc.ways + way) {
-            Some(s) => way < hc.ways && s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid),
-            None => false,
-        }
+        self.tags.get(set * hc.ways + way).is_some_and(|s| holds::<TRANSLATED>(hc, s, way, key, asid))
     }
 
     /// The hit `probe` makes, for a caller that remembers where the line
@@ -641,14 +649,23 @@ impl Cache {
         asid: u32,
         write: bool,
     ) -> Option<bool> {
-        if !self.way_holds::<TRANSLATED>(hc, set, way, key, asid) {
+        let slot = set * hc.ways + way;
+        let s = self.tags.get_mut(slot)?;
+        if !holds::<TRANSLATED>(hc, s, way, key, asid) {
             return None;
         }
-        let slot = set * hc.ways + way;
-        self.touch(set, slot);
-        let s = &mut self.tags[slot];
+        // The dirty bit and the replacement state are independent: one
+        // lookup of the frame serves both.
         s.dirty |= write;
-        Some(s.dirty)
+        let dirty = s.dirty;
+        if hc.lru {
+            // `touch` for LRU, the common policy, without its dispatch.
+            self.clock += 1;
+            self.stamps[slot] = self.clock;
+        } else {
+            self.touch(set, slot);
+        }
+        Some(dirty)
     }
 
     #[cold]
