@@ -1050,6 +1050,33 @@ mod tests {
     }
 
     #[test]
+    fn a_hit_at_a_remembered_way_is_probes_hit() {
+        // One set of four ways, LRU, PIPT (keys are physical lines: 16 B).
+        let mut c = four_ways();
+        let Some(hc) = c.hit_check() else { panic!("PIPT write-back LRU allows inline checks") };
+        for p in [0u64, 16, 32, 48] {
+            c.access(r(p, p, 0), RefKind::Read, 4);
+        }
+        assert_eq!(c.find_way::<true>(&hc, 0, 1, 0), Some(1));
+        assert_eq!(c.find_way::<true>(&hc, 0, 9, 0), None);
+        // A frame holding another key, or a way outside the set: no hit,
+        // nothing changed (line 0 stays the least recent).
+        assert!(!c.way_holds::<true>(&hc, 0, 2, 1, 0));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 2, 1, 0, true), None);
+        assert_eq!(c.hit_way::<true>(&hc, 0, 4, 1, 0, false), None);
+        assert_eq!(c.hit_way::<true>(&hc, 1, 0, 0, 0, false), None);
+        // Line 1 (way 1) hit for a write: dirty, and the newest. Then line
+        // 0 (way 0): the least recent is now line 2, which a miss evicts.
+        assert_eq!(c.hit_way::<true>(&hc, 0, 1, 1, 0, true), Some(true));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 0, 0, 0, false), Some(false));
+        assert!(!c.access(r(64, 64, 0), RefKind::Read, 4).hit);
+        let lines: Vec<(u64, bool)> = c.resident().iter().map(|e| (e.paddr, e.dirty)).collect();
+        assert_eq!(lines, vec![(0, false), (16, true), (64, false), (48, false)]);
+        // Hits through `hit_way` were not counted (the caller adds them).
+        assert_eq!(c.stats().accesses(), 5);
+    }
+
+    #[test]
     fn fill_refuses_where_it_cannot_complete_a_miss() {
         let mut cfg = CacheConfig::simple(64, 16, 4);
         let mut shadowed = Cache::new(cfg.clone(), true).expect("geometry");
