@@ -1053,7 +1053,7 @@ mod tests {
     fn a_hit_at_a_remembered_way_is_probes_hit() {
         // One set of four ways, LRU, PIPT (keys are physical lines: 16 B).
         let mut c = four_ways();
-        let Some(hc) = c.hit_check() else { panic!("PIPT write-back LRU allows inline checks") };
+        let hc = c.hit_check().expect("PIPT write-back LRU allows inline checks");
         for p in [0u64, 16, 32, 48] {
             c.access(r(p, p, 0), RefKind::Read, 4);
         }
