@@ -73,12 +73,19 @@ pub struct HitCheck {
     index_virtual: bool,
     tag_virtual: bool,
     asid_tags: bool,
+    /// LRU over more than one way: a hit restamps its frame (`hit_way`
+    /// does that itself instead of dispatching through `touch`).
+    lru: bool,
 }
 
 impl HitCheck {
     /// Whether the level has one way per set (`Cache::probe::<true>`).
     pub fn direct(&self) -> bool {
         self.ways == 1
+    }
+    /// Ways per set.
+    pub fn ways(&self) -> usize {
+        self.ways
     }
     /// The set index mask (`sets - 1`: bit-select over a power-of-two set
     /// count).
@@ -243,6 +250,13 @@ struct Tag {
 }
 
 const EMPTY_TAG: Tag = Tag { key: EMPTY, other: 0, asid: 0, dirty: false };
+
+/// Whether frame `s`, at `way` of its set, holds tag key `key`, by
+/// `Cache::probe`'s rule for ASIDs (`TRANSLATED` as there).
+#[inline(always)]
+fn holds<const TRANSLATED: bool>(hc: &HitCheck, s: &Tag, way: usize, key: u64, asid: u32) -> bool {
+    way < hc.ways && s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid)
+}
 
 /// The line number a frame keeps besides its key, for write-back: the
 /// physical line of a virtually tagged level, the virtual line otherwise
@@ -539,6 +553,7 @@ impl Cache {
             index_virtual: self.index_virtual,
             tag_virtual: self.tag_virtual,
             asid_tags: self.asid_tags,
+            lru: self.ways > 1 && self.cfg.replacement == Replacement::Lru,
         })
     }
 
@@ -581,19 +596,76 @@ impl Cache {
             }
             None
         } else {
-            let base = set * hc.ways;
-            let ways = self.tags.get(base..base + hc.ways)?;
-            let way = if !TRANSLATED || hc.asid_tags {
-                ways.iter().position(|s| s.key == key && s.asid == asid)
-            } else {
-                ways.iter().position(|s| s.key == key)
-            }?;
-            let slot = base + way;
-            self.touch(set, slot);
-            let s = &mut self.tags[slot];
-            s.dirty |= write;
-            Some(s.dirty)
+            let way = self.find_way::<TRANSLATED>(hc, set, key, asid)?;
+            self.hit_way::<TRANSLATED>(hc, set, way, key, asid, write)
         }
+    }
+
+    /// The way of `set` holding the line `probe` looks for (same set, key
+    /// and `TRANSLATED` rule), changing nothing; `None` on a miss. With
+    /// `hit_way` it is `probe` in two steps, so a caller that remembers
+    /// where a line lives (the associative run loop's `FrameMemo`) can skip
+    /// the translation and the search on later hits.
+    #[inline(always)]
+    pub fn find_way<const TRANSLATED: bool>(&self, hc: &HitCheck, set: usize, key: u64, asid: u32) -> Option<usize> {
+        let base = set * hc.ways;
+        let ways = self.tags.get(base..base + hc.ways)?;
+        if !TRANSLATED || hc.asid_tags {
+            ways.iter().position(|s| s.key == key && s.asid == asid)
+        } else {
+            ways.iter().position(|s| s.key == key)
+        }
+    }
+
+    /// Whether `way` of `set` (a level that gave `hc`) holds `key`, by
+    /// `probe`'s rule for ASIDs; false outside the level.
+    #[inline(always)]
+    pub fn way_holds<const TRANSLATED: bool>(
+        &self,
+        hc: &HitCheck,
+        set: usize,
+        way: usize,
+        key: u64,
+        asid: u32,
+    ) -> bool {
+        self.tags.get(set * hc.ways + way).is_some_and(|s| holds::<TRANSLATED>(hc, s, way, key, asid))
+    }
+
+    /// The hit `probe` makes, for a caller that remembers where the line
+    /// was found (`find_way`) and its tag key: if `way` of `set` still
+    /// holds `key` (by `probe`'s rule for ASIDs), the replacement update
+    /// and the dirty bit, not the access counter (the caller adds it in
+    /// bulk); returns whether the line is now dirty. `None`, changing
+    /// nothing, if the frame holds something else now (or is outside the
+    /// level). A set holds a key at most once (a fill follows a miss of
+    /// it), so this is the frame `probe` would find.
+    #[inline(always)]
+    pub fn hit_way<const TRANSLATED: bool>(
+        &mut self,
+        hc: &HitCheck,
+        set: usize,
+        way: usize,
+        key: u64,
+        asid: u32,
+        write: bool,
+    ) -> Option<bool> {
+        let slot = set * hc.ways + way;
+        let s = self.tags.get_mut(slot)?;
+        if !holds::<TRANSLATED>(hc, s, way, key, asid) {
+            return None;
+        }
+        // The dirty bit and the replacement state are independent: one
+        // lookup of the frame serves both.
+        s.dirty |= write;
+        let dirty = s.dirty;
+        if hc.lru {
+            // `touch` for LRU, the common policy, without its dispatch.
+            self.clock += 1;
+            self.stamps[slot] = self.clock;
+        } else {
+            self.touch(set, slot);
+        }
+        Some(dirty)
     }
 
     #[cold]
@@ -975,6 +1047,33 @@ mod tests {
             let victim = Evicted { vaddr: 0x3000, paddr: 0x60, asid: 5, dirty: true };
             assert_eq!(c.fill(set, key, r(0x4000, 0x80, 6), RefKind::Read, 4), Some((true, Some(victim))));
         }
+    }
+
+    #[test]
+    fn a_hit_at_a_remembered_way_is_probes_hit() {
+        // One set of four ways, LRU, PIPT (keys are physical lines: 16 B).
+        let mut c = four_ways();
+        let hc = c.hit_check().expect("PIPT write-back LRU allows inline checks");
+        for p in [0u64, 16, 32, 48] {
+            c.access(r(p, p, 0), RefKind::Read, 4);
+        }
+        assert_eq!(c.find_way::<true>(&hc, 0, 1, 0), Some(1));
+        assert_eq!(c.find_way::<true>(&hc, 0, 9, 0), None);
+        // A frame holding another key, or a way outside the set: no hit,
+        // nothing changed (line 0 stays the least recent).
+        assert!(!c.way_holds::<true>(&hc, 0, 2, 1, 0));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 2, 1, 0, true), None);
+        assert_eq!(c.hit_way::<true>(&hc, 0, 4, 1, 0, false), None);
+        assert_eq!(c.hit_way::<true>(&hc, 1, 0, 0, 0, false), None);
+        // Line 1 (way 1) hit for a write: dirty, and the newest. Then line
+        // 0 (way 0): the least recent is now line 2, which a miss evicts.
+        assert_eq!(c.hit_way::<true>(&hc, 0, 1, 1, 0, true), Some(true));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 0, 0, 0, false), Some(false));
+        assert!(!c.access(r(64, 64, 0), RefKind::Read, 4).hit);
+        let lines: Vec<(u64, bool)> = c.resident().iter().map(|e| (e.paddr, e.dirty)).collect();
+        assert_eq!(lines, vec![(0, false), (16, true), (64, false), (48, false)]);
+        // Hits through `hit_way` were not counted (the caller adds them).
+        assert_eq!(c.stats().accesses(), 5);
     }
 
     #[test]

@@ -4,9 +4,13 @@
 //! unusual event) or the end of the block; every other word is completed
 //! here, whatever it does:
 //!
-//! * a reference within one top-level line that hits (and, for
-//!   direct-mapped virtual tops, one crossing into the next line with both
-//!   lines resident) is finished inline, its access counted in bulk;
+//! * a reference within one top-level line that hits (and one crossing
+//!   into the next line with both lines resident) is finished inline, its
+//!   access counted in bulk; in the associative loop the frame (set and
+//!   way) where each line was last found is remembered (`FrameMemo`), so
+//!   a hit is one check of that frame, without a translation or a search
+//!   of the set, and a miss within one line is completed inline with the
+//!   lookup that found it absent standing for `word`'s probe;
 //! * anything else (a miss, a reference over several lines, a modify that
 //!   crosses a line) goes to `word`, out of line, which applies the general
 //!   path's rules piece by piece: a probe per top-level line, and for a miss
@@ -24,9 +28,10 @@
 //!   two lines whose first line hits, `pieces`) with the same calls `word`
 //!   would make.
 //!
-//! Exactness rests on three facts. `Cache::probe` changes exactly what
-//! `lookup` changes on a hit except the access counter, which is added in
-//! bulk (`pend`). A miss is completed by the very calls the general path
+//! Exactness rests on three facts. `Cache::probe` (and `Cache::hit_way`,
+//! its hit at a remembered frame that still holds the line) changes
+//! exactly what `lookup` changes on a hit except the access counter, which
+//! is added in bulk (`pend`). A miss is completed by the very calls the general path
 //! makes (`access_missed`, then the hierarchy below). And a word is either
 //! completed inline with nothing changed before its last check, or handed
 //! whole to `word`, which does the pieces in the general path's order
@@ -71,8 +76,8 @@ pub(crate) struct Borrowed<'a> {
     pub counts: &'a mut [u64; 4],
     pub pending: &'a mut [u64; 4],
     pub repeat: &'a mut [RepeatLine; 2],
-    /// The associative loop's memo of most recent lines (`MruLines`).
-    pub mru: &'a mut [u64; MRU_LEN],
+    /// The associative loop's memos (`MruLines`, `WayMemo`).
+    pub mru: &'a mut MruStore,
     /// The virtual-direct loop's copy of its top caches' lines (`SetLines`).
     pub set_lines: &'a mut Vec<u64>,
 }
@@ -152,7 +157,9 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat, mru, .. } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
-    let mut recent = MruLines::new(mru, mru_masks(&checks), repeat, asid);
+    let MruStore { keys, frames, epoch } = mru;
+    let mut recent = MruLines::new(keys, mru_masks(&checks), repeat, asid);
+    let mut frames = FrameMemo::new(frames, epoch, (asid, mapper.generation()), !DIRECT);
     // Per side, the last line a probe or `word` touched (its entry is
     // where the repeat line is taken from at the end).
     let mut last_touched = [repeat[0].line, repeat[1].line];
@@ -171,31 +178,84 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
             _ => &mut *ic,
         };
         let write = k >= STORE;
-        let mut lines = 0;
-        if last_ln == ln {
-            // One line. A modify's read half then write half is one probe
-            // that sets dirty: a second touch of the line just touched
-            // changes no order (LRU: still the newest; tree-PLRU: the same
-            // bits; FIFO, random: nothing).
-            let located = if TRANSLATE {
-                mapper.translate(asid, VirtAddr(va)).ok().map(|pa| hc.locate(va, pa.0))
-            } else {
-                Some((hc.virtual_set(ln), ln))
-            };
-            if let Some((set, key)) = located {
-                if let Some(dirty) = cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
-                    if !DIRECT {
+        let mut done = false;
+        if DIRECT {
+            if last_ln == ln {
+                let located = if TRANSLATE {
+                    mapper.translate(asid, VirtAddr(va)).ok().map(|pa| hc.locate(va, pa.0))
+                } else {
+                    Some((hc.virtual_set(ln), ln))
+                };
+                if let Some((set, key)) = located {
+                    done = cache.probe::<true, TRANSLATE>(hc, set, key, asid.0, write).is_some();
+                }
+            }
+            if done {
+                t.pend[k] += 1;
+            }
+        } else {
+            if last_ln == ln {
+                // One line. A modify's read half then write half is one
+                // hit that sets dirty: a second touch of the line just
+                // touched changes no order (LRU: still the newest;
+                // tree-PLRU: the same bits; FIFO, random: nothing).
+                match frames.hit::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid, write) {
+                    Ok(dirty) => {
                         recent.set(slot, ln, dirty);
-                        last_touched[slot] = ln;
+                        t.pend[k] += 1;
+                        done = true;
                     }
-                    lines = 1;
+                    // A miss of one request (not a modify, whose write
+                    // half follows): `word`'s steps, the lookup just made
+                    // standing for its probe.
+                    Err(Some(at)) if k != MODIFY => {
+                        let kind = REFS[k][0];
+                        match below.missed(cache, kind, va, at.pa, asid.0, last - va + 1, at.set, at.key) {
+                            Some(dirty) => {
+                                recent.set(slot, ln, dirty);
+                                // Where the fill went, for the next hit.
+                                if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid.0) {
+                                    frames.remember(slot, ln, at.set, way, at.key);
+                                }
+                            }
+                            None => recent.forget(slot, ln),
+                        }
+                        done = true;
+                    }
+                    Err(_) => {}
+                }
+                if done {
+                    last_touched[slot] = ln;
+                }
+            } else if last_ln == ln + 1 {
+                // Across two lines (mostly instruction fetches): when both
+                // are resident, the hits `word` would make, in its order
+                // (each request kind over both lines); nothing changed
+                // before both were found.
+                let frame = frames.find::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid);
+                let next = frames.find::<TRANSLATE>(cache, hc, mapper, slot, last_ln << shift, last_ln, asid);
+                if let (Ok(a), Ok(b)) = (frame, next) {
+                    let mut dirty = [false; 2];
+                    for &kind in REFS[k] {
+                        let write = kind == RefKind::Write;
+                        for (d, (set, way, key)) in dirty.iter_mut().zip([a, b]) {
+                            if let Some(x) = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, write) {
+                                *d = x;
+                                t.pend[kind as usize] += 1;
+                            }
+                        }
+                    }
+                    // Each line is now the newest of its set, the second
+                    // touched last (with one set, it alone).
+                    recent.set(slot, ln, dirty[0]);
+                    recent.set(slot, last_ln, dirty[1]);
+                    last_touched[slot] = last_ln;
+                    done = true;
                 }
             }
         }
         t.done[k] += 1;
-        if lines > 0 {
-            t.pend[k] += lines;
-        } else {
+        if !done {
             match word::<DIRECT, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
                 Ok(line) => {
                     if !DIRECT {
@@ -227,6 +287,217 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         }
     }
     (i, res)
+}
+
+/// What the associative loop keeps between runs: the buffers of its memos
+/// (`MruLines`, `FrameMemo`), reused so a run allocates nothing, and the
+/// frame memo's epoch.
+#[derive(Debug)]
+pub(crate) struct MruStore {
+    keys: [u64; MRU_LEN],
+    frames: [Frame; FRAMES_LEN],
+    epoch: Epoch,
+}
+
+impl MruStore {
+    pub(crate) fn new() -> Box<Self> {
+        let epoch = Epoch { n: 0, of: None };
+        Box::new(Self { keys: [NO_KEY; MRU_LEN], frames: [NO_FRAME; FRAMES_LEN], epoch })
+    }
+}
+
+/// The frame memo's epoch: a number tagging its entries, and the address
+/// space and mapper generation (`PageMapper::generation`) its entries were
+/// translated in. Entries stay valid while both are unchanged.
+#[derive(Debug)]
+struct Epoch {
+    n: u64,
+    of: Option<(Asid, u64)>,
+}
+
+/// Entries per side of the frame memo (`FrameMemo`), 96 KB per side. On
+/// cc1 and the 32K/1M machine (20 M events) 1,024 entries left 335 K
+/// lookups (lines of code and stack 64 KB apart share an entry), 4,096
+/// left 146 K, about the misses and the lines they refill: 1.2
+/// instructions per reference less.
+const FRAMES: usize = 4096;
+const FRAMES_LEN: usize = 2 * FRAMES;
+/// A remembered line is stored with its run's epoch above this bit; line
+/// numbers are below it (at most 56 address bits, lines of 4 bytes or more).
+const EPOCH_SHIFT: u32 = 54;
+/// Epochs 0..EPOCHS; an epoch-tagged line is then never `NO_KEY`.
+const EPOCHS: u64 = (1 << (64 - EPOCH_SHIFT)) - 1;
+
+/// One entry of the frame memo: a virtual line (tagged with its run's
+/// epoch, or `NO_KEY`), the tag key it has in the cache, and the frame
+/// (set, way) where a lookup found it.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    line: u64,
+    key: u64,
+    set: u32,
+    way: u32,
+}
+
+const NO_FRAME: Frame = Frame { line: NO_KEY, key: 0, set: 0, way: 0 };
+
+/// The associative loop's memo of where lines live, direct-mapped by
+/// virtual line per side: the frame (set and way) where a lookup of this
+/// run found the line of the run's address space, and its tag key. A word
+/// on a remembered line is checked at that frame alone (`Cache::hit_way`:
+/// does it still hold that key?), without a translation or a search of
+/// the set.
+///
+/// Exact because the cache checks the frame: if it holds the key, it holds
+/// the line, and it is the one frame of the set that does (a fill follows
+/// a miss), so the hit is `probe`'s; whatever changed the cache since
+/// (misses, flushes, the general path between runs) at worst makes the
+/// check fail, and the line is looked up again. The key stands for the
+/// line while the address space and the page's frame are those it was
+/// translated with: entries are tagged with an epoch, which changes when
+/// a run starts in another address space or after the mapper remapped a
+/// page (`PageMapper::generation`; first touches only add pages), so those
+/// entries are all forgotten without clearing. The direct-mapped loop
+/// does not use it.
+struct FrameMemo<'a> {
+    frames: &'a mut [Frame; FRAMES_LEN],
+    /// The run's epoch, shifted into place.
+    tag: u64,
+    on: bool,
+}
+
+impl<'a> FrameMemo<'a> {
+    /// The memo for a run in address space and mapper generation `of`:
+    /// the entries of the last run if it was in the same, else none (a
+    /// new epoch, and once every `EPOCHS` of those, cleared entries).
+    fn new(frames: &'a mut [Frame; FRAMES_LEN], epoch: &mut Epoch, of: (Asid, u64), on: bool) -> Self {
+        if epoch.of != Some(of) {
+            epoch.of = Some(of);
+            epoch.n += 1;
+            if epoch.n >= EPOCHS {
+                epoch.n = 0;
+                frames.fill(NO_FRAME);
+            }
+        }
+        Self { frames, tag: epoch.n << EPOCH_SHIFT, on }
+    }
+
+    /// The entry of virtual line `ln` on `side`.
+    #[inline(always)]
+    fn at(side: usize, ln: u64) -> usize {
+        (side & 1) * FRAMES + (ln as usize & (FRAMES - 1))
+    }
+
+    /// The hit of virtual line `ln` (bytes at `va` on) in `cache` that
+    /// `probe` makes, at the remembered frame if it still holds the line,
+    /// else where a lookup finds it (remembered then); whether the line is
+    /// now dirty. An error, changing nothing, if the line is not resident
+    /// (with where it goes, in a cache that needs translating) or its
+    /// translation failed (`None`: `word` then takes the word and reports
+    /// the error).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn hit<const TRANSLATE: bool>(
+        &mut self,
+        cache: &mut Cache,
+        hc: &HitCheck,
+        mapper: &mut PageMapper,
+        side: usize,
+        va: u64,
+        ln: u64,
+        asid: Asid,
+        write: bool,
+    ) -> Result<bool, Option<Absent>> {
+        if let Some(f) = self.remembered(side, ln) {
+            // Checks the frame, so the common case costs one check.
+            if let Some(dirty) = cache.hit_way::<TRANSLATE>(hc, f.set as usize, f.way as usize, f.key, asid.0, write) {
+                return Ok(dirty);
+            }
+        }
+        let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, side, va, ln, asid)?;
+        // Always `Some`: the frame was just found.
+        cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, write).ok_or(None)
+    }
+
+    /// Where virtual line `ln` (bytes at `va` on) lives in `cache`: set,
+    /// way and tag key, the frame checked. From the memo when remembered
+    /// there, else looked up and remembered; an error as `hit`'s if it is
+    /// not resident or its translation failed. Changes nothing in the cache.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn find<const TRANSLATE: bool>(
+        &mut self,
+        cache: &Cache,
+        hc: &HitCheck,
+        mapper: &mut PageMapper,
+        side: usize,
+        va: u64,
+        ln: u64,
+        asid: Asid,
+    ) -> Result<(usize, usize, u64), Option<Absent>> {
+        if let Some(f) = self.remembered(side, ln) {
+            let (set, way) = (f.set as usize, f.way as usize);
+            if cache.way_holds::<TRANSLATE>(hc, set, way, f.key, asid.0) {
+                return Ok((set, way, f.key));
+            }
+        }
+        self.look_up::<TRANSLATE>(cache, hc, mapper, side, va, ln, asid)
+    }
+
+    /// The entry remembering virtual line `ln` on `side` in this run, if any.
+    #[inline(always)]
+    fn remembered(&self, side: usize, ln: u64) -> Option<Frame> {
+        self.frames.get(Self::at(side, ln)).copied().filter(|f| f.line == ln | self.tag)
+    }
+
+    /// `find` past the memo.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn look_up<const TRANSLATE: bool>(
+        &mut self,
+        cache: &Cache,
+        hc: &HitCheck,
+        mapper: &mut PageMapper,
+        side: usize,
+        va: u64,
+        ln: u64,
+        asid: Asid,
+    ) -> Result<(usize, usize, u64), Option<Absent>> {
+        let (set, key, pa) = if TRANSLATE {
+            let pa = mapper.translate(asid, VirtAddr(va)).map_err(|_| None)?.0;
+            let (set, key) = hc.locate(va, pa);
+            (set, key, Some(pa))
+        } else {
+            (hc.virtual_set(ln), ln, None)
+        };
+        let Some(way) = cache.find_way::<TRANSLATE>(hc, set, key, asid.0) else {
+            return Err(pa.map(|pa| Absent { set, key, pa }));
+        };
+        self.remember(side, ln, set, way, key);
+        Ok((set, way, key))
+    }
+
+    /// Virtual line `ln` on `side` lives at `way` of `set` with tag key `key`.
+    #[inline(always)]
+    fn remember(&mut self, side: usize, ln: u64, set: usize, way: usize, key: u64) {
+        // Sets and ways of a real cache fit in 32 bits; one that did not
+        // would simply not be remembered.
+        if let (true, Ok(s), Ok(w), Some(f)) =
+            (self.on, u32::try_from(set), u32::try_from(way), self.frames.get_mut(Self::at(side, ln)))
+        {
+            *f = Frame { line: ln | self.tag, key, set: s, way: w };
+        }
+    }
+}
+
+/// A line `FrameMemo` looked up and found not resident in a top cache that
+/// needs translating: its set, tag key and physical address, what
+/// `Below::missed` needs to complete the miss.
+#[derive(Clone, Copy, Debug)]
+struct Absent {
+    set: usize,
+    key: u64,
+    pa: u64,
 }
 
 /// Entries of the most-recent-line memo (`MruLines`): two sides of

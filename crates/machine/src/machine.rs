@@ -112,8 +112,8 @@ pub struct Machine {
     /// The same ops as the virtual-direct loop reads them, with the hits it
     /// counted per op, not yet in `access_counts` and `pending` (`settle`).
     direct_ops: Box<[DirectOp; 256]>,
-    /// The associative loop's memo of most recent lines (`hit_loop::run`).
-    mru: Box<[u64; hit_loop::MRU_LEN]>,
+    /// The associative loop's memos (`hit_loop::run`): most recent lines and where lines live.
+    mru: Box<hit_loop::MruStore>,
     /// The virtual-direct loop's copy of its top caches' lines.
     set_lines: Vec<u64>,
     /// Reused by `feed` to pack events for `feed_packed`.
@@ -225,7 +225,7 @@ impl Machine {
             pending: [0; 4],
             write_breaks_repeat,
             direct_ops,
-            mru: Box::new([0; hit_loop::MRU_LEN]),
+            mru: hit_loop::MruStore::new(),
             set_lines,
             ops,
             scratch: PackedBlock::default(),

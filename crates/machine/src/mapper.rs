@@ -49,6 +49,15 @@ pub struct PageMapper {
     /// Recent translations, direct-mapped by page number: most references
     /// reuse a page, and instruction and data pages interleave.
     memo: Box<[(Asid, Vpn, Pfn); MEMO]>,
+    /// Names this mapper's translations as they stand (`generation`).
+    generation: u64,
+}
+
+/// The next `PageMapper::generation`, unique in the process.
+static NEXT_GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn next_generation() -> u64 {
+    NEXT_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl PageMapper {
@@ -64,7 +73,16 @@ impl PageMapper {
             permutation: FramePermutation::new(frames, seed),
             table: FxHashMap::default(),
             memo: Box::new([NO_PAGE; MEMO]),
+            generation: next_generation(),
         }
+    }
+
+    /// A number that stays the same exactly while no page already mapped
+    /// changes frame (first touches add pages, `share` may remap one), and
+    /// differs between mappers: what a memo of translations kept across
+    /// calls (the associative run loop's frame memo) checks.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn page_size(&self) -> PageSize {
@@ -146,6 +164,7 @@ impl PageMapper {
         let pfn = self.frame(owner_asid, owner)?;
         self.table.insert((alias_asid, alias), pfn);
         self.memo.fill(NO_PAGE);
+        self.generation = next_generation();
         Ok(pfn)
     }
 }

@@ -86,10 +86,7 @@ fn event_strategy() -> impl Strategy<Value = Event> {
 }
 
 fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachine) {
-    let mut cfg = MachineConfig::bare(
-        "random",
-        MemoryConfig::sequential(PageSize::new(page).expect("page"), 1 << 30),
-    );
+    let mut cfg = MachineConfig::bare("random", MemoryConfig::sequential(PageSize::new(page).expect("page"), 1 << 30));
     cfg.stats = StatsConfig { classify_misses: classify };
     let mut naive = Vec::new();
     for (n, t) in tiers.iter().enumerate() {
@@ -555,6 +552,65 @@ proptest! {
         tiers.extend(below);
         let inner = check(256, &tiers, raw, share, false)?;
         prop_assert_eq!(inner, "associative");
+    }
+}
+
+/// A page of the dense events (`dense_event_strategy`): region `r` (0-2),
+/// page `p` (0-1) of 256 bytes.
+fn dense_page(r: u64, p: u64) -> u64 {
+    ((r % 3) << 16) + (p % 2) * 256
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    ))]
+
+    /// The associative loop's frame memo (`hit_loop::FrameMemo`), which
+    /// outlives a run while the address space and the mapper's generation
+    /// stay: events fed in parts, each in one address space, and between
+    /// some parts a page already touched is remapped (`share_page`), so a
+    /// line remembered before has another tag key after; every counter
+    /// against the naive simulator fed the same.
+    #[test]
+    fn associative_frames_across_feeds_equal_naive_reference(
+        top in prop_oneof![
+            memo_top_cache().prop_map(TierShape::Unified),
+            (memo_top_cache(), memo_top_cache()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=1),
+        parts in prop::collection::vec(
+            (0u32..2, prop::collection::vec(dense_event_strategy(), 1..60), any::<bool>(), (0u64..6, 0u64..6)),
+            1..6,
+        ),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let (mut m, mut n) = build(&tiers, 256, false);
+        let mut all = Vec::new();
+        for (asid, evs, share, (owner, alias)) in parts {
+            let evs: Vec<Event> = evs
+                .into_iter()
+                .map(|e| match e {
+                    Event::Access(a) => Event::access(a.kind, a.addr.0, a.size, asid),
+                    e => e,
+                })
+                .collect();
+            m.feed(&evs, "parts", 0).expect("no exhaustion");
+            for e in &evs {
+                n.event(e);
+            }
+            all.extend(evs);
+            if share {
+                // In the part's own address space: the next part (often
+                // the same space) finds a page it used on another frame.
+                let (o, a) = (dense_page(owner / 2, owner), dense_page(alias / 2, alias));
+                m.share_page(asid, o, asid, a).expect("frames");
+                n.share(asid, o, asid, a);
+            }
+        }
+        equals_naive(&m.result("parts"), &n, &all)?;
+        prop_assert_eq!(m.inner_loop(), "associative");
     }
 }
 

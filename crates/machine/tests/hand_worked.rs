@@ -7,14 +7,10 @@ use vmlab_machine::{Machine, MachineConfig, MemoryConfig, RunResult, StatsConfig
 use vmlab_trace::{AccessKind, Event};
 
 fn machine_with(l1: CacheConfig) -> Machine {
-    let mut cfg = MachineConfig::bare(
-        "hand",
-        MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24),
-    );
+    let mut cfg = MachineConfig::bare("hand", MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24));
     cfg.stats = StatsConfig { classify_misses: true };
     cfg.l1 = Some(l1);
-    Machine::new(cfg)
-    .expect("valid machine")
+    Machine::new(cfg).expect("valid machine")
 }
 
 fn r(a: u64) -> Event {
@@ -125,7 +121,8 @@ fn full_line_write_needs_no_fetch() {
 fn line_crossing_reference_is_split_and_modify_is_read_then_write() {
     let mut m = machine_with(CacheConfig::simple(64, 16, 1));
     // 8 bytes at 0x0c cross into line 1: two reads, two misses.
-    let res = run(&mut m, &[Event::access(AccessKind::Load, 0x0c, 8, 0), Event::access(AccessKind::Modify, 0x0c, 8, 0)]);
+    let res =
+        run(&mut m, &[Event::access(AccessKind::Load, 0x0c, 8, 0), Event::access(AccessKind::Modify, 0x0c, 8, 0)]);
     assert_eq!(kind(&res, RefKind::Read), (4, 2, 2, 0, 0));
     assert_eq!(kind(&res, RefKind::Write), (2, 0, 0, 0, 0));
     assert_eq!(res.caches[0].stats.fetches, 2);
@@ -238,4 +235,49 @@ fn flush_virtual_range_reports_line_states() {
     // Everything is gone now.
     let f = m.flush_virtual_range(0, 0x00, 0x40, true);
     assert_eq!((f.empty, f.clean, f.dirty), (4, 0, 0));
+}
+
+/// References crossing a line on a set-associative top (the associative
+/// inline loop, `hit_loop::run`): both lines resident (both hit, and both
+/// become the newest of their sets), then one missing (the resident piece
+/// hits, the other misses and fills). A 64 B cache, 16 B lines, 2 sets of
+/// 2 ways, LRU, write-back, write-allocate; page 0 maps to frame 0, so the
+/// counts are the same for every indexing (VIVT with ASID tags: the loop
+/// that needs no translation).
+#[test]
+fn associative_crossing_references() {
+    for indexing in [Indexing::Vipt, Indexing::Pipt, Indexing::Vivt] {
+        let mut c = CacheConfig::simple(64, 16, 2);
+        c.indexing = indexing;
+        c.asid_tags = indexing == Indexing::Vivt;
+        let mut cfg =
+            MachineConfig::bare("hand", MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24));
+        cfg.l1 = Some(c);
+        let mut m = Machine::new(cfg).expect("valid machine");
+        let r8 = |a| Event::access(AccessKind::Load, a, 8, 0);
+        let w8 = |a| Event::access(AccessKind::Store, a, 8, 0);
+        let res = run(
+            &mut m,
+            &[
+                r(0x00),  // line 0, set 0: miss
+                r(0x10),  // line 1, set 1: miss
+                r(0x20),  // line 2, set 0: miss; set 0 = 0, 2 (newest last)
+                r(0x30),  // line 3, set 1: miss; set 1 = 1, 3
+                r8(0x0c), // lines 0 and 1: two hits; set 0 = 2, 0; set 1 = 3, 1
+                r(0x40),  // line 4: miss, evicts 2 (0 was touched); set 0 = 0, 4
+                r(0x50),  // line 5: miss, evicts 3; set 1 = 1, 5
+                r(0x04),  // line 0: hit; set 0 = 4, 0
+                r(0x14),  // line 1: hit; set 1 = 5, 1
+                w8(0x5c), // line 5 hit (now dirty), line 6 miss: evicts clean 4, fetch; set 0 = 0, 6
+                r(0x44),  // line 4: miss, evicts clean 0; set 0 = 6, 4
+                r(0x58),  // line 5: hit
+            ],
+        );
+        assert_eq!(m.inner_loop(), "associative", "{indexing:?}");
+        let s = &res.caches[0].stats;
+        let (rd, wr) = (s.kind(RefKind::Read), s.kind(RefKind::Write));
+        assert_eq!((rd.accesses, rd.misses, wr.accesses, wr.misses), (12, 7, 2, 1), "{indexing:?}");
+        assert_eq!((s.fetches, s.writebacks), (8, 0), "{indexing:?}");
+        assert_eq!((res.memory.reads, res.memory.writes), (8, 0), "{indexing:?}");
+    }
 }
