@@ -779,3 +779,216 @@ fn raw_event(b: &[u8], p: usize) -> Result<(Event, usize), String> {
     };
     Ok((e, 1))
 }
+
+#[cfg(test)]
+mod tests {
+    //! Hand-built payloads decoded directly: exact words on small cases, and
+    //! every check of the execution loop, at the entry and payload byte it
+    //! reports, so a faster loop must fail in exactly the same places.
+    use super::*;
+
+    /// A payload from its sections (as the writer lays them out).
+    fn payload(n_defs: u32, defs: &[u8], ctl: &[u32], dtags: &[u8], raw: &[u8], deltas: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in [0, n_defs, defs.len() as u32, ctl.len() as u32, dtags.len() as u32, raw.len() as u32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        ctl.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
+        [defs, dtags, raw, deltas].iter().for_each(|s| out.extend_from_slice(s));
+        out
+    }
+
+    /// One definition: start address and item ops.
+    fn def(start: u64, items: &[u8]) -> Vec<u8> {
+        [&start.to_le_bytes()[..], &[items.len() as u8], items].concat()
+    }
+
+    type Outcome = Result<(Vec<u64>, u64), (usize, usize, String)>;
+
+    /// Decodes `raw` (padded here) into `out` with `table`.
+    fn decode_into(table: &mut ShapeTable, raw: &[u8], count: usize, out: &mut PackedBlock) -> Outcome {
+        let mut padded = raw.to_vec();
+        padded.resize(raw.len() + PAD, 0);
+        match decode(table, &padded, raw.len(), count, out) {
+            Ok(()) => Ok((out.words.clone(), out.skipped)),
+            Err(e) => Err((e.record, e.pos, e.msg)),
+        }
+    }
+
+    fn run(raw: &[u8], count: usize, skip: Option<FetchSkip>) -> Outcome {
+        let mut out = PackedBlock { fetch_skip: skip, ..PackedBlock::default() };
+        decode_into(&mut ShapeTable::default(), raw, count, &mut out)
+    }
+
+    const FETCH1: u8 = 0; // a 1-byte instruction fetch
+    const FETCH4: u8 = 3; // a 4-byte instruction fetch
+    const LOAD4: u8 = 17; // a 4-byte load
+    const STORE8: u8 = 24; // an 8-byte store
+
+    fn word(op: u8, addr: u64) -> u64 {
+        u64::from(op) << ADDR_BITS | addr
+    }
+
+    /// Where the data tags start in `payload(1, defs, ctl, ..)`.
+    fn dtags_at(defs: &[u8], n_ctl: usize) -> usize {
+        HEADER_LEN + 4 * n_ctl + defs.len()
+    }
+
+    #[test]
+    fn slots_predict_last_plus_stride() {
+        // Shape 0: fetch 0x1000, load. Three runs: the load at 0x10 (1-byte
+        // delta 0x10, biased 0x90), at 0x20 (no bytes: 0x10 + stride 0x10),
+        // at 0x28 (2-byte delta -8 from the prediction 0x30: 0x7ff8).
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        let raw = payload(1, &d, &[0, 0, 0], &[1, 0, 2], &[], &[0x90, 0xf8, 0x7f]);
+        let want = [(FETCH1, 0x1000), (LOAD4, 0x10), (FETCH1, 0x1000), (LOAD4, 0x20), (FETCH1, 0x1000), (LOAD4, 0x28)];
+        let words = want.iter().map(|&(op, a)| word(op, a)).collect::<Vec<_>>();
+        assert_eq!(run(&raw, 6, None), Ok((words, 0)));
+    }
+
+    #[test]
+    fn several_slots_and_raw_events_interleave() {
+        // Shape 0: fetch4 0x2000, load, store, fetch4 0x2004, load. Then a
+        // raw flush, then shape 0 again with every slot predicted.
+        let d = def(0x2000, &[FETCH4, LOAD4, STORE8, FETCH4, LOAD4]);
+        let raw = payload(
+            1,
+            &d,
+            &[0, CTL_RAW, 0],
+            &[1, 1, 1, 0, 0, 0],
+            &[RAW_FLUSH],
+            &[0x80 + 0x40, 0x80 + 0x50, 0x80 + 0x60],
+        );
+        let mut want = vec![
+            word(FETCH4, 0x2000),
+            word(LOAD4, 0x40),
+            word(STORE8, 0x50),
+            word(FETCH4, 0x2004),
+            word(LOAD4, 0x60),
+            u64::from(PACKED_ESCAPE) << ADDR_BITS,
+        ];
+        want.extend([word(FETCH4, 0x2000), word(LOAD4, 0x80), word(STORE8, 0xa0), word(FETCH4, 0x2004)]);
+        want.push(word(LOAD4, 0xc0));
+        assert_eq!(run(&raw, 11, None), Ok((want, 0)));
+    }
+
+    #[test]
+    fn fetch_skip_views_leave_out_fetches_in_the_same_line() {
+        // Fetches at 0x3000, 0x3004 (same 16-byte line), a load, 0x3008
+        // (same line, across data), 0x300c.
+        let d = def(0x3000, &[FETCH4, FETCH4, LOAD4, FETCH4, FETCH4]);
+        let raw = payload(1, &d, &[0, 0], &[1, 0], &[], &[0x80 + 0x10]);
+        let skip = Some(FetchSkip { line_shift: 4, across_data: true });
+        let once = [word(FETCH4, 0x3000), word(LOAD4, 0x10)];
+        let twice = [once, [word(FETCH4, 0x3000), word(LOAD4, 0x20)]].concat();
+        assert_eq!(run(&raw, 10, skip), Ok((twice, 6)));
+        let skip = Some(FetchSkip { line_shift: 4, across_data: false });
+        let once = [word(FETCH4, 0x3000), word(LOAD4, 0x10), word(FETCH4, 0x3008)];
+        let want = [once, [word(FETCH4, 0x3000), word(LOAD4, 0x20), word(FETCH4, 0x3008)]].concat();
+        assert_eq!(run(&raw, 10, skip), Ok((want, 4)));
+    }
+
+    #[test]
+    fn a_long_shape_is_copied_whole() {
+        // 40 one-byte fetches then a load; run twice.
+        let mut items = vec![FETCH1; 40];
+        items.push(LOAD4);
+        let d = def(0x4000, &items);
+        let raw = payload(1, &d, &[0, 0], &[1, 0], &[], &[0x80 + 8]);
+        let mut want: Vec<u64> = (0..40).map(|i| word(FETCH1, 0x4000 + i)).collect();
+        want.push(word(LOAD4, 8));
+        let mut second = want.clone();
+        second[40] = word(LOAD4, 16);
+        want.extend(second);
+        assert_eq!(run(&raw, 82, None), Ok((want, 0)));
+    }
+
+    #[test]
+    fn the_output_buffer_is_reused_whatever_it_held() {
+        // A long block after a short one and a short one after a long one,
+        // into the same buffer: every word is exactly what the block gives.
+        let d = def(0x5000, &[FETCH1, LOAD4]);
+        let mut table = ShapeTable::default();
+        let mut out = PackedBlock::default();
+        for n in [3usize, 5000, 7, 20000, 1] {
+            let raw = payload(
+                if table.shapes.is_empty() { 1 } else { 0 },
+                if table.shapes.is_empty() { &d } else { &[] },
+                &vec![0; n],
+                &vec![0; n],
+                &[],
+                &[],
+            );
+            let got = decode_into(&mut table, &raw, 2 * n, &mut out).map(|(w, _)| w);
+            // The load repeats its last address (0) with stride 0 throughout.
+            let want = (0..n).flat_map(|_| [word(FETCH1, 0x5000), word(LOAD4, 0)]).collect::<Vec<_>>();
+            assert_eq!(got, Ok(want), "block of {n} executions");
+        }
+    }
+
+    #[test]
+    fn an_execution_past_the_blocks_events_is_refused_where_it_starts() {
+        // 20 fetches a run, a block of 1 event: the first run lands in the
+        // slack, the second one is refused.
+        let d = def(0x1000, &[FETCH1; 20]);
+        let raw = payload(1, &d, &[0, 0], &[], &[], &[]);
+        assert_eq!(run(&raw, 1, None), Err((1, HEADER_LEN + 4, "shape 0 runs past the block's 1 events".into())));
+        // Short of the slack, the event count refuses it.
+        let raw = payload(1, &d, &[0], &[], &[], &[]);
+        assert_eq!(
+            run(&raw, 19, None),
+            Err((1, 0, "the control entries give 20 events, the block header says 19".into()))
+        );
+    }
+
+    #[test]
+    fn an_execution_past_the_data_tags_is_refused() {
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        let raw = payload(1, &d, &[0, 0], &[0], &[], &[]);
+        let want = (1, HEADER_LEN + 4, "shape 0 needs data tags up to 2, the block has 1".to_string());
+        assert_eq!(run(&raw, 4, None), Err(want));
+    }
+
+    #[test]
+    fn deltas_past_the_payload_are_refused() {
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        // The first run's load at 0x1000 (2 bytes: 0x9000 biased); the
+        // second's 1-byte delta lies in the padding (0: -128 from the
+        // prediction 0x2000): caught after the loop.
+        let raw = payload(1, &d, &[0, 0], &[2, 1], &[], &[0x00, 0x90]);
+        let want = (2, raw.len(), "the data deltas run 1 bytes past the end of the payload".to_string());
+        assert_eq!(run(&raw, 4, None), Err(want));
+        // A third run starts past them: refused where it starts.
+        let raw = payload(1, &d, &[0, 0, 0], &[2, 1, 0], &[], &[0x00, 0x90]);
+        let want = (2, HEADER_LEN + 8, "shape 0's data deltas run past the payload".to_string());
+        assert_eq!(run(&raw, 6, None), Err(want));
+    }
+
+    #[test]
+    fn a_data_address_of_2_pow_56_is_refused() {
+        let d = def(0x1000, &[FETCH1, LOAD4, LOAD4]);
+        // 2^56 as an 8-byte delta, biased by 2^63; the second run's first slot.
+        let big = ((1u64 << 56) + (1 << 63)).to_le_bytes();
+        let raw = payload(1, &d, &[0, 0], &[0, 0, 7, 0], &[], &big);
+        let at = dtags_at(&d, 2) + 2;
+        assert_eq!(run(&raw, 6, None), Err((1, at, "a data address of shape 0 is not below 2^56".into())));
+        // Just below is fine.
+        let below = ((1u64 << 56) - 1 + (1 << 63)).to_le_bytes();
+        let raw = payload(1, &d, &[0, 0], &[0, 0, 7, 0], &[], &below);
+        let m = ADDR_MASK;
+        // The second slot predicts 0 + stride 0.
+        let want = [word(FETCH1, 0x1000), word(LOAD4, 0), word(LOAD4, 0), word(FETCH1, 0x1000), word(LOAD4, m)];
+        assert_eq!(run(&raw, 6, None), Ok(([&want[..], &[word(LOAD4, 0)]].concat(), 0)));
+    }
+
+    #[test]
+    fn a_bad_tag_is_refused_at_its_execution() {
+        let d = def(0x1000, &[FETCH1, LOAD4, LOAD4]);
+        let raw = payload(1, &d, &[0, 0], &[0, 0, 0, 8], &[], &[]);
+        let at = dtags_at(&d, 2) + 2;
+        assert_eq!(run(&raw, 6, None), Err((1, at, "data tag 0x08: expected a length code 0..=7".into())));
+        // A bad tag after a refused execution is not the one reported.
+        let raw = payload(1, &d, &[0, 0, 5], &[0, 0, 0, 0, 9, 9], &[], &[]);
+        assert_eq!(run(&raw, 9, None), Err((2, HEADER_LEN + 8, "control entry 5: no such shape (1 defined)".into())));
+    }
+}
