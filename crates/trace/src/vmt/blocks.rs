@@ -276,32 +276,38 @@ pub(crate) struct BlockError {
     pub msg: String,
 }
 
-/// One shape as the decoder keeps it.
+/// One shape as the execution loop reads it: 16 bytes, so that finding it
+/// is one shift, and every field one load. (Where its full words are in
+/// `tmpl` is in `ShapeTable::tmpl_at`, read only to build views.)
 #[derive(Clone, Copy, Debug)]
 struct Shape {
-    /// Its full words in `tmpl`, and where its slots start.
-    t: u32,
-    items: u32,
-    slot: u32,
-    slots: u32,
-    /// Its words under the current `FetchSkip` in `view`, and the fetches
-    /// that view leaves out.
+    /// Its words under the current `FetchSkip` in `view`.
     v: u32,
-    v_len: u32,
-    v_skipped: u32,
+    /// Where its slots start in `state`.
+    slot: u32,
+    /// Its words in that view (1..=`MAX_ITEMS`).
+    v_len: u16,
+    slots: u16,
+    /// The fetches that view leaves out.
+    v_skipped: u16,
+    /// All its items (1..=`MAX_ITEMS`).
+    items: u16,
 }
+const _: () = assert!(std::mem::size_of::<Shape>() == 16 && MAX_ITEMS < 1 << 16);
 
 /// The decoder's table, kept across blocks.
 #[derive(Debug, Default)]
 pub(crate) struct ShapeTable {
     shapes: Vec<Shape>,
+    /// Per shape: where its words start in `tmpl`.
+    tmpl_at: Vec<u32>,
     /// Every shape's words: a fetch's op and address, a data op with address 0.
     tmpl: Vec<u64>,
     /// Per slot: its prediction and where its word is in its shape's view.
     state: Vec<Slot>,
     /// The words each shape hands out under `skip`.
     view: Vec<u64>,
-    /// Where the last view ends (`COPY` zero words follow).
+    /// Where the last view ends (`VIEW_PAD` zero words follow).
     view_end: usize,
     skip: Option<FetchSkip>,
 }
@@ -319,6 +325,7 @@ struct Slot {
 impl ShapeTable {
     fn clear(&mut self) {
         self.shapes.clear();
+        self.tmpl_at.clear();
         self.tmpl.clear();
         self.state.clear();
         self.view.clear();
@@ -329,7 +336,8 @@ impl ShapeTable {
     /// `skip` lets go) and records where it is.
     fn build_view(&mut self, i: usize) {
         let s = self.shapes[i];
-        let words = &self.tmpl[s.t as usize..(s.t + s.items) as usize];
+        let t = self.tmpl_at[i] as usize;
+        let words = &self.tmpl[t..t + usize::from(s.items)];
         self.view.truncate(self.view_end);
         let v = self.view.len();
         let mut skipped = 0u32;
@@ -354,11 +362,12 @@ impl ShapeTable {
             self.view.push(w);
         }
         self.view_end = self.view.len();
-        self.view.resize(self.view_end + COPY, 0);
+        self.view.resize(self.view_end + VIEW_PAD, 0);
         let sh = &mut self.shapes[i];
         sh.v = v as u32;
-        sh.v_len = (self.view_end - v) as u32;
-        sh.v_skipped = skipped;
+        // At most `MAX_ITEMS` each: they fit.
+        sh.v_len = (self.view_end - v) as u16;
+        sh.v_skipped = skipped as u16;
     }
 
     /// Rebuilds every view for a consumer that wants `skip`.
@@ -415,14 +424,14 @@ impl ShapeTable {
                 self.state.push(Slot::default());
             }
         }
+        self.tmpl_at.push(t as u32);
         self.shapes.push(Shape {
-            t: t as u32,
-            items: n as u32,
-            slot: slot as u32,
-            slots: (self.state.len() - slot) as u32,
             v: 0,
+            slot: slot as u32,
             v_len: 0,
+            slots: (self.state.len() - slot) as u16,
             v_skipped: 0,
+            items: n as u16,
         });
         self.build_view(self.shapes.len() - 1);
         Ok(9 + n)
@@ -446,7 +455,7 @@ pub(crate) fn decode(
 ) -> Result<(), BlockError> {
     let fail = |record: usize, pos: usize, msg: String| BlockError { record, pos, msg };
     // Not `out.clear()`: the words are overwritten in place below, and
-    // emptying them first would make the resize zero the whole buffer.
+    // emptying them first would make growing them zero the whole buffer.
     out.extra.clear();
     out.skipped = 0;
     if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
@@ -501,8 +510,15 @@ pub(crate) fn decode(
 
     let ShapeTable { shapes, state, view, .. } = table;
     let words = &mut out.words;
-    // Overwritten in place; only what the previous block left short is zeroed.
-    words.resize(count + SLACK, 0);
+    // The words are overwritten in place and grown only as the block needs
+    // them (see `grow`): zeroing the whole block's worth up front, when
+    // `FetchSkip` leaves out half the fetches, cost 4-5 instructions a
+    // reference (memset) in a whole run.
+    let cap = count + SLACK;
+    words.truncate(cap);
+    // Every tag a length code (the usual case): the execution loop need not
+    // check each one. Otherwise the checking loop finds the first bad one.
+    let tags_checked = dtags.iter().fold(0u8, |m, &t| m | t) > 7;
     let mut skipped = 0u64;
     let (mut w, mut k, mut dp, mut rp) = (0usize, 0usize, 0usize, 0usize);
     let mut asid = 0u32;
@@ -510,12 +526,22 @@ pub(crate) fn decode(
     let mut c = 0;
     while c < n_ctl {
         let mut run = Run { dst: &mut words[..], w, k, dp, skipped: 0 };
-        let stop = run.shapes(shapes, state, view, &ctl[4 * c..], dtags, deltas);
+        let stop = if tags_checked {
+            run.shapes::<true>(shapes, state, view, &ctl[4 * c..], dtags, deltas)
+        } else {
+            run.shapes::<false>(shapes, state, view, &ctl[4 * c..], dtags, deltas)
+        };
         (w, k, dp) = (run.w, run.k, run.dp);
         skipped += run.skipped;
         let entry = |c: usize| ctl.get(4 * c..).map_or(0, le32);
         match stop {
             Stop::Done(done) => c += done,
+            Stop::Bad(done, Why::Overrun) if w + MAX_ITEMS > words.len() && words.len() < cap => {
+                // Short of room for the words, not past the block's events.
+                c += done;
+                grow(words, w, cap);
+                continue;
+            }
             Stop::Bad(done, why) => {
                 c += done;
                 let at = if matches!(why, Why::Slot) { dtags_at + k } else { ctl_at + 4 * c };
@@ -536,6 +562,9 @@ pub(crate) fn decode(
                 out.extra.push(e);
                 u64::from(PACKED_ESCAPE) << ADDR_BITS
             });
+            if w >= words.len() {
+                grow(words, w, cap);
+            }
             if let Some(x) = words.get_mut(w) {
                 *x = word;
             }
@@ -571,18 +600,23 @@ pub(crate) fn decode(
     Ok(())
 }
 
-/// A data tag's length code, unpacked: bytes, mask and offset-binary bias.
-struct Len {
-    bytes: usize,
-    mask: u64,
-    bias: u64,
+/// The data tags' length codes unpacked, one column per field so that each
+/// is one load at `[column + tag * 8]`: no scaling or masking of the tag.
+/// Codes above 7 (bad tags) read zeros; the loop that may meet them checks
+/// them itself.
+struct Lens {
+    bytes: [u64; 256],
+    mask: [u64; 256],
+    bias: [u64; 256],
 }
 
-static LENS: [Len; 8] = {
-    let mut t = [const { Len { bytes: 0, mask: 0, bias: 0 } }; 8];
+static LENS: Lens = {
+    let mut t = Lens { bytes: [0; 256], mask: [0; 256], bias: [0; 256] };
     let mut i = 0;
     while i < 8 {
-        t[i] = Len { bytes: f::LEN_BYTES[i] as usize, mask: f::LEN_MASK[i], bias: f::LEN_BIAS[i] };
+        t.bytes[i] = f::LEN_BYTES[i] as u64;
+        t.mask[i] = f::LEN_MASK[i];
+        t.bias[i] = f::LEN_BIAS[i];
         i += 1;
     }
     t
@@ -592,20 +626,35 @@ static LENS: [Len; 8] = {
 /// slots, plus the 8 the last load spans (`PAD` covers it past the payload).
 const DELTA_WINDOW: usize = 8 * MAX_ITEMS + 8;
 const _: () = assert!(DELTA_WINDOW <= PAD && (DELTA_WINDOW - 8).is_power_of_two());
-const _: () = assert!(MAX_ITEMS.is_power_of_two());
+const _: () = assert!(MAX_ITEMS.is_power_of_two() && MAX_ITEMS % CHUNK == 0);
 
-/// Output words past the block's events: a shape's copy and its slot
-/// window may reach past the last word written.
-const SLACK: usize = MAX_ITEMS + COPY;
+/// Output words past the block's events: an execution is refused only once
+/// it starts more than `SLACK - MAX_ITEMS` words past them (the event count
+/// after the loop refuses any that end past them).
+const SLACK: usize = MAX_ITEMS + 16;
 
-/// Words copied per step: a shape's words plus slack, so the copy has a
-/// fixed size; `view` always has this many words after its last shape.
-const COPY: usize = 16;
+/// Words grown at a time when a block needs more than the last one had.
+const GROW: usize = 2048;
+
+/// Grows `words` (zeroing only what is new) for an execution at `w`.
+#[cold]
+fn grow(words: &mut Vec<u64>, w: usize, cap: usize) {
+    let len = (words.len().max(w + MAX_ITEMS) + GROW).min(cap);
+    words.resize(len, 0);
+}
+
+/// Words copied at a time: a shape's view is copied in whole chunks (the
+/// tail of the last one is overwritten by the next execution or cut off).
+const CHUNK: usize = 8;
+
+/// Zero words after the last view: every execution copies from a window of
+/// `MAX_ITEMS` words.
+const VIEW_PAD: usize = MAX_ITEMS;
 
 /// What went wrong with an execution.
 #[derive(Clone, Copy)]
 enum Why {
-    /// It runs past the block's events, data tags or deltas.
+    /// It runs past the block's events (or the words so far), data tags or deltas.
     Overrun,
     /// A data tag above 7, or an address of 2^56 or more.
     Slot,
@@ -620,9 +669,8 @@ enum Stop {
     Bad(usize, Why),
 }
 
-/// The decoding state `Run::shapes` carries: the output (sized for the
-/// whole block plus `COPY` words of slack, cut to `w` at the end) and the
-/// positions in it, the data tags and the deltas.
+/// The decoding state `Run::shapes` carries: the output (cut to `w` at the
+/// end) and the positions in it, the data tags and the deltas.
 struct Run<'a> {
     dst: &'a mut [u64],
     w: usize,
@@ -634,10 +682,11 @@ struct Run<'a> {
 impl Run<'_> {
     /// Executes the shape entries at the start of `ctl`: out of line, with
     /// plain indices into plain slices, so its few variables stay in
-    /// registers.
+    /// registers. With `CHECK_TAGS` it also refuses a tag above 7 (the
+    /// caller knows whether the block has one).
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn shapes(
+    fn shapes<const CHECK_TAGS: bool>(
         &mut self,
         shapes: &[Shape],
         state: &mut [Slot],
@@ -655,39 +704,45 @@ impl Run<'_> {
             let Some(e) = entries.next() else { break Stop::Done(done) };
             let id = le32(e);
             let Some(s) = shapes.get(id as usize) else { break Stop::Done(done) };
-            let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
+            let (v, n, slot, slots) = (s.v as usize, usize::from(s.v_len), s.slot as usize, usize::from(s.slots));
             // Every bound this execution can reach, in five fixed-size
             // windows: the deltas are padded by `PAD` (8 bytes for each of
-            // at most `MAX_ITEMS` slots), the output by `SLACK` words,
-            // `view` by `COPY`. Offsets into the windows are masked to
-            // their size, which the compiler sees is in bounds, so nothing
-            // below checks again. Output past the block's events lands in
-            // the slack, and the event count after the loop refuses it.
+            // at most `MAX_ITEMS` slots), `view` by `VIEW_PAD` words. Offsets
+            // into the windows are masked to their size, which the compiler
+            // sees is in bounds, so nothing below checks again.
             let (Some(tags), Some(st), Some(win), Some(out), Some(src)) = (
                 dtags.get(k..k + slots),
                 state.get_mut(slot..slot + slots),
                 deltas.get(dp..).and_then(|d| d.first_chunk::<DELTA_WINDOW>()),
                 dst.get_mut(w..).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()),
-                view.get(v..).and_then(|x| x.first_chunk::<COPY>()),
+                view.get(v..).and_then(|x| x.first_chunk::<MAX_ITEMS>()),
             ) else {
                 break Stop::Bad(done, Why::Overrun);
             };
-            // A fixed-size copy, inlined; the few longer shapes copy the rest.
-            out[..COPY].copy_from_slice(src);
-            if n > COPY {
-                if let (Some(d), Some(rest)) = (out.get_mut(COPY..n), view.get(v + COPY..v + n)) {
-                    d.copy_from_slice(rest);
+            // Whole chunks: most views under a `FetchSkip` take one.
+            let (oc, sc) = (out.as_chunks_mut::<CHUNK>().0, src.as_chunks::<CHUNK>().0);
+            let mut j = 0;
+            loop {
+                let i = j & (MAX_ITEMS / CHUNK - 1);
+                if let (Some(o), Some(s)) = (oc.get_mut(i), sc.get(i)) {
+                    *o = *s;
+                }
+                j += 1;
+                if j * CHUNK >= n {
+                    break;
                 }
             }
             let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
             for (&t, sl) in tags.iter().zip(st.iter_mut()) {
-                let l = &LENS[usize::from(t & 7)];
+                let l = usize::from(t);
                 let d = win[o & (DELTA_WINDOW - 9)..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
-                o += l.bytes;
-                let addr = sl.last.wrapping_add(sl.stride).wrapping_add(d & l.mask).wrapping_sub(l.bias);
+                o += LENS.bytes[l] as usize;
+                let addr = sl.last.wrapping_add(sl.stride).wrapping_add(d & LENS.mask[l]).wrapping_sub(LENS.bias[l]);
                 sl.stride = addr.wrapping_sub(sl.last);
                 sl.last = addr;
-                bad |= t;
+                if CHECK_TAGS {
+                    bad |= t;
+                }
                 high |= addr;
                 out[sl.pos as usize & (MAX_ITEMS - 1)] |= addr;
             }
@@ -719,9 +774,11 @@ fn why_message(
     words: usize,
 ) -> String {
     let Some(s) = shapes.get(id as usize) else { return format!("control entry {id}: no such shape") };
-    let slots = s.slots as usize;
+    let slots = usize::from(s.slots);
     match why {
-        Why::Overrun if words + s.v_len as usize > count => format!("shape {id} runs past the block's {count} events"),
+        Why::Overrun if words + usize::from(s.v_len) > count => {
+            format!("shape {id} runs past the block's {count} events")
+        }
         Why::Overrun if k + slots > n_dtags => {
             format!("shape {id} needs data tags up to {}, the block has {n_dtags}", k + slots)
         }
