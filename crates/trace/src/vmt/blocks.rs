@@ -626,7 +626,7 @@ static LENS: Lens = {
 /// slots, plus the 8 the last load spans (`PAD` covers it past the payload).
 const DELTA_WINDOW: usize = 8 * MAX_ITEMS + 8;
 const _: () = assert!(DELTA_WINDOW <= PAD && (DELTA_WINDOW - 8).is_power_of_two());
-const _: () = assert!(MAX_ITEMS.is_power_of_two() && MAX_ITEMS % CHUNK == 0);
+const _: () = assert!(MAX_ITEMS.is_power_of_two() && MAX_ITEMS.is_multiple_of(CHUNK));
 
 /// Output words past the block's events: an execution is refused only once
 /// it starts more than `SLACK - MAX_ITEMS` words past them (the event count
