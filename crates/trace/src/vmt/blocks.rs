@@ -695,7 +695,11 @@ impl Run<'_> {
         dtags: &[u8],
         deltas: &[u8],
     ) -> Stop {
-        let (mut w, mut k, mut dp, mut skipped) = (self.w, self.k, self.dp, 0u64);
+        // 32-bit positions (a block's payload and words are far smaller),
+        // so that a position plus a shape's count cannot overflow and the
+        // compiler checks each window with one compare.
+        let pos32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let (mut w, mut k, mut dp, mut skipped) = (pos32(self.w), pos32(self.k), pos32(self.dp), 0u64);
         let dst = &mut *self.dst;
         let mut entries = ctl.chunks_exact(4);
         let total = entries.len();
@@ -705,31 +709,37 @@ impl Run<'_> {
             let id = le32(e);
             let Some(s) = shapes.get(id as usize) else { break Stop::Done(done) };
             let (v, n, slot, slots) = (s.v as usize, usize::from(s.v_len), s.slot as usize, usize::from(s.slots));
+            let (wu, ku, dpu) = (w as usize, k as usize, dp as usize);
             // Every bound this execution can reach, in five fixed-size
             // windows: the deltas are padded by `PAD` (8 bytes for each of
             // at most `MAX_ITEMS` slots), `view` by `VIEW_PAD` words. Offsets
             // into the windows are masked to their size, which the compiler
             // sees is in bounds, so nothing below checks again.
-            let (Some(tags), Some(st), Some(win), Some(out), Some(src)) = (
-                dtags.get(k..k + slots),
+            // (Each a range of known length: one compare, no overflow.)
+            let Some(tags) = dtags.get(ku..ku + slots) else { break Stop::Bad(done, Why::Overrun) };
+            let Some(win) = deltas.get(dpu..dpu + DELTA_WINDOW).and_then(|d| d.first_chunk::<DELTA_WINDOW>()) else {
+                break Stop::Bad(done, Why::Overrun);
+            };
+            let Some(out) = dst.get_mut(wu..wu + MAX_ITEMS).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()) else {
+                break Stop::Bad(done, Why::Overrun);
+            };
+            let (Some(st), Some(src)) = (
                 state.get_mut(slot..slot + slots),
-                deltas.get(dp..).and_then(|d| d.first_chunk::<DELTA_WINDOW>()),
-                dst.get_mut(w..).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()),
-                view.get(v..).and_then(|x| x.first_chunk::<MAX_ITEMS>()),
+                view.get(v..v + MAX_ITEMS).and_then(|x| x.first_chunk::<MAX_ITEMS>()),
             ) else {
                 break Stop::Bad(done, Why::Overrun);
             };
             // Whole chunks: most views under a `FetchSkip` take one.
             let (oc, sc) = (out.as_chunks_mut::<CHUNK>().0, src.as_chunks::<CHUNK>().0);
-            let mut j = 0;
-            loop {
-                let i = j & (MAX_ITEMS / CHUNK - 1);
-                if let (Some(o), Some(s)) = (oc.get_mut(i), sc.get(i)) {
-                    *o = *s;
-                }
-                j += 1;
-                if j * CHUNK >= n {
-                    break;
+            if let (Some(o), Some(s)) = (oc.first_mut(), sc.first()) {
+                *o = *s;
+            }
+            if n > CHUNK {
+                for i in 1..n.div_ceil(CHUNK) {
+                    let i = i & (MAX_ITEMS / CHUNK - 1);
+                    if let (Some(o), Some(s)) = (oc.get_mut(i), sc.get(i)) {
+                        *o = *s;
+                    }
                 }
             }
             let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
@@ -746,16 +756,16 @@ impl Run<'_> {
                 high |= addr;
                 out[sl.pos as usize & (MAX_ITEMS - 1)] |= addr;
             }
-            dp += o;
+            dp += o as u32;
             // One compare for both: a tag above 7, an address of 2^56 or more.
             if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
                 break Stop::Bad(done, Why::Slot);
             }
-            w += n;
-            k += slots;
+            w += u32::from(s.v_len);
+            k += u32::from(s.slots);
             skipped += u64::from(s.v_skipped);
         };
-        (self.w, self.k, self.dp, self.skipped) = (w, k, dp, skipped);
+        (self.w, self.k, self.dp, self.skipped) = (w as usize, k as usize, dp as usize, skipped);
         stop
     }
 }
