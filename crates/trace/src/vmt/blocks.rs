@@ -312,13 +312,16 @@ pub(crate) struct ShapeTable {
     skip: Option<FetchSkip>,
 }
 
-/// One data reference of a shape, as the decoder keeps it: the last
-/// address and stride (the prediction is their sum), and the index of its
-/// word within its shape's view. One 24-byte record, one stream to walk.
+/// One data reference of a shape, as the decoder keeps it: its prediction
+/// (last address plus last stride, the encoder's `last + stride`) and last
+/// address, and the index of its word within its shape's view. One 24-byte
+/// record, one stream to walk. Keeping the prediction rather than the
+/// stride saves the loop an add and a register: the next prediction is
+/// `2 * addr - last`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
+    pred: u64,
     last: u64,
-    stride: u64,
     pos: u64,
 }
 
@@ -745,10 +748,12 @@ impl Run<'_> {
             let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
             for (&t, sl) in tags.iter().zip(st.iter_mut()) {
                 let l = usize::from(t);
-                let d = win[o & (DELTA_WINDOW - 9)..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
-                o += LENS.bytes[l] as usize;
-                let addr = sl.last.wrapping_add(sl.stride).wrapping_add(d & LENS.mask[l]).wrapping_sub(LENS.bias[l]);
-                sl.stride = addr.wrapping_sub(sl.last);
+                let d = win[o..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
+                // At most 8 bytes for each of at most 63 slots: the mask
+                // never changes `o`, and shows the load above is in bounds.
+                o = (o + LENS.bytes[l] as usize) & (DELTA_WINDOW - 9);
+                let addr = sl.pred.wrapping_add(d & LENS.mask[l]).wrapping_sub(LENS.bias[l]);
+                sl.pred = addr.wrapping_add(addr.wrapping_sub(sl.last));
                 sl.last = addr;
                 if CHECK_TAGS {
                     bad |= t;
