@@ -976,6 +976,28 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_event_first_goes_into_an_empty_buffer() {
+        // The output starts empty: the raw event's word is its first.
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        let raw = payload(1, &d, &[CTL_RAW, 0, CTL_RAW], &[1], &[RAW_FLUSH, RAW_FLUSH], &[0x90]);
+        let esc = u64::from(PACKED_ESCAPE) << ADDR_BITS;
+        assert_eq!(run(&raw, 4, None), Ok((vec![esc, word(FETCH1, 0x1000), word(LOAD4, 0x10), esc], 0)));
+    }
+
+    #[test]
+    fn many_long_deltas_in_one_execution() {
+        // 60 loads, each an 8-byte delta: 480 delta bytes in one execution.
+        let mut items = vec![FETCH1];
+        items.extend([LOAD4; 60]);
+        let d = def(0x1000, &items);
+        let addr = |i: u64| 0x10_0000 * (i + 1) + i;
+        let deltas: Vec<u8> = (0..60).flat_map(|i| (addr(i) + (1 << 63)).to_le_bytes()).collect();
+        let raw = payload(1, &d, &[0], &[7; 60], &[], &deltas);
+        let want = [vec![word(FETCH1, 0x1000)], (0..60).map(|i| word(LOAD4, addr(i))).collect()].concat();
+        assert_eq!(run(&raw, 61, None), Ok((want, 0)));
+    }
+
+    #[test]
     fn the_output_buffer_is_reused_whatever_it_held() {
         // A long block after a short one and a short one after a long one,
         // into the same buffer: every word is exactly what the block gives.
