@@ -702,7 +702,15 @@ impl Run<'_> {
         // so that a position plus a shape's count cannot overflow and the
         // compiler checks each window with one compare.
         let pos32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
-        let (mut w, mut k, mut dp, mut skipped) = (pos32(self.w), pos32(self.k), pos32(self.dp), 0u64);
+        let (mut w, mut k) = (pos32(self.w), pos32(self.k));
+        // The delta position in the low half, the fetches left out in the
+        // high half: one register for both, which the loop is short of
+        // (a register more for `skipped` cost ~10 instructions an execution
+        // in spills). Neither half can carry into the other: the position
+        // stays below 2^32 - 2^9 (`pos32`, then at most 504 bytes an
+        // execution before the next is refused), and fewer than 2^32 fetches
+        // are left out.
+        let mut dp_skipped = u64::from(pos32(self.dp).min(u32::MAX - DELTA_WINDOW as u32));
         let dst = &mut *self.dst;
         let mut entries = ctl.chunks_exact(4);
         let total = entries.len();
@@ -712,7 +720,7 @@ impl Run<'_> {
             let id = le32(e);
             let Some(s) = shapes.get(id as usize) else { break Stop::Done(done) };
             let (v, n, slot, slots) = (s.v as usize, usize::from(s.v_len), s.slot as usize, usize::from(s.slots));
-            let (wu, ku, dpu) = (w as usize, k as usize, dp as usize);
+            let (wu, ku, dpu) = (w as usize, k as usize, dp_skipped as u32 as usize);
             // Every bound this execution can reach, in five fixed-size
             // windows: the deltas are padded by `PAD` (8 bytes for each of
             // at most `MAX_ITEMS` slots), `view` by `VIEW_PAD` words. Offsets
@@ -761,16 +769,16 @@ impl Run<'_> {
                 high |= addr;
                 out[sl.pos as usize & (MAX_ITEMS - 1)] |= addr;
             }
-            dp += o as u32;
             // One compare for both: a tag above 7, an address of 2^56 or more.
             if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
                 break Stop::Bad(done, Why::Slot);
             }
             w += u32::from(s.v_len);
             k += u32::from(s.slots);
-            skipped += u64::from(s.v_skipped);
+            dp_skipped += o as u64 + (u64::from(s.v_skipped) << 32);
         };
-        (self.w, self.k, self.dp, self.skipped) = (w as usize, k as usize, dp as usize, skipped);
+        (self.w, self.k) = (w as usize, k as usize);
+        (self.dp, self.skipped) = (dp_skipped as u32 as usize, dp_skipped >> 32);
         stop
     }
 }
