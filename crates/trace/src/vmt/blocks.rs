@@ -276,49 +276,59 @@ pub(crate) struct BlockError {
     pub msg: String,
 }
 
-/// One shape as the decoder keeps it.
+/// One shape as the execution loop reads it: 16 bytes, so that finding it
+/// is one shift, and every field one load. (Where its full words are in
+/// `tmpl` is in `ShapeTable::tmpl_at`, read only to build views.)
 #[derive(Clone, Copy, Debug)]
 struct Shape {
-    /// Its full words in `tmpl`, and where its slots start.
-    t: u32,
-    items: u32,
-    slot: u32,
-    slots: u32,
-    /// Its words under the current `FetchSkip` in `view`, and the fetches
-    /// that view leaves out.
+    /// Its words under the current `FetchSkip` in `view`.
     v: u32,
-    v_len: u32,
-    v_skipped: u32,
+    /// Where its slots start in `state`.
+    slot: u32,
+    /// Its words in that view (1..=`MAX_ITEMS`).
+    v_len: u16,
+    slots: u16,
+    /// The fetches that view leaves out.
+    v_skipped: u16,
+    /// All its items (1..=`MAX_ITEMS`).
+    items: u16,
 }
+const _: () = assert!(std::mem::size_of::<Shape>() == 16 && MAX_ITEMS < 1 << 16);
 
 /// The decoder's table, kept across blocks.
 #[derive(Debug, Default)]
 pub(crate) struct ShapeTable {
     shapes: Vec<Shape>,
+    /// Per shape: where its words start in `tmpl`.
+    tmpl_at: Vec<u32>,
     /// Every shape's words: a fetch's op and address, a data op with address 0.
     tmpl: Vec<u64>,
     /// Per slot: its prediction and where its word is in its shape's view.
     state: Vec<Slot>,
     /// The words each shape hands out under `skip`.
     view: Vec<u64>,
-    /// Where the last view ends (`COPY` zero words follow).
+    /// Where the last view ends (`VIEW_PAD` zero words follow).
     view_end: usize,
     skip: Option<FetchSkip>,
 }
 
-/// One data reference of a shape, as the decoder keeps it: the last
-/// address and stride (the prediction is their sum), and the index of its
-/// word within its shape's view. One 24-byte record, one stream to walk.
+/// One data reference of a shape, as the decoder keeps it: its prediction
+/// (last address plus last stride, the encoder's `last + stride`) and last
+/// address, and the index of its word within its shape's view. One 24-byte
+/// record, one stream to walk. Keeping the prediction rather than the
+/// stride saves the loop an add and a register: the next prediction is
+/// `2 * addr - last`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
+    pred: u64,
     last: u64,
-    stride: u64,
     pos: u64,
 }
 
 impl ShapeTable {
     fn clear(&mut self) {
         self.shapes.clear();
+        self.tmpl_at.clear();
         self.tmpl.clear();
         self.state.clear();
         self.view.clear();
@@ -329,7 +339,8 @@ impl ShapeTable {
     /// `skip` lets go) and records where it is.
     fn build_view(&mut self, i: usize) {
         let s = self.shapes[i];
-        let words = &self.tmpl[s.t as usize..(s.t + s.items) as usize];
+        let t = self.tmpl_at[i] as usize;
+        let words = &self.tmpl[t..t + usize::from(s.items)];
         self.view.truncate(self.view_end);
         let v = self.view.len();
         let mut skipped = 0u32;
@@ -354,11 +365,12 @@ impl ShapeTable {
             self.view.push(w);
         }
         self.view_end = self.view.len();
-        self.view.resize(self.view_end + COPY, 0);
+        self.view.resize(self.view_end + VIEW_PAD, 0);
         let sh = &mut self.shapes[i];
         sh.v = v as u32;
-        sh.v_len = (self.view_end - v) as u32;
-        sh.v_skipped = skipped;
+        // At most `MAX_ITEMS` each: they fit.
+        sh.v_len = (self.view_end - v) as u16;
+        sh.v_skipped = skipped as u16;
     }
 
     /// Rebuilds every view for a consumer that wants `skip`.
@@ -415,14 +427,14 @@ impl ShapeTable {
                 self.state.push(Slot::default());
             }
         }
+        self.tmpl_at.push(t as u32);
         self.shapes.push(Shape {
-            t: t as u32,
-            items: n as u32,
-            slot: slot as u32,
-            slots: (self.state.len() - slot) as u32,
             v: 0,
+            slot: slot as u32,
             v_len: 0,
+            slots: (self.state.len() - slot) as u16,
             v_skipped: 0,
+            items: n as u16,
         });
         self.build_view(self.shapes.len() - 1);
         Ok(9 + n)
@@ -446,7 +458,7 @@ pub(crate) fn decode(
 ) -> Result<(), BlockError> {
     let fail = |record: usize, pos: usize, msg: String| BlockError { record, pos, msg };
     // Not `out.clear()`: the words are overwritten in place below, and
-    // emptying them first would make the resize zero the whole buffer.
+    // emptying them first would make growing them zero the whole buffer.
     out.extra.clear();
     out.skipped = 0;
     if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
@@ -501,8 +513,15 @@ pub(crate) fn decode(
 
     let ShapeTable { shapes, state, view, .. } = table;
     let words = &mut out.words;
-    // Overwritten in place; only what the previous block left short is zeroed.
-    words.resize(count + SLACK, 0);
+    // The words are overwritten in place and grown only as the block needs
+    // them (see `grow`): zeroing the whole block's worth up front, when
+    // `FetchSkip` leaves out half the fetches, cost 4-5 instructions a
+    // reference (memset) in a whole run.
+    let cap = count + SLACK;
+    words.truncate(cap);
+    // Every tag a length code (the usual case): the execution loop need not
+    // check each one. Otherwise the checking loop finds the first bad one.
+    let tags_checked = dtags.iter().fold(0u8, |m, &t| m | t) > 7;
     let mut skipped = 0u64;
     let (mut w, mut k, mut dp, mut rp) = (0usize, 0usize, 0usize, 0usize);
     let mut asid = 0u32;
@@ -510,12 +529,22 @@ pub(crate) fn decode(
     let mut c = 0;
     while c < n_ctl {
         let mut run = Run { dst: &mut words[..], w, k, dp, skipped: 0 };
-        let stop = run.shapes(shapes, state, view, &ctl[4 * c..], dtags, deltas);
+        let stop = if tags_checked {
+            run.shapes::<true>(shapes, state, view, &ctl[4 * c..], dtags, deltas)
+        } else {
+            run.shapes::<false>(shapes, state, view, &ctl[4 * c..], dtags, deltas)
+        };
         (w, k, dp) = (run.w, run.k, run.dp);
         skipped += run.skipped;
         let entry = |c: usize| ctl.get(4 * c..).map_or(0, le32);
         match stop {
             Stop::Done(done) => c += done,
+            Stop::Bad(done, Why::Overrun) if w + MAX_ITEMS > words.len() && words.len() < cap => {
+                // Short of room for the words, not past the block's events.
+                c += done;
+                grow(words, w, cap);
+                continue;
+            }
             Stop::Bad(done, why) => {
                 c += done;
                 let at = if matches!(why, Why::Slot) { dtags_at + k } else { ctl_at + 4 * c };
@@ -536,6 +565,9 @@ pub(crate) fn decode(
                 out.extra.push(e);
                 u64::from(PACKED_ESCAPE) << ADDR_BITS
             });
+            if w >= words.len() {
+                grow(words, w, cap);
+            }
             if let Some(x) = words.get_mut(w) {
                 *x = word;
             }
@@ -571,18 +603,23 @@ pub(crate) fn decode(
     Ok(())
 }
 
-/// A data tag's length code, unpacked: bytes, mask and offset-binary bias.
-struct Len {
-    bytes: usize,
-    mask: u64,
-    bias: u64,
+/// The data tags' length codes unpacked, one column per field so that each
+/// is one load at `[column + tag * 8]`: no scaling or masking of the tag.
+/// Codes above 7 (bad tags) read zeros; the loop that may meet them checks
+/// them itself.
+struct Lens {
+    bytes: [u64; 256],
+    mask: [u64; 256],
+    bias: [u64; 256],
 }
 
-static LENS: [Len; 8] = {
-    let mut t = [const { Len { bytes: 0, mask: 0, bias: 0 } }; 8];
+static LENS: Lens = {
+    let mut t = Lens { bytes: [0; 256], mask: [0; 256], bias: [0; 256] };
     let mut i = 0;
     while i < 8 {
-        t[i] = Len { bytes: f::LEN_BYTES[i] as usize, mask: f::LEN_MASK[i], bias: f::LEN_BIAS[i] };
+        t.bytes[i] = f::LEN_BYTES[i] as u64;
+        t.mask[i] = f::LEN_MASK[i];
+        t.bias[i] = f::LEN_BIAS[i];
         i += 1;
     }
     t
@@ -592,20 +629,35 @@ static LENS: [Len; 8] = {
 /// slots, plus the 8 the last load spans (`PAD` covers it past the payload).
 const DELTA_WINDOW: usize = 8 * MAX_ITEMS + 8;
 const _: () = assert!(DELTA_WINDOW <= PAD && (DELTA_WINDOW - 8).is_power_of_two());
-const _: () = assert!(MAX_ITEMS.is_power_of_two());
+const _: () = assert!(MAX_ITEMS.is_power_of_two() && MAX_ITEMS.is_multiple_of(CHUNK));
 
-/// Output words past the block's events: a shape's copy and its slot
-/// window may reach past the last word written.
-const SLACK: usize = MAX_ITEMS + COPY;
+/// Output words past the block's events: an execution is refused only once
+/// it starts more than `SLACK - MAX_ITEMS` words past them (the event count
+/// after the loop refuses any that end past them).
+const SLACK: usize = MAX_ITEMS + 16;
 
-/// Words copied per step: a shape's words plus slack, so the copy has a
-/// fixed size; `view` always has this many words after its last shape.
-const COPY: usize = 16;
+/// Words grown at a time when a block needs more than the last one had.
+const GROW: usize = 2048;
+
+/// Grows `words` (zeroing only what is new) for an execution at `w`.
+#[cold]
+fn grow(words: &mut Vec<u64>, w: usize, cap: usize) {
+    let len = (words.len().max(w + MAX_ITEMS) + GROW).min(cap);
+    words.resize(len, 0);
+}
+
+/// Words copied at a time: a shape's view is copied in whole chunks (the
+/// tail of the last one is overwritten by the next execution or cut off).
+const CHUNK: usize = 8;
+
+/// Zero words after the last view: every execution copies from a window of
+/// `MAX_ITEMS` words.
+const VIEW_PAD: usize = MAX_ITEMS;
 
 /// What went wrong with an execution.
 #[derive(Clone, Copy)]
 enum Why {
-    /// It runs past the block's events, data tags or deltas.
+    /// It runs past the block's events (or the words so far), data tags or deltas.
     Overrun,
     /// A data tag above 7, or an address of 2^56 or more.
     Slot,
@@ -620,9 +672,8 @@ enum Stop {
     Bad(usize, Why),
 }
 
-/// The decoding state `Run::shapes` carries: the output (sized for the
-/// whole block plus `COPY` words of slack, cut to `w` at the end) and the
-/// positions in it, the data tags and the deltas.
+/// The decoding state `Run::shapes` carries: the output (cut to `w` at the
+/// end) and the positions in it, the data tags and the deltas.
 struct Run<'a> {
     dst: &'a mut [u64],
     w: usize,
@@ -634,10 +685,11 @@ struct Run<'a> {
 impl Run<'_> {
     /// Executes the shape entries at the start of `ctl`: out of line, with
     /// plain indices into plain slices, so its few variables stay in
-    /// registers.
+    /// registers. With `CHECK_TAGS` it also refuses a tag above 7 (the
+    /// caller knows whether the block has one).
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
-    fn shapes(
+    fn shapes<const CHECK_TAGS: bool>(
         &mut self,
         shapes: &[Shape],
         state: &mut [Slot],
@@ -646,7 +698,19 @@ impl Run<'_> {
         dtags: &[u8],
         deltas: &[u8],
     ) -> Stop {
-        let (mut w, mut k, mut dp, mut skipped) = (self.w, self.k, self.dp, 0u64);
+        // 32-bit positions (a block's payload and words are far smaller),
+        // so that a position plus a shape's count cannot overflow and the
+        // compiler checks each window with one compare.
+        let pos32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+        let (mut w, mut k) = (pos32(self.w), pos32(self.k));
+        // The delta position in the low half, the fetches left out in the
+        // high half: one register for both, which the loop is short of
+        // (a register more for `skipped` cost ~10 instructions an execution
+        // in spills). Neither half can carry into the other: the position
+        // stays below 2^32 - 2^9 (`pos32`, then at most 504 bytes an
+        // execution before the next is refused), and fewer than 2^32 fetches
+        // are left out.
+        let mut dp_skipped = u64::from(pos32(self.dp).min(u32::MAX - DELTA_WINDOW as u32));
         let dst = &mut *self.dst;
         let mut entries = ctl.chunks_exact(4);
         let total = entries.len();
@@ -655,52 +719,66 @@ impl Run<'_> {
             let Some(e) = entries.next() else { break Stop::Done(done) };
             let id = le32(e);
             let Some(s) = shapes.get(id as usize) else { break Stop::Done(done) };
-            let (v, n, slot, slots) = (s.v as usize, s.v_len as usize, s.slot as usize, s.slots as usize);
+            let (v, n, slot, slots) = (s.v as usize, usize::from(s.v_len), s.slot as usize, usize::from(s.slots));
+            let (wu, ku, dpu) = (w as usize, k as usize, dp_skipped as u32 as usize);
             // Every bound this execution can reach, in five fixed-size
             // windows: the deltas are padded by `PAD` (8 bytes for each of
-            // at most `MAX_ITEMS` slots), the output by `SLACK` words,
-            // `view` by `COPY`. Offsets into the windows are masked to
-            // their size, which the compiler sees is in bounds, so nothing
-            // below checks again. Output past the block's events lands in
-            // the slack, and the event count after the loop refuses it.
-            let (Some(tags), Some(st), Some(win), Some(out), Some(src)) = (
-                dtags.get(k..k + slots),
+            // at most `MAX_ITEMS` slots), `view` by `VIEW_PAD` words. Offsets
+            // into the windows are masked to their size, which the compiler
+            // sees is in bounds, so nothing below checks again.
+            // (Each a range of known length: one compare, no overflow.)
+            let Some(tags) = dtags.get(ku..ku + slots) else { break Stop::Bad(done, Why::Overrun) };
+            let Some(win) = deltas.get(dpu..dpu + DELTA_WINDOW).and_then(|d| d.first_chunk::<DELTA_WINDOW>()) else {
+                break Stop::Bad(done, Why::Overrun);
+            };
+            let Some(out) = dst.get_mut(wu..wu + MAX_ITEMS).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()) else {
+                break Stop::Bad(done, Why::Overrun);
+            };
+            let (Some(st), Some(src)) = (
                 state.get_mut(slot..slot + slots),
-                deltas.get(dp..).and_then(|d| d.first_chunk::<DELTA_WINDOW>()),
-                dst.get_mut(w..).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()),
-                view.get(v..).and_then(|x| x.first_chunk::<COPY>()),
+                view.get(v..v + MAX_ITEMS).and_then(|x| x.first_chunk::<MAX_ITEMS>()),
             ) else {
                 break Stop::Bad(done, Why::Overrun);
             };
-            // A fixed-size copy, inlined; the few longer shapes copy the rest.
-            out[..COPY].copy_from_slice(src);
-            if n > COPY {
-                if let (Some(d), Some(rest)) = (out.get_mut(COPY..n), view.get(v + COPY..v + n)) {
-                    d.copy_from_slice(rest);
+            // Whole chunks: most views under a `FetchSkip` take one.
+            let (oc, sc) = (out.as_chunks_mut::<CHUNK>().0, src.as_chunks::<CHUNK>().0);
+            if let (Some(o), Some(s)) = (oc.first_mut(), sc.first()) {
+                *o = *s;
+            }
+            if n > CHUNK {
+                for i in 1..n.div_ceil(CHUNK) {
+                    let i = i & (MAX_ITEMS / CHUNK - 1);
+                    if let (Some(o), Some(s)) = (oc.get_mut(i), sc.get(i)) {
+                        *o = *s;
+                    }
                 }
             }
             let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
             for (&t, sl) in tags.iter().zip(st.iter_mut()) {
-                let l = &LENS[usize::from(t & 7)];
-                let d = win[o & (DELTA_WINDOW - 9)..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
-                o += l.bytes;
-                let addr = sl.last.wrapping_add(sl.stride).wrapping_add(d & l.mask).wrapping_sub(l.bias);
-                sl.stride = addr.wrapping_sub(sl.last);
+                let l = usize::from(t);
+                let d = win[o..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
+                // At most 8 bytes for each of at most 63 slots: the mask
+                // never changes `o`, and shows the load above is in bounds.
+                o = (o + LENS.bytes[l] as usize) & (DELTA_WINDOW - 9);
+                let addr = sl.pred.wrapping_add(d & LENS.mask[l]).wrapping_sub(LENS.bias[l]);
+                sl.pred = addr.wrapping_add(addr.wrapping_sub(sl.last));
                 sl.last = addr;
-                bad |= t;
+                if CHECK_TAGS {
+                    bad |= t;
+                }
                 high |= addr;
                 out[sl.pos as usize & (MAX_ITEMS - 1)] |= addr;
             }
-            dp += o;
             // One compare for both: a tag above 7, an address of 2^56 or more.
             if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
                 break Stop::Bad(done, Why::Slot);
             }
-            w += n;
-            k += slots;
-            skipped += u64::from(s.v_skipped);
+            w += u32::from(s.v_len);
+            k += u32::from(s.slots);
+            dp_skipped += o as u64 + (u64::from(s.v_skipped) << 32);
         };
-        (self.w, self.k, self.dp, self.skipped) = (w, k, dp, skipped);
+        (self.w, self.k) = (w as usize, k as usize);
+        (self.dp, self.skipped) = (dp_skipped as u32 as usize, dp_skipped >> 32);
         stop
     }
 }
@@ -719,9 +797,11 @@ fn why_message(
     words: usize,
 ) -> String {
     let Some(s) = shapes.get(id as usize) else { return format!("control entry {id}: no such shape") };
-    let slots = s.slots as usize;
+    let slots = usize::from(s.slots);
     match why {
-        Why::Overrun if words + s.v_len as usize > count => format!("shape {id} runs past the block's {count} events"),
+        Why::Overrun if words + usize::from(s.v_len) > count => {
+            format!("shape {id} runs past the block's {count} events")
+        }
         Why::Overrun if k + slots > n_dtags => {
             format!("shape {id} needs data tags up to {}, the block has {n_dtags}", k + slots)
         }
@@ -778,4 +858,239 @@ fn raw_event(b: &[u8], p: usize) -> Result<(Event, usize), String> {
         }
     };
     Ok((e, 1))
+}
+
+#[cfg(test)]
+mod tests {
+    //! Hand-built payloads decoded directly: exact words on small cases, and
+    //! every check of the execution loop, at the entry and payload byte it
+    //! reports, so a faster loop must fail in exactly the same places.
+    use super::*;
+
+    /// A payload from its sections (as the writer lays them out).
+    fn payload(n_defs: u32, defs: &[u8], ctl: &[u32], dtags: &[u8], raw: &[u8], deltas: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in [0, n_defs, defs.len() as u32, ctl.len() as u32, dtags.len() as u32, raw.len() as u32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        ctl.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
+        [defs, dtags, raw, deltas].iter().for_each(|s| out.extend_from_slice(s));
+        out
+    }
+
+    /// One definition: start address and item ops.
+    fn def(start: u64, items: &[u8]) -> Vec<u8> {
+        [&start.to_le_bytes()[..], &[items.len() as u8], items].concat()
+    }
+
+    type Outcome = Result<(Vec<u64>, u64), (usize, usize, String)>;
+
+    /// Decodes `raw` (padded here) into `out` with `table`.
+    fn decode_into(table: &mut ShapeTable, raw: &[u8], count: usize, out: &mut PackedBlock) -> Outcome {
+        let mut padded = raw.to_vec();
+        padded.resize(raw.len() + PAD, 0);
+        match decode(table, &padded, raw.len(), count, out) {
+            Ok(()) => Ok((out.words.clone(), out.skipped)),
+            Err(e) => Err((e.record, e.pos, e.msg)),
+        }
+    }
+
+    fn run(raw: &[u8], count: usize, skip: Option<FetchSkip>) -> Outcome {
+        let mut out = PackedBlock { fetch_skip: skip, ..PackedBlock::default() };
+        decode_into(&mut ShapeTable::default(), raw, count, &mut out)
+    }
+
+    const FETCH1: u8 = 0; // a 1-byte instruction fetch
+    const FETCH4: u8 = 3; // a 4-byte instruction fetch
+    const LOAD4: u8 = 17; // a 4-byte load
+    const STORE8: u8 = 24; // an 8-byte store
+
+    fn word(op: u8, addr: u64) -> u64 {
+        u64::from(op) << ADDR_BITS | addr
+    }
+
+    /// Where the data tags start in `payload(1, defs, ctl, ..)`.
+    fn dtags_at(defs: &[u8], n_ctl: usize) -> usize {
+        HEADER_LEN + 4 * n_ctl + defs.len()
+    }
+
+    #[test]
+    fn slots_predict_last_plus_stride() {
+        // Shape 0: fetch 0x1000, load. Three runs: the load at 0x10 (1-byte
+        // delta 0x10, biased 0x90), at 0x20 (no bytes: 0x10 + stride 0x10),
+        // at 0x28 (2-byte delta -8 from the prediction 0x30: 0x7ff8).
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        let raw = payload(1, &d, &[0, 0, 0], &[1, 0, 2], &[], &[0x90, 0xf8, 0x7f]);
+        let want = [(FETCH1, 0x1000), (LOAD4, 0x10), (FETCH1, 0x1000), (LOAD4, 0x20), (FETCH1, 0x1000), (LOAD4, 0x28)];
+        let words = want.iter().map(|&(op, a)| word(op, a)).collect::<Vec<_>>();
+        assert_eq!(run(&raw, 6, None), Ok((words, 0)));
+    }
+
+    #[test]
+    fn several_slots_and_raw_events_interleave() {
+        // Shape 0: fetch4 0x2000, load, store, fetch4 0x2004, load. Then a
+        // raw flush, then shape 0 again with every slot predicted.
+        let d = def(0x2000, &[FETCH4, LOAD4, STORE8, FETCH4, LOAD4]);
+        let raw = payload(
+            1,
+            &d,
+            &[0, CTL_RAW, 0],
+            &[1, 1, 1, 0, 0, 0],
+            &[RAW_FLUSH],
+            &[0x80 + 0x40, 0x80 + 0x50, 0x80 + 0x60],
+        );
+        let mut want = vec![
+            word(FETCH4, 0x2000),
+            word(LOAD4, 0x40),
+            word(STORE8, 0x50),
+            word(FETCH4, 0x2004),
+            word(LOAD4, 0x60),
+            u64::from(PACKED_ESCAPE) << ADDR_BITS,
+        ];
+        want.extend([word(FETCH4, 0x2000), word(LOAD4, 0x80), word(STORE8, 0xa0), word(FETCH4, 0x2004)]);
+        want.push(word(LOAD4, 0xc0));
+        assert_eq!(run(&raw, 11, None), Ok((want, 0)));
+    }
+
+    #[test]
+    fn fetch_skip_views_leave_out_fetches_in_the_same_line() {
+        // Fetches at 0x3000, 0x3004 (same 16-byte line), a load, 0x3008
+        // (same line, across data), 0x300c.
+        let d = def(0x3000, &[FETCH4, FETCH4, LOAD4, FETCH4, FETCH4]);
+        let raw = payload(1, &d, &[0, 0], &[1, 0], &[], &[0x80 + 0x10]);
+        let skip = Some(FetchSkip { line_shift: 4, across_data: true });
+        let once = [word(FETCH4, 0x3000), word(LOAD4, 0x10)];
+        let twice = [once, [word(FETCH4, 0x3000), word(LOAD4, 0x20)]].concat();
+        assert_eq!(run(&raw, 10, skip), Ok((twice, 6)));
+        let skip = Some(FetchSkip { line_shift: 4, across_data: false });
+        let once = [word(FETCH4, 0x3000), word(LOAD4, 0x10), word(FETCH4, 0x3008)];
+        let want = [once, [word(FETCH4, 0x3000), word(LOAD4, 0x20), word(FETCH4, 0x3008)]].concat();
+        assert_eq!(run(&raw, 10, skip), Ok((want, 4)));
+    }
+
+    #[test]
+    fn a_long_shape_is_copied_whole() {
+        // 40 one-byte fetches then a load; run twice.
+        let mut items = vec![FETCH1; 40];
+        items.push(LOAD4);
+        let d = def(0x4000, &items);
+        let raw = payload(1, &d, &[0, 0], &[1, 0], &[], &[0x80 + 8]);
+        let mut want: Vec<u64> = (0..40).map(|i| word(FETCH1, 0x4000 + i)).collect();
+        want.push(word(LOAD4, 8));
+        let mut second = want.clone();
+        second[40] = word(LOAD4, 16);
+        want.extend(second);
+        assert_eq!(run(&raw, 82, None), Ok((want, 0)));
+    }
+
+    #[test]
+    fn a_raw_event_first_goes_into_an_empty_buffer() {
+        // The output starts empty: the raw event's word is its first.
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        let raw = payload(1, &d, &[CTL_RAW, 0, CTL_RAW], &[1], &[RAW_FLUSH, RAW_FLUSH], &[0x90]);
+        let esc = u64::from(PACKED_ESCAPE) << ADDR_BITS;
+        assert_eq!(run(&raw, 4, None), Ok((vec![esc, word(FETCH1, 0x1000), word(LOAD4, 0x10), esc], 0)));
+    }
+
+    #[test]
+    fn many_long_deltas_in_one_execution() {
+        // 60 loads, each an 8-byte delta: 480 delta bytes in one execution.
+        let mut items = vec![FETCH1];
+        items.extend([LOAD4; 60]);
+        let d = def(0x1000, &items);
+        let addr = |i: u64| 0x10_0000 * (i + 1) + i;
+        let deltas: Vec<u8> = (0..60).flat_map(|i| (addr(i) + (1 << 63)).to_le_bytes()).collect();
+        let raw = payload(1, &d, &[0], &[7; 60], &[], &deltas);
+        let want = [vec![word(FETCH1, 0x1000)], (0..60).map(|i| word(LOAD4, addr(i))).collect()].concat();
+        assert_eq!(run(&raw, 61, None), Ok((want, 0)));
+    }
+
+    #[test]
+    fn the_output_buffer_is_reused_whatever_it_held() {
+        // A long block after a short one and a short one after a long one,
+        // into the same buffer: every word is exactly what the block gives.
+        let d = def(0x5000, &[FETCH1, LOAD4]);
+        let mut table = ShapeTable::default();
+        let mut out = PackedBlock::default();
+        for n in [3usize, 5000, 7, 20000, 1] {
+            let raw = payload(
+                if table.shapes.is_empty() { 1 } else { 0 },
+                if table.shapes.is_empty() { &d } else { &[] },
+                &vec![0; n],
+                &vec![0; n],
+                &[],
+                &[],
+            );
+            let got = decode_into(&mut table, &raw, 2 * n, &mut out).map(|(w, _)| w);
+            // The load repeats its last address (0) with stride 0 throughout.
+            let want = (0..n).flat_map(|_| [word(FETCH1, 0x5000), word(LOAD4, 0)]).collect::<Vec<_>>();
+            assert_eq!(got, Ok(want), "block of {n} executions");
+        }
+    }
+
+    #[test]
+    fn an_execution_past_the_blocks_events_is_refused_where_it_starts() {
+        // 20 fetches a run, a block of 1 event: the first run lands in the
+        // slack, the second one is refused.
+        let d = def(0x1000, &[FETCH1; 20]);
+        let raw = payload(1, &d, &[0, 0], &[], &[], &[]);
+        assert_eq!(run(&raw, 1, None), Err((1, HEADER_LEN + 4, "shape 0 runs past the block's 1 events".into())));
+        // Short of the slack, the event count refuses it.
+        let raw = payload(1, &d, &[0], &[], &[], &[]);
+        assert_eq!(
+            run(&raw, 19, None),
+            Err((1, 0, "the control entries give 20 events, the block header says 19".into()))
+        );
+    }
+
+    #[test]
+    fn an_execution_past_the_data_tags_is_refused() {
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        let raw = payload(1, &d, &[0, 0], &[0], &[], &[]);
+        let want = (1, HEADER_LEN + 4, "shape 0 needs data tags up to 2, the block has 1".to_string());
+        assert_eq!(run(&raw, 4, None), Err(want));
+    }
+
+    #[test]
+    fn deltas_past_the_payload_are_refused() {
+        let d = def(0x1000, &[FETCH1, LOAD4]);
+        // The first run's load at 0x1000 (2 bytes: 0x9000 biased); the
+        // second's 1-byte delta lies in the padding (0: -128 from the
+        // prediction 0x2000): caught after the loop.
+        let raw = payload(1, &d, &[0, 0], &[2, 1], &[], &[0x00, 0x90]);
+        let want = (2, raw.len(), "the data deltas run 1 bytes past the end of the payload".to_string());
+        assert_eq!(run(&raw, 4, None), Err(want));
+        // A third run starts past them: refused where it starts.
+        let raw = payload(1, &d, &[0, 0, 0], &[2, 1, 0], &[], &[0x00, 0x90]);
+        let want = (2, HEADER_LEN + 8, "shape 0's data deltas run past the payload".to_string());
+        assert_eq!(run(&raw, 6, None), Err(want));
+    }
+
+    #[test]
+    fn a_data_address_of_2_pow_56_is_refused() {
+        let d = def(0x1000, &[FETCH1, LOAD4, LOAD4]);
+        // 2^56 as an 8-byte delta, biased by 2^63; the second run's first slot.
+        let big = ((1u64 << 56) + (1 << 63)).to_le_bytes();
+        let raw = payload(1, &d, &[0, 0], &[0, 0, 7, 0], &[], &big);
+        let at = dtags_at(&d, 2) + 2;
+        assert_eq!(run(&raw, 6, None), Err((1, at, "a data address of shape 0 is not below 2^56".into())));
+        // Just below is fine.
+        let below = ((1u64 << 56) - 1 + (1 << 63)).to_le_bytes();
+        let raw = payload(1, &d, &[0, 0], &[0, 0, 7, 0], &[], &below);
+        let m = ADDR_MASK;
+        // The second slot predicts 0 + stride 0.
+        let want = [word(FETCH1, 0x1000), word(LOAD4, 0), word(LOAD4, 0), word(FETCH1, 0x1000), word(LOAD4, m)];
+        assert_eq!(run(&raw, 6, None), Ok(([&want[..], &[word(LOAD4, 0)]].concat(), 0)));
+    }
+
+    #[test]
+    fn a_bad_tag_is_refused_at_its_execution() {
+        let d = def(0x1000, &[FETCH1, LOAD4, LOAD4]);
+        let raw = payload(1, &d, &[0, 0], &[0, 0, 0, 8], &[], &[]);
+        let at = dtags_at(&d, 2) + 2;
+        assert_eq!(run(&raw, 6, None), Err((1, at, "data tag 0x08: expected a length code 0..=7".into())));
+        // A bad tag after a refused execution is not the one reported.
+        let raw = payload(1, &d, &[0, 0, 5], &[0, 0, 0, 0, 9, 9], &[], &[]);
+        assert_eq!(run(&raw, 9, None), Err((2, HEADER_LEN + 8, "control entry 5: no such shape (1 defined)".into())));
+    }
 }
