@@ -15,12 +15,13 @@ REPORT   ?= report/index.html
 # Build products of `make reproduce` (inside cargo's ignored target folder).
 BUILD    ?= target/reproduce
 
-.PHONY: test reproduce bench develop venv cargo-test pytest clean help traces-s1 traces-s1-small
+.PHONY: test reproduce bench develop venv cargo-test pytest fmt clean help traces-s1 traces-s1-small
 
 help:
 	@echo "make test       build the engine, run the Rust tests (release) and the Python tests"
 	@echo "make reproduce  capture real traces with valgrind, run every preset and every study, write $(REPORT)"
 	@echo "make bench      throughput benchmarks (bench/run.sh)"
+	@echo "make fmt        format the Rust code (cargo fmt, rustfmt.toml)"
 	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into traces/s1/"
 
 # -- environment ---------------------------------------------------------------
@@ -48,6 +49,10 @@ cargo-test:
 
 pytest: develop
 	$(VENV)/bin/pytest -q tests/python
+
+# The workspace's Rust code in its one style (rustfmt.toml).
+fmt:
+	$(CARGO) fmt --all
 
 test: develop cargo-test pytest
 

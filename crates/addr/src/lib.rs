@@ -159,9 +159,7 @@ impl<'de> Deserialize<'de> for ByteSize {
                 Ok(ByteSize(v))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ByteSize, E> {
-                u64::try_from(v)
-                    .map(ByteSize)
-                    .map_err(|_| E::custom(format!("size must not be negative, got {v}")))
+                u64::try_from(v).map(ByteSize).map_err(|_| E::custom(format!("size must not be negative, got {v}")))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ByteSize, E> {
                 v.parse().map_err(E::custom)

@@ -27,10 +27,7 @@ impl Geometry {
         }
         let lines = c.size.0 / line;
         if c.size.0 == 0 || !c.size.0.is_multiple_of(line) {
-            return Err(GeometryError(format!(
-                "size {} is not a whole number of {line}-byte lines",
-                c.size.0
-            )));
+            return Err(GeometryError(format!("size {} is not a whole number of {line}-byte lines", c.size.0)));
         }
         if lines > MAX_LINES {
             return Err(GeometryError(format!(

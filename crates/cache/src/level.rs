@@ -766,7 +766,14 @@ impl Cache {
     /// the fetch; the line is resident afterwards, dirty iff `kind` is a
     /// write. `None`, changing nothing, where `fills_in_place` does not hold.
     #[inline(always)]
-    pub fn fill(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+    pub fn fill(
+        &mut self,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
         self.fill_in::<false>(set, key, r, kind, size)
     }
 
@@ -776,7 +783,14 @@ impl Cache {
     /// of line, so a caller that is usually one-way (a direct-mapped
     /// chain) keeps a small frame.
     #[inline(always)]
-    pub fn fill_inline(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+    pub fn fill_inline(
+        &mut self,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
         self.fill_in::<true>(set, key, r, kind, size)
     }
 
@@ -808,12 +822,26 @@ impl Cache {
 
     /// `fill` in a level of more than one way.
     #[inline(never)]
-    fn fill_ways(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+    fn fill_ways(
+        &mut self,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
         self.fill_ways_inline(set, key, r, kind, size)
     }
 
     #[inline(always)]
-    fn fill_ways_inline(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
+    fn fill_ways_inline(
+        &mut self,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
         let shift = self.line_shift;
         let is_write = kind == RefKind::Write;
         let s = self.victim(set);

@@ -90,8 +90,16 @@ impl FullyAssociative {
 
     fn unlink(&mut self, s: u32) {
         let (p, n) = (self.prev[s as usize], self.next[s as usize]);
-        if p != NIL { self.next[p as usize] = n } else { self.head = n }
-        if n != NIL { self.prev[n as usize] = p } else { self.tail = p }
+        if p != NIL {
+            self.next[p as usize] = n
+        } else {
+            self.head = n
+        }
+        if n != NIL {
+            self.prev[n as usize] = p
+        } else {
+            self.tail = p
+        }
     }
 
     fn push_front(&mut self, s: u32) {

@@ -171,12 +171,9 @@ impl MachineConfig {
             let tier = match (self.slot(&u), self.slot(&i), self.slot(&d)) {
                 (None, None, None) => None,
                 (Some(c), None, None) => Some(TierConfig::Unified { name: u.clone(), cache: c.clone() }),
-                (None, Some(ic), Some(dc)) => Some(TierConfig::Split {
-                    i_name: i.clone(),
-                    i: ic.clone(),
-                    d_name: d.clone(),
-                    d: dc.clone(),
-                }),
+                (None, Some(ic), Some(dc)) => {
+                    Some(TierConfig::Split { i_name: i.clone(), i: ic.clone(), d_name: d.clone(), d: dc.clone() })
+                }
                 (Some(_), _, _) => {
                     return Err(format!("level {level} has both [{u}] and a split [{i}]/[{d}]; choose one"))
                 }

@@ -195,7 +195,16 @@ impl Hierarchy {
     /// Returns whether the line is resident afterwards, and if so dirty.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn top_missed(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) -> Option<bool> {
+    pub fn top_missed(
+        &mut self,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        size: u64,
+        set: usize,
+        key: u64,
+    ) -> Option<bool> {
         let ((i, d), mut below) = self.split_top();
         let cache = match d {
             Some(d) if kind != RefKind::Ifetch => d,
@@ -359,7 +368,17 @@ impl Below<'_> {
     /// instruction fetch for an instruction miss), then the victim written.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn fill_below(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, line: u64, fetch: bool, victim: Option<Evicted>) {
+    pub(crate) fn fill_below(
+        &mut self,
+        t: usize,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        line: u64,
+        fetch: bool,
+        victim: Option<Evicted>,
+    ) {
         if t >= self.tiers.len() {
             // Memory, which only counts: no call for it.
             if fetch {
@@ -419,7 +438,17 @@ impl Below<'_> {
     /// small frame of `simple_miss`.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn simple_miss_ways(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+    fn simple_miss_ways(
+        &mut self,
+        t: usize,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        size: u64,
+        set: usize,
+        key: u64,
+    ) {
         self.simple_miss_in::<true>(t, kind, va, pa, asid, size, set, key);
     }
 
@@ -441,7 +470,8 @@ impl Below<'_> {
         let cache = tier.serving(kind);
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
-        let filled = if WAYS { cache.fill_inline(set, key, r, kind, size) } else { cache.fill(set, key, r, kind, size) };
+        let filled =
+            if WAYS { cache.fill_inline(set, key, r, kind, size) } else { cache.fill(set, key, r, kind, size) };
         match filled {
             Some((fetch, victim)) => self.fill_below(t + 1, kind, va, pa, asid, line, fetch, victim),
             None => self.general_miss(t, kind, va, pa, asid, size, set, key),
@@ -547,7 +577,14 @@ impl Below<'_> {
 /// changes). Returns the set and key (for `access_missed` after a miss) and
 /// the hit's dirty bit, if it hit.
 #[inline(always)]
-fn probe_counted(cache: &mut Cache, hc: &HitCheck, kind: RefKind, va: u64, pa: u64, asid: u32) -> (usize, u64, Option<bool>) {
+fn probe_counted(
+    cache: &mut Cache,
+    hc: &HitCheck,
+    kind: RefKind,
+    va: u64,
+    pa: u64,
+    asid: u32,
+) -> (usize, u64, Option<bool>) {
     let (set, key) = hc.locate(va, pa);
     let write = kind == RefKind::Write;
     let hit = if hc.direct() {

@@ -795,7 +795,8 @@ pub(crate) fn run_virtual_direct(
             _ => &mut *ic,
         };
         t.done[k] += 1;
-        if let Err(e) = word::<true, false>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
+        if let Err(e) =
+            word::<true, false>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
         {
             res = Err(e);
             break;

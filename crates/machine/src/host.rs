@@ -31,7 +31,8 @@ pub fn host_preset_from(root: &Path) -> Result<String, String> {
     let _ = writeln!(out, "description = \"The machine vmlab runs on, read from sysfs at load time\"");
     let _ = writeln!(out, "source = \"{}\"\n", root.display());
     let _ = writeln!(out, "[memory]\npage_size = \"4K\"\nsize = \"64G\"\nallocation = \"random\"");
-    let _ = writeln!(out, "source = \"x86-64 base page size; frame placement random as under Linux's buddy allocator\"\n");
+    let _ =
+        writeln!(out, "source = \"x86-64 base page size; frame placement random as under Linux's buddy allocator\"\n");
     let mut found = 0;
     for dir in entries {
         let level = read(&dir, "level")?;

@@ -143,12 +143,10 @@ impl Machine {
     pub fn new(config: MachineConfig) -> Result<Self, ConfigError> {
         let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
         let tiers = config.tiers().map_err(err)?;
-        let mut hierarchy =
-            Hierarchy::new(&tiers, config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
+        let mut hierarchy = Hierarchy::new(&tiers, config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
         let page = config.memory.page_size;
         let frames = config.memory.size.0 / page.bytes();
-        let mapper =
-            PageMapper::new(page, frames, config.memory.allocation, config.colours(), config.memory.seed);
+        let mapper = PageMapper::new(page, frames, config.memory.allocation, config.colours(), config.memory.seed);
         let i_shift = hierarchy.top_line(RefKind::Ifetch).trailing_zeros();
         let d_shift = hierarchy.top_line(RefKind::Read).trailing_zeros();
         let d_slot = if hierarchy.top_is_unified() { 0 } else { 1 };
@@ -369,7 +367,15 @@ impl Machine {
 
     /// One access within one top-level line.
     #[inline(always)]
-    fn piece(&mut self, kind: RefKind, slot: usize, shift: u32, asid: Asid, va: u64, size: u64) -> Result<(), MapError> {
+    fn piece(
+        &mut self,
+        kind: RefKind,
+        slot: usize,
+        shift: u32,
+        asid: Asid,
+        va: u64,
+        size: u64,
+    ) -> Result<(), MapError> {
         let needs_translation = self.top_needs_translation[kind as usize];
         let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
         let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
@@ -590,7 +596,8 @@ impl Machine {
                 mru: &mut self.mru,
                 set_lines: &mut self.set_lines,
             };
-            let run = if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
+            let run =
+                if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
             let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
             i = stop;
             res.map_err(|source| RunError::memory(origin, block, first, i, source))?;

@@ -119,7 +119,8 @@ pub fn with_overrides(cfg: &MachineConfig, overrides: &[String]) -> Result<Machi
     for o in overrides {
         apply_override(&mut table, o)?;
         let here = format!("--set {o}");
-        out = table.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(&here, None, e.message().trim()))?;
+        out =
+            table.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(&here, None, e.message().trim()))?;
         out.tiers().map_err(|m| ConfigError::new(&here, None, m))?;
     }
     Ok(out)
@@ -172,7 +173,8 @@ pub fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigE
                     format!("unknown key `{field}` in [{table_name}]; expected one of {}", list(fields)),
                 ));
             }
-            let entry = table.entry((*table_name).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+            let entry =
+                table.entry((*table_name).to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
             match entry {
                 toml::Value::Table(t) => {
                     t.insert((*field).to_string(), value);

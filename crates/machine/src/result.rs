@@ -91,7 +91,12 @@ impl RunResult {
             let _ = writeln!(
                 s,
                 "{:<5} fetches {}  writebacks {}  write-throughs {}  bytes in {}  bytes out {}",
-                c.name, c.stats.fetches, c.stats.writebacks, c.stats.write_throughs, c.stats.bytes_in, c.stats.bytes_out
+                c.name,
+                c.stats.fetches,
+                c.stats.writebacks,
+                c.stats.write_throughs,
+                c.stats.bytes_in,
+                c.stats.bytes_out
             );
         }
         let m = &self.memory;

@@ -68,7 +68,19 @@ fn mutated_presets_never_panic() {
 #[test]
 fn random_overrides_never_panic() {
     let mut rng = 7u64;
-    let keys = ["l1d.size", "l1d.assoc", "l2i.line", "memory.page_size", "l1i.replacement", "l1d.indexing", "stats.classify_misses", "l9.size", "l1d", "=", "memory.colours"];
+    let keys = [
+        "l1d.size",
+        "l1d.assoc",
+        "l2i.line",
+        "memory.page_size",
+        "l1i.replacement",
+        "l1d.indexing",
+        "stats.classify_misses",
+        "l9.size",
+        "l1d",
+        "=",
+        "memory.colours",
+    ];
     let values = ["16K", "0", "full", "3", "lru", "vivt", "true", "-5", "", "\"x\"", "1e9", "[1]"];
     for _ in 0..3000 {
         let k = keys[(xorshift(&mut rng) % keys.len() as u64) as usize];

@@ -40,7 +40,10 @@ fn overrides_apply_and_bad_ones_list_valid_keys() {
 
     let e = preset::load("jm-base", &["l1d.sise=16K".into()]).expect_err("unknown key");
     let msg = e.to_string();
-    assert!(msg.contains("--set l1d.sise=16K") && msg.contains("unknown key `sise`") && msg.contains("size, line, assoc"), "{msg}");
+    assert!(
+        msg.contains("--set l1d.sise=16K") && msg.contains("unknown key `sise`") && msg.contains("size, line, assoc"),
+        "{msg}"
+    );
 
     let e = preset::load("jm-base", &["l9.size=1K".into()]).expect_err("unknown table");
     assert!(e.to_string().contains("unknown table `l9`"), "{e}");
@@ -98,7 +101,12 @@ fn same_seed_same_numbers() {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            Event::access([AccessKind::Load, AccessKind::Store, AccessKind::Ifetch][(x % 3) as usize], (x >> 8) % (1 << 22), 4, (x % 2) as u32)
+            Event::access(
+                [AccessKind::Load, AccessKind::Store, AccessKind::Ifetch][(x % 3) as usize],
+                (x >> 8) % (1 << 22),
+                4,
+                (x % 2) as u32,
+            )
         })
         .collect();
     let overrides: Vec<String> = ["l1d.replacement=random", "l1d.assoc=4", "memory.allocation=random", "memory.seed=9"]

@@ -230,7 +230,10 @@ impl SpaceDescription {
                 ));
             }
             if !seen.insert((r.space, r.first_vpn)) {
-                return Err(format!("{}: two regions start at page {:#x} of space {}", self.name, r.first_vpn, r.space));
+                return Err(format!(
+                    "{}: two regions start at page {:#x} of space {}",
+                    self.name, r.first_vpn, r.space
+                ));
             }
         }
         let n = self.pages().collect::<BTreeSet<_>>().len() as u64;

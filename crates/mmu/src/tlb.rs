@@ -410,9 +410,7 @@ impl Tlb {
         }
         match self.cfg.replacement {
             TlbReplacement::Random => self.rng.gen_range(lo..hi),
-            TlbReplacement::Lru | TlbReplacement::Fifo => {
-                (lo..hi).min_by_key(|&s| self.stamps[s]).unwrap_or(lo)
-            }
+            TlbReplacement::Lru | TlbReplacement::Fifo => (lo..hi).min_by_key(|&s| self.stamps[s]).unwrap_or(lo),
         }
     }
 
@@ -529,7 +527,8 @@ mod tests {
 
     #[test]
     fn superpage_beside_base_pages() {
-        let mut t = Tlb::new(TlbConfig { page_sizes: vec![4096, 4 << 20], ..TlbConfig::fully_associative(4, 0) }).unwrap();
+        let mut t =
+            Tlb::new(TlbConfig { page_sizes: vec![4096, 4 << 20], ..TlbConfig::fully_associative(4, 0) }).unwrap();
         t.insert(1, 0x40_0000, 0x80_0000, 4 << 20, false, Slot::Normal).unwrap();
         let e = t.lookup(1, 0x7f_f123).unwrap();
         assert_eq!(e.translate(0x7f_f123), 0xbf_f123);

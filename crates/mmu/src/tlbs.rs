@@ -108,7 +108,16 @@ impl TlbSet {
     /// wired slots) and that side's micro-TLB. (The arguments are `Tlb::insert`'s
     /// plus the side.) Returns the entry the main TLB evicted, if any.
     #[allow(clippy::too_many_arguments)]
-    pub fn insert(&mut self, side: Side, asid: u32, va: u64, pa: u64, page_bytes: u64, global: bool, slot: Slot) -> Result<Option<TlbEntry>, TlbError> {
+    pub fn insert(
+        &mut self,
+        side: Side,
+        asid: u32,
+        va: u64,
+        pa: u64,
+        page_bytes: u64,
+        global: bool,
+        slot: Slot,
+    ) -> Result<Option<TlbEntry>, TlbError> {
         let evicted = self.main_of(side).insert(asid, va, pa, page_bytes, global, slot)?;
         if let Some(micro) = self.micro.as_mut() {
             micro[side as usize].insert(asid, va, pa, page_bytes, global, Slot::Normal)?;
@@ -130,7 +139,9 @@ impl TlbSet {
     /// first (no micro-TLBs). A caller that counts repeat hits without
     /// looking up must then forget the other side's latest page.
     pub fn sides_share_lru_order(&self) -> bool {
-        self.main.len() == 1 && self.micro.is_none() && self.main[0].config().replacement == crate::tlb::TlbReplacement::Lru
+        self.main.len() == 1
+            && self.micro.is_none()
+            && self.main[0].config().replacement == crate::tlb::TlbReplacement::Lru
     }
 
     /// Whether a lookup that hits changes nothing but the hit count: no

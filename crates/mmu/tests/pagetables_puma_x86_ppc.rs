@@ -86,7 +86,10 @@ fn puma_errors() {
     let mut pool = FramePool::new(4096, 0, 1);
     let mut t = Puma::new();
     assert_eq!(t.insert(0, 0x80000, 1, &mut pool), Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 }));
-    assert_eq!(t.insert(1 << 20, 0, 1, &mut pool), Err(TableError::SpaceOutOfRange { space: 1 << 20, max_spaces: 1 << 20 }));
+    assert_eq!(
+        t.insert(1 << 20, 0, 1, &mut pool),
+        Err(TableError::SpaceOutOfRange { space: 1 << 20, max_spaces: 1 << 20 })
+    );
     assert!(matches!(t.insert(0, 0, 1, &mut pool), Err(TableError::Frames(FrameError::Exhausted { .. }))));
     assert_eq!(t.lookup(0, 0), None);
     let mut out = Vec::new();
@@ -107,10 +110,7 @@ fn x86_two_level_hand_worked() {
     let mut t = Radix::two_level();
     t.insert(0, 0x8048, 0x3000, &mut pool).unwrap();
     assert_eq!(t.cr3(0), Some(0x50_0000));
-    assert_eq!(
-        walk(&t, 0, 0x0804_8123),
-        vec![r(0x50_0080, false, Tier::Root, 4), r(0x50_1120, false, Tier::User, 4)]
-    );
+    assert_eq!(walk(&t, 0, 0x0804_8123), vec![r(0x50_0080, false, Tier::Root, 4), r(0x50_1120, false, Tier::User, 4)]);
     assert_eq!((t.pte_at(0x50_0080), t.pte_at(0x50_1120)), (Some(0x501), Some(0x3000)));
     assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4)]);
     assert_eq!(
@@ -122,10 +122,7 @@ fn x86_two_level_hand_worked() {
         }
     );
     t.insert(0, 0xBFFFF, 0x3001, &mut pool).unwrap();
-    assert_eq!(
-        walk(&t, 0, 0xBFFF_F000),
-        vec![r(0x50_0BFC, false, Tier::Root, 4), r(0x50_2FFC, false, Tier::User, 4)]
-    );
+    assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4), r(0x50_2FFC, false, Tier::User, 4)]);
     assert_eq!((t.memory().bytes, t.memory().useful_bytes), (12288, 16));
     t.remove(0, 0xBFFFF, &mut pool).unwrap();
     assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4)]);
@@ -210,7 +207,10 @@ fn powerpc_hand_worked_secondary_hash() {
     for k in 9..16 {
         t.insert(0, 4 * k, 0x5000 + 4 * k, &mut pool).unwrap();
     }
-    assert_eq!(t.insert(0, 64, 1, &mut pool), Err(TableError::Full { space: 0, vpn: 64, what: "primary and secondary PTEGs" }));
+    assert_eq!(
+        t.insert(0, 64, 1, &mut pool),
+        Err(TableError::Full { space: 0, vpn: 64, what: "primary and secondary PTEGs" })
+    );
     assert_eq!(t.lookup(0, 64), None);
     // An unmapped page's walk reads both PTEGs.
     assert_eq!(walk(&t, 0, 64 << 12).len(), 16);

@@ -79,7 +79,12 @@ fn sparsity_grows_linear_and_radix_tables_not_hashed_ones() {
     assert_eq!(bytes(&dense, TableKind::Mips), 5 * 4096);
     assert_eq!(bytes(&sparse, TableKind::Mips), 51 * 4096);
     for kind in [TableKind::Mips, TableKind::Mach, TableKind::Puma, TableKind::X86TwoLevel, TableKind::X86FourLevel] {
-        assert!(bytes(&sparse, kind) > 5 * bytes(&dense, kind), "{kind}: {} vs {}", bytes(&sparse, kind), bytes(&dense, kind));
+        assert!(
+            bytes(&sparse, kind) > 5 * bytes(&dense, kind),
+            "{kind}: {} vs {}",
+            bytes(&sparse, kind),
+            bytes(&dense, kind)
+        );
     }
     // The same number of pages: the PowerPC table is identical, the PA-RISC
     // hash table too (only its overflow pages may differ).

@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use vmlab_mmu::{Slot, Tlb, TlbConfig, TlbReplacement};
 use vmlab_mmu::tlb::Assoc;
+use vmlab_mmu::{Slot, Tlb, TlbConfig, TlbReplacement};
 
 #[derive(Clone, Copy, Debug)]
 struct E {
@@ -63,7 +63,9 @@ impl Naive {
         self.clock += 1;
         let vpn = va >> shift;
         let same = self.slots.iter().position(|s| {
-            s.is_some_and(|e| e.shift == shift && e.vpn == vpn && e.global == global && (global || !self.tagged || e.asid == asid))
+            s.is_some_and(|e| {
+                e.shift == shift && e.vpn == vpn && e.global == global && (global || !self.tagged || e.asid == asid)
+            })
         });
         let e = E { asid: if global { 0 } else { asid }, vpn, shift, global, pfn: pa >> shift, stamp: self.clock };
         if let Some(i) = same {

@@ -103,7 +103,8 @@ impl Sub for Counters {
 }
 
 /// The cycle-cost parameters, in the order of [`Counters::cost_vector`].
-pub const COST_KEYS: [&str; 8] = ["cpi", "cache_op", "miss", "writeback", "uncached", "trap", "flush_call", "copy_call"];
+pub const COST_KEYS: [&str; 8] =
+    ["cpi", "cache_op", "miss", "writeback", "uncached", "trap", "flush_call", "copy_call"];
 
 impl Counters {
     /// The counts each cost parameter multiplies, in [`COST_KEYS`] order.
@@ -208,7 +209,9 @@ impl CostModel {
             p if p.ends_with(".toml") => {
                 (p.to_string(), std::fs::read_to_string(p).map_err(|e| format!("{p}: cannot read: {e}"))?)
             }
-            other => return Err(format!("no OS cost preset named {other:?}; shipped: hp9000-834, or give a .toml path")),
+            other => {
+                return Err(format!("no OS cost preset named {other:?}; shipped: hp9000-834, or give a .toml path"))
+            }
         };
         Self::parse(&origin, &text)
     }

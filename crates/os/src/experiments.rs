@@ -132,7 +132,10 @@ fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) ->
 fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
     let pfn = if asid == KERNEL {
         // Kernel buffers have translations but no VM pages.
-        os.hat().translation(KERNEL, va, 0).map(|t| t.0).ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
+        os.hat()
+            .translation(KERNEL, va, 0)
+            .map(|t| t.0)
+            .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
         os.frame_of(asid, va).map_err(e)?
     };
@@ -362,7 +365,10 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
         let read = measure(&mut os, |os| touch(os, 2, RECV, pages * page, false, page))?;
         last = (total + read.clone(), read);
     }
-    Ok((Measurement::new("ipc", variant, kind, bytes, last.0), Measurement::new("ipc-receive", variant, kind, bytes, last.1)))
+    Ok((
+        Measurement::new("ipc", variant, kind, bytes, last.0),
+        Measurement::new("ipc-receive", variant, kind, bytes, last.1),
+    ))
 }
 
 /// Mach pmap page initialisation for a copy-on-write fault (section 4.3):

@@ -202,7 +202,9 @@ impl Hat {
         let mut fx = LoadEffects::default();
         if let Some((old, _)) = self.translation(asid, va, cpu_id) {
             if old != pfn {
-                return Err(format!("hat: space {asid} page {va:#x} is loaded to frame {old:#x}, not {pfn:#x}; unload first"));
+                return Err(format!(
+                    "hat: space {asid} page {va:#x} is loaded to frame {old:#x}, not {pfn:#x}; unload first"
+                ));
             }
             self.unload(cpu, cost, asid, va, false, false);
         }
@@ -359,7 +361,15 @@ impl Hat {
     /// page's lines are flushed — purged when `destroy` (the frame is being
     /// freed and this was its last translation). `by_policy` marks the next
     /// fault on it a pseudo fault. Returns the frame it mapped.
-    pub fn unload(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, destroy: bool, by_policy: bool) -> Option<u64> {
+    pub fn unload(
+        &mut self,
+        cpu: &mut Cpu,
+        cost: &CostModel,
+        asid: u32,
+        va: u64,
+        destroy: bool,
+        by_policy: bool,
+    ) -> Option<u64> {
         let va = va & !(self.page - 1);
         let mut pfn = None;
         if let Some(s) = self.spaces.get_mut(&asid) {
@@ -416,7 +426,15 @@ impl Hat {
 
     /// Interface 3: unloads every translation of `[va, va+len)` in `asid`;
     /// `destroy(pfn)` says whether a frame is about to be freed.
-    pub fn unload_range(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, len: u64, destroy: &dyn Fn(u64) -> bool) {
+    pub fn unload_range(
+        &mut self,
+        cpu: &mut Cpu,
+        cost: &CostModel,
+        asid: u32,
+        va: u64,
+        len: u64,
+        destroy: &dyn Fn(u64) -> bool,
+    ) {
         let mut page = va & !(self.page - 1);
         while page < va + len {
             if let Some(p) = self.translation_any(asid, page) {
@@ -446,7 +464,15 @@ impl Hat {
     /// `[va, va+len)` of `asid` to `prot` (never more than `cap(page)`, e.g.
     /// read-only for copy-on-write pages). Protection lives in the TLB on
     /// PA-RISC, so this purges TLB entries, not cache lines (seed 000 §5).
-    pub fn change_prot(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, len: u64, prot: &dyn Fn(u64) -> Prot) {
+    pub fn change_prot(
+        &mut self,
+        cpu: &mut Cpu,
+        cost: &CostModel,
+        asid: u32,
+        va: u64,
+        len: u64,
+        prot: &dyn Fn(u64) -> Prot,
+    ) {
         let mut page = va & !(self.page - 1);
         while page < va + len {
             if let Some(pfn) = self.translation_any(asid, page) {
@@ -480,7 +506,12 @@ impl Hat {
 
     /// A span for kernel code touching `va` of a loaded translation.
     pub fn span(&self, asid: u32, va: u64, pfn: u64) -> Span {
-        Span { va, pa: pfn * self.page + (va & (self.page - 1)), asid: self.tag_of(asid, va, pfn), cached: !self.uncached(pfn) }
+        Span {
+            va,
+            pa: pfn * self.page + (va & (self.page - 1)),
+            asid: self.tag_of(asid, va, pfn),
+            cached: !self.uncached(pfn),
+        }
     }
 
     /// Frames with at least one live translation.

@@ -248,7 +248,16 @@ impl Oracle {
     /// did it: `hit`, `fetch` and `write_through` are the cache's outcome
     /// (any write-back it caused must already have gone to `write_back`).
     #[allow(clippy::too_many_arguments)]
-    pub fn cached(&mut self, r: &LineRef, size: u64, hit: bool, fetch: bool, write_through: bool, allocated: bool, access: &Access) {
+    pub fn cached(
+        &mut self,
+        r: &LineRef,
+        size: u64,
+        hit: bool,
+        fetch: bool,
+        write_through: bool,
+        allocated: bool,
+        access: &Access,
+    ) {
         let id = self.namer.id(r);
         let pline = self.line_of(r.paddr);
         let words = self.word_range(r.paddr, size);

@@ -41,7 +41,16 @@ pub struct FlushFound {
 /// the way HP-UX `pdcache()` does: a call, then `flush_lines_per_iteration`
 /// line flushes per loop iteration (seed 000 footnote 2).
 #[allow(clippy::too_many_arguments)]
-pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, va: u64, pa: u64, asid: u32, bytes: u64, purge: bool, origin: &str) -> FlushFound {
+pub fn flush_range(
+    cpu: &mut Cpu,
+    cost: &CostModel,
+    va: u64,
+    pa: u64,
+    asid: u32,
+    bytes: u64,
+    purge: bool,
+    origin: &str,
+) -> FlushFound {
     let outer = cpu.enter(FLUSH);
     let line = cpu.line_bytes();
     let lines = bytes.div_ceil(line);

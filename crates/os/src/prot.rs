@@ -16,7 +16,8 @@ impl Prot {
 
     /// Parses `none` or a combination of `r`, `w`, `x` (each at most once).
     pub fn parse(s: &str) -> Result<Self, String> {
-        let bad = || format!("bad protection {s:?}: expected \"none\" or letters from \"rwx\" (e.g. \"r\", \"rw\", \"rx\")");
+        let bad =
+            || format!("bad protection {s:?}: expected \"none\" or letters from \"rwx\" (e.g. \"r\", \"rw\", \"rx\")");
         if s == "none" {
             return Ok(Self::NONE);
         }

@@ -125,7 +125,8 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
     })?;
     let policy = Policy::parse(&f.policy).map_err(|e| format!("{origin}: {e}"))?;
     let machine = vmlab_machine::preset::load(&f.machine, &[]).map_err(|e| format!("{origin}: machine: {e}"))?;
-    let cost = CostModel::load(f.cost.as_deref().unwrap_or("hp9000-834")).map_err(|e| format!("{origin}: cost: {e}"))?;
+    let cost =
+        CostModel::load(f.cost.as_deref().unwrap_or("hp9000-834")).map_err(|e| format!("{origin}: cost: {e}"))?;
     let mut os = Os::new(&machine, cost, policy, f.oracle).map_err(|e| format!("{origin}: {e}"))?;
     let page = os.page_bytes();
     for o in &f.object {
@@ -153,7 +154,15 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
                     Some(toml::Value::Boolean(b)) => *b,
                     Some(v) => return Err(e.err(format!("private must be true or false, got {v}"))),
                 };
-                os.map(e.space("space")?, id, e.int("addr")?, e.int_or("len", page)?, e.int_or("offset", 0)?, prot, private)
+                os.map(
+                    e.space("space")?,
+                    id,
+                    e.int("addr")?,
+                    e.int_or("len", page)?,
+                    e.int_or("offset", 0)?,
+                    prot,
+                    private,
+                )
             }
             "unmap" => {
                 e.allow(&["op", "space", "addr", "len"])?;

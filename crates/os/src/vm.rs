@@ -258,7 +258,16 @@ impl Os {
     /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1;
     /// `private` asks for copy-on-write semantics.
     #[allow(clippy::too_many_arguments)]
-    pub fn map(&mut self, asid: u32, object: usize, addr: u64, len: u64, offset: u64, prot: Prot, private: bool) -> Result<(), OsError> {
+    pub fn map(
+        &mut self,
+        asid: u32,
+        object: usize,
+        addr: u64,
+        len: u64,
+        offset: u64,
+        prot: Prot,
+        private: bool,
+    ) -> Result<(), OsError> {
         if asid == KERNEL {
             return Err(OsError::Invalid("address space 0 is the kernel's".into()));
         }
@@ -364,7 +373,8 @@ impl Os {
             if let Some(r) = hit {
                 if r.start < cut && cut < r.start + r.len {
                     let left = Region { len: cut - r.start, ..r.clone() };
-                    let right = Region { start: cut, len: r.start + r.len - cut, offset: r.offset + (cut - r.start), ..r };
+                    let right =
+                        Region { start: cut, len: r.start + r.len - cut, offset: r.offset + (cut - r.start), ..r };
                     s.regions.insert(left.start, left);
                     s.regions.insert(right.start, right);
                 }
@@ -446,7 +456,8 @@ impl Os {
         if child == KERNEL || self.spaces.contains_key(&child) {
             return Err(OsError::Invalid(format!("space {child} exists or is the kernel's")));
         }
-        let p = self.spaces.get(&parent).cloned().ok_or_else(|| OsError::Unmapped(format!("no address space {parent}")))?;
+        let p =
+            self.spaces.get(&parent).cloned().ok_or_else(|| OsError::Unmapped(format!("no address space {parent}")))?;
         let mut c = AddressSpace { asid: child, regions: p.regions.clone(), pages: BTreeMap::new() };
         for (&va, vp) in &p.pages {
             let private = self.region_of(parent, va).is_some_and(|r| r.private);
@@ -458,7 +469,8 @@ impl Os {
                 }
                 if let Some((_, loaded)) = self.hat.translation(parent, va, 0) {
                     if loaded.write {
-                        self.hat.change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
+                        self.hat
+                            .change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
                     }
                 }
             }
@@ -472,7 +484,9 @@ impl Os {
         if size == 0 || (va % self.page) + size > self.page {
             return Err(OsError::Invalid(format!("access of {size} bytes at {va:#x} must lie within one page")));
         }
-        let r = self.region_of(asid, va).ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} is not mapped")))?;
+        let r = self
+            .region_of(asid, va)
+            .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} is not mapped")))?;
         let need = if write { Prot::RW } else { Prot::R };
         if !r.prot.allows(if write { Prot { read: false, write: true, exec: false } } else { Prot::R }) {
             return Err(OsError::Protection(format!(
@@ -491,7 +505,9 @@ impl Os {
             }
             tries += 1;
             if tries > 3 {
-                return Err(OsError::Invalid(format!("fault on {va:#x} in space {asid} did not resolve (a vmlab bug)")));
+                return Err(OsError::Invalid(format!(
+                    "fault on {va:#x} in space {asid} did not resolve (a vmlab bug)"
+                )));
             }
             self.fault(asid, page, write)?;
         };
@@ -687,16 +703,15 @@ impl Os {
     /// `eager` loads the translation now; otherwise the first access takes a
     /// pseudo page fault (lazy mapping).
     pub fn attach(&mut self, asid: u32, va: u64, pfn: u64, eager: bool) -> Result<(), OsError> {
-        let r = self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
+        let r =
+            self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
         self.drop_page(asid, va);
         if let Some(s) = self.spaces.get_mut(&asid) {
             s.pages.insert(va, VmPage { pfn, cow: false, lazy: !eager });
         }
         if eager {
             let tag = self.tag_for(asid, &r);
-            self.hat
-                .load(&mut self.cpu, &self.cost, 0, asid, va, pfn, r.prot, tag, false)
-                .map_err(OsError::Invalid)?;
+            self.hat.load(&mut self.cpu, &self.cost, 0, asid, va, pfn, r.prot, tag, false).map_err(OsError::Invalid)?;
         }
         Ok(())
     }

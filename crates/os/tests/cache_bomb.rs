@@ -24,7 +24,10 @@ const W: u64 = 0x40;
 const FILLER: u64 = 0x10_0000;
 
 fn machine() -> MachineConfig {
-    let mut m = MachineConfig::bare("bomb", MemoryConfig::sequential(vmlab_addr::PageSize::new(PAGE).expect("page"), 64 * PAGE));
+    let mut m = MachineConfig::bare(
+        "bomb",
+        MemoryConfig::sequential(vmlab_addr::PageSize::new(PAGE).expect("page"), 64 * PAGE),
+    );
     let mut d = CacheConfig::simple(32 * 1024, 32, 2);
     d.indexing = Indexing::Vivt;
     d.asid_tags = true;

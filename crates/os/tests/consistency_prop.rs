@@ -31,7 +31,10 @@ fn va(slot: u64) -> u64 {
 /// A small cache (1 KB, 2-way, 32 B lines... 4 colours of 4 KB pages for
 /// the virtually indexed kinds) so evictions and write-backs happen.
 fn machine(indexing: Indexing) -> MachineConfig {
-    let mut m = MachineConfig::bare("prop", MemoryConfig::sequential(vmlab_addr::PageSize::new(PAGE).expect("page"), 64 * PAGE));
+    let mut m = MachineConfig::bare(
+        "prop",
+        MemoryConfig::sequential(vmlab_addr::PageSize::new(PAGE).expect("page"), 64 * PAGE),
+    );
     let mut d = CacheConfig::simple(32 * 1024, 32, 2);
     d.indexing = indexing;
     d.asid_tags = indexing == Indexing::Vivt;
@@ -66,7 +69,9 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
                 os.map(space, obj, va(slot), PAGE, offset * PAGE, prot, private)
             }
             Op::Unmap { space, slot } => os.unmap(space, va(slot), PAGE),
-            Op::Protect { space, slot, write } => os.protect(space, va(slot), PAGE, if write { Prot::RW } else { Prot::R }),
+            Op::Protect { space, slot, write } => {
+                os.protect(space, va(slot), PAGE, if write { Prot::RW } else { Prot::R })
+            }
             Op::Fork { space } => {
                 let r = os.fork(space, next_space);
                 if r.is_ok() {

@@ -57,7 +57,9 @@ fn scenario_under_none_reports_exactly_the_stale_read() {
     let out = run_text("r4000_synonym.toml", &scenario("good/r4000_synonym.toml")).expect("runs");
     // The zero-filled contents are stale through B (line 33), then A's write (line 43).
     assert_eq!(out.violations.len(), 2, "{:?}", out.violations);
-    assert!(matches!(&out.violations[0], Violation::StaleRead { access, .. } if access.origin == "r4000_synonym.toml:33"));
+    assert!(
+        matches!(&out.violations[0], Violation::StaleRead { access, .. } if access.origin == "r4000_synonym.toml:33")
+    );
     assert!(matches!(&out.violations[1], Violation::StaleRead { access, latest_by: Some((1, 0x10000)), .. }
         if access.origin == "r4000_synonym.toml:43"));
 }
@@ -127,7 +129,9 @@ fn bad_scenarios_name_their_line() {
         assert!(err.starts_with(want), "{file}: {err}");
     }
     // Malformed TOML and unknown keys also name a line.
-    let err = run_text("x.toml", "machine = \"mips-r4000\"\n[[op]]\nop = \"read\"\nspace = 1\naddr = 0x1000\ncolour = 3\n").expect_err("key");
+    let err =
+        run_text("x.toml", "machine = \"mips-r4000\"\n[[op]]\nop = \"read\"\nspace = 1\naddr = 0x1000\ncolour = 3\n")
+            .expect_err("key");
     assert!(err.starts_with("x.toml:2: unknown key \"colour\""), "{err}");
     let err = run_text("y.toml", "machine = \"mips-r4000\"\npolicy = 3\n").expect_err("type");
     assert!(err.starts_with("y.toml:2:"), "{err}");

@@ -13,7 +13,8 @@ const PAGE: u64 = 4096;
 const BASE: u64 = 0x10000;
 
 fn machine() -> MachineConfig {
-    let mut m = MachineConfig::bare("tlb", MemoryConfig::sequential(vmlab_addr::PageSize::new(PAGE).expect("page"), 64 * PAGE));
+    let mut m =
+        MachineConfig::bare("tlb", MemoryConfig::sequential(vmlab_addr::PageSize::new(PAGE).expect("page"), 64 * PAGE));
     let mut d = CacheConfig::simple(32 * 1024, 32, 2);
     d.indexing = Indexing::Vivt;
     d.asid_tags = true;

@@ -90,7 +90,7 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
 #[pymodule]
 mod _engine {
     #[pymodule_export]
-    use super::{VmlabError, _panic_for_tests};
+    use super::{_panic_for_tests, VmlabError};
 
     #[pymodule_export]
     use super::machine::{

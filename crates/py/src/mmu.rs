@@ -6,7 +6,7 @@ use std::path::Path;
 use pyo3::prelude::*;
 use vmlab_mmu::pagetable::{TableKind, TableParams};
 use vmlab_mmu::sparse::{memory_table, Layout, SpaceDescription, PAGE_BYTES};
-use vmlab_trace::{EventSource, Event};
+use vmlab_trace::{Event, EventSource};
 
 use crate::machine::{parse_format, to_json};
 use crate::signals::{Checked, Checkpoint};

@@ -37,13 +37,21 @@ pub fn os_cost_model(cost: String) -> PyResult<String> {
 /// turns the consistency oracle on. Returns the outcome as JSON.
 #[pyfunction]
 #[pyo3(signature = (path, machine, policy, cost = "hp9000-834".to_string(), oracle = true))]
-pub fn os_trace(py: Python<'_>, path: String, machine: String, policy: String, cost: String, oracle: bool) -> PyResult<String> {
+pub fn os_trace(
+    py: Python<'_>,
+    path: String,
+    machine: String,
+    policy: String,
+    cost: String,
+    oracle: bool,
+) -> PyResult<String> {
     py.detach(|| {
         guard("os_trace", || {
             let m = vmlab_machine::preset::load(&machine, &[]).map_err(|e| vmlab_error(format!("machine: {e}")))?;
             let c = vmlab_os::CostModel::load(&cost).map_err(vmlab_error)?;
             let p = vmlab_os::Policy::parse(&policy).map_err(vmlab_error)?;
-            let mut src = vmlab_trace::open(std::path::Path::new(&path), None).map_err(|e| vmlab_error(e.to_string()))?;
+            let mut src =
+                vmlab_trace::open(std::path::Path::new(&path), None).map_err(|e| vmlab_error(e.to_string()))?;
             to_json(&vmlab_os::run_trace(&mut *src, &m, c, p, oracle).map_err(|e| vmlab_error(format!("{path}: {e}")))?)
         })
     })

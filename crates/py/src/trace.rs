@@ -156,7 +156,12 @@ pub fn trace_capture(
 /// turn, input `i` as asid `i + 1`, into the `.vmt` file `out`; returns
 /// `(summary_json, summary_text)`.
 #[pyfunction]
-pub fn trace_interleave(py: Python<'_>, inputs: Vec<PathBuf>, quantum: u64, out: PathBuf) -> PyResult<(String, String)> {
+pub fn trace_interleave(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    quantum: u64,
+    out: PathBuf,
+) -> PyResult<(String, String)> {
     py.detach(|| {
         guard("trace_interleave", || {
             let summary = vmlab_trace::interleave_files(&inputs, quantum, &out).map_err(vmlab_error)?;

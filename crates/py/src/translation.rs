@@ -88,7 +88,9 @@ pub fn vm_sweep(
                             .collect();
                         handles
                             .into_iter()
-                            .map(|h| h.join().unwrap_or_else(|_| Err(SimError::Config("a simulator thread panicked".into()))))
+                            .map(|h| {
+                                h.join().unwrap_or_else(|_| Err(SimError::Config("a simulator thread panicked".into())))
+                            })
                             .collect()
                     });
                     outcomes.into_iter().collect::<Result<(), SimError>>()?;

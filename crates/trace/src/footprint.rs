@@ -130,11 +130,8 @@ pub fn footprint(source: &mut dyn EventSource, spec: &FootprintSpec) -> Result<P
     let mut smallest: [FxHashSet<u64>; 2] = Default::default();
     let mut sets: Vec<[LineSets; 2]> = sizes.iter().map(|_| Default::default()).collect();
     let mut pages: [FxHashSet<u64>; 2] = Default::default();
-    let mut lru: [LruPages; 2] = std::array::from_fn(|_| LruPages {
-        stack: Vec::with_capacity(depth + 1),
-        depth,
-        misses: vec![0; slots.len()],
-    });
+    let mut lru: [LruPages; 2] =
+        std::array::from_fn(|_| LruPages { stack: Vec::with_capacity(depth + 1), depth, misses: vec![0; slots.len()] });
     let (mut events, mut instructions) = (0u64, 0u64);
     let mut buf = Vec::with_capacity(BLOCK);
     'read: while source.fill(&mut buf)? {

@@ -188,7 +188,9 @@ impl Scan {
         self.info.pages_4k = Footprint { instr: pi.len() as u64, data: pd.len() as u64, total: both(&pi, &pd) };
         // Coarser units from the page sets (4 MB = 2^10 pages, 1 GB = 2^18).
         let coarse = |shift: u32| {
-            let up = |s: &FxHashSet<(u32, u64)>| -> FxHashSet<(u32, u64)> { s.iter().map(|&(a, p)| (a, p >> shift)).collect() };
+            let up = |s: &FxHashSet<(u32, u64)>| -> FxHashSet<(u32, u64)> {
+                s.iter().map(|&(a, p)| (a, p >> shift)).collect()
+            };
             let (ri, rd) = (up(&pi), up(&pd));
             Footprint { instr: ri.len() as u64, data: rd.len() as u64, total: both(&ri, &rd) }
         };

@@ -34,8 +34,7 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
                     let data = (0..rng.gen_range(0..3))
                         .map(|_| {
                             (
-                                [AccessKind::Load, AccessKind::Store, AccessKind::Modify]
-                                    [rng.gen_range(0..3)],
+                                [AccessKind::Load, AccessKind::Store, AccessKind::Modify][rng.gen_range(0..3)],
                                 1 << rng.gen_range(0..4),
                             )
                         })
@@ -54,12 +53,7 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
                 out.push(Event::ContextSwitch(vmlab_addr::Asid(asid)));
             }
             1 => out.push(Event::FlushAll),
-            2 => out.push(Event::access(
-                AccessKind::Load,
-                rng.gen_range(0..1 << 20),
-                3,
-                asid,
-            )),
+            2 => out.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 20), 3, asid)),
             3 => out.push(Event::access(AccessKind::Store, (1 << 56) + 8, 8, asid)),
             _ => {
                 let (start, instrs) = &blocks[rng.gen_range(0..blocks.len())];
@@ -68,11 +62,7 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
                     out.push(Event::access(AccessKind::Ifetch, pc, *size, asid));
                     pc += u64::from(*size);
                     for (j, &(kind, dsize)) in data.iter().enumerate() {
-                        let addr = if j == 0 {
-                            0x7ff0_0000 + 8 * rng.gen_range(0..4u64)
-                        } else {
-                            array
-                        };
+                        let addr = if j == 0 { 0x7ff0_0000 + 8 * rng.gen_range(0..4u64) } else { array };
                         array += u64::from(dsize);
                         out.push(Event::access(kind, addr, dsize, asid));
                     }
@@ -106,11 +96,8 @@ fn write_fuzz_seeds() {
         let events = program(seed, n);
         // Whole files: the writer's defaults, and small blocks.
         std::fs::write(dir.join(format!("v2-{seed}.vmt")), file(&events, None)).expect("write");
-        std::fs::write(
-            dir.join(format!("v2-{seed}-blocks.vmt")),
-            file(&events, Some(7 + seed as usize)),
-        )
-        .expect("write");
+        std::fs::write(dir.join(format!("v2-{seed}-blocks.vmt")), file(&events, Some(7 + seed as usize)))
+            .expect("write");
         // Mode 1: one payload.
         let skip = skips[seed as usize % skips.len()];
         let mut one = vec![1, n as u8, skip];
@@ -118,24 +105,14 @@ fn write_fuzz_seeds() {
         // The seed reaches the decoder's success path (and its skips).
         let payload = &one[3..];
         let full = t::decode_blocks(payload, n, None).expect("seed payload decodes");
-        let under = t::decode_blocks(
-            payload,
-            n,
-            Some(FetchSkip {
-                line_shift: 6,
-                across_data: true,
-            }),
-        )
-        .expect("decodes");
+        let under =
+            t::decode_blocks(payload, n, Some(FetchSkip { line_shift: 6, across_data: true })).expect("decodes");
         assert_eq!((full.events(), under.events()), (n as u64, n as u64));
         dropped += under.skipped;
         std::fs::write(dir.join(format!("bb-{seed}")), one).expect("write");
         // Mode 2: two payloads (the second from a fresh table too).
         let more = program(seed + 100, 1 + seed as usize * 3);
-        let (a, b) = (
-            t::encode_blocks(&events[..n.min(40)]),
-            t::encode_blocks(&more),
-        );
+        let (a, b) = (t::encode_blocks(&events[..n.min(40)]), t::encode_blocks(&more));
         if a.len() < 256 {
             let mut two = vec![2, n.min(40) as u8, more.len() as u8, skip, a.len() as u8];
             two.extend(a);

@@ -76,22 +76,10 @@ fn round_robin_with_a_quantum() {
 
 #[test]
 fn a_source_that_ends_mid_quantum_drops_out_at_once() {
-    let (out, switches, _) =
-        run(vec![vec![ld(0xa1)], vec![ld(0xb1), ld(0xb2), ld(0xb3)], vec![ld(0xc1), ld(0xc2)]], 2);
+    let (out, switches, _) = run(vec![vec![ld(0xa1)], vec![ld(0xb1), ld(0xb2), ld(0xb3)], vec![ld(0xc1), ld(0xc2)]], 2);
     assert_eq!(
         out,
-        [
-            cs(1),
-            at(0xa1, 1),
-            cs(2),
-            at(0xb1, 2),
-            at(0xb2, 2),
-            cs(3),
-            at(0xc1, 3),
-            at(0xc2, 3),
-            cs(2),
-            at(0xb3, 2)
-        ]
+        [cs(1), at(0xa1, 1), cs(2), at(0xb1, 2), at(0xb2, 2), cs(3), at(0xc1, 3), at(0xc2, 3), cs(2), at(0xb3, 2)]
     );
     assert_eq!(switches, 4);
 }
@@ -215,10 +203,8 @@ fn files_interleave_into_a_vmt_with_the_schedule_in_its_header() {
 
 /// The reference scheduler: one event at a time from queues, no blocks.
 fn reference(sources: &[Vec<Event>], quantum: u64) -> Vec<Event> {
-    let mut queues: Vec<VecDeque<Event>> = sources
-        .iter()
-        .map(|s| s.iter().copied().filter(|e| !matches!(e, Event::ContextSwitch(_))).collect())
-        .collect();
+    let mut queues: Vec<VecDeque<Event>> =
+        sources.iter().map(|s| s.iter().copied().filter(|e| !matches!(e, Event::ContextSwitch(_))).collect()).collect();
     let n = queues.len();
     let mut out = Vec::new();
     let mut current: Option<usize> = None;

@@ -30,9 +30,16 @@ enum Step {
 #[derive(Clone, Debug)]
 enum Item {
     /// An access with a direct op (kind and size in the tag).
-    Direct { op: u8, step: Step },
+    Direct {
+        op: u8,
+        step: Step,
+    },
     /// An escape: an access of a size without an op.
-    OddSize { kind: u8, size: u32, step: Step },
+    OddSize {
+        kind: u8,
+        size: u32,
+        step: Step,
+    },
     Switch(u32),
     Flush,
 }
@@ -167,9 +174,8 @@ fn a_run_crossing_the_packed_address_limit_is_exact() {
         assert_eq!((&got.words, &got.extra), (&want.words, &want.extra), "start {start:#x}");
     }
     // Wrapping below 0 in the data stream in the middle of a run.
-    let ev: Vec<Event> = (0..2000u64)
-        .map(|i| Event::access(AccessKind::Load, 4000u64.wrapping_sub(8 * i), 8, 0))
-        .collect();
+    let ev: Vec<Event> =
+        (0..2000u64).map(|i| Event::access(AccessKind::Load, 4000u64.wrapping_sub(8 * i), 8, 0)).collect();
     let want = packed(&ev);
     let got = t::decode_packed(&t::encode(&ev), ev.len()).expect("decodes");
     assert_eq!((&got.words, &got.extra), (&want.words, &want.extra));

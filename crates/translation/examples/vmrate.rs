@@ -34,7 +34,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .transpose()?;
     if stream_only {
         // For callgrind: only the streamed runs, bounded by MAX_EVENTS.
-        return streamed(Path::new(path), max, foundation_too, only.as_deref().unwrap_or(&[Scheme::Notlb, Scheme::Ultrix]));
+        return streamed(
+            Path::new(path),
+            max,
+            foundation_too,
+            only.as_deref().unwrap_or(&[Scheme::Notlb, Scheme::Ultrix]),
+        );
     }
     // Decode once into memory (bounded by MAX_EVENTS) so every scheme sees
     // the same events and decode time is measured separately.
@@ -52,9 +57,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut m = vmlab_machine::Machine::new(foundation_config()?)?;
         let t = Instant::now();
         m.feed_packed(&packed, path, 0)?;
-        println!("{:<10}  {:8.1} M refs/s   (vmlab_machine::Machine, same caches)", "foundation", n / t.elapsed().as_secs_f64() / 1e6);
+        println!(
+            "{:<10}  {:8.1} M refs/s   (vmlab_machine::Machine, same caches)",
+            "foundation",
+            n / t.elapsed().as_secs_f64() / 1e6
+        );
     }
-    for scheme in [Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Parisc, Scheme::Softvm, Scheme::Spur, Scheme::Intel] {
+    for scheme in
+        [Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Parisc, Scheme::Softvm, Scheme::Spur, Scheme::Intel]
+    {
         if only.as_ref().is_some_and(|o| !o.contains(&scheme)) {
             continue;
         }
@@ -100,15 +111,16 @@ fn foundation_config() -> Result<vmlab_machine::MachineConfig, Box<dyn std::erro
 /// schemes (NOTLB and ULTRIX by default), each reading packed blocks as
 /// `VmSim::run` does.
 fn streamed(path: &Path, max: u64, foundation_too: bool, schemes: &[Scheme]) -> Result<(), Box<dyn std::error::Error>> {
-    let best = |f: &mut dyn FnMut() -> Result<u64, Box<dyn std::error::Error>>| -> Result<f64, Box<dyn std::error::Error>> {
-        let mut rate: f64 = 0.0;
-        for _ in 0..3 {
-            let t = Instant::now();
-            let n = f()?;
-            rate = rate.max(n as f64 / t.elapsed().as_secs_f64() / 1e6);
-        }
-        Ok(rate)
-    };
+    let best =
+        |f: &mut dyn FnMut() -> Result<u64, Box<dyn std::error::Error>>| -> Result<f64, Box<dyn std::error::Error>> {
+            let mut rate: f64 = 0.0;
+            for _ in 0..3 {
+                let t = Instant::now();
+                let n = f()?;
+                rate = rate.max(n as f64 / t.elapsed().as_secs_f64() / 1e6);
+            }
+            Ok(rate)
+        };
     println!("streamed, one thread, best of 3:");
     let mut foundation = f64::NAN;
     if foundation_too {
@@ -123,8 +135,12 @@ fn streamed(path: &Path, max: u64, foundation_too: bool, schemes: &[Scheme]) -> 
             }
             Ok(n)
         })?;
-        println!("  {:<10} {:8.1} M refs/s   (vmlab_machine::Machine, packed loop `{}`)", "foundation", foundation,
-            vmlab_machine::Machine::new(foundation_config()?)?.inner_loop());
+        println!(
+            "  {:<10} {:8.1} M refs/s   (vmlab_machine::Machine, packed loop `{}`)",
+            "foundation",
+            foundation,
+            vmlab_machine::Machine::new(foundation_config()?)?.inner_loop()
+        );
     }
     for &scheme in schemes {
         let rate = best(&mut || {
@@ -138,7 +154,12 @@ fn streamed(path: &Path, max: u64, foundation_too: bool, schemes: &[Scheme]) -> 
             }
             Ok(n)
         })?;
-        println!("  {:<10} {:8.1} M refs/s   ({:.0} % of the foundation's rate)", scheme.name(), rate, 100.0 * rate / foundation);
+        println!(
+            "  {:<10} {:8.1} M refs/s   ({:.0} % of the foundation's rate)",
+            scheme.name(),
+            rate,
+            100.0 * rate / foundation
+        );
     }
     Ok(())
 }

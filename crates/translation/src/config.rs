@@ -100,10 +100,12 @@ impl VmConfig {
             return Err(err("give either [l2] (unified) or both [l2i] and [l2d]".into()));
         }
         if self.scheme.has_tlb() {
-            self.tlb_layout().ok_or_else(|| err(format!(
-                "scheme {} needs TLBs: give [itlb] and [dtlb] (split) or [tlb] (unified)",
-                self.scheme.name()
-            )))?;
+            self.tlb_layout().ok_or_else(|| {
+                err(format!(
+                    "scheme {} needs TLBs: give [itlb] and [dtlb] (split) or [tlb] (unified)",
+                    self.scheme.name()
+                ))
+            })?;
         }
         if !(self.protection_changes_per_million >= 0.0 && self.protection_changes_per_million <= 1e6) {
             return Err(err(format!(
@@ -116,7 +118,9 @@ impl VmConfig {
         }
         for (name, c) in self.caches() {
             Geometry::new(c).map_err(|e| err(format!("{name}: {e}")))?;
-            if c.indexing != Indexing::Vivt && self.scheme.translate_at(true, true) == crate::scheme::TranslateAt::L2Miss {
+            if c.indexing != Indexing::Vivt
+                && self.scheme.translate_at(true, true) == crate::scheme::TranslateAt::L2Miss
+            {
                 return Err(err(format!(
                     "{name}: scheme {} translates on an L2 miss and needs virtually indexed, virtually tagged caches (got {:?})",
                     self.scheme.name(),
@@ -245,7 +249,9 @@ fn apply_override(table: &mut toml::Table, spec: &str) -> Result<(), ConfigError
         match t.get_mut(*part) {
             Some(toml::Value::Table(inner)) => t = inner,
             Some(_) => return Err(ConfigError::new(&here, None, format!("`{part}` is a value, not a table"))),
-            None => return Err(ConfigError::new(&here, None, format!("unknown table `{part}`; expected one of {known}"))),
+            None => {
+                return Err(ConfigError::new(&here, None, format!("unknown table `{part}`; expected one of {known}")))
+            }
         }
     }
     Err(ConfigError::new(&here, None, "empty key"))

@@ -102,7 +102,9 @@ impl Tail {
     fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
             (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
-            (None, Some(i), Some(d)) => L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? },
+            (None, Some(i), Some(d)) => {
+                L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? }
+            }
             // VmConfig::check rejects anything else; an empty unified L2 of
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
@@ -199,9 +201,13 @@ impl Tail {
             }
             // As in `MemSys::l1_missed`: a level that fills in place.
             match l2.fill(set, key, r, kind, size) {
-                Some((fetch, writeback)) => {
-                    Outcome { hit: false, fetch, write_through: false, writeback, resident_dirty: Some(kind == RefKind::Write) }
-                }
+                Some((fetch, writeback)) => Outcome {
+                    hit: false,
+                    fetch,
+                    write_through: false,
+                    writeback,
+                    resident_dirty: Some(kind == RefKind::Write),
+                },
                 None => l2.access_missed(set, key, r, kind, size),
             }
         } else if fast {
@@ -449,9 +455,13 @@ impl MemSys {
         // iff a write).
         let filled = if direct { l1.fill(set, key, r, kind, size) } else { None };
         let out = match filled {
-            Some((fetch, writeback)) => {
-                Outcome { hit: false, fetch, write_through: false, writeback, resident_dirty: Some(kind == RefKind::Write) }
-            }
+            Some((fetch, writeback)) => Outcome {
+                hit: false,
+                fetch,
+                write_through: false,
+                writeback,
+                resident_dirty: Some(kind == RefKind::Write),
+            },
             None => l1.access_missed(set, key, r, kind, size),
         };
         self.below_l1(kind, r, size, line, &out)

@@ -289,7 +289,8 @@ impl VmSim {
         };
         let mapper = (scheme == Scheme::Notlb)
             .then(|| PageMapper::new(cfg.page_size, cfg.frames, FrameAllocation::Sequential, 0, 1));
-        let shared_tlb_order = at == TranslateAt::EveryAccess && tlbs.as_ref().is_some_and(TlbSet::sides_share_lru_order);
+        let shared_tlb_order =
+            at == TranslateAt::EveryAccess && tlbs.as_ref().is_some_and(TlbSet::sides_share_lru_order);
         let pure_lookups = tlbs.as_ref().is_some_and(TlbSet::lookups_change_nothing);
         let asid_tagged_caches = cfg.caches().iter().all(|(_, c)| c.asid_tags || c.indexing != Indexing::Vivt);
         Ok(Self {
@@ -373,7 +374,10 @@ impl VmSim {
         let mut sim = Self::new(first)?;
         for cfg in it {
             if let Some(why) = fanout_refusal(&sim.cfg, &cfg) {
-                return Err(SimError::Config(format!("configuration {:?} cannot share L1s with {:?}: {why}", cfg.name, sim.cfg.name)));
+                return Err(SimError::Config(format!(
+                    "configuration {:?} cannot share L1s with {:?}: {why}",
+                    cfg.name, sim.cfg.name
+                )));
             }
             cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
             sim.mem.add_tail(&cfg).map_err(|e| SimError::Config(e.0))?;
@@ -542,7 +546,15 @@ impl VmSim {
     /// A piece that is not a repeat: translate as the scheme says, access,
     /// count.
     #[inline(always)]
-    fn user_piece_lookup(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+    fn user_piece_lookup(
+        &mut self,
+        kind: RefKind,
+        s: usize,
+        ln: u64,
+        asid: u32,
+        va: u64,
+        size: u64,
+    ) -> Result<(), SimError> {
         self.current_space = asid;
         if self.at == TranslateAt::L2Miss && self.fast {
             return self.user_piece_at_memory(kind, s, ln, asid, va, size);
@@ -615,7 +627,15 @@ impl VmSim {
     /// without a second L1 lookup when no handler ran in between (a handler
     /// changes the caches, so then the access starts over).
     #[inline(always)]
-    fn user_piece_at_memory(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, size: u64) -> Result<(), SimError> {
+    fn user_piece_at_memory(
+        &mut self,
+        kind: RefKind,
+        s: usize,
+        ln: u64,
+        asid: u32,
+        va: u64,
+        size: u64,
+    ) -> Result<(), SimError> {
         if self.hit_ops.is_some() {
             // No TLB here: the hit loop needs only the page's fold, which
             // never changes.
@@ -652,7 +672,16 @@ impl VmSim {
 
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn finish_piece_at_memory(&mut self, kind: RefKind, s: usize, ln: u64, asid: u32, va: u64, level: Level, mark: usize) -> Result<(), SimError> {
+    fn finish_piece_at_memory(
+        &mut self,
+        kind: RefKind,
+        s: usize,
+        ln: u64,
+        asid: u32,
+        va: u64,
+        level: Level,
+        mark: usize,
+    ) -> Result<(), SimError> {
         self.sides[s].count(level, false);
         self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
@@ -734,8 +763,11 @@ impl VmSim {
         let base = va & !(page - 1);
         let c = self.cfg.costs;
         let mut cycles = 0;
-        for (l2, check, update) in [(false, c.l1_check_cycles, c.l1_update_cycles), (true, c.l2_check_cycles, c.l2_update_cycles)] {
-            let line = if l2 { self.mem.l2(RefKind::Read).line_bytes() } else { self.mem.l1(RefKind::Read).line_bytes() };
+        for (l2, check, update) in
+            [(false, c.l1_check_cycles, c.l1_update_cycles), (true, c.l2_check_cycles, c.l2_update_cycles)]
+        {
+            let line =
+                if l2 { self.mem.l2(RefKind::Read).line_bytes() } else { self.mem.l1(RefKind::Read).line_bytes() };
             let lines = page / line;
             let mut present = 0;
             for i in 0..lines {
@@ -778,7 +810,9 @@ impl VmSim {
         let page = self.cfg.page_size.bytes();
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
         if va < USER_LIMIT {
-            return table.lookup(space, va / page).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
+            return table
+                .lookup(space, va / page)
+                .ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
         }
         let mut refs = Vec::new();
         table.walk(space, va, &mut refs)?;
@@ -863,7 +897,8 @@ impl VmSim {
         let slot = hit_run::resident_slot(page);
         let e = &self.resident[s][slot];
         let folded = (e.raw_page << self.page_shift).wrapping_add(e.delta) >> self.page_shift;
-        (e.raw_page != NO_PAGE && folded == page).then(|| self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
+        (e.raw_page != NO_PAGE && folded == page)
+            .then(|| self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
     }
 
     fn forget_latest(&mut self, s: usize) {
@@ -890,7 +925,9 @@ impl VmSim {
         // enough; otherwise every slot is checked.
         let same_slot = REGION_SHIFT.saturating_sub(self.page_shift) >= hit_run::RESIDENT_SLOTS.trailing_zeros();
         let page_shift = self.page_shift;
-        let folds_to = |r: &hit_run::ResidentPage| r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn;
+        let folds_to = |r: &hit_run::ResidentPage| {
+            r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn
+        };
         for side in self.resident.iter_mut() {
             if same_slot {
                 let r = &mut side[hit_run::resident_slot(e.vpn)];
@@ -1154,7 +1191,9 @@ impl VmSim {
             match OPS.get(usize::from(op)) {
                 Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
                 None if op == PACKED_ESCAPE => {
-                    let ev = extra.next().ok_or_else(|| SimError::Config("packed block: an escape word without its event".into()))?;
+                    let ev = extra
+                        .next()
+                        .ok_or_else(|| SimError::Config("packed block: an escape word without its event".into()))?;
                     match ev {
                         Event::Access(a) => {
                             asid = a.asid.0;
@@ -1215,7 +1254,11 @@ impl VmSim {
                 continue;
             }
             seen[s] = true;
-            let delta = if paged { self.resident[s][hit_run::resident_slot((w & ADDR_MASK) >> self.page_shift)].delta } else { 0 };
+            let delta = if paged {
+                self.resident[s][hit_run::resident_slot((w & ADDR_MASK) >> self.page_shift)].delta
+            } else {
+                0
+            };
             let (_, line, start) = hit_run::last_piece(ops, w, delta);
             self.last[s] = Some((asid, line));
             if s == 1 {
@@ -1351,7 +1394,9 @@ impl VmSim {
             r.components = component_rows(&v);
             r.caches.retain(|c| c.name.starts_with("l1"));
             r.caches.extend(
-                tail.caches().into_iter().map(|(name, c)| crate::result::NamedCache { name: name.to_string(), stats: *c.stats() }),
+                tail.caches()
+                    .into_iter()
+                    .map(|(name, c)| crate::result::NamedCache { name: name.to_string(), stats: *c.stats() }),
             );
             r.memory = *tail.memory();
             out.push(r);

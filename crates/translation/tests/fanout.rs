@@ -94,7 +94,15 @@ fn fanout_over_the_grids_l2_sizes_and_lines() {
     let cfg = |l2: &str, line: &str| {
         let mut c = load(
             "jacob-mudge",
-            &[o("scheme", "ultrix"), o("l1i.size", "1K"), o("l1d.size", "1K"), o("l2i.size", l2), o("l2d.size", l2), o("l2i.line", line), o("l2d.line", line)],
+            &[
+                o("scheme", "ultrix"),
+                o("l1i.size", "1K"),
+                o("l1d.size", "1K"),
+                o("l2i.size", l2),
+                o("l2d.size", l2),
+                o("l2i.line", line),
+                o("l2d.line", line),
+            ],
         )
         .unwrap();
         c.name = format!("{l2}/{line}");

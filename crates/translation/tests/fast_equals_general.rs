@@ -114,7 +114,8 @@ fn direct_mapped_probes_equal_the_general_path() {
 #[test]
 fn general_and_fast_agree_on_a_hand_counted_trace() {
     let cfg = load("jacob-mudge", &["scheme=ultrix".to_string()]).unwrap();
-    let events: Vec<Event> = (0..100).map(|i| Event::access(AccessKind::Ifetch, 0x40_0000 + (i % 4) * 4, 4, 1)).collect();
+    let events: Vec<Event> =
+        (0..100).map(|i| Event::access(AccessKind::Ifetch, 0x40_0000 + (i % 4) * 4, 4, 1)).collect();
     for mut sim in [VmSim::new(cfg.clone()).unwrap(), VmSim::general(cfg.clone()).unwrap()] {
         sim.feed(&events).unwrap();
         let r = sim.result("t");

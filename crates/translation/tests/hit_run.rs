@@ -20,8 +20,19 @@ use vmlab_translation::{load, Scheme, VmConfig, VmResult, VmSim};
 
 /// `machine()` forced into the hit loop's shape.
 fn hit_loop_machine() -> impl Strategy<Value = Machine> {
-    (machine(), prop::sample::select(vec![Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Intel, Scheme::Parisc, Scheme::Softvm, Scheme::Spur])).prop_map(
-        |(mut m, scheme)| {
+    (
+        machine(),
+        prop::sample::select(vec![
+            Scheme::Notlb,
+            Scheme::Ultrix,
+            Scheme::Mach,
+            Scheme::Intel,
+            Scheme::Parisc,
+            Scheme::Softvm,
+            Scheme::Spur,
+        ]),
+    )
+        .prop_map(|(mut m, scheme)| {
             m.scheme = scheme;
             m.l1_indexing = vmlab_cache::Indexing::Vivt;
             for c in &mut m.caches[..2] {
@@ -31,8 +42,7 @@ fn hit_loop_machine() -> impl Strategy<Value = Machine> {
             m.tlb_every_access = true;
             m.protect = false;
             m
-        },
-    )
+        })
 }
 
 /// `events` through the fast simulator as packed words and through the

@@ -48,7 +48,12 @@ fn events() -> impl Strategy<Value = Vec<Event>> {
     )
 }
 
-fn vm_config(l1i: &CacheConfig, l1d: &CacheConfig, l2: Option<&CacheConfig>, l2s: Option<(&CacheConfig, &CacheConfig)>) -> VmConfig {
+fn vm_config(
+    l1i: &CacheConfig,
+    l1d: &CacheConfig,
+    l2: Option<&CacheConfig>,
+    l2s: Option<(&CacheConfig, &CacheConfig)>,
+) -> VmConfig {
     let mut cfg = load("jacob-mudge", &["scheme=notlb".to_string()]).expect("preset");
     cfg.l1i = l1i.clone();
     cfg.l1d = l1d.clone();

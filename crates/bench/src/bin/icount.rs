@@ -130,15 +130,19 @@ fn main() {
     let t = Instant::now();
     let done = measured_region(mode, &bytes, n, &blocks, machine.as_mut());
     let dt = t.elapsed().as_secs_f64();
-    let misses = machine
-        .as_mut()
-        .map(|m| m.result("trace").caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
+    let misses =
+        machine.as_mut().map(|m| m.result("trace").caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
     println!("{mode}: {done} events, {:.1} M refs/s, misses {misses:?}", done as f64 / dt / 1e6);
     // Every counter, for diffing two builds' results on a real trace.
     if std::env::var_os("ICOUNT_RESULT").is_some() {
         if let Some(m) = machine.as_mut() {
             let r = m.result("trace");
-            println!("{:#?}\n{:#?}\n{:#?}", r.events, r.memory, r.caches.iter().map(|c| (&c.name, c.stats)).collect::<Vec<_>>());
+            println!(
+                "{:#?}\n{:#?}\n{:#?}",
+                r.events,
+                r.memory,
+                r.caches.iter().map(|c| (&c.name, c.stats)).collect::<Vec<_>>()
+            );
         }
     }
 }

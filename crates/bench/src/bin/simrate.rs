@@ -6,7 +6,9 @@ use vmlab_machine::Machine;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let (Some(trace), Some(n), Some(machine)) = (args.get(1), args.get(2).and_then(|s| s.parse::<usize>().ok()), args.get(3)) else {
+    let (Some(trace), Some(n), Some(machine)) =
+        (args.get(1), args.get(2).and_then(|s| s.parse::<usize>().ok()), args.get(3))
+    else {
         eprintln!("usage: simrate TRACE.vmt N MACHINE");
         std::process::exit(2);
     };
@@ -25,6 +27,10 @@ fn main() {
     m.feed(&events, "trace", 0).expect("runs");
     let dt = t.elapsed().as_secs_f64();
     let r = m.result("trace");
-    println!("{} events, {:.1} M refs/s, l1 misses {:?}", events.len(), events.len() as f64 / dt / 1e6,
-        r.caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
+    println!(
+        "{} events, {:.1} M refs/s, l1 misses {:?}",
+        events.len(),
+        events.len() as f64 / dt / 1e6,
+        r.caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>()
+    );
 }

@@ -9,7 +9,9 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::{HashMap, HashSet};
-use vmlab_cache::{Assoc, CacheConfig, CacheStats, IndexFn, Indexing, RefKind, Replacement, WriteMissPolicy, WritePolicy};
+use vmlab_cache::{
+    Assoc, CacheConfig, CacheStats, IndexFn, Indexing, RefKind, Replacement, WriteMissPolicy, WritePolicy,
+};
 use vmlab_trace::{AccessKind, Event};
 
 #[derive(Clone, Debug)]
@@ -157,7 +159,14 @@ impl NaiveCache {
     }
 
     /// Returns (fetch, write_through, dirty victim (vaddr, paddr, asid)).
-    pub fn access(&mut self, vaddr: u64, paddr: u64, asid: u32, kind: RefKind, size: u64) -> (bool, bool, Option<(u64, u64, u32)>) {
+    pub fn access(
+        &mut self,
+        vaddr: u64,
+        paddr: u64,
+        asid: u32,
+        kind: RefKind,
+        size: u64,
+    ) -> (bool, bool, Option<(u64, u64, u32)>) {
         let set = self.set_index(vaddr, paddr, asid);
         let key = self.key(vaddr, paddr);
         let way = (0..self.ways).find(|&w| self.sets[set][w].as_ref().is_some_and(|l| self.matches(l, key, asid)));
@@ -186,7 +195,8 @@ impl NaiveCache {
                         }
                     }
                     let mask = !(self.line - 1);
-                    self.sets[set][w] = Some(Line { key, asid, vaddr: vaddr & mask, paddr: paddr & mask, dirty: false });
+                    self.sets[set][w] =
+                        Some(Line { key, asid, vaddr: vaddr & mask, paddr: paddr & mask, dirty: false });
                     self.use_way(set, w, true);
                     w
                 }
@@ -278,7 +288,16 @@ pub struct NaiveMachine {
 
 impl NaiveMachine {
     pub fn new(tiers: Vec<NaiveTier>, page: u64) -> Self {
-        Self { tiers, page, frames: HashMap::new(), next_frame: 0, mem_reads: 0, mem_writes: 0, mem_bytes_read: 0, mem_bytes_written: 0 }
+        Self {
+            tiers,
+            page,
+            frames: HashMap::new(),
+            next_frame: 0,
+            mem_reads: 0,
+            mem_writes: 0,
+            mem_bytes_read: 0,
+            mem_bytes_written: 0,
+        }
     }
 
     fn cache(&mut self, t: usize, kind: RefKind) -> &mut NaiveCache {

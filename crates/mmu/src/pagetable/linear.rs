@@ -60,8 +60,7 @@ impl LinearTable {
         let mut change = PageChange::None;
         if !self.pages.contains_key(&p) {
             let frame = frames.alloc()?;
-            let len = usize::try_from(self.per_page)
-                .map_err(|_| TableError::Config("table page too large".into()))?;
+            let len = usize::try_from(self.per_page).map_err(|_| TableError::Config("table page too large".into()))?;
             self.pages.insert(p, TablePage { pfn: frame, ptes: vec![INVALID; len].into_boxed_slice(), valid: 0 });
             self.owner.insert(frame, p);
             change = PageChange::Allocated { page: p, pfn: frame };
@@ -204,7 +203,12 @@ impl UserTables {
         Ok(UserPageChange { space, change })
     }
 
-    pub(crate) fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<UserPageChange, TableError> {
+    pub(crate) fn remove(
+        &mut self,
+        space: u32,
+        vpn: u64,
+        frames: &mut FramePool,
+    ) -> Result<UserPageChange, TableError> {
         let cleared = match self.tables.get_mut(&space) {
             Some(t) => t.clear(vpn, frames)?,
             None => None,

@@ -115,9 +115,19 @@ impl PageTable for Mach {
             return Err(TableError::OutOfRange { va, bits: 32 });
         }
         let r = if va < 1 << 31 {
-            PteRef { addr: UPT_BASE + u64::from(space) * UPT_BYTES + (va / PAGE_BYTES) * PTE_BYTES, mapped: true, tier: Tier::User, bytes: 4 }
+            PteRef {
+                addr: UPT_BASE + u64::from(space) * UPT_BYTES + (va / PAGE_BYTES) * PTE_BYTES,
+                mapped: true,
+                tier: Tier::User,
+                bytes: 4,
+            }
         } else if va >= KPT_BASE {
-            PteRef { addr: self.root_pa() + ((va - KPT_BASE) / PAGE_BYTES) * PTE_BYTES, mapped: false, tier: Tier::Root, bytes: 4 }
+            PteRef {
+                addr: self.root_pa() + ((va - KPT_BASE) / PAGE_BYTES) * PTE_BYTES,
+                mapped: false,
+                tier: Tier::Root,
+                bytes: 4,
+            }
         } else {
             PteRef { addr: KPT_BASE + (va / PAGE_BYTES) * PTE_BYTES, mapped: true, tier: Tier::Kernel, bytes: 4 }
         };

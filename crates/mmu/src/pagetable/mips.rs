@@ -20,7 +20,9 @@
 
 use rustc_hash::FxHashMap;
 
-use super::linear::{check_pfn20, check_pool, UserTables, USER_PAGE_BYTES, USER_PTE_BYTES, USER_TABLE_BYTES, USER_VA_BITS};
+use super::linear::{
+    check_pfn20, check_pool, UserTables, USER_PAGE_BYTES, USER_PTE_BYTES, USER_TABLE_BYTES, USER_VA_BITS,
+};
 use super::{PageTable, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
@@ -108,7 +110,12 @@ impl PageTable for Ultrix {
             return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
         }
         if va < 1 << USER_VA_BITS {
-            out.push(PteRef { addr: Self::upte_addr(space, va / PAGE_BYTES), mapped: true, tier: Tier::User, bytes: 4 });
+            out.push(PteRef {
+                addr: Self::upte_addr(space, va / PAGE_BYTES),
+                mapped: true,
+                tier: Tier::User,
+                bytes: 4,
+            });
             return Ok(());
         }
         if va >> 32 != 0 {

@@ -35,8 +35,8 @@ pub use mips::Ultrix;
 pub use parisc::{ChainStats, HashedInverted, HashedParams};
 pub use powerpc::{HashedPageTable, HtabParams};
 pub use puma::Puma;
-pub use x86::Radix;
 pub use segments::SegmentRegisters;
+pub use x86::Radix;
 
 /// The tier of a PTE, as Table 2 of Jacob & Mudge names the handlers:
 /// user (`upte`), kernel (`kpte`) and root (`rpte`).

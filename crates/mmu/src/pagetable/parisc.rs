@@ -84,9 +84,7 @@ impl HashedParams {
         let n = match self.entries {
             Some(n) => {
                 if n == 0 || !n.is_power_of_two() {
-                    return Err(TableError::Config(format!(
-                        "parisc: entries must be a power of two, got {n}"
-                    )));
+                    return Err(TableError::Config(format!("parisc: entries must be a power of two, got {n}")));
                 }
                 n
             }
@@ -97,9 +95,8 @@ impl HashedParams {
                         "parisc: phys_frames and entries_per_frame must both be positive (or give entries)".into(),
                     ));
                 }
-                want.checked_next_power_of_two().ok_or_else(|| {
-                    TableError::Config(format!("parisc: {want} entries is too large"))
-                })?
+                want.checked_next_power_of_two()
+                    .ok_or_else(|| TableError::Config(format!("parisc: {want} entries is too large")))?
             }
         };
         Ok(n)

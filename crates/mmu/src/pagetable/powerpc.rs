@@ -110,7 +110,14 @@ impl HashedPageTable {
         let htab_pfn = frames.alloc_contiguous((ptegs * PTEG_BYTES).div_ceil(PAGE_BYTES))?;
         let len = usize::try_from(ptegs * PTES_PER_GROUP)
             .map_err(|_| TableError::Config("powerpc: table too large".into()))?;
-        Ok(Self { segments: SegmentRegisters::default(), htab_pfn, ptegs, slots: vec![None; len], per_vsid: FxHashMap::default(), valid: 0 })
+        Ok(Self {
+            segments: SegmentRegisters::default(),
+            htab_pfn,
+            ptegs,
+            slots: vec![None; len],
+            per_vsid: FxHashMap::default(),
+            valid: 0,
+        })
     }
 
     pub fn ptegs(&self) -> u64 {
@@ -127,9 +134,16 @@ impl HashedPageTable {
     }
 
     /// As [`super::Puma::share_segment`].
-    pub fn share_segment(&mut self, from: u32, from_segment: usize, to: u32, to_segment: usize) -> Result<(), TableError> {
+    pub fn share_segment(
+        &mut self,
+        from: u32,
+        from_segment: usize,
+        to: u32,
+        to_segment: usize,
+    ) -> Result<(), TableError> {
         let per_vsid = &self.per_vsid;
-        self.segments.share("powerpc", (from, from_segment), (to, to_segment), |v| per_vsid.get(&v).copied().unwrap_or(0) > 0)
+        self.segments
+            .share("powerpc", (from, from_segment), (to, to_segment), |v| per_vsid.get(&v).copied().unwrap_or(0) > 0)
     }
 
     /// Primary and secondary PTEG indices of global page `gvpn`.

@@ -90,9 +90,16 @@ impl Puma {
     /// Makes segment `to_segment` of space `to` share segment `from_segment`
     /// of space `from` (loads the same VSID). The target segment must have
     /// no mappings of its own (they would be orphaned).
-    pub fn share_segment(&mut self, from: u32, from_segment: usize, to: u32, to_segment: usize) -> Result<(), TableError> {
+    pub fn share_segment(
+        &mut self,
+        from: u32,
+        from_segment: usize,
+        to: u32,
+        to_segment: usize,
+    ) -> Result<(), TableError> {
         let per_vsid = &self.per_vsid;
-        self.segments.share("puma", (from, from_segment), (to, to_segment), |v| per_vsid.get(&v).copied().unwrap_or(0) > 0)
+        self.segments
+            .share("puma", (from, from_segment), (to, to_segment), |v| per_vsid.get(&v).copied().unwrap_or(0) > 0)
     }
 
     /// Global virtual address of the PTE of effective page `vpn` of `space`.

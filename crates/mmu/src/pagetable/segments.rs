@@ -50,9 +50,8 @@ impl SegmentRegisters {
                 "segment register {segment} (of {SEGMENTS}) with VSID {vsid:#x} (of {VSID_BITS} bits)"
             )));
         }
-        let regs = self.overrides.entry(space).or_insert_with(|| {
-            std::array::from_fn(|i| space * SEGMENTS as u32 + i as u32)
-        });
+        let regs =
+            self.overrides.entry(space).or_insert_with(|| std::array::from_fn(|i| space * SEGMENTS as u32 + i as u32));
         regs[segment] = vsid;
         Ok(())
     }

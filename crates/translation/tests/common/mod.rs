@@ -69,7 +69,14 @@ pub fn tlb_choice() -> impl Strategy<Value = TlbChoice> {
         prop::sample::select(vec![true, true, false]),
         0u64..50,
     )
-        .prop_map(|(entries, full, wired, replacement, tagged, seed)| TlbChoice { entries, full, wired, replacement, tagged, seed })
+        .prop_map(|(entries, full, wired, replacement, tagged, seed)| TlbChoice {
+            entries,
+            full,
+            wired,
+            replacement,
+            tagged,
+            seed,
+        })
 }
 
 pub fn tlb(t: &TlbChoice) -> TlbConfig {
@@ -117,9 +124,23 @@ pub fn machine() -> impl Strategy<Value = Machine> {
         prop::sample::select(vec![false, false, true]),
     )
         .prop_map(
-            |(scheme, l1_line, l2_mult, l1_indexing, caches, unified_l2, tlbs, unified_tlb, micro, every, retranslate, protect)| {
+            |(
+                scheme,
+                l1_line,
+                l2_mult,
+                l1_indexing,
+                caches,
+                unified_l2,
+                tlbs,
+                unified_tlb,
+                micro,
+                every,
+                retranslate,
+                protect,
+            )| {
                 // Schemes that translate at memory need virtual caches.
-                let l1_indexing = if matches!(scheme, Scheme::Softvm | Scheme::Spur) { Indexing::Vivt } else { l1_indexing };
+                let l1_indexing =
+                    if matches!(scheme, Scheme::Softvm | Scheme::Spur) { Indexing::Vivt } else { l1_indexing };
                 Machine {
                     scheme,
                     l1_line,
@@ -183,27 +204,29 @@ pub fn config(m: &Machine) -> VmConfig {
 /// hits happen), over code, stack and heap regions in several 4 MB regions,
 /// from up to three address spaces with context switches, and rare flushes.
 pub fn trace() -> impl Strategy<Value = Vec<Event>> {
-    let access = (0u8..4, 0u64..6, 0u64..24, 0u64..4096, 1u32..24, 0u32..3).prop_map(|(k, region, page, off, size, asid)| {
-        let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
-        // Regions 4 MB apart and one far away (a stack near the top).
-        let base = if region == 5 { 0x7fff_f000_0000 } else { region << 22 };
-        (kind, base + (page << 12) + off, size, asid + 1)
-    });
+    let access =
+        (0u8..4, 0u64..6, 0u64..24, 0u64..4096, 1u32..24, 0u32..3).prop_map(|(k, region, page, off, size, asid)| {
+            let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
+            // Regions 4 MB apart and one far away (a stack near the top).
+            let base = if region == 5 { 0x7fff_f000_0000 } else { region << 22 };
+            (kind, base + (page << 12) + off, size, asid + 1)
+        });
     let run = (access, 1usize..12, 0u64..8).prop_map(|((kind, addr, size, asid), n, stride)| {
         (0..n as u64).map(|i| Event::access(kind, addr + i * stride, size, asid)).collect::<Vec<_>>()
     });
     // Code interleaved with data, as programs run: fetches walk a line
     // while loads alternate over a few pages, so a side's repeat follows
     // the other side's lookups.
-    let interleaved = (0u64..8, prop::collection::vec(0u64..8, 1..4), 2usize..24, 1u32..3).prop_map(|(code, data, n, asid)| {
-        let mut v = Vec::new();
-        for i in 0..n as u64 {
-            v.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (code << 12) + 4 * i, 4, asid));
-            let page = data[i as usize % data.len()];
-            v.push(Event::access(AccessKind::Load, 0x80_0000 + (page << 12) + 8 * i, 8, asid));
-        }
-        v
-    });
+    let interleaved =
+        (0u64..8, prop::collection::vec(0u64..8, 1..4), 2usize..24, 1u32..3).prop_map(|(code, data, n, asid)| {
+            let mut v = Vec::new();
+            for i in 0..n as u64 {
+                v.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (code << 12) + 4 * i, 4, asid));
+                let page = data[i as usize % data.len()];
+                v.push(Event::access(AccessKind::Load, 0x80_0000 + (page << 12) + 8 * i, 8, asid));
+            }
+            v
+        });
     prop::collection::vec(
         prop_oneof![
             30 => run,
@@ -215,4 +238,3 @@ pub fn trace() -> impl Strategy<Value = Vec<Event>> {
     )
     .prop_map(|runs| runs.into_iter().flatten().collect())
 }
-
