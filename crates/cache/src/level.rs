@@ -251,11 +251,25 @@ struct Tag {
 
 const EMPTY_TAG: Tag = Tag { key: EMPTY, other: 0, asid: 0, dirty: false };
 
-/// Whether frame `s`, at `way` of its set, holds tag key `key`, by
-/// `Cache::probe`'s rule for ASIDs (`TRANSLATED` as there).
+/// Whether a frame's address space is ignored in `matches`: in a
+/// physically tagged level without ASID tags (`TRANSLATED` as in
+/// `Cache::probe`: false when the caller knows the tags carry ASIDs).
+#[inline(always)]
+fn any_asid<const TRANSLATED: bool>(hc: &HitCheck) -> bool {
+    TRANSLATED && !hc.asid_tags
+}
+
+/// Whether frame `s` holds tag key `key` of `asid` (of any address space
+/// if `any_asid`): the one rule of `Cache::probe`, `find_way` and `hit_way`.
+#[inline(always)]
+fn matches(s: &Tag, key: u64, asid: u32, any_asid: bool) -> bool {
+    s.key == key && (any_asid || s.asid == asid)
+}
+
+/// `matches`, for frame `s` at `way` of its set (false past the set's ways).
 #[inline(always)]
 fn holds<const TRANSLATED: bool>(hc: &HitCheck, s: &Tag, way: usize, key: u64, asid: u32) -> bool {
-    way < hc.ways && s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid)
+    way < hc.ways && matches(s, key, asid, any_asid::<TRANSLATED>(hc))
 }
 
 /// The line number a frame keeps besides its key, for write-back: the
@@ -590,7 +604,7 @@ impl Cache {
     ) -> Option<bool> {
         if DIRECT {
             let s = self.tags.get_mut(set)?;
-            if s.key == key && ((TRANSLATED && !hc.asid_tags) || s.asid == asid) {
+            if matches(s, key, asid, any_asid::<TRANSLATED>(hc)) {
                 s.dirty |= write;
                 return Some(s.dirty);
             }
@@ -610,10 +624,11 @@ impl Cache {
     pub fn find_way<const TRANSLATED: bool>(&self, hc: &HitCheck, set: usize, key: u64, asid: u32) -> Option<usize> {
         let base = set * hc.ways;
         let ways = self.tags.get(base..base + hc.ways)?;
-        if !TRANSLATED || hc.asid_tags {
-            ways.iter().position(|s| s.key == key && s.asid == asid)
+        // The ASID test decided once, not per way.
+        if any_asid::<TRANSLATED>(hc) {
+            ways.iter().position(|s| matches(s, key, asid, true))
         } else {
-            ways.iter().position(|s| s.key == key)
+            ways.iter().position(|s| matches(s, key, asid, false))
         }
     }
 

@@ -76,7 +76,7 @@ pub(crate) struct Borrowed<'a> {
     pub counts: &'a mut [u64; 4],
     pub pending: &'a mut [u64; 4],
     pub repeat: &'a mut [RepeatLine; 2],
-    /// The associative loop's memos (`MruLines`, `WayMemo`).
+    /// The associative loop's memos (`MruLines`, `FrameMemo`).
     pub mru: &'a mut MruStore,
     /// The virtual-direct loop's copy of its top caches' lines (`SetLines`).
     pub set_lines: &'a mut Vec<u64>,
@@ -1031,6 +1031,7 @@ fn second_line(
     // The word's bytes past the first line (`w` crosses into `next`).
     let size = ((w & ADDR_MASK) + u64::from(d.size)).saturating_sub(start);
     if resident {
+        // The second line's hit; the first line's is counted below.
         v.hit(next, c.asid.0, d.write);
         c.t.pend[d.first as usize] += 1;
     } else if !line_miss(v, c, start, next, d.first, size, d.shift)? {
