@@ -349,9 +349,9 @@ impl ShapeTable {
     fn build_record(&mut self, i: usize, old: &[u64]) {
         let s = self.shapes[i];
         let (old_a, slots) = (s.a as usize, usize::from(s.slots));
-        // Written over the padding after the last record, which is grown
-        // only by what the record takes: rewriting the whole padding for
-        // each new shape cost 2 instructions a reference (memset).
+        // Written in place over the padding after the last record, which is
+        // grown only by what the record takes: zeroing a whole window's
+        // worth for each new shape cost 2 instructions a reference (memset).
         let t = self.items(i);
         let a = self.arena_end;
         if self.arena.len() < a + ARENA_WIN + ARENA_PAD {
@@ -811,9 +811,8 @@ impl Run<'_> {
                 break Stop::Bad(done, Why::Slot);
             }
             k += u32::from(s.slots);
-            // At most 504 bytes an execution: `dp` stays below 2^32 (an
-            // execution at 2^32 - 2^9 or more is refused, `deltas` being
-            // shorter).
+            // At most 504 bytes an execution, within a payload of at most
+            // `f::MAX_RAW_LEN` bytes: `dp` stays far below 2^32.
             dp += o as u32;
         };
         (self.dp, self.k) = (dp as usize, k as usize);
