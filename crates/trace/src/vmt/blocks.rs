@@ -278,51 +278,54 @@ pub(crate) struct BlockError {
 
 /// One shape as the execution loop reads it: 16 bytes, so that finding it
 /// is one shift, and every field one load. (Where its full words are in
-/// `tmpl` is in `ShapeTable::tmpl_at`, read only to build views.)
+/// `tmpl` is in `ShapeTable::tmpl_at`, read only to build records.)
 #[derive(Clone, Copy, Debug)]
 struct Shape {
-    /// Its words under the current `FetchSkip` in `view`.
-    v: u32,
-    /// Where its slots start in `state`.
-    slot: u32,
-    /// Its words in that view (1..=`MAX_ITEMS`).
-    v_len: u16,
-    slots: u16,
-    /// The fetches that view leaves out.
-    v_skipped: u16,
-    /// All its items (1..=`MAX_ITEMS`).
-    items: u16,
+    /// Where its record starts in `arena`: `SLOT_WORDS` words for each of
+    /// its slots, then its words under the current `FetchSkip` (its view).
+    a: u32,
+    /// Its data references (0..`MAX_ITEMS`).
+    slots: u8,
+    /// Where its view starts in its record: `SLOT_WORDS * slots` (precomputed:
+    /// the loop reads it rather than multiplying).
+    vs: u8,
+    /// Its words in that view (1..=`MAX_ITEMS`) in the low half, the
+    /// fetches that view leaves out in the high half: what an execution
+    /// adds to the loop's `w_skipped`, in one add.
+    adv: u64,
 }
-const _: () = assert!(std::mem::size_of::<Shape>() == 16 && MAX_ITEMS < 1 << 16);
+const _: () = assert!(std::mem::size_of::<Shape>() == 16 && SLOT_WORDS * MAX_ITEMS < 1 << 8);
+
+impl Shape {
+    /// Its words in its view.
+    fn v_len(&self) -> usize {
+        self.adv as u32 as usize
+    }
+}
+
+/// Words of one slot in a shape's record: its prediction (last address
+/// plus last stride, the encoder's `last + stride`), its last address, and
+/// the index of its word within its shape's view. Keeping the prediction
+/// rather than the stride saves the loop an add and a register: the next
+/// prediction is `2 * addr - last`.
+const SLOT_WORDS: usize = 3;
 
 /// The decoder's table, kept across blocks.
 #[derive(Debug, Default)]
 pub(crate) struct ShapeTable {
     shapes: Vec<Shape>,
-    /// Per shape: where its words start in `tmpl`.
+    /// Per shape: where its words start in `tmpl` (its items end where the
+    /// next shape's start, or at the end of `tmpl`).
     tmpl_at: Vec<u32>,
     /// Every shape's words: a fetch's op and address, a data op with address 0.
     tmpl: Vec<u64>,
-    /// Per slot: its prediction and where its word is in its shape's view.
-    state: Vec<Slot>,
-    /// The words each shape hands out under `skip`.
-    view: Vec<u64>,
-    /// Where the last view ends (`VIEW_PAD` zero words follow).
-    view_end: usize,
+    /// Every shape's record (see `Shape::a`): its slots and its view in one
+    /// place, so that an execution checks one window for both and the loop
+    /// keeps one pointer for both.
+    arena: Vec<u64>,
+    /// Where the last record ends (`ARENA_PAD` zero words follow).
+    arena_end: usize,
     skip: Option<FetchSkip>,
-}
-
-/// One data reference of a shape, as the decoder keeps it: its prediction
-/// (last address plus last stride, the encoder's `last + stride`) and last
-/// address, and the index of its word within its shape's view. One 24-byte
-/// record, one stream to walk. Keeping the prediction rather than the
-/// stride saves the loop an add and a register: the next prediction is
-/// `2 * addr - last`.
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    pred: u64,
-    last: u64,
-    pos: u64,
 }
 
 impl ShapeTable {
@@ -330,23 +333,42 @@ impl ShapeTable {
         self.shapes.clear();
         self.tmpl_at.clear();
         self.tmpl.clear();
-        self.state.clear();
-        self.view.clear();
-        self.view_end = 0;
+        self.arena.clear();
+        self.arena_end = 0;
     }
 
-    /// Appends `s`'s view under `self.skip` (its words without the fetches
-    /// `skip` lets go) and records where it is.
-    fn build_view(&mut self, i: usize) {
-        let s = self.shapes[i];
+    /// Shape `i`'s items in `tmpl`.
+    fn items(&self, i: usize) -> std::ops::Range<usize> {
         let t = self.tmpl_at[i] as usize;
-        let words = &self.tmpl[t..t + usize::from(s.items)];
-        self.view.truncate(self.view_end);
-        let v = self.view.len();
+        t..self.tmpl_at.get(i + 1).map_or(self.tmpl.len(), |&e| e as usize)
+    }
+
+    /// Appends shape `i`'s record under `self.skip` (its view: its words
+    /// without the fetches `skip` lets go), its slots' predictions taken
+    /// from `old` (zero if `old` is empty), and records where it is.
+    fn build_record(&mut self, i: usize, old: &[u64]) {
+        let s = self.shapes[i];
+        let (old_a, slots) = (s.a as usize, usize::from(s.slots));
+        // Written in place over the padding after the last record, which is
+        // grown only by what the record takes: zeroing a whole window's
+        // worth for each new shape cost 2 instructions a reference (memset).
+        let t = self.items(i);
+        let a = self.arena_end;
+        if self.arena.len() < a + ARENA_WIN + ARENA_PAD {
+            self.arena.resize(a + ARENA_WIN + ARENA_PAD, 0);
+        }
+        let rec = &mut self.arena[a..a + ARENA_WIN];
+        for j in 0..slots {
+            let at = old_a + SLOT_WORDS * j;
+            let pred_last = old.get(at..at + 2).unwrap_or(&[0, 0]);
+            rec[SLOT_WORDS * j..SLOT_WORDS * j + 2].copy_from_slice(pred_last);
+        }
+        let v = SLOT_WORDS * slots;
+        let mut len = v;
         let mut skipped = 0u32;
         let mut drop = self.skip.map(FetchDropper::new);
-        let mut slot = s.slot as usize;
-        for &w in words {
+        let mut slot = 0;
+        for &w in &self.tmpl[t] {
             let op = (w >> ADDR_BITS) as u8;
             if is_fetch(op) {
                 if drop.as_mut().is_some_and(|d| d.fetch(w & ADDR_MASK, op_size(op))) {
@@ -357,32 +379,29 @@ impl ShapeTable {
                 if let Some(d) = &mut drop {
                     d.data();
                 }
-                if let Some(d) = self.state.get_mut(slot) {
-                    d.pos = (self.view.len() - v) as u64;
-                }
-                slot += 1;
+                rec[slot + 2] = (len - v) as u64;
+                slot += SLOT_WORDS;
             }
-            self.view.push(w);
+            rec[len] = w;
+            len += 1;
         }
-        self.view_end = self.view.len();
-        self.view.resize(self.view_end + VIEW_PAD, 0);
+        self.arena_end = a + len;
         let sh = &mut self.shapes[i];
-        sh.v = v as u32;
-        // At most `MAX_ITEMS` each: they fit.
-        sh.v_len = (self.view_end - v) as u16;
-        sh.v_skipped = skipped as u16;
+        sh.a = a as u32;
+        sh.adv = (len - v) as u64 | u64::from(skipped) << 32;
     }
 
-    /// Rebuilds every view for a consumer that wants `skip`.
+    /// Rebuilds every record for a consumer that wants `skip` (the slots
+    /// keep their predictions).
     fn set_skip(&mut self, skip: Option<FetchSkip>) {
         if skip == self.skip {
             return;
         }
         self.skip = skip;
-        self.view.clear();
-        self.view_end = 0;
+        let old = std::mem::take(&mut self.arena);
+        self.arena_end = 0;
         for i in 0..self.shapes.len() {
-            self.build_view(i);
+            self.build_record(i, &old);
         }
     }
 
@@ -409,8 +428,8 @@ impl ShapeTable {
             return Err(format!("shape start {start:#x} is not below 2^56"));
         }
         let t = self.tmpl.len();
-        let slot = self.state.len();
         let mut pc = start;
+        let mut slots = 0;
         for &op in items {
             if usize::from(op) >= OPS.len() {
                 return Err(format!("item op {op}: expected a direct op 0..=30"));
@@ -424,19 +443,13 @@ impl ShapeTable {
                 pc += op_size(op);
             } else {
                 self.tmpl.push(u64::from(op) << ADDR_BITS);
-                self.state.push(Slot::default());
+                slots += 1;
             }
         }
         self.tmpl_at.push(t as u32);
-        self.shapes.push(Shape {
-            v: 0,
-            slot: slot as u32,
-            v_len: 0,
-            slots: (self.state.len() - slot) as u16,
-            v_skipped: 0,
-            items: n as u16,
-        });
-        self.build_view(self.shapes.len() - 1);
+        // Fewer than `MAX_ITEMS` slots: the first item is a fetch.
+        self.shapes.push(Shape { a: 0, slots: slots as u8, vs: (SLOT_WORDS * slots) as u8, adv: 0 });
+        self.build_record(self.shapes.len() - 1, &[]);
         Ok(9 + n)
     }
 }
@@ -511,13 +524,16 @@ pub(crate) fn decode(
         ));
     }
 
-    let ShapeTable { shapes, state, view, .. } = table;
+    let ShapeTable { shapes, arena, .. } = table;
     let words = &mut out.words;
     // The words are overwritten in place and grown only as the block needs
     // them (see `grow`): zeroing the whole block's worth up front, when
     // `FetchSkip` leaves out half the fetches, cost 4-5 instructions a
     // reference (memset) in a whole run.
-    let cap = count + SLACK;
+    // (`OUT_WIN - MAX_ITEMS` words past the slack: every execution's
+    // window is `OUT_WIN` words, and so refused exactly where a window of
+    // `MAX_ITEMS` words would be.)
+    let cap = count + SLACK + (OUT_WIN - MAX_ITEMS);
     words.truncate(cap);
     // Every tag a length code (the usual case): the execution loop need not
     // check each one. Otherwise the checking loop finds the first bad one.
@@ -530,16 +546,16 @@ pub(crate) fn decode(
     while c < n_ctl {
         let mut run = Run { dst: &mut words[..], w, k, dp, skipped: 0 };
         let stop = if tags_checked {
-            run.shapes::<true>(shapes, state, view, &ctl[4 * c..], dtags, deltas)
+            run.shapes::<true>(shapes, arena, &ctl[4 * c..], dtags, deltas)
         } else {
-            run.shapes::<false>(shapes, state, view, &ctl[4 * c..], dtags, deltas)
+            run.shapes::<false>(shapes, arena, &ctl[4 * c..], dtags, deltas)
         };
         (w, k, dp) = (run.w, run.k, run.dp);
         skipped += run.skipped;
         let entry = |c: usize| ctl.get(4 * c..).map_or(0, le32);
         match stop {
             Stop::Done(done) => c += done,
-            Stop::Bad(done, Why::Overrun) if w + MAX_ITEMS > words.len() && words.len() < cap => {
+            Stop::Bad(done, Why::Overrun) if w + OUT_WIN > words.len() && words.len() < cap => {
                 // Short of room for the words, not past the block's events.
                 c += done;
                 grow(words, w, cap);
@@ -637,12 +653,15 @@ const _: () = assert!(MAX_ITEMS.is_power_of_two() && MAX_ITEMS.is_multiple_of(CH
 const SLACK: usize = MAX_ITEMS + 16;
 
 /// Words grown at a time when a block needs more than the last one had.
-const GROW: usize = 2048;
+/// Small: the words past the last block's are zeroed here and then written
+/// again, and with 2048 that zeroing cost 0.25 instructions a reference
+/// in a whole run (half that at 256; more calls cost far less).
+const GROW: usize = 256;
 
 /// Grows `words` (zeroing only what is new) for an execution at `w`.
 #[cold]
 fn grow(words: &mut Vec<u64>, w: usize, cap: usize) {
-    let len = (words.len().max(w + MAX_ITEMS) + GROW).min(cap);
+    let len = (words.len().max(w + OUT_WIN) + GROW).min(cap);
     words.resize(len, 0);
 }
 
@@ -650,9 +669,23 @@ fn grow(words: &mut Vec<u64>, w: usize, cap: usize) {
 /// tail of the last one is overwritten by the next execution or cut off).
 const CHUNK: usize = 8;
 
-/// Zero words after the last view: every execution copies from a window of
-/// `MAX_ITEMS` words.
-const VIEW_PAD: usize = MAX_ITEMS;
+/// Words of the arena an execution may read: its slots (at most
+/// `SLOT_WORDS * (MAX_ITEMS - 1)`), then `MAX_ITEMS` words copied from its
+/// view. Sized for what the compiler can see rather than what a record
+/// takes: its view starts at `Shape::vs`, a `u8`, and is copied in chunks
+/// counted by a `u8` length, so the copy ends within 255 + 256 words; and
+/// it has room for 256 slots, so that a `u8` count of them needs no `min`
+/// with the window's (that `min` and the spills around it cost 0.6
+/// instructions a reference).
+const ARENA_WIN: usize = SLOT_WORDS * 256 + MAX_ITEMS;
+const _: () = assert!(ARENA_WIN >= 255 + OUT_WIN);
+/// Zero words after the last record: every execution reads a whole window.
+const ARENA_PAD: usize = ARENA_WIN;
+
+/// Output words an execution's window spans: it writes at most `MAX_ITEMS`,
+/// but a slot's word index is a `u8`, which then needs no mask to be in
+/// bounds (the buffer has the extra words past its slack, see `decode`).
+const OUT_WIN: usize = 256;
 
 /// What went wrong with an execution.
 #[derive(Clone, Copy)]
@@ -692,8 +725,7 @@ impl Run<'_> {
     fn shapes<const CHECK_TAGS: bool>(
         &mut self,
         shapes: &[Shape],
-        state: &mut [Slot],
-        view: &[u64],
+        arena: &mut [u64],
         ctl: &[u8],
         dtags: &[u8],
         deltas: &[u8],
@@ -702,83 +734,89 @@ impl Run<'_> {
         // so that a position plus a shape's count cannot overflow and the
         // compiler checks each window with one compare.
         let pos32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
-        let (mut w, mut k) = (pos32(self.w), pos32(self.k));
-        // The delta position in the low half, the fetches left out in the
-        // high half: one register for both, which the loop is short of
-        // (a register more for `skipped` cost ~10 instructions an execution
-        // in spills). Neither half can carry into the other: the position
-        // stays below 2^32 - 2^9 (`pos32`, then at most 504 bytes an
-        // execution before the next is refused), and fewer than 2^32 fetches
-        // are left out.
-        let mut dp_skipped = u64::from(pos32(self.dp).min(u32::MAX - DELTA_WINDOW as u32));
-        let dst = &mut *self.dst;
-        let mut entries = ctl.chunks_exact(4);
-        let total = entries.len();
+        let (mut dp, mut k) = (pos32(self.dp), pos32(self.k));
+        // The output position in the low half, the fetches left out in the
+        // high half: one register for both, which the loop is short of, and
+        // one add of the shape's `adv` for both. Neither half can carry into
+        // the other: `dst` is cut below 2^31 words (an execution past it is
+        // refused before it adds anything), and fewer than 2^32 fetches are
+        // left out.
+        let mut w_skipped = u64::from(pos32(self.w));
+        let cut = self.dst.len().min(1 << 31);
+        let dst = &mut self.dst[..cut];
+        let entries = ctl.as_chunks::<4>().0;
+        let mut next = entries.iter();
         let stop = loop {
-            let done = total - entries.len();
-            let Some(e) = entries.next() else { break Stop::Done(done) };
-            let id = le32(e);
+            let done = entries.len() - next.len();
+            let Some(e) = next.next() else { break Stop::Done(done) };
+            let id = u32::from_le_bytes(*e);
             let Some(s) = shapes.get(id as usize) else { break Stop::Done(done) };
-            let (v, n, slot, slots) = (s.v as usize, usize::from(s.v_len), s.slot as usize, usize::from(s.slots));
-            let (wu, ku, dpu) = (w as usize, k as usize, dp_skipped as u32 as usize);
-            // Every bound this execution can reach, in five fixed-size
+            let (a, slots) = (s.a as usize, usize::from(s.slots));
+            let (wu, ku, dpu) = (w_skipped as u32 as usize, k as usize, dp as usize);
+            // Every bound this execution can reach, in four fixed-size
             // windows: the deltas are padded by `PAD` (8 bytes for each of
-            // at most `MAX_ITEMS` slots), `view` by `VIEW_PAD` words. Offsets
-            // into the windows are masked to their size, which the compiler
-            // sees is in bounds, so nothing below checks again.
+            // at most `MAX_ITEMS` slots), the arena by `ARENA_PAD` words, the
+            // words by `OUT_WIN - MAX_ITEMS` past the slack. Offsets into the
+            // windows are masked to their size or are bytes, which the
+            // compiler sees are in bounds, so nothing below checks again.
             // (Each a range of known length: one compare, no overflow.)
             let Some(tags) = dtags.get(ku..ku + slots) else { break Stop::Bad(done, Why::Overrun) };
             let Some(win) = deltas.get(dpu..dpu + DELTA_WINDOW).and_then(|d| d.first_chunk::<DELTA_WINDOW>()) else {
                 break Stop::Bad(done, Why::Overrun);
             };
-            let Some(out) = dst.get_mut(wu..wu + MAX_ITEMS).and_then(|d| d.first_chunk_mut::<MAX_ITEMS>()) else {
+            let Some(out) = dst.get_mut(wu..wu + OUT_WIN).and_then(|d| d.first_chunk_mut::<OUT_WIN>()) else {
                 break Stop::Bad(done, Why::Overrun);
             };
-            let (Some(st), Some(src)) = (
-                state.get_mut(slot..slot + slots),
-                view.get(v..v + MAX_ITEMS).and_then(|x| x.first_chunk::<MAX_ITEMS>()),
-            ) else {
+            let Some(rec) = arena.get_mut(a..a + ARENA_WIN).and_then(|x| x.first_chunk_mut::<ARENA_WIN>()) else {
                 break Stop::Bad(done, Why::Overrun);
             };
-            // Whole chunks: most views under a `FetchSkip` take one.
-            let (oc, sc) = (out.as_chunks_mut::<CHUNK>().0, src.as_chunks::<CHUNK>().0);
-            if let (Some(o), Some(s)) = (oc.first_mut(), sc.first()) {
-                *o = *s;
+            // Whole chunks: most views under a `FetchSkip` take one. The
+            // view's length as a byte: at most 32 chunks, which both windows
+            // have, so the compiler checks nothing in the copy.
+            let src = rec[usize::from(s.vs)..].first_chunk::<OUT_WIN>().map_or(&[][..], |x| x.as_chunks::<CHUNK>().0);
+            let oc = out.as_chunks_mut::<CHUNK>().0;
+            if let (Some(o), Some(x)) = (oc.first_mut(), src.first()) {
+                *o = *x;
             }
+            let n = usize::from(s.adv as u8);
             if n > CHUNK {
-                for i in 1..n.div_ceil(CHUNK) {
-                    let i = i & (MAX_ITEMS / CHUNK - 1);
-                    if let (Some(o), Some(s)) = (oc.get_mut(i), sc.get(i)) {
-                        *o = *s;
+                if let (Some(o), Some(x)) = (oc.get_mut(1..n.div_ceil(CHUNK)), src.get(1..)) {
+                    for (o, x) in o.iter_mut().zip(x) {
+                        *o = *x;
                     }
                 }
             }
+            // Advanced before the slots, so that `adv` is not live (spilled)
+            // across them; after a bad slot the caller reads only `k`.
+            w_skipped += s.adv;
             let (mut bad, mut high, mut o) = (0u8, 0u64, 0usize);
-            for (&t, sl) in tags.iter().zip(st.iter_mut()) {
+            for (&t, sl) in tags.iter().zip(rec.as_chunks_mut::<SLOT_WORDS>().0) {
                 let l = usize::from(t);
                 let d = win[o..].first_chunk::<8>().map_or(0, |x| u64::from_le_bytes(*x));
                 // At most 8 bytes for each of at most 63 slots: the mask
                 // never changes `o`, and shows the load above is in bounds.
                 o = (o + LENS.bytes[l] as usize) & (DELTA_WINDOW - 9);
-                let addr = sl.pred.wrapping_add(d & LENS.mask[l]).wrapping_sub(LENS.bias[l]);
-                sl.pred = addr.wrapping_add(addr.wrapping_sub(sl.last));
-                sl.last = addr;
+                let [pred, last, pos] = *sl;
+                let addr = pred.wrapping_add(d & LENS.mask[l]).wrapping_sub(LENS.bias[l]);
+                sl[0] = addr.wrapping_add(addr.wrapping_sub(last));
+                sl[1] = addr;
                 if CHECK_TAGS {
                     bad |= t;
                 }
                 high |= addr;
-                out[sl.pos as usize & (MAX_ITEMS - 1)] |= addr;
+                out[usize::from(pos as u8)] |= addr;
             }
             // One compare for both: a tag above 7, an address of 2^56 or more.
             if high | u64::from(bad & !7) << ADDR_BITS > ADDR_MASK {
                 break Stop::Bad(done, Why::Slot);
             }
-            w += u32::from(s.v_len);
             k += u32::from(s.slots);
-            dp_skipped += o as u64 + (u64::from(s.v_skipped) << 32);
+            // At most 504 bytes an execution, within a payload of at most
+            // `f::MAX_RAW_LEN` bytes: `dp` stays far below 2^32.
+            dp += o as u32;
         };
-        (self.w, self.k) = (w as usize, k as usize);
-        (self.dp, self.skipped) = (dp_skipped as u32 as usize, dp_skipped >> 32);
+        (self.dp, self.k) = (dp as usize, k as usize);
+        (self.w, self.skipped) = (w_skipped as u32 as usize, w_skipped >> 32);
         stop
     }
 }
@@ -799,7 +837,7 @@ fn why_message(
     let Some(s) = shapes.get(id as usize) else { return format!("control entry {id}: no such shape") };
     let slots = usize::from(s.slots);
     match why {
-        Why::Overrun if words + usize::from(s.v_len) > count => {
+        Why::Overrun if words + s.v_len() > count => {
             format!("shape {id} runs past the block's {count} events")
         }
         Why::Overrun if k + slots > n_dtags => {
@@ -1041,6 +1079,23 @@ mod tests {
             run(&raw, 19, None),
             Err((1, 0, "the control entries give 20 events, the block header says 19".into()))
         );
+    }
+
+    #[test]
+    fn the_slack_past_the_blocks_events_ends_exactly() {
+        // One-fetch runs into a block of 1 event: a run is refused once it
+        // starts more than `SLACK - MAX_ITEMS` words past the block's events
+        // (the output window is wider than `MAX_ITEMS`, and must refuse in
+        // exactly the same place).
+        let d = def(0x1000, &[FETCH1]);
+        let last_in = SLACK - MAX_ITEMS + 1;
+        let raw = payload(1, &d, &vec![0; last_in + 1], &[], &[], &[]);
+        let want =
+            (last_in + 1, 0, format!("the control entries give {} events, the block header says 1", last_in + 1));
+        assert_eq!(run(&raw, 1, None), Err(want));
+        let raw = payload(1, &d, &vec![0; last_in + 2], &[], &[], &[]);
+        let at = HEADER_LEN + 4 * (last_in + 1);
+        assert_eq!(run(&raw, 1, None), Err((last_in + 1, at, "shape 0 runs past the block's 1 events".into())));
     }
 
     #[test]
