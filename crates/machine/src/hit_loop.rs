@@ -42,7 +42,7 @@ use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
-use crate::hierarchy::Below;
+use crate::hierarchy::{Below, Lower};
 use crate::machine::{OpInfo, RepeatLine, NO_LINE};
 use crate::mapper::{MapError, PageMapper};
 
@@ -771,14 +771,28 @@ pub(crate) fn run_virtual_direct(
     let mut res = Ok(());
     let mut lines = SetLines { keys: set_lines, asid: asid.0, retake: Retake::All };
     loop {
-        let mut ctx = Ctx { below: &mut below, mapper, t: &mut t, asid };
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
-        let stop = match views {
-            (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
-            (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
-            // Not reached: the loop is chosen because both allow a view;
-            // `word` completes every word exactly all the same.
-            _ => Ok(i),
+        let stop = match below.direct_lower() {
+            // jm-base's shape: one level of direct-mapped virtual caches
+            // under the top, its fills and write-backs through views too.
+            Some(mut low) => {
+                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, t: &mut t, asid };
+                match views {
+                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
+                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
+                    // Not reached: the loop is chosen because both allow a
+                    // view; `word` completes every word exactly all the same.
+                    _ => Ok(i),
+                }
+            }
+            None => {
+                let mut ctx = Ctx { below: &mut below, mapper: &mut *mapper, t: &mut t, asid };
+                match views {
+                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
+                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
+                    _ => Ok(i),
+                }
+            }
         };
         i = match stop {
             Ok(stop) => stop,
@@ -876,10 +890,10 @@ impl SetLines<'_> {
     /// name side 0). The copy first takes what `retake` says; hits found by
     /// `repeats` are counted per op in `table`.
     #[inline(always)]
-    fn words<const N: usize>(
+    fn words<const N: usize, L: Lower>(
         &mut self,
         mut views: [VirtualDirect<'_>; N],
-        c: &mut Ctx<'_, '_>,
+        c: &mut Ctx<'_, L>,
         table: &mut [DirectOp; 256],
         words: &[u64],
         mut i: usize,
@@ -946,9 +960,10 @@ impl SetLines<'_> {
     }
 }
 
-/// What a miss completed by the views needs besides the view.
-struct Ctx<'b, 'a> {
-    below: &'b mut Below<'a>,
+/// What a miss completed by the views needs besides the view: what
+/// completes it below (`Below`, or `DirectLower` for jm-base's shape).
+struct Ctx<'b, L: Lower> {
+    below: &'b mut L,
     mapper: &'b mut PageMapper,
     t: &'b mut Tally,
     asid: Asid,
@@ -961,7 +976,7 @@ struct Ctx<'b, 'a> {
 /// `Ok(false)`, changing nothing, where the hierarchy does not fill in
 /// place: the word is left to `word`.
 #[inline(never)]
-fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) -> Result<bool, MapError> {
+fn pieces<L: Lower>(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, L>, w: u64, d: &DirectOp) -> Result<bool, MapError> {
     if !c.below.fills_in_place() {
         return Ok(false);
     }
@@ -994,9 +1009,9 @@ fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) 
 /// the view. `Ok(false)`, changing nothing, where the level does not fill
 /// in place: the word is left to `word`.
 #[inline(always)]
-fn one_line_miss(
+fn one_line_miss<L: Lower>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, '_>,
+    c: &mut Ctx<'_, L>,
     w: u64,
     d: &DirectOp,
     ln: u64,
@@ -1019,9 +1034,9 @@ fn one_line_miss(
 /// one-line miss (`line_miss`). `Ok(false)`, changing nothing, where the
 /// hierarchy does not fill in place.
 #[inline(always)]
-fn second_line(
+fn second_line<L: Lower>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, '_>,
+    c: &mut Ctx<'_, L>,
     w: u64,
     d: &DirectOp,
     next: u64,
@@ -1047,9 +1062,9 @@ fn second_line(
 /// `Cache::fill` through the view, then the fetch and the victim below.
 /// `Ok(false)`, changing nothing, where the chain does not fill in place.
 #[inline(always)]
-fn line_miss(
+fn line_miss<L: Lower>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, '_>,
+    c: &mut Ctx<'_, L>,
     va: u64,
     ln: u64,
     kind: RefKind,
@@ -1059,13 +1074,44 @@ fn line_miss(
     if !c.below.fills_in_place() {
         return Ok(false);
     }
+    // One copy per request kind, so the counters, the dirty bit and the
+    // lower cache each miss reaches are fixed in it (a kind read at run
+    // time made each a select: ~20 instructions a miss).
+    match kind {
+        RefKind::Ifetch => fill_as::<IFETCH, L>(v, c, va, ln, size, shift),
+        RefKind::Read => fill_as::<READ, L>(v, c, va, ln, size, shift),
+        RefKind::Write => fill_as::<WRITE, L>(v, c, va, ln, size, shift),
+    }
+}
+
+/// `RefKind` as a const parameter (`fill_as`).
+const IFETCH: u8 = RefKind::Ifetch as u8;
+const READ: u8 = RefKind::Read as u8;
+const WRITE: u8 = RefKind::Write as u8;
+
+/// `line_miss` for request kind `K` (`RefKind as u8`) past its check:
+/// translate, fill the view, then the fetch and the victim below.
+#[inline(always)]
+fn fill_as<const K: u8, L: Lower>(
+    v: &mut VirtualDirect<'_>,
+    c: &mut Ctx<'_, L>,
+    va: u64,
+    ln: u64,
+    size: u64,
+    shift: u8,
+) -> Result<bool, MapError> {
+    let kind = match K {
+        IFETCH => RefKind::Ifetch,
+        READ => RefKind::Read,
+        _ => RefKind::Write,
+    };
     let pa = c.mapper.translate(c.asid, VirtAddr(va))?.0;
     let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
     let Some((fetch, victim)) = v.fill(ln, r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.
         return Ok(false);
     };
-    c.below.fill_below(0, kind, va, pa, c.asid.0, 1 << shift, fetch, victim);
+    c.below.fill_below(kind, va, pa, c.asid.0, 1 << shift, fetch, victim);
     Ok(true)
 }
 
