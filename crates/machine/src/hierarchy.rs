@@ -680,7 +680,11 @@ impl Lower for DirectLower<'_> {
     ) {
         if fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.access(fill, LineRef { vaddr: va & !(line - 1), paddr: pa & !(line - 1), asid }, line);
+            // `va`, `pa` as they are: this level's lines are no shorter
+            // than the level above's (`simple`), so the line of the fetch
+            // (the line above's first byte) is the line of `va`, and its
+            // physical line that of `pa` (the page offset is shared).
+            self.access(fill, LineRef { vaddr: va, paddr: pa, asid }, line);
         }
         if let Some(v) = victim {
             self.access(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
