@@ -167,7 +167,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         if !DIRECT {
             // References to the most recent line of their set: hits that
             // change no replacement state (it is already the newest).
-            i = repeats(table, words, i, &recent.keys[..]);
+            i = repeats::<false>(table, words, i, &recent.keys[..]);
         }
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
@@ -501,7 +501,8 @@ struct Absent {
 }
 
 /// Entries of the most-recent-line memo (`MruLines`): two sides of
-/// `MRU_SETS` entries, each a read key and a write key.
+/// `MRU_SETS` entries, each a read key, then (from `MRU_LEN / 2` on) as
+/// many write keys.
 pub(crate) const MRU_LEN: usize = 2 * MRU_SETS * 2;
 /// Entries per side: the low bits of a virtually indexed top cache's set
 /// number (more sets share an entry).
@@ -540,17 +541,29 @@ impl<'a> MruLines<'a> {
     }
 
     /// Index of the read key of `line`'s entry on `slot`'s side (the write
-    /// key follows it); `DirectOp::key_at` computes the same.
+    /// key is `MRU_LEN / 2` further); `DirectOp::mru_at` computes the same.
     #[inline(always)]
     fn at(&self, slot: usize, line: u64) -> usize {
-        ((slot & 1) * MRU_SETS * 2 + ((line & self.mask[slot & 1]) << 1) as usize) & (MRU_LEN - 2)
+        ((slot & 1) * MRU_SETS + (line & self.mask[slot & 1]) as usize) & (MRU_LEN / 2 - 1)
+    }
+
+    /// The keys of the entry whose read key is at `j`: the read key `line`
+    /// (resident, or `NO_KEY`), the write key the same line if it is dirty.
+    #[inline(always)]
+    fn put(&mut self, j: usize, line: u64, dirty: bool) {
+        if let Some(r) = self.keys.get_mut(j) {
+            *r = line;
+        }
+        if let Some(w) = self.keys.get_mut(j + MRU_LEN / 2) {
+            *w = if dirty { line } else { NO_KEY };
+        }
     }
 
     /// `line` was just touched on `slot`'s side and is resident, dirty or not.
     #[inline(always)]
     fn set(&mut self, slot: usize, line: u64, dirty: bool) {
         let j = self.at(slot, line);
-        put_keys(&mut self.keys[..], j, line, dirty);
+        self.put(j, line, dirty);
     }
 
     /// The line held by `line`'s entry on `slot`'s side as a repeat line
@@ -559,7 +572,7 @@ impl<'a> MruLines<'a> {
         let j = self.at(slot, line);
         match self.keys[j] {
             NO_KEY => NO_LINE,
-            held => RepeatLine { line: held, asid, dirty: self.keys[j + 1] == held },
+            held => RepeatLine { line: held, asid, dirty: self.keys[j + MRU_LEN / 2] == held },
         }
     }
 
@@ -567,12 +580,12 @@ impl<'a> MruLines<'a> {
     #[inline(always)]
     fn forget(&mut self, slot: usize, line: u64) {
         let j = self.at(slot, line);
-        put_keys(&mut self.keys[..], j, NO_KEY, false);
+        self.put(j, NO_KEY, false);
     }
 }
 
-/// The keys of one memo entry at `at`: the read key `line` (resident, or
-/// `NO_KEY`), and the write key, the same line if it is dirty.
+/// The keys of one `SetLines` entry at `at`: the read key `line`
+/// (resident, or `NO_KEY`), and the write key, the same line if it is dirty.
 #[inline(always)]
 fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
     if let Some(k) = keys.get_mut(at..at + 2) {
@@ -595,12 +608,15 @@ fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
 /// pointers stay in registers; inlined into both loops (out of line it cost
 /// a call per word it stops at: 1.1 instructions a reference more on
 /// jm-base, 1.0 on the 32K machine, callgrind, first 20 M of cc1).
+/// `PAIRED`: `keys` is `SetLines` (each read key followed by its write
+/// key, `DirectOp::key_at`), else `MruLines` (the write keys apart,
+/// `DirectOp::mru_at`).
 #[inline(always)]
-fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
+fn repeats<const PAIRED: bool>(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
     // A memo's length is a power of two (`MRU_LEN`, `set_set_lines`), so
     // masking the index keeps it in bounds without a test per word.
     let Some(top) = keys.len().checked_sub(1) else { return i };
-    let key = |d: &DirectOp, ln: u64| keys[d.key_at(ln) & top];
+    let key = |d: &DirectOp, ln: u64| keys[if PAIRED { d.key_at(ln) } else { d.mru_at(ln) } & top];
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
@@ -686,8 +702,9 @@ pub(crate) struct DirectOp {
     k: u8,
     escape: bool,
     /// The side's per-set memo and its mask. Associative loop (`MruLines`):
-    /// where the side's keys start plus `write` (the read or the write
-    /// key). Virtual-direct loop (`SetLines`): where the side's sets start.
+    /// where the side's read keys start, or for a write its write keys
+    /// (`mru_at`). Virtual-direct loop (`SetLines`): where the side's sets
+    /// start plus `write` (the read or the write key of a pair, `key_at`).
     memo: u64,
     memo_mask: u64,
 }
@@ -702,6 +719,16 @@ impl DirectOp {
     #[inline(always)]
     fn key_at(&self, line: u64) -> usize {
         (self.memo + ((line & self.memo_mask) << 1)) as usize
+    }
+
+    /// `key_at` in the associative loop's memo (`MruLines`), whose write
+    /// keys lie apart from the read keys (after all of them): one add, a
+    /// shift less per word in `repeats` (0.2 instructions a reference on
+    /// the 32K/1M machine; the virtual-direct loop's `SetLines` keeps its
+    /// pairs, as its miss path updated apart keys in more instructions).
+    #[inline(always)]
+    fn mru_at(&self, line: u64) -> usize {
+        (self.memo + (line & self.memo_mask)) as usize
     }
 
     /// The table for a machine whose ops are `ops`.
@@ -729,7 +756,8 @@ impl DirectOp {
                 modify: usize::from(k) == MODIFY,
                 k,
                 escape: info.escape,
-                memo: u64::from(info.slot & 1) * (MRU_SETS as u64 * 2) + u64::from(usize::from(k) >= STORE),
+                memo: u64::from(info.slot & 1) * MRU_SETS as u64
+                    + if usize::from(k) >= STORE { MRU_LEN as u64 / 2 } else { 0 },
                 memo_mask: 0,
             }
         })
@@ -904,7 +932,7 @@ impl SetLines<'_> {
             Retake::Nothing => {}
         }
         loop {
-            i = repeats(table, words, i, &self.keys[..]);
+            i = repeats::<true>(table, words, i, &self.keys[..]);
             let Some(&w) = words.get(i) else { return Ok(words.len()) };
             let d = &mut table[(w >> ADDR_BITS) as usize];
             let v = &mut views[usize::from(d.side) % N];
