@@ -185,7 +185,7 @@ impl VirtualDirect<'_> {
     /// back after the fetch; the line is resident afterwards, dirty iff
     /// `kind` is a write. `None`, changing nothing, unless the level
     /// `fills_in_place`.
-    #[inline]
+    #[inline(always)]
     pub fn fill(&mut self, line: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
         if !self.fills {
             return None;
@@ -194,6 +194,50 @@ impl VirtualDirect<'_> {
         let s = self.tags.get_mut((line & self.mask) as usize)?;
         // Tags are virtual here.
         Some(fill_one_way(s, &mut *self.stats, shift, true, line, r, kind, size))
+    }
+}
+
+/// A level under the top, direct-mapped, indexed and tagged by virtual
+/// address with ASID tags, whose misses `Cache::fill` completes
+/// (`Cache::fills_in_place`): `Cache::virtual_direct_below`, borrowed for a
+/// run so a fill from the level above or a write-back into it is a few
+/// instructions (the slots' address, mask and counters in registers, no
+/// hit-check flags, no `fills` test per access).
+#[derive(Debug)]
+pub struct VirtualDirectBelow<'a> {
+    tags: &'a mut [Tag],
+    mask: u64,
+    stats: &'a mut CacheStats,
+    shift: u32,
+}
+
+impl VirtualDirectBelow<'_> {
+    /// The level's line size in bytes.
+    #[inline(always)]
+    pub fn line_bytes(&self) -> u64 {
+        1 << self.shift
+    }
+
+    /// One access of `size` bytes at `r` lying within one line of this
+    /// level, exactly as `Cache::access` makes it here: a hit sets the
+    /// dirty bit for a write and is counted; a miss replaces the set's one
+    /// line (`Cache::fill`'s counters). Returns, for a miss, whether the
+    /// line is fetched from below and whether a dirty victim is written
+    /// back (a hit: neither); the addresses of neither matter to the
+    /// memory under this level, which only counts.
+    #[inline(always)]
+    pub fn access(&mut self, r: LineRef, kind: RefKind, size: u64) -> (bool, bool) {
+        let line = r.vaddr >> self.shift;
+        let shift = self.shift;
+        // Not reached past the slots: the mask selects one of them.
+        let Some(s) = self.tags.get_mut((line & self.mask) as usize) else { return (false, false) };
+        if s.key == line && s.asid == r.asid {
+            s.dirty |= kind == RefKind::Write;
+            self.stats.kind_mut(kind).accesses += 1;
+            return (false, false);
+        }
+        let (fetch, victim) = fill_one_way(s, &mut *self.stats, shift, true, line, r, kind, size);
+        (fetch, victim.is_some())
     }
 }
 
@@ -583,6 +627,19 @@ impl Cache {
             stats: &mut self.stats,
             shift: self.line_shift,
             fills,
+        })
+    }
+
+    /// This level as a `VirtualDirectBelow`, when it is one: one way,
+    /// virtual index and tag with ASIDs, an inline hit check
+    /// (`hit_check`), and misses completed in place (`fills_in_place`).
+    pub fn virtual_direct_below(&mut self) -> Option<VirtualDirectBelow<'_>> {
+        let hc = self.hit_check()?;
+        (hc.direct() && !hc.needs_translation() && self.fills).then(|| VirtualDirectBelow {
+            tags: &mut self.tags,
+            mask: self.mask,
+            stats: &mut self.stats,
+            shift: self.line_shift,
         })
     }
 

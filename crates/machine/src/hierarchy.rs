@@ -9,7 +9,9 @@
 //! * below the last level is memory, which only counts.
 
 use serde::{Deserialize, Serialize};
-use vmlab_cache::{Cache, Evicted, FlushStats, GeometryError, HitCheck, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{
+    Cache, Evicted, FlushStats, GeometryError, HitCheck, LineRef, LineState, Outcome, RefKind, VirtualDirectBelow,
+};
 
 use crate::config::TierConfig;
 
@@ -322,14 +324,6 @@ pub(crate) struct Below<'a> {
 }
 
 impl Below<'_> {
-    /// `Hierarchy::misses_fill_in_place` of the hierarchy these tiers end:
-    /// a miss at the top may be finished with `Cache::fill` there and
-    /// `fill_below` here.
-    #[inline(always)]
-    pub(crate) fn fills_in_place(&self) -> bool {
-        self.simple
-    }
-
     /// Completes an access to `cache`, the level just above these tiers,
     /// that missed there at `set`, `key` (as `Cache::lookup` or a failed
     /// `Cache::probe` found), with everything it causes below. Returns
@@ -361,6 +355,22 @@ impl Below<'_> {
             self.send(0, kind, va, pa, asid, size, line, &out);
         }
         out.resident_dirty
+    }
+
+    /// These tiers as a `DirectLower`, when they are one level whose every
+    /// cache is a `VirtualDirectBelow` and every miss fills in place
+    /// (`simple`: its lines are no shorter than the level above's, so each
+    /// fetch and write-back lies within one of its lines).
+    pub(crate) fn direct_lower(&mut self) -> Option<DirectLower<'_>> {
+        if !self.simple {
+            return None;
+        }
+        let [tier] = &mut *self.tiers else { return None };
+        let (i, d) = match tier {
+            Tier::Unified(c) => (c.virtual_direct_below()?, None),
+            Tier::Split { i, d } => (i.virtual_direct_below()?, Some(d.virtual_direct_below()?)),
+        };
+        Some(DirectLower { i, d, memory: &mut *self.memory })
     }
 
     /// What a `Cache::fill` of a `line`-byte line at `va`/`pa` in the level
@@ -568,6 +578,116 @@ impl Below<'_> {
         }
         if let Some(v) = out.writeback {
             self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
+    }
+}
+
+/// What completes a top-level miss filled in place (`Cache::fill` or
+/// `VirtualDirect::fill` at the top): the line's fetch and the victim's
+/// write-back, everything they cause below, in `Below::fill_below`'s
+/// order. `Below` does it for any chain; `DirectLower` for one level of
+/// `VirtualDirectBelow` caches over memory (jm-base's), in fewer steps.
+pub(crate) trait Lower {
+    /// Whether a top-level miss may be finished with a fill there and
+    /// `fill_below` here (for `Below`: `Hierarchy::misses_fill_in_place`
+    /// of the hierarchy these tiers end).
+    fn fills_in_place(&self) -> bool;
+
+    /// `Below::fill_below` from the level just above these tiers (`t` = 0).
+    #[allow(clippy::too_many_arguments)]
+    fn fill_below(
+        &mut self,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        line: u64,
+        fetch: bool,
+        victim: Option<Evicted>,
+    );
+}
+
+impl Lower for Below<'_> {
+    #[inline(always)]
+    fn fills_in_place(&self) -> bool {
+        self.simple
+    }
+
+    #[inline(always)]
+    fn fill_below(
+        &mut self,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        line: u64,
+        fetch: bool,
+        victim: Option<Evicted>,
+    ) {
+        Below::fill_below(self, 0, kind, va, pa, asid, line, fetch, victim);
+    }
+}
+
+/// The tiers under the top when they are one level of direct-mapped VIVT
+/// caches with ASID tags that fill in place, over memory (`Below::direct_lower`),
+/// borrowed as `VirtualDirectBelow` views for a run: a top-level miss's
+/// fetch and write-back are then each one slot compare and, on a miss
+/// there, one slot replaced and memory counted, without the general
+/// chain's per-access look-ups (tier, hit check, serving cache, flags).
+pub(crate) struct DirectLower<'a> {
+    /// The instruction (or unified) cache, and the data cache of a split level.
+    i: VirtualDirectBelow<'a>,
+    d: Option<VirtualDirectBelow<'a>>,
+    memory: &'a mut MemoryStats,
+}
+
+impl DirectLower<'_> {
+    /// One access within one line of the level (`Below::simple_access` at
+    /// tier 0), then what its miss sends to memory.
+    #[inline(always)]
+    fn access(&mut self, kind: RefKind, r: LineRef, size: u64) {
+        let c = match &mut self.d {
+            Some(d) if kind != RefKind::Ifetch => d,
+            _ => &mut self.i,
+        };
+        let (fetch, writeback) = c.access(r, kind, size);
+        let line = c.line_bytes();
+        if fetch {
+            self.memory.read(line);
+        }
+        if writeback {
+            self.memory.write(line);
+        }
+    }
+}
+
+impl Lower for DirectLower<'_> {
+    #[inline(always)]
+    fn fills_in_place(&self) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn fill_below(
+        &mut self,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        line: u64,
+        fetch: bool,
+        victim: Option<Evicted>,
+    ) {
+        if fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            // `va`, `pa` as they are: this level's lines are no shorter
+            // than the level above's (`simple`), so the line of the fetch
+            // (the line above's first byte) is the line of `va`, and its
+            // physical line that of `pa` (the page offset is shared).
+            self.access(fill, LineRef { vaddr: va, paddr: pa, asid }, line);
+        }
+        if let Some(v) = victim {
+            self.access(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
         }
     }
 }

@@ -42,7 +42,7 @@ use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
-use crate::hierarchy::Below;
+use crate::hierarchy::{Below, Lower};
 use crate::machine::{OpInfo, RepeatLine, NO_LINE};
 use crate::mapper::{MapError, PageMapper};
 
@@ -167,7 +167,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         if !DIRECT {
             // References to the most recent line of their set: hits that
             // change no replacement state (it is already the newest).
-            i = repeats(table, words, i, &recent.keys[..]);
+            i = repeats::<false>(table, words, i, &recent.keys[..]);
         }
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
@@ -501,7 +501,8 @@ struct Absent {
 }
 
 /// Entries of the most-recent-line memo (`MruLines`): two sides of
-/// `MRU_SETS` entries, each a read key and a write key.
+/// `MRU_SETS` entries, each a read key, then (from `MRU_LEN / 2` on) as
+/// many write keys.
 pub(crate) const MRU_LEN: usize = 2 * MRU_SETS * 2;
 /// Entries per side: the low bits of a virtually indexed top cache's set
 /// number (more sets share an entry).
@@ -540,17 +541,29 @@ impl<'a> MruLines<'a> {
     }
 
     /// Index of the read key of `line`'s entry on `slot`'s side (the write
-    /// key follows it); `DirectOp::key_at` computes the same.
+    /// key is `MRU_LEN / 2` further); `DirectOp::mru_at` computes the same.
     #[inline(always)]
     fn at(&self, slot: usize, line: u64) -> usize {
-        ((slot & 1) * MRU_SETS * 2 + ((line & self.mask[slot & 1]) << 1) as usize) & (MRU_LEN - 2)
+        ((slot & 1) * MRU_SETS + (line & self.mask[slot & 1]) as usize) & (MRU_LEN / 2 - 1)
+    }
+
+    /// The keys of the entry whose read key is at `j`: the read key `line`
+    /// (resident, or `NO_KEY`), the write key the same line if it is dirty.
+    #[inline(always)]
+    fn put(&mut self, j: usize, line: u64, dirty: bool) {
+        if let Some(r) = self.keys.get_mut(j) {
+            *r = line;
+        }
+        if let Some(w) = self.keys.get_mut(j + MRU_LEN / 2) {
+            *w = if dirty { line } else { NO_KEY };
+        }
     }
 
     /// `line` was just touched on `slot`'s side and is resident, dirty or not.
     #[inline(always)]
     fn set(&mut self, slot: usize, line: u64, dirty: bool) {
         let j = self.at(slot, line);
-        put_keys(&mut self.keys[..], j, line, dirty);
+        self.put(j, line, dirty);
     }
 
     /// The line held by `line`'s entry on `slot`'s side as a repeat line
@@ -559,7 +572,7 @@ impl<'a> MruLines<'a> {
         let j = self.at(slot, line);
         match self.keys[j] {
             NO_KEY => NO_LINE,
-            held => RepeatLine { line: held, asid, dirty: self.keys[j + 1] == held },
+            held => RepeatLine { line: held, asid, dirty: self.keys[j + MRU_LEN / 2] == held },
         }
     }
 
@@ -567,12 +580,12 @@ impl<'a> MruLines<'a> {
     #[inline(always)]
     fn forget(&mut self, slot: usize, line: u64) {
         let j = self.at(slot, line);
-        put_keys(&mut self.keys[..], j, NO_KEY, false);
+        self.put(j, NO_KEY, false);
     }
 }
 
-/// The keys of one memo entry at `at`: the read key `line` (resident, or
-/// `NO_KEY`), and the write key, the same line if it is dirty.
+/// The keys of one `SetLines` entry at `at`: the read key `line`
+/// (resident, or `NO_KEY`), and the write key, the same line if it is dirty.
 #[inline(always)]
 fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
     if let Some(k) = keys.get_mut(at..at + 2) {
@@ -595,12 +608,15 @@ fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
 /// pointers stay in registers; inlined into both loops (out of line it cost
 /// a call per word it stops at: 1.1 instructions a reference more on
 /// jm-base, 1.0 on the 32K machine, callgrind, first 20 M of cc1).
+/// `PAIRED`: `keys` is `SetLines` (each read key followed by its write
+/// key, `DirectOp::key_at`), else `MruLines` (the write keys apart,
+/// `DirectOp::mru_at`).
 #[inline(always)]
-fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
+fn repeats<const PAIRED: bool>(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
     // A memo's length is a power of two (`MRU_LEN`, `set_set_lines`), so
     // masking the index keeps it in bounds without a test per word.
     let Some(top) = keys.len().checked_sub(1) else { return i };
-    let key = |d: &DirectOp, ln: u64| keys[d.key_at(ln) & top];
+    let key = |d: &DirectOp, ln: u64| keys[if PAIRED { d.key_at(ln) } else { d.mru_at(ln) } & top];
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
@@ -686,8 +702,9 @@ pub(crate) struct DirectOp {
     k: u8,
     escape: bool,
     /// The side's per-set memo and its mask. Associative loop (`MruLines`):
-    /// where the side's keys start plus `write` (the read or the write
-    /// key). Virtual-direct loop (`SetLines`): where the side's sets start.
+    /// where the side's read keys start, or for a write its write keys
+    /// (`mru_at`). Virtual-direct loop (`SetLines`): where the side's sets
+    /// start plus `write` (the read or the write key of a pair, `key_at`).
     memo: u64,
     memo_mask: u64,
 }
@@ -702,6 +719,16 @@ impl DirectOp {
     #[inline(always)]
     fn key_at(&self, line: u64) -> usize {
         (self.memo + ((line & self.memo_mask) << 1)) as usize
+    }
+
+    /// `key_at` in the associative loop's memo (`MruLines`), whose write
+    /// keys lie apart from the read keys (after all of them): one add, a
+    /// shift less per word in `repeats` (0.2 instructions a reference on
+    /// the 32K/1M machine; the virtual-direct loop's `SetLines` keeps its
+    /// pairs, as its miss path updated apart keys in more instructions).
+    #[inline(always)]
+    fn mru_at(&self, line: u64) -> usize {
+        (self.memo + (line & self.memo_mask)) as usize
     }
 
     /// The table for a machine whose ops are `ops`.
@@ -729,7 +756,8 @@ impl DirectOp {
                 modify: usize::from(k) == MODIFY,
                 k,
                 escape: info.escape,
-                memo: u64::from(info.slot & 1) * (MRU_SETS as u64 * 2) + u64::from(usize::from(k) >= STORE),
+                memo: u64::from(info.slot & 1) * MRU_SETS as u64
+                    + if usize::from(k) >= STORE { MRU_LEN as u64 / 2 } else { 0 },
                 memo_mask: 0,
             }
         })
@@ -771,14 +799,28 @@ pub(crate) fn run_virtual_direct(
     let mut res = Ok(());
     let mut lines = SetLines { keys: set_lines, asid: asid.0, retake: Retake::All };
     loop {
-        let mut ctx = Ctx { below: &mut below, mapper, t: &mut t, asid };
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
-        let stop = match views {
-            (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
-            (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
-            // Not reached: the loop is chosen because both allow a view;
-            // `word` completes every word exactly all the same.
-            _ => Ok(i),
+        let stop = match below.direct_lower() {
+            // jm-base's shape: one level of direct-mapped virtual caches
+            // under the top, its fills and write-backs through views too.
+            Some(mut low) => {
+                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, t: &mut t, asid };
+                match views {
+                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
+                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
+                    // Not reached: the loop is chosen because both allow a
+                    // view; `word` completes every word exactly all the same.
+                    _ => Ok(i),
+                }
+            }
+            None => {
+                let mut ctx = Ctx { below: &mut below, mapper: &mut *mapper, t: &mut t, asid };
+                match views {
+                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
+                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
+                    _ => Ok(i),
+                }
+            }
         };
         i = match stop {
             Ok(stop) => stop,
@@ -876,10 +918,10 @@ impl SetLines<'_> {
     /// name side 0). The copy first takes what `retake` says; hits found by
     /// `repeats` are counted per op in `table`.
     #[inline(always)]
-    fn words<const N: usize>(
+    fn words<const N: usize, L: Lower>(
         &mut self,
         mut views: [VirtualDirect<'_>; N],
-        c: &mut Ctx<'_, '_>,
+        c: &mut Ctx<'_, L>,
         table: &mut [DirectOp; 256],
         words: &[u64],
         mut i: usize,
@@ -890,7 +932,7 @@ impl SetLines<'_> {
             Retake::Nothing => {}
         }
         loop {
-            i = repeats(table, words, i, &self.keys[..]);
+            i = repeats::<true>(table, words, i, &self.keys[..]);
             let Some(&w) = words.get(i) else { return Ok(words.len()) };
             let d = &mut table[(w >> ADDR_BITS) as usize];
             let v = &mut views[usize::from(d.side) % N];
@@ -946,9 +988,10 @@ impl SetLines<'_> {
     }
 }
 
-/// What a miss completed by the views needs besides the view.
-struct Ctx<'b, 'a> {
-    below: &'b mut Below<'a>,
+/// What a miss completed by the views needs besides the view: what
+/// completes it below (`Below`, or `DirectLower` for jm-base's shape).
+struct Ctx<'b, L: Lower> {
+    below: &'b mut L,
     mapper: &'b mut PageMapper,
     t: &'b mut Tally,
     asid: Asid,
@@ -961,7 +1004,7 @@ struct Ctx<'b, 'a> {
 /// `Ok(false)`, changing nothing, where the hierarchy does not fill in
 /// place: the word is left to `word`.
 #[inline(never)]
-fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) -> Result<bool, MapError> {
+fn pieces<L: Lower>(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, L>, w: u64, d: &DirectOp) -> Result<bool, MapError> {
     if !c.below.fills_in_place() {
         return Ok(false);
     }
@@ -994,9 +1037,9 @@ fn pieces(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, '_>, w: u64, d: &DirectOp) 
 /// the view. `Ok(false)`, changing nothing, where the level does not fill
 /// in place: the word is left to `word`.
 #[inline(always)]
-fn one_line_miss(
+fn one_line_miss<L: Lower>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, '_>,
+    c: &mut Ctx<'_, L>,
     w: u64,
     d: &DirectOp,
     ln: u64,
@@ -1019,9 +1062,9 @@ fn one_line_miss(
 /// one-line miss (`line_miss`). `Ok(false)`, changing nothing, where the
 /// hierarchy does not fill in place.
 #[inline(always)]
-fn second_line(
+fn second_line<L: Lower>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, '_>,
+    c: &mut Ctx<'_, L>,
     w: u64,
     d: &DirectOp,
     next: u64,
@@ -1047,9 +1090,9 @@ fn second_line(
 /// `Cache::fill` through the view, then the fetch and the victim below.
 /// `Ok(false)`, changing nothing, where the chain does not fill in place.
 #[inline(always)]
-fn line_miss(
+fn line_miss<L: Lower>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, '_>,
+    c: &mut Ctx<'_, L>,
     va: u64,
     ln: u64,
     kind: RefKind,
@@ -1059,13 +1102,44 @@ fn line_miss(
     if !c.below.fills_in_place() {
         return Ok(false);
     }
+    // One copy per request kind, so the counters, the dirty bit and the
+    // lower cache each miss reaches are fixed in it (a kind read at run
+    // time made each a select: ~20 instructions a miss).
+    match kind {
+        RefKind::Ifetch => fill_as::<IFETCH, L>(v, c, va, ln, size, shift),
+        RefKind::Read => fill_as::<READ, L>(v, c, va, ln, size, shift),
+        RefKind::Write => fill_as::<WRITE, L>(v, c, va, ln, size, shift),
+    }
+}
+
+/// `RefKind` as a const parameter (`fill_as`).
+const IFETCH: u8 = RefKind::Ifetch as u8;
+const READ: u8 = RefKind::Read as u8;
+const WRITE: u8 = RefKind::Write as u8;
+
+/// `line_miss` for request kind `K` (`RefKind as u8`) past its check:
+/// translate, fill the view, then the fetch and the victim below.
+#[inline(always)]
+fn fill_as<const K: u8, L: Lower>(
+    v: &mut VirtualDirect<'_>,
+    c: &mut Ctx<'_, L>,
+    va: u64,
+    ln: u64,
+    size: u64,
+    shift: u8,
+) -> Result<bool, MapError> {
+    let kind = match K {
+        IFETCH => RefKind::Ifetch,
+        READ => RefKind::Read,
+        _ => RefKind::Write,
+    };
     let pa = c.mapper.translate(c.asid, VirtAddr(va))?.0;
     let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
     let Some((fetch, victim)) = v.fill(ln, r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.
         return Ok(false);
     };
-    c.below.fill_below(0, kind, va, pa, c.asid.0, 1 << shift, fetch, victim);
+    c.below.fill_below(kind, va, pa, c.asid.0, 1 << shift, fetch, victim);
     Ok(true)
 }
 

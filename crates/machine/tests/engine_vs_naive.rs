@@ -327,6 +327,27 @@ fn virtual_direct_top_strategy(page: u64) -> impl Strategy<Value = TierShape> {
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
 
+/// A lower tier of direct-mapped VIVT caches with ASID tags, write-back
+/// and write-allocate (jm-base's L2 at a small size), lines of at least
+/// `line` bytes: under a virtual-direct top, the loop completes misses
+/// through `DirectLower`'s views of it.
+fn direct_lower_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8, 16])).prop_map(move |(mut c, sets)| {
+            c.line.0 = c.line.0.max(line);
+            c.size.0 = c.line.0 * sets;
+            c.assoc = Assoc::Ways(1);
+            c.index = IndexFn::BitSelect;
+            c.indexing = Indexing::Vivt;
+            c.asid_tags = true;
+            c.write = WritePolicy::WriteBack;
+            c.write_miss = WriteMissPolicy::WriteAllocate;
+            c
+        })
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
 /// Events in runs of one address space (a packed block holds a run as
 /// plain words, so the fast loops see long stretches of them), with an
 /// occasional flush.
@@ -451,6 +472,24 @@ proptest! {
         share in any::<bool>(),
     ) {
         let tiers = with_chain(vec![write_allocate(top)], seed_tiers, depth);
+        let (m, _) = build(&tiers, page, false);
+        prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "virtual-direct");
+    }
+
+    /// The virtual-direct loop over one level of direct-mapped VIVT caches
+    /// with ASID tags (jm-base's shape: fills and write-backs through
+    /// `DirectLower`), on runs of one address space.
+    #[test]
+    fn virtual_direct_over_direct_lower_equals_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in virtual_direct_top_strategy(256),
+        low in direct_lower_tier_strategy(256, 8),
+        raw in run_strategy(),
+        share in any::<bool>(),
+    ) {
+        let tiers = with_chain(vec![write_allocate(top)], vec![low], 1);
         let (m, _) = build(&tiers, page, false);
         prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
         let inner = check(page, &tiers, raw, share, false)?;
