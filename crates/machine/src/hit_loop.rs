@@ -16,12 +16,12 @@
 //!   path's rules piece by piece: a probe per top-level line, and for a miss
 //!   `Cache::access_missed` plus everything it sends below
 //!   (`Below::missed`), without leaving the loop;
-//! * both loops first run `repeats`, a call-free check of each word
-//!   against a memo of keys (a read key and a write key per entry): in the
-//!   associative loop the most recent line of each group of sets
-//!   (`MruLines`), in the virtual-direct loop (jm-base's shape) a copy of
-//!   every set's line (`SetLines`); a word it takes changes no cache state
-//!   and is only counted;
+//! * both loops first run a call-free check of each word against a memo
+//!   of keys (a read key and a write key per entry): in the associative
+//!   loop (`repeats`) the most recent line of each group of sets
+//!   (`MruLines`), in the virtual-direct loop (jm-base's shape,
+//!   `set_repeats`) a copy of every set's line (`SetLines`); a word it
+//!   takes changes no cache state and is only counted;
 //! * in the virtual-direct loop, when the hierarchy fills in place, a miss
 //!   (any word but a modify over several lines) is completed through the
 //!   `VirtualDirect` view (`one_line_miss`, `second_line` for a word over
@@ -167,7 +167,7 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         if !DIRECT {
             // References to the most recent line of their set: hits that
             // change no replacement state (it is already the newest).
-            i = repeats::<false>(table, words, i, &recent.keys[..]);
+            i = repeats(table, words, i, &recent.keys[..]);
         }
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
@@ -594,9 +594,10 @@ fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
     }
 }
 
-/// The hit path of both loops: takes words from `i` on while each touches
-/// one or two top-level lines whose keys in `keys` (`MruLines` or
-/// `SetLines`, at `DirectOp::key_at`) hold them, counting them per op
+/// The hit path of the associative loop (`set_repeats` is the virtual-direct
+/// loop's): takes words from `i` on while each touches one or two
+/// top-level lines whose keys in `keys` (`MruLines`, at `DirectOp::mru_at`)
+/// hold them, counting them per op
 /// (`DirectOp::one` and `two`, folded by `fold`); returns the index of the
 /// first word that is not (an escape, a reference over more lines, any
 /// other line), or `words.len()`. A write needs the write key, which holds
@@ -605,18 +606,15 @@ fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
 /// (an entry holds one line, and lines of one set share an entry), so with
 /// `MruLines` each is the newest of its set and neither access changes any
 /// replacement state, in whichever order they come. Free of calls, so the
-/// pointers stay in registers; inlined into both loops (out of line it cost
+/// pointers stay in registers; inlined (out of line it cost
 /// a call per word it stops at: 1.1 instructions a reference more on
 /// jm-base, 1.0 on the 32K machine, callgrind, first 20 M of cc1).
-/// `PAIRED`: `keys` is `SetLines` (each read key followed by its write
-/// key, `DirectOp::key_at`), else `MruLines` (the write keys apart,
-/// `DirectOp::mru_at`).
 #[inline(always)]
-fn repeats<const PAIRED: bool>(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
-    // A memo's length is a power of two (`MRU_LEN`, `set_set_lines`), so
-    // masking the index keeps it in bounds without a test per word.
+fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64]) -> usize {
+    // A memo's length is a power of two (`MRU_LEN`), so masking the index
+    // keeps it in bounds without a test per word.
     let Some(top) = keys.len().checked_sub(1) else { return i };
-    let key = |d: &DirectOp, ln: u64| keys[if PAIRED { d.key_at(ln) } else { d.mru_at(ln) } & top];
+    let key = |d: &DirectOp, ln: u64| keys[d.mru_at(ln) & top];
     while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
@@ -639,29 +637,124 @@ fn repeats<const PAIRED: bool>(table: &mut [DirectOp; 256], words: &[u64], mut i
     i
 }
 
+/// `repeats` for the virtual-direct loop's `SetLines`, whose keys are
+/// lines' first addresses (`DirectOp::line_mask`) at `DirectOp::set_at`:
+/// the same words taken but for an op longer than a line that spans two
+/// (left to the caller, which completes it exactly), in fewer instructions
+/// a word: no line number is computed, the index comes from the word with
+/// one shift by a constant (`G` of `SetLines::words_at`), and an op that
+/// crosses into the next line finds that line's key `cross + 1` above.
+/// jm-base, cc1, 20 M events: a one-line hit 25 -> 22 instructions, the
+/// whole `sim` 30.67 -> 29.56 instructions a reference (callgrind).
+#[inline(always)]
+fn set_repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64], set_shift: u32) -> usize {
+    // The copy's length is a power of two (`set_set_lines`), so masking the
+    // index keeps it in bounds without a test per word.
+    let Some(top) = keys.len().checked_sub(1) else { return i };
+    while let Some(&w) = words.get(i) {
+        // `w >> 56` < 256: no bounds check.
+        let d = &mut table[(w >> ADDR_BITS) as usize];
+        if w & d.cross <= d.lim {
+            if keys[d.set_at(w, set_shift) & top] != w & d.line_mask {
+                return i;
+            }
+            d.one += 1;
+        } else {
+            // Past its line. An op no longer than a line (`cross` is then
+            // the line's offset mask, never all ones: not an escape) ends
+            // in the next line, whose key is `cross + 1` above; a longer op
+            // is left to the caller.
+            let key = w & d.line_mask;
+            let next = key + d.cross + 1;
+            if d.cross == u64::MAX
+                || keys[d.set_at(w, set_shift) & top] != key
+                || keys[d.set_at(next, set_shift) & top] != next
+            {
+                return i;
+            }
+            d.two += 1;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// The `MruLines` masks of a machine whose top-level hits `checks` checks.
 pub(crate) fn mru_masks(checks: &[HitCheck; 2]) -> [u64; 2] {
     checks.map(|c| if c.index_virtual() { c.set_mask() & (MRU_SETS as u64 - 1) } else { 0 })
 }
 
 /// Gives each op of `table` the virtual-direct loop's `SetLines` place of
-/// its side: where its sets start (the data side's after the instruction
-/// side's) and its set mask. Returns the copy's length.
-pub(crate) fn set_set_lines(table: &mut [DirectOp; 256], checks: &[HitCheck; 2]) -> usize {
-    let sets = checks.map(|c| c.set_mask() + 1);
+/// its side: the index shift shared by all ops (`set_shift`, one below the
+/// smallest line shift), where its side's sets start (the data side's after
+/// the instruction side's) plus `write`, and the mask that takes a set's
+/// pair of keys from an address shifted by `set_shift`. A set's pair is
+/// `2^(shift - set_shift)` entries apart from the next (2 when both sides
+/// share a line size, as in jm-base; more entries, unused, for the side
+/// with longer lines), so a word's pair is found from the word itself with
+/// one shift by a run-wide amount, and its key is `w & line_mask`, without
+/// the per-op shift that computes a line number. Returns the copy's length,
+/// or `None` if its indices would not fit 32 bits (the loop is then not
+/// used).
+pub(crate) fn set_set_lines(table: &mut [DirectOp; 256], checks: &[HitCheck; 2]) -> Option<usize> {
+    // Lines are at least 4 bytes (`vmlab_cache` geometry), so `set_shift`
+    // exists and every side's spread is at least 1 (room for a pair).
+    let min_shift = table.iter().map(|d| d.shift).min()?;
+    // One of the two shifts `SetLines::words` has a copy for: 3 when every
+    // line is 16 bytes or more (jm-base's sets then take 16 bytes, a pair),
+    // else 1 (lines of 4 or 8 bytes; none shorter, but `None` if so).
+    let set_shift = match min_shift {
+        0 | 1 => return None,
+        2 | 3 => 1,
+        _ => 3,
+    };
+    let shift_of = |side: u8| table.iter().find(|d| d.side == side).map_or(min_shift, |d| d.shift);
+    let spread = [shift_of(0) - set_shift, shift_of(1) - set_shift].map(u32::from);
+    let entries = [0, 1].map(|s| (checks[s].set_mask() + 1).checked_mul(1u64.checked_shl(spread[s])?));
+    let len = entries[0]?.checked_add(entries[1]?)?.checked_next_power_of_two()?;
+    if len > 1 << 32 {
+        return None;
+    }
+    let start = [0, u32::try_from(entries[0]?).ok()?];
+    let masks = [0, 1].map(|s| u32::try_from(checks[s].set_mask() << spread[s]).ok());
+    let masks = [masks[0]?, masks[1]?];
     for d in table.iter_mut() {
         let side = usize::from(d.side & 1);
-        d.memo = if side == 1 { 2 * sets[0] } else { 0 } + u64::from(d.write);
-        d.memo_mask = checks[side].set_mask();
+        d.set_shift = set_shift;
+        d.memo = start[side] + u32::from(d.write);
+        d.memo_mask = masks[side];
     }
-    // A power of two, as `repeats` needs (the sets are).
-    (2 * (sets[0] + sets[1]) as usize).next_power_of_two()
+    usize::try_from(len).ok()
+}
+
+/// Where `SetLines` keeps a side's sets (from the ops `set_set_lines` set).
+#[derive(Clone, Copy)]
+struct SideLayout {
+    /// Its first set's read key.
+    start: usize,
+    /// Entries from one set's pair to the next: `1 << spread`.
+    spread: u32,
+    /// Its line shift: a key is a line's first address, `line << shift`.
+    shift: u32,
+}
+
+impl SideLayout {
+    fn of(table: &[DirectOp; 256]) -> [Self; 2] {
+        [0, 1].map(|side| {
+            table.iter().find(|d| d.side == side).map_or(Self { start: 0, spread: 1, shift: 1 }, |d| Self {
+                start: (d.memo & !1) as usize,
+                spread: u32::from(d.shift - d.set_shift),
+                shift: u32::from(d.shift),
+            })
+        })
+    }
 }
 
 /// Gives each op of `table` the `MruLines` mask of its side (`mru_masks`).
 pub(crate) fn set_mru_masks(table: &mut [DirectOp; 256], masks: [u64; 2]) {
     for d in table.iter_mut() {
-        d.memo_mask = masks[usize::from(d.side & 1)];
+        // Below `MRU_SETS`.
+        d.memo_mask = masks[usize::from(d.side & 1)] as u32;
     }
 }
 
@@ -686,7 +779,7 @@ pub(crate) struct DirectOp {
     two: u64,
     /// `ADDR_BITS`' complement plus the line shift of the cache serving
     /// the op: `(w << (64 - ADDR_BITS)) >> key_shift` is the word's line.
-    key_shift: u32,
+    key_shift: u8,
     /// Bytes, and the request kind it starts with (a modify: a read).
     size: u32,
     first: RefKind,
@@ -701,34 +794,43 @@ pub(crate) struct DirectOp {
     /// `AccessKind` index.
     k: u8,
     escape: bool,
+    /// `SetLines`' index shift, the same for every op (`set_set_lines`).
+    set_shift: u8,
     /// The side's per-set memo and its mask. Associative loop (`MruLines`):
     /// where the side's read keys start, or for a write its write keys
-    /// (`mru_at`). Virtual-direct loop (`SetLines`): where the side's sets
-    /// start plus `write` (the read or the write key of a pair, `key_at`).
-    memo: u64,
-    memo_mask: u64,
+    /// (`mru_at`), and the mask of a line's entry. Virtual-direct loop
+    /// (`SetLines`): where the side's sets start plus `write` (the read or
+    /// the write key of a pair), and the mask that takes a set's pair from
+    /// an address shifted right by `set_shift` (`set_at`).
+    memo: u32,
+    memo_mask: u32,
+    /// `SetLines`: the address bits of a line (`ADDR_MASK` without the
+    /// line offset): `w & line_mask` is the word's key there.
+    line_mask: u64,
 }
 
 /// The address bits of a word shifted out to the left (the op byte).
 const OP_BITS: u32 = 64 - ADDR_BITS;
 
 impl DirectOp {
-    /// Where a word of this op on line `line` finds its key in the loop's
-    /// memo: the side's start plus the line's entry, its read key or, for
-    /// a write, its write key (`& !1` is always the read key).
+    /// Where a word of this op at address `a` (the op byte may be there:
+    /// `memo_mask` takes address bits only) finds its key in `SetLines`:
+    /// the side's start plus its set's pair, the read key or, for a write,
+    /// the write key (`& !1` is always the read key).
     #[inline(always)]
-    fn key_at(&self, line: u64) -> usize {
-        (self.memo + ((line & self.memo_mask) << 1)) as usize
+    fn set_at(&self, a: u64, set_shift: u32) -> usize {
+        (self.memo + ((a >> set_shift) as u32 & self.memo_mask)) as usize
     }
 
-    /// `key_at` in the associative loop's memo (`MruLines`), whose write
-    /// keys lie apart from the read keys (after all of them): one add, a
-    /// shift less per word in `repeats` (0.2 instructions a reference on
-    /// the 32K/1M machine; the virtual-direct loop's `SetLines` keeps its
-    /// pairs, as its miss path updated apart keys in more instructions).
+    /// Where a word of this op on line `line` finds its key in the
+    /// associative loop's memo (`MruLines`), whose write keys lie apart
+    /// from the read keys (after all of them): one add, a shift less per
+    /// word in `repeats` (0.2 instructions a reference on the 32K/1M
+    /// machine; the virtual-direct loop's `SetLines` keeps its pairs, as
+    /// its miss path updated apart keys in more instructions).
     #[inline(always)]
     fn mru_at(&self, line: u64) -> usize {
-        (self.memo + (line & self.memo_mask)) as usize
+        (self.memo + (line as u32 & self.memo_mask)) as usize
     }
 
     /// The table for a machine whose ops are `ops`.
@@ -747,7 +849,7 @@ impl DirectOp {
                 lim,
                 one: 0,
                 two: 0,
-                key_shift: OP_BITS + u32::from(info.shift),
+                key_shift: OP_BITS as u8 + info.shift,
                 size: info.size,
                 first: [RefKind::Ifetch, RefKind::Read, RefKind::Write, RefKind::Read][usize::from(k)],
                 shift: info.shift,
@@ -756,9 +858,11 @@ impl DirectOp {
                 modify: usize::from(k) == MODIFY,
                 k,
                 escape: info.escape,
-                memo: u64::from(info.slot & 1) * MRU_SETS as u64
-                    + if usize::from(k) >= STORE { MRU_LEN as u64 / 2 } else { 0 },
+                set_shift: 0,
+                memo: u32::from(info.slot & 1) * MRU_SETS as u32
+                    + if usize::from(k) >= STORE { MRU_LEN as u32 / 2 } else { 0 },
                 memo_mask: 0,
+                line_mask: ADDR_MASK & !(line - 1),
             }
         })
     }
@@ -797,7 +901,9 @@ pub(crate) fn run_virtual_direct(
     let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, set_lines, .. } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
-    let mut lines = SetLines { keys: set_lines, asid: asid.0, retake: Retake::All };
+    let layout = SideLayout::of(table);
+    let set_shift = u32::from(table[0].set_shift);
+    let mut lines = SetLines { keys: set_lines, asid: asid.0, layout, set_shift, retake: Retake::All };
     loop {
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
         let stop = match below.direct_lower() {
@@ -850,12 +956,12 @@ pub(crate) fn run_virtual_direct(
     (i, res)
 }
 
-/// The virtual-direct loop's copy of its top caches' tags, laid out as the
-/// associative loop's memo (`MruLines`) so `repeats` checks both: per set
-/// of each side (the data side's sets after the instruction side's, at
-/// `DirectOp::memo`), a read key, the virtual line the set holds if it
-/// belongs to the run's address space, and a write key, the same line if
-/// it is also dirty; otherwise `NO_KEY`, which no line equals. A hit is
+/// The virtual-direct loop's copy of its top caches' tags: per set of each
+/// side (the data side's sets after the instruction side's, at
+/// `DirectOp::set_at`), a read key, the first address of the virtual line
+/// the set holds if it belongs to the run's address space, and a write
+/// key, the same if the line is also dirty; otherwise `NO_KEY`, which no
+/// address equals (`set_set_lines` has the layout). A hit is
 /// then one compare with a dense array instead of a slot's key, ASID and
 /// dirty bit, and a write hit needs no store (its line is dirty already).
 /// Nothing but the loop changes the top caches during a run, and the loop
@@ -863,6 +969,9 @@ pub(crate) fn run_virtual_direct(
 struct SetLines<'a> {
     keys: &'a mut Vec<u64>,
     asid: u32,
+    /// Each side's place in `keys`, and the index shift (`set_set_lines`).
+    layout: [SideLayout; 2],
+    set_shift: u32,
     /// What the copy must take again before the views are used.
     retake: Retake,
 }
@@ -882,30 +991,33 @@ impl SetLines<'_> {
     /// The keys of set `set` of a view, put at `at` (`VirtualDirect::line_in`
     /// gives `NO_KEY` for a set holding nothing of the run's address space).
     #[inline(always)]
-    fn put_from(&mut self, at: usize, v: &VirtualDirect<'_>, set: usize) {
+    fn put_from(&mut self, at: usize, v: &VirtualDirect<'_>, set: usize, shift: u32) {
         let (line, dirty) = v.line_in(set, self.asid);
-        put_keys(&mut self.keys[..], at, line, dirty);
+        let key = if line == NO_KEY { NO_KEY } else { line << shift };
+        put_keys(&mut self.keys[..], at, key, dirty);
     }
 
     /// The keys of every set of the views.
     fn take_all<const N: usize>(&mut self, views: &[VirtualDirect<'_>; N]) {
-        let mut at = 0;
-        for v in views {
+        for (v, lay) in views.iter().zip(self.layout) {
             for set in 0..v.sets() {
-                self.put_from(at + 2 * set, v, set);
+                self.put_from(lay.start + (set << lay.spread), v, set, lay.shift);
             }
-            at += 2 * v.sets();
         }
     }
 
     /// The keys of the sets of word `w`'s lines, after the word changed them.
     fn take<const N: usize>(&mut self, views: &[VirtualDirect<'_>; N], d: &DirectOp, w: u64) {
-        let first = (w & ADDR_MASK) >> d.shift;
-        let last = ((w & ADDR_MASK) + u64::from(d.size.max(1)) - 1) >> d.shift;
-        let v = &views[usize::from(d.side) % N];
+        let shift = u32::from(d.shift);
+        let first = (w & ADDR_MASK) >> shift;
+        let last = ((w & ADDR_MASK) + u64::from(d.size.max(1)) - 1) >> shift;
+        let side = usize::from(d.side) % N;
+        let (v, lay) = (&views[side], self.layout[side]);
         // At most a few lines: an op is at most 32 bytes.
         for ln in first..=last.min(first + v.sets() as u64) {
-            self.put_from(d.key_at(ln) & !1, v, (ln & d.memo_mask) as usize);
+            let at = d.set_at(ln << shift, self.set_shift) & !1;
+            // The set whose pair `at` is.
+            self.put_from(at, v, at.wrapping_sub(lay.start) >> lay.spread, shift);
         }
     }
 
@@ -920,6 +1032,25 @@ impl SetLines<'_> {
     #[inline(always)]
     fn words<const N: usize, L: Lower>(
         &mut self,
+        views: [VirtualDirect<'_>; N],
+        c: &mut Ctx<'_, L>,
+        table: &mut [DirectOp; 256],
+        words: &[u64],
+        i: usize,
+    ) -> Result<usize, (usize, MapError)> {
+        // The index shift as a constant: a shift by a register would need
+        // it in `cl` before every index (one instruction a word).
+        if self.set_shift == 3 {
+            self.words_at::<N, L, 3>(views, c, table, words, i)
+        } else {
+            self.words_at::<N, L, 1>(views, c, table, words, i)
+        }
+    }
+
+    /// `words` with `set_shift` = `G`.
+    #[inline(always)]
+    fn words_at<const N: usize, L: Lower, const G: u32>(
+        &mut self,
         mut views: [VirtualDirect<'_>; N],
         c: &mut Ctx<'_, L>,
         table: &mut [DirectOp; 256],
@@ -931,16 +1062,20 @@ impl SetLines<'_> {
             Retake::Word(w) => self.take(&views, &table[(w >> ADDR_BITS) as usize], w),
             Retake::Nothing => {}
         }
+        let set_shift = G;
         loop {
-            i = repeats::<true>(table, words, i, &self.keys[..]);
+            i = set_repeats(table, words, i, &self.keys[..], set_shift);
             let Some(&w) = words.get(i) else { return Ok(words.len()) };
             let d = &mut table[(w >> ADDR_BITS) as usize];
             let v = &mut views[usize::from(d.side) % N];
             let one_line = w & d.cross <= d.lim;
-            let ln = (w << OP_BITS) >> d.key_shift;
-            let read_key = d.key_at(ln) & !1;
+            let ln = (w & ADDR_MASK) >> d.shift;
+            // The key of the word's (first) line, and where it is.
+            let key = w & d.line_mask;
+            let at = d.set_at(w, set_shift);
+            let read_key = at & !1;
             let done = if one_line {
-                if self.keys.get(read_key) == Some(&ln) {
+                if self.keys.get(read_key) == Some(&key) {
                     // Resident but not taken by `repeats`: a write onto a
                     // clean line, which is now dirty.
                     v.hit(ln, self.asid, true);
@@ -953,20 +1088,20 @@ impl SetLines<'_> {
                 // The caller's: an escape, or a modify over several lines
                 // (every line read before any is written: `word`).
                 Ok(false)
-            } else if ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift == ln + 1
-                && self.keys.get(d.key_at(ln)) == Some(&ln)
+            } else if ((w & ADDR_MASK) + u64::from(d.size) - 1) >> d.shift == ln + 1 && self.keys.get(at) == Some(&key)
             {
                 // Over two lines, the first a hit that changes nothing (its
                 // key, the write key for a write, holds it, as in
-                // `repeats`): mostly an instruction whose second line is new.
+                // `set_repeats`): mostly an instruction whose second line is new.
                 let next = ln + 1;
-                let next_key = d.key_at(next) & !1;
-                let resident = self.keys.get(next_key) == Some(&next);
+                let next_a = next << d.shift;
+                let next_key = d.set_at(next_a, set_shift) & !1;
+                let resident = self.keys.get(next_key) == Some(&next_a);
                 let done = second_line(v, c, w, d, next, resident);
                 if let Ok(true) = done {
                     // The second line is resident now, dirty iff the word
                     // writes; the first line's keys are as they were.
-                    put_keys(&mut self.keys[..], next_key, next, d.write);
+                    put_keys(&mut self.keys[..], next_key, next_a, d.write);
                     i += 1;
                     continue;
                 }
@@ -978,7 +1113,7 @@ impl SetLines<'_> {
                 // The line is resident now, dirty iff the word writes (a
                 // fill leaves a read clean and a write or a modify dirty),
                 // and its set holds nothing else.
-                Ok(true) if one_line => put_keys(&mut self.keys[..], read_key, ln, d.write),
+                Ok(true) if one_line => put_keys(&mut self.keys[..], read_key, key, d.write),
                 Ok(true) => self.take(&views, &table[(w >> ADDR_BITS) as usize], w),
                 Ok(false) => return Ok(i),
                 Err(e) => return Err((i, e)),

@@ -162,7 +162,7 @@ impl Machine {
             let shift = if k == 0 { i_shift } else { d_shift };
             OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
         });
-        let hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
+        let mut hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
             [Some(i), Some(d)] if i.direct() && d.direct() && !i.needs_translation() && !d.needs_translation() => {
                 HitLoop::VirtualDirect([i, d])
             }
@@ -206,7 +206,11 @@ impl Machine {
         let mut set_lines = Vec::new();
         match hit_loop {
             HitLoop::Assoc(c) => hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c)),
-            HitLoop::VirtualDirect(c) => set_lines = vec![u64::MAX; hit_loop::set_set_lines(&mut direct_ops, &c)],
+            HitLoop::VirtualDirect(c) => match hit_loop::set_set_lines(&mut direct_ops, &c) {
+                Some(len) => set_lines = vec![u64::MAX; len],
+                // A copy too large to index in 32 bits: the general path.
+                None => hit_loop = HitLoop::General,
+            },
             _ => {}
         }
         Ok(Self {
