@@ -309,20 +309,25 @@ fn fill_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = TierShape> 
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
 
+/// `c` made direct-mapped with `sets` sets of its line, VIVT with ASID
+/// tags, bit-select, write-back: the shape the virtual-direct loop's views
+/// (`VirtualDirect` at the top, `VirtualDirectBelow` under it) take.
+fn direct_vivt(mut c: CacheConfig, sets: u64) -> CacheConfig {
+    c.size.0 = c.line.0 * sets;
+    c.assoc = Assoc::Ways(1);
+    c.index = IndexFn::BitSelect;
+    c.indexing = Indexing::Vivt;
+    c.asid_tags = true;
+    c.write = WritePolicy::WriteBack;
+    c
+}
+
 /// A top tier that selects the virtual-direct loop: direct-mapped, VIVT
 /// with ASID tags, bit-select over a power-of-two set count, write-back
 /// (write-allocate as `cache_strategy` draws it).
 fn virtual_direct_top_strategy(page: u64) -> impl Strategy<Value = TierShape> {
     let one = move || {
-        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(move |(mut c, sets)| {
-            c.size.0 = c.line.0 * sets;
-            c.assoc = Assoc::Ways(1);
-            c.index = IndexFn::BitSelect;
-            c.indexing = Indexing::Vivt;
-            c.asid_tags = true;
-            c.write = WritePolicy::WriteBack;
-            c
-        })
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(c, sets)| direct_vivt(c, sets))
     };
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
@@ -335,14 +340,8 @@ fn direct_lower_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = Tie
     let one = move || {
         (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8, 16])).prop_map(move |(mut c, sets)| {
             c.line.0 = c.line.0.max(line);
-            c.size.0 = c.line.0 * sets;
-            c.assoc = Assoc::Ways(1);
-            c.index = IndexFn::BitSelect;
-            c.indexing = Indexing::Vivt;
-            c.asid_tags = true;
-            c.write = WritePolicy::WriteBack;
             c.write_miss = WriteMissPolicy::WriteAllocate;
-            c
+            direct_vivt(c, sets)
         })
     };
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
