@@ -779,6 +779,24 @@ impl Cache {
         }
     }
 
+    /// `access_missed`'s outcome, reached through `fill` where the level
+    /// fills in place (its contract: the same state and counters in fewer
+    /// steps; no write-through, the line resident after, dirty iff a
+    /// write), else through `access_missed` itself.
+    #[inline(always)]
+    pub fn fill_or_access_missed(&mut self, set: usize, key: u64, r: LineRef, kind: RefKind, size: u64) -> Outcome {
+        match self.fill(set, key, r, kind, size) {
+            Some((fetch, writeback)) => Outcome {
+                hit: false,
+                fetch,
+                write_through: false,
+                writeback,
+                resident_dirty: Some(kind == RefKind::Write),
+            },
+            None => self.access_missed(set, key, r, kind, size),
+        }
+    }
+
     /// Completes an access that missed (`set` and `key` as `lookup`'s `Miss`
     /// gives them), with `r.paddr` translated.
     #[inline(never)]

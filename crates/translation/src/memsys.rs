@@ -200,16 +200,7 @@ impl Tail {
                 return Level::L2;
             }
             // As in `MemSys::l1_missed`: a level that fills in place.
-            match l2.fill(set, key, r, kind, size) {
-                Some((fetch, writeback)) => Outcome {
-                    hit: false,
-                    fetch,
-                    write_through: false,
-                    writeback,
-                    resident_dirty: Some(kind == RefKind::Write),
-                },
-                None => l2.access_missed(set, key, r, kind, size),
-            }
+            l2.fill_or_access_missed(set, key, r, kind, size)
         } else if fast {
             // As in `MemSys::access_fast`: a hit that sends nothing below is done.
             match l2.lookup(r, kind) {
@@ -448,21 +439,12 @@ impl MemSys {
         let direct = self.l1_direct[usize::from(kind != RefKind::Ifetch)].is_some();
         let l1 = self.l1(kind);
         let line = l1.line_bytes();
-        // A direct-probed level that fills in place: `Cache::fill` moves
-        // its state and counters exactly as `access_missed` would (its
-        // contract), in fewer steps; the outcome is what `access_missed`
-        // returns for such a miss (no write-through, resident after, dirty
-        // iff a write).
-        let filled = if direct { l1.fill(set, key, r, kind, size) } else { None };
-        let out = match filled {
-            Some((fetch, writeback)) => Outcome {
-                hit: false,
-                fetch,
-                write_through: false,
-                writeback,
-                resident_dirty: Some(kind == RefKind::Write),
-            },
-            None => l1.access_missed(set, key, r, kind, size),
+        // A direct-probed level that fills in place takes `Cache::fill`'s
+        // fewer steps (`fill_or_access_missed`); the outcome is the same.
+        let out = if direct {
+            l1.fill_or_access_missed(set, key, r, kind, size)
+        } else {
+            l1.access_missed(set, key, r, kind, size)
         };
         self.below_l1(kind, r, size, line, &out)
     }
