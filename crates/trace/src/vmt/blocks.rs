@@ -625,7 +625,7 @@ pub(crate) fn decode(
 /// Codes above 7 (bad tags) read zeros; the loop that may meet them checks
 /// them itself.
 struct Lens {
-    bytes: [u64; 256],
+    bytes: [u32; 256],
     mask: [u64; 256],
     bias: [u64; 256],
 }
@@ -634,7 +634,7 @@ const LENS: Lens = {
     let mut t = Lens { bytes: [0; 256], mask: [0; 256], bias: [0; 256] };
     let mut i = 0;
     while i < 8 {
-        t.bytes[i] = f::LEN_BYTES[i] as u64;
+        t.bytes[i] = f::LEN_BYTES[i] as u32;
         t.mask[i] = f::LEN_MASK[i];
         t.bias[i] = f::LEN_BIAS[i];
         i += 1;
