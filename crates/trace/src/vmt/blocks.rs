@@ -620,8 +620,9 @@ pub(crate) fn decode(
 }
 
 /// The data tags' length codes unpacked, one column per field so that each
-/// is one load at `[column + tag * 8]`: no scaling or masking of the tag.
-/// (A `const`: `Run::shapes` works on a copy on its stack.)
+/// is one load at `[column + tag * size]`: no scaling or masking of the tag.
+/// (A `const`: `Run::shapes` works on a copy on its stack; `bytes` is `u32`
+/// to make that copy smaller.)
 /// Codes above 7 (bad tags) read zeros; the loop that may meet them checks
 /// them itself.
 struct Lens {
@@ -747,13 +748,15 @@ impl Run<'_> {
         let dst = &mut self.dst[..cut];
         let entries = ctl.as_chunks::<4>().0;
         let mut next = entries.iter();
-        // The length columns copied to the stack: addressed from the stack
-        // pointer, they take no register of their own in the slot loop
-        // (with the fixed-size copies below and `LENS` read in place, the
-        // slot loop was 22 instructions, not 18, for want of registers). The
-        // copy costs ~1,400 instructions a call, ~0.2 a reference on cc1
-        // (a call stops at each raw event; taking those in here instead
-        // made the loop's registers worse: 17.0 -> 19.3 for decode alone).
+        // The length columns as a copy on this function's stack. Measured,
+        // not derived (it is the register allocation that changes): with
+        // the fixed-size copies below, `LENS` read in place left the slot
+        // loop 22 instructions, not 18 (its address rebuilt in the loop),
+        // and `black_box(&LENS)` gave decode alone 17.11 instructions a
+        // reference against 16.97 with this copy. The copy costs ~1,200
+        // instructions a call, ~0.2 a reference on cc1 (a call stops at
+        // each raw event; taking those in here, to copy once a block, made
+        // the loop's registers worse: 17.0 -> 19.3).
         let mut lens = LENS;
         let lens = std::hint::black_box(&mut lens);
         let stop = loop {
