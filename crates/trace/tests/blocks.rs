@@ -272,3 +272,57 @@ fn basic_blocks_are_smaller_than_deltas() {
     let delta = w.finish().expect("finish").len();
     assert!(bb < delta, "basic blocks {bb} bytes, deltas {delta}");
 }
+
+/// Shapes of every length from 1 to `MAX_ITEMS` items, run in a random
+/// order: the decoder copies a shape's view in fixed-size pieces (8, 16, 32,
+/// 48, 64 words), so a view whose tail piece were left out would show the
+/// words an earlier, different execution left there.
+#[test]
+fn views_of_every_length_are_copied_whole() {
+    let mut rng = Pcg64::seed_from_u64(0x64);
+    // Per length: its start and items (true: a data reference).
+    let shapes: Vec<(u64, Vec<bool>)> = (1..=MAX_ITEMS)
+        .map(|len| {
+            let items = (0..len).map(|i| i > 0 && rng.gen_bool(0.3)).collect();
+            (0x40_0000 + 0x1_0000 * len as u64, items)
+        })
+        .collect();
+    let mut events = Vec::new();
+    while events.len() < 40_000 {
+        let (start, items) = &shapes[rng.gen_range(0..shapes.len())];
+        let mut pc = *start;
+        for &data in items {
+            if data {
+                events.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 30), 8, 0));
+            } else {
+                events.push(Event::access(AccessKind::Ifetch, pc, 4, 0));
+                pc += 4;
+            }
+        }
+    }
+    let bytes = write(&events, 65536);
+    for skip in [
+        None,
+        Some(FetchSkip { line_shift: 2, across_data: true }),
+        Some(FetchSkip { line_shift: 4, across_data: false }),
+    ] {
+        let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+        let mut p = PackedBlock::new();
+        p.fetch_skip = skip;
+        let mut at = 0usize;
+        while r.fill_packed(&mut p).expect("fill") {
+            let n = p.events() as usize;
+            let block = &events[at..at + n];
+            match skip {
+                None => {
+                    let mut want = PackedBlock::new();
+                    want.pack(block);
+                    assert_eq!((&p.words, &p.extra, p.skipped), (&want.words, &want.extra, 0), "at {at}");
+                }
+                Some(s) => _ = check_contract(block, &p, s),
+            }
+            at += n;
+        }
+        assert_eq!(at, events.len());
+    }
+}
