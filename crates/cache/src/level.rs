@@ -1201,6 +1201,63 @@ mod tests {
         assert_eq!(lines, vec![64, 16, 32, 48]);
     }
 
+    /// A two-set, one-way VIVT level with ASID tags, write-back and
+    /// write-allocate: 16-byte lines, so set = (vaddr >> 4) & 1.
+    fn vivt_direct() -> Cache {
+        let mut cfg = CacheConfig::simple(32, 16, 1);
+        cfg.indexing = Indexing::Vivt;
+        cfg.asid_tags = true;
+        Cache::new(cfg, false).expect("geometry")
+    }
+
+    #[test]
+    fn views_count_in_themselves_until_settled() {
+        // The same references through `access` on one level and through
+        // the views on a twin: identical lines and counters once the views
+        // settle, and none of the views' counts in the level before.
+        let mut general = vivt_direct();
+        let mut viewed = vivt_direct();
+        // (vaddr, kind, size): line 0 read (miss), line 2 written whole
+        // (miss, no fetch, evicts clean line 0), line 2 read (hit), line 0
+        // ifetched (miss, evicts dirty line 2), line 1 written (miss).
+        let refs = [
+            (0x00, RefKind::Read, 4),
+            (0x20, RefKind::Write, 16),
+            (0x24, RefKind::Read, 4),
+            (0x00, RefKind::Ifetch, 4),
+            (0x10, RefKind::Write, 4),
+        ];
+        for &(a, kind, size) in &refs {
+            general.access(r(a, a + 0x1000, 7), kind, size);
+        }
+        let mut below = viewed.virtual_direct_below().expect("one-way VIVT with ASIDs that fills in place");
+        for &(a, kind, size) in &refs {
+            below.access(r(a, a + 0x1000, 7), kind, size);
+        }
+        assert_eq!(*below.stats, CacheStats::default(), "counted in the view until `settle`");
+        below.settle();
+        assert_eq!(viewed.stats, general.stats);
+        let s = &viewed.stats;
+        assert_eq!((s.read.accesses, s.read.misses, s.write.misses, s.ifetch.misses), (2, 1, 2, 1));
+        assert_eq!((s.fetches, s.bytes_in, s.writebacks, s.bytes_out), (3, 48, 1, 16));
+        // `fill_deferred` at the top: a read miss of line 3 (set 1, whose
+        // line 1 is dirty) and a whole-line write miss of line 4 (set 0).
+        let mut top = vivt_direct();
+        let mut twin = vivt_direct();
+        for c in [&mut top, &mut twin] {
+            c.access(r(0x10, 0x10, 7), RefKind::Write, 4);
+        }
+        let mut v = top.virtual_direct().expect("a direct VIVT level with ASIDs");
+        assert!(!v.hit(3, 7, false));
+        let victim = Evicted { vaddr: 0x10, paddr: 0x10, asid: 7, dirty: true };
+        assert_eq!(v.fill_deferred(3, r(0x30, 0x30, 7), RefKind::Read, 4), Some((true, Some(victim))));
+        assert_eq!(v.fill_deferred(4, r(0x40, 0x40, 7), RefKind::Write, 16), Some((false, None)));
+        v.settle();
+        twin.access(r(0x30, 0x30, 7), RefKind::Read, 4);
+        twin.access(r(0x40, 0x40, 7), RefKind::Write, 16);
+        assert_eq!(top.stats, twin.stats);
+    }
+
     #[test]
     fn a_dirty_victim_keeps_both_its_addresses() {
         // PIPT (the key is the physical line) and VIVT (the virtual one):
