@@ -10,7 +10,7 @@
 use crate::config::{CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use crate::geometry::{Geometry, GeometryError};
 use crate::shadow::{MissClass, MissClassifier};
-use crate::stats::{CacheStats, FlushStats, RefKind};
+use crate::stats::{CacheStats, FlushStats, RefKind, ViewCounts};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -134,6 +134,8 @@ pub struct VirtualDirect<'a> {
     /// The level's counters and line shift, for `fill`; `fills` is
     /// `Cache::fills_in_place`.
     stats: &'a mut CacheStats,
+    /// What `fill_deferred` counted, not yet in `stats` (`settle`).
+    counts: ViewCounts,
     shift: u32,
     fills: bool,
 }
@@ -195,6 +197,31 @@ impl VirtualDirect<'_> {
         // Tags are virtual here.
         Some(fill_one_way(s, &mut *self.stats, shift, true, line, r, kind, size))
     }
+
+    /// `fill`, its counters kept in the view until `settle` (fewer
+    /// instructions a miss, see `ViewCounts`). A caller that uses it must
+    /// `settle` before the view is dropped, or the level's counters miss
+    /// these fills.
+    #[inline(always)]
+    pub fn fill_deferred(
+        &mut self,
+        line: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
+        if !self.fills {
+            return None;
+        }
+        let shift = self.shift;
+        let s = self.tags.get_mut((line & self.mask) as usize)?;
+        Some(fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size))
+    }
+
+    /// Adds what `fill_deferred` counted to the level's counters.
+    pub fn settle(&mut self) {
+        self.stats.settle(&mut self.counts, 1 << self.shift);
+    }
 }
 
 /// A level under the top, direct-mapped, indexed and tagged by virtual
@@ -207,7 +234,10 @@ impl VirtualDirect<'_> {
 pub struct VirtualDirectBelow<'a> {
     tags: &'a mut [Tag],
     mask: u64,
+    /// The level's counters; `access` counts in `counts`, added to them by
+    /// `settle`.
     stats: &'a mut CacheStats,
+    counts: ViewCounts,
     shift: u32,
 }
 
@@ -220,7 +250,7 @@ impl VirtualDirectBelow<'_> {
 
     /// One access of `size` bytes at `r` lying within one line of this
     /// level, exactly as `Cache::access` makes it here: a hit sets the
-    /// dirty bit for a write and is counted; a miss replaces the set's one
+    /// dirty bit for a write and is counted (in the view until `settle`); a miss replaces the set's one
     /// line (`Cache::fill`'s counters). Returns, for a miss, whether the
     /// line is fetched from below and whether a dirty victim is written
     /// back (a hit: neither); the addresses of neither matter to the
@@ -233,11 +263,17 @@ impl VirtualDirectBelow<'_> {
         let Some(s) = self.tags.get_mut((line & self.mask) as usize) else { return (false, false) };
         if s.key == line && s.asid == r.asid {
             s.dirty |= kind == RefKind::Write;
-            self.stats.kind_mut(kind).accesses += 1;
+            self.counts.hits[kind as usize] += 1;
             return (false, false);
         }
-        let (fetch, victim) = fill_one_way(s, &mut *self.stats, shift, true, line, r, kind, size);
+        let (fetch, victim) = fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size);
         (fetch, victim.is_some())
+    }
+
+    /// Adds what `access` counted to the level's counters; a caller must
+    /// call it before the view is dropped.
+    pub fn settle(&mut self) {
+        self.stats.settle(&mut self.counts, 1 << self.shift);
     }
 }
 
@@ -248,9 +284,9 @@ impl VirtualDirectBelow<'_> {
 /// `tag_virtual`: `Cache::tag_virtual` (which line `Tag::other` is).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn fill_one_way(
+fn fill_one_way<C: CountMiss>(
     s: &mut Tag,
-    stats: &mut CacheStats,
+    stats: &mut C,
     shift: u32,
     tag_virtual: bool,
     key: u64,
@@ -268,6 +304,26 @@ fn fill_one_way(
     let fetch = !is_write || size != line;
     stats.count_miss(kind, line, fetch, writeback.is_some());
     (fetch, writeback)
+}
+
+/// Where `fill_one_way` counts its miss: the level's `CacheStats`, or a
+/// view's `ViewCounts`.
+trait CountMiss {
+    fn count_miss(&mut self, kind: RefKind, line: u64, fetch: bool, writeback: bool);
+}
+
+impl CountMiss for CacheStats {
+    #[inline(always)]
+    fn count_miss(&mut self, kind: RefKind, line: u64, fetch: bool, writeback: bool) {
+        CacheStats::count_miss(self, kind, line, fetch, writeback);
+    }
+}
+
+impl CountMiss for ViewCounts {
+    #[inline(always)]
+    fn count_miss(&mut self, kind: RefKind, _: u64, fetch: bool, writeback: bool) {
+        ViewCounts::count_miss(self, kind, fetch, writeback);
+    }
 }
 
 /// The state a flush or purge found a line in.
@@ -625,6 +681,7 @@ impl Cache {
             tags: &mut self.tags,
             mask: self.mask,
             stats: &mut self.stats,
+            counts: ViewCounts::default(),
             shift: self.line_shift,
             fills,
         })
@@ -639,6 +696,7 @@ impl Cache {
             tags: &mut self.tags,
             mask: self.mask,
             stats: &mut self.stats,
+            counts: ViewCounts::default(),
             shift: self.line_shift,
         })
     }
@@ -1141,6 +1199,63 @@ mod tests {
         c.access(r(64, 64, 0), RefKind::Read, 4);
         let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr).collect();
         assert_eq!(lines, vec![64, 16, 32, 48]);
+    }
+
+    /// A two-set, one-way VIVT level with ASID tags, write-back and
+    /// write-allocate: 16-byte lines, so set = (vaddr >> 4) & 1.
+    fn vivt_direct() -> Cache {
+        let mut cfg = CacheConfig::simple(32, 16, 1);
+        cfg.indexing = Indexing::Vivt;
+        cfg.asid_tags = true;
+        Cache::new(cfg, false).expect("geometry")
+    }
+
+    #[test]
+    fn views_count_in_themselves_until_settled() {
+        // The same references through `access` on one level and through
+        // the views on a twin: identical lines and counters once the views
+        // settle, and none of the views' counts in the level before.
+        let mut general = vivt_direct();
+        let mut viewed = vivt_direct();
+        // (vaddr, kind, size): line 0 read (miss), line 2 written whole
+        // (miss, no fetch, evicts clean line 0), line 2 read (hit), line 0
+        // ifetched (miss, evicts dirty line 2), line 1 written (miss).
+        let refs = [
+            (0x00, RefKind::Read, 4),
+            (0x20, RefKind::Write, 16),
+            (0x24, RefKind::Read, 4),
+            (0x00, RefKind::Ifetch, 4),
+            (0x10, RefKind::Write, 4),
+        ];
+        for &(a, kind, size) in &refs {
+            general.access(r(a, a + 0x1000, 7), kind, size);
+        }
+        let mut below = viewed.virtual_direct_below().expect("one-way VIVT with ASIDs that fills in place");
+        for &(a, kind, size) in &refs {
+            below.access(r(a, a + 0x1000, 7), kind, size);
+        }
+        assert_eq!(*below.stats, CacheStats::default(), "counted in the view until `settle`");
+        below.settle();
+        assert_eq!(viewed.stats, general.stats);
+        let s = &viewed.stats;
+        assert_eq!((s.read.accesses, s.read.misses, s.write.misses, s.ifetch.misses), (2, 1, 2, 1));
+        assert_eq!((s.fetches, s.bytes_in, s.writebacks, s.bytes_out), (3, 48, 1, 16));
+        // `fill_deferred` at the top: a read miss of line 3 (set 1, whose
+        // line 1 is dirty) and a whole-line write miss of line 4 (set 0).
+        let mut top = vivt_direct();
+        let mut twin = vivt_direct();
+        for c in [&mut top, &mut twin] {
+            c.access(r(0x10, 0x10, 7), RefKind::Write, 4);
+        }
+        let mut v = top.virtual_direct().expect("a direct VIVT level with ASIDs");
+        assert!(!v.hit(3, 7, false));
+        let victim = Evicted { vaddr: 0x10, paddr: 0x10, asid: 7, dirty: true };
+        assert_eq!(v.fill_deferred(3, r(0x30, 0x30, 7), RefKind::Read, 4), Some((true, Some(victim))));
+        assert_eq!(v.fill_deferred(4, r(0x40, 0x40, 7), RefKind::Write, 16), Some((false, None)));
+        v.settle();
+        twin.access(r(0x30, 0x30, 7), RefKind::Read, 4);
+        twin.access(r(0x40, 0x40, 7), RefKind::Write, 16);
+        assert_eq!(top.stats, twin.stats);
     }
 
     #[test]

@@ -361,16 +361,18 @@ impl Below<'_> {
     /// cache is a `VirtualDirectBelow` and every miss fills in place
     /// (`simple`: its lines are no shorter than the level above's, so each
     /// fetch and write-back lies within one of its lines).
-    pub(crate) fn direct_lower(&mut self) -> Option<DirectLower<'_>> {
+    pub(crate) fn direct_lower(&mut self) -> Option<DirectLowers<'_>> {
         if !self.simple {
             return None;
         }
         let [tier] = &mut *self.tiers else { return None };
-        let (i, d) = match tier {
-            Tier::Unified(c) => (c.virtual_direct_below()?, None),
-            Tier::Split { i, d } => (i.virtual_direct_below()?, Some(d.virtual_direct_below()?)),
-        };
-        Some(DirectLower { i, d, memory: &mut *self.memory })
+        let memory = &mut *self.memory;
+        Some(match tier {
+            Tier::Unified(c) => DirectLowers::Unified(DirectLower { i: c.virtual_direct_below()?, d: Unified, memory }),
+            Tier::Split { i, d } => {
+                DirectLowers::Split(DirectLower { i: i.virtual_direct_below()?, d: d.virtual_direct_below()?, memory })
+            }
+        })
     }
 
     /// What a `Cache::fill` of a `line`-byte line at `va`/`pa` in the level
@@ -634,22 +636,68 @@ impl Lower for Below<'_> {
 /// fetch and write-back are then each one slot compare and, on a miss
 /// there, one slot replaced and memory counted, without the general
 /// chain's per-access look-ups (tier, hit check, serving cache, flags).
-pub(crate) struct DirectLower<'a> {
+/// `D`: the data cache of a split level, or `Unified`; a type, so the cache
+/// a data access reaches is fixed in each copy of the miss path (an
+/// `Option` chosen per access was a conditional move per field of the
+/// view: ~12 instructions a data fetch or write-back).
+pub(crate) struct DirectLower<'a, D> {
     /// The instruction (or unified) cache, and the data cache of a split level.
     i: VirtualDirectBelow<'a>,
-    d: Option<VirtualDirectBelow<'a>>,
+    d: D,
     memory: &'a mut MemoryStats,
 }
 
-impl DirectLower<'_> {
+/// `DirectLower` of a split or of a unified level (`Below::direct_lower`).
+pub(crate) enum DirectLowers<'a> {
+    Split(DirectLower<'a, VirtualDirectBelow<'a>>),
+    Unified(DirectLower<'a, Unified>),
+}
+
+/// The data side of a unified `DirectLower`: its one cache serves both.
+pub(crate) struct Unified;
+
+/// Where `DirectLower` sends a data access: the data cache of a split
+/// level, or the level's one cache (`i`).
+pub(crate) trait DataSide<'a> {
+    fn data<'s>(&'s mut self, i: &'s mut VirtualDirectBelow<'a>) -> &'s mut VirtualDirectBelow<'a>;
+    /// `VirtualDirectBelow::settle` of the data cache, if it has its own.
+    fn settle(&mut self);
+}
+
+impl<'a> DataSide<'a> for VirtualDirectBelow<'a> {
+    #[inline(always)]
+    fn data<'s>(&'s mut self, _: &'s mut VirtualDirectBelow<'a>) -> &'s mut VirtualDirectBelow<'a> {
+        self
+    }
+
+    fn settle(&mut self) {
+        VirtualDirectBelow::settle(self);
+    }
+}
+
+impl<'a> DataSide<'a> for Unified {
+    #[inline(always)]
+    fn data<'s>(&'s mut self, i: &'s mut VirtualDirectBelow<'a>) -> &'s mut VirtualDirectBelow<'a> {
+        i
+    }
+
+    fn settle(&mut self) {}
+}
+
+impl<'a, D: DataSide<'a>> DirectLower<'a, D> {
+    /// Adds what the views counted to the caches' counters
+    /// (`VirtualDirectBelow::settle`): the run loop calls it when it is
+    /// done with the views.
+    pub(crate) fn settle(&mut self) {
+        self.i.settle();
+        self.d.settle();
+    }
+
     /// One access within one line of the level (`Below::simple_access` at
     /// tier 0), then what its miss sends to memory.
     #[inline(always)]
     fn access(&mut self, kind: RefKind, r: LineRef, size: u64) {
-        let c = match &mut self.d {
-            Some(d) if kind != RefKind::Ifetch => d,
-            _ => &mut self.i,
-        };
+        let c = if kind == RefKind::Ifetch { &mut self.i } else { self.d.data(&mut self.i) };
         let (fetch, writeback) = c.access(r, kind, size);
         let line = c.line_bytes();
         if fetch {
@@ -661,7 +709,7 @@ impl DirectLower<'_> {
     }
 }
 
-impl Lower for DirectLower<'_> {
+impl<'a, D: DataSide<'a>> Lower for DirectLower<'a, D> {
     #[inline(always)]
     fn fills_in_place(&self) -> bool {
         true

@@ -42,7 +42,7 @@ use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
-use crate::hierarchy::{Below, Lower};
+use crate::hierarchy::{Below, DirectLowers, Lower};
 use crate::machine::{OpInfo, RepeatLine, NO_LINE};
 use crate::mapper::{MapError, PageMapper};
 
@@ -904,26 +904,40 @@ pub(crate) fn run_virtual_direct(
     let layout = SideLayout::of(table);
     let set_shift = u32::from(table[0].set_shift);
     let mut lines = SetLines { keys: set_lines, asid: asid.0, layout, set_shift, retake: Retake::All };
+    let page_shift = mapper.page_shift();
     loop {
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
         let stop = match below.direct_lower() {
             // jm-base's shape: one level of direct-mapped virtual caches
             // under the top, its fills and write-backs through views too.
-            // The two arms' `match views` are written out, not shared: a
-            // shared inline helper moved the hit loop's values to the stack
+            // The arms' `match views` are written out, not shared: a shared
+            // inline helper moved the hit loop's values to the stack
             // (jm-base sim 29.6 -> 30.1 instructions a reference).
-            Some(mut low) => {
-                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, t: &mut t, asid };
-                match views {
+            Some(DirectLowers::Split(mut low)) => {
+                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, page_shift, t: &mut t, asid };
+                let stop = match views {
                     (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
                     (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
                     // Not reached: the loop is chosen because both allow a
                     // view; `word` completes every word exactly all the same.
                     _ => Ok(i),
-                }
+                };
+                // What the lower views counted (`VirtualDirectBelow::access`).
+                low.settle();
+                stop
+            }
+            Some(DirectLowers::Unified(mut low)) => {
+                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, page_shift, t: &mut t, asid };
+                let stop = match views {
+                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
+                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
+                    _ => Ok(i),
+                };
+                low.settle();
+                stop
             }
             None => {
-                let mut ctx = Ctx { below: &mut below, mapper: &mut *mapper, t: &mut t, asid };
+                let mut ctx = Ctx { below: &mut below, mapper: &mut *mapper, page_shift, t: &mut t, asid };
                 match views {
                     (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
                     (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
@@ -1068,7 +1082,7 @@ impl SetLines<'_> {
         let set_shift = G;
         loop {
             i = set_repeats(table, words, i, &self.keys[..], set_shift);
-            let Some(&w) = words.get(i) else { return Ok(words.len()) };
+            let Some(&w) = words.get(i) else { return settled(&mut views, Ok(words.len())) };
             let d = &mut table[(w >> ADDR_BITS) as usize];
             let v = &mut views[usize::from(d.side) % N];
             let one_line = w & d.cross <= d.lim;
@@ -1118,12 +1132,22 @@ impl SetLines<'_> {
                 // and its set holds nothing else.
                 Ok(true) if one_line => put_keys(&mut self.keys[..], read_key, key, d.write),
                 Ok(true) => self.take(&views, &table[(w >> ADDR_BITS) as usize], w),
-                Ok(false) => return Ok(i),
-                Err(e) => return Err((i, e)),
+                Ok(false) => return settled(&mut views, Ok(i)),
+                Err(e) => return settled(&mut views, Err((i, e))),
             }
             i += 1;
         }
     }
+}
+
+/// `r`, after the views' fills counted in them
+/// (`VirtualDirect::fill_deferred`) are added to their caches' counters.
+#[inline(always)]
+fn settled<T, const N: usize>(views: &mut [VirtualDirect<'_>; N], r: T) -> T {
+    for v in views {
+        v.settle();
+    }
+    r
 }
 
 /// What a miss completed by the views needs besides the view: what
@@ -1131,6 +1155,8 @@ impl SetLines<'_> {
 struct Ctx<'b, L: Lower> {
     below: &'b mut L,
     mapper: &'b mut PageMapper,
+    /// `mapper`'s page shift, read once a run (`translate_shifted`).
+    page_shift: u8,
     t: &'b mut Tally,
     asid: Asid,
 }
@@ -1271,9 +1297,9 @@ fn fill_as<const K: u8, L: Lower>(
         READ => RefKind::Read,
         _ => RefKind::Write,
     };
-    let pa = c.mapper.translate(c.asid, VirtAddr(va))?.0;
+    let pa = c.mapper.translate_shifted(c.page_shift, c.asid, va)?;
     let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
-    let Some((fetch, victim)) = v.fill(ln, r, kind, size) else {
+    let Some((fetch, victim)) = v.fill_deferred(ln, r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.
         return Ok(false);
     };

@@ -158,6 +158,21 @@ impl PageMapper {
         Ok(self.page.translate(va, pfn))
     }
 
+    /// `translate` with the page shift as the caller holds it
+    /// (`page_shift`, read once for a run): a miss path then need not
+    /// read it from the mapper and mask it each time.
+    #[inline(always)]
+    pub(crate) fn translate_shifted(&mut self, shift: u8, asid: Asid, va: u64) -> Result<u64, MapError> {
+        let pfn = self.frame(asid, Vpn(va >> shift))?;
+        Ok((pfn.0 << shift) | (va & ((1u64 << shift) - 1)))
+    }
+
+    /// The page shift, for `translate_shifted`.
+    pub(crate) fn page_shift(&self) -> u8 {
+        // A page is at most 2^63 bytes.
+        self.page.shift() as u8
+    }
+
     /// Maps page `alias` of `alias_asid` onto the frame of page `owner` of
     /// `owner_asid` (allocating that frame if needed): a synonym.
     pub fn share(&mut self, owner_asid: Asid, owner: Vpn, alias_asid: Asid, alias: Vpn) -> Result<Pfn, MapError> {
