@@ -907,43 +907,39 @@ pub(crate) fn run_virtual_direct(
     let page_shift = mapper.page_shift();
     loop {
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
-        let stop = match below.direct_lower() {
-            // jm-base's shape: one level of direct-mapped virtual caches
-            // under the top, its fills and write-backs through views too.
-            // The arms' `match views` are written out, not shared: a shared
-            // inline helper moved the hit loop's values to the stack
-            // (jm-base sim 29.6 -> 30.1 instructions a reference).
-            Some(DirectLowers::Split(mut low)) => {
-                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, page_shift, t: &mut t, asid };
-                let stop = match views {
+        // The words through the views, with misses completed by `$below`
+        // (a `Lower`). A macro, not a shared inline helper: the helper
+        // moved the hit loop's values to the stack (jm-base sim 29.6 ->
+        // 30.1 instructions a reference); the expansion is the code each
+        // arm had written out.
+        macro_rules! through_views {
+            ($below:expr) => {{
+                let mut ctx = Ctx { below: $below, mapper: &mut *mapper, page_shift, t: &mut t, asid };
+                match views {
                     (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
                     (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
                     // Not reached: the loop is chosen because both allow a
                     // view; `word` completes every word exactly all the same.
                     _ => Ok(i),
-                };
-                // What the lower views counted (`VirtualDirectBelow::access`).
+                }
+            }};
+        }
+        let stop = match below.direct_lower() {
+            // jm-base's shape: one level of direct-mapped virtual caches
+            // under the top, its fills and write-backs through views too;
+            // what the lower views counted (`VirtualDirectBelow::access`)
+            // is settled after the words.
+            Some(DirectLowers::Split(mut low)) => {
+                let stop = through_views!(&mut low);
                 low.settle();
                 stop
             }
             Some(DirectLowers::Unified(mut low)) => {
-                let mut ctx = Ctx { below: &mut low, mapper: &mut *mapper, page_shift, t: &mut t, asid };
-                let stop = match views {
-                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
-                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
-                    _ => Ok(i),
-                };
+                let stop = through_views!(&mut low);
                 low.settle();
                 stop
             }
-            None => {
-                let mut ctx = Ctx { below: &mut below, mapper: &mut *mapper, page_shift, t: &mut t, asid };
-                match views {
-                    (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
-                    (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
-                    _ => Ok(i),
-                }
-            }
+            None => through_views!(&mut below),
         };
         i = match stop {
             Ok(stop) => stop,
