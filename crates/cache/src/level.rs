@@ -131,7 +131,7 @@ impl HitCheck {
 pub struct VirtualDirect<'a> {
     tags: &'a mut [Tag],
     mask: u64,
-    /// The level's counters and line shift, for `fill`; `fills` is
+    /// The level's counters and line shift, for `fill_deferred`; `fills` is
     /// `Cache::fills_in_place`.
     stats: &'a mut CacheStats,
     /// What `fill_deferred` counted, not yet in `stats` (`settle`).
@@ -186,22 +186,9 @@ impl VirtualDirect<'_> {
     /// the line must be fetched from below and the dirty victim to write
     /// back after the fetch; the line is resident afterwards, dirty iff
     /// `kind` is a write. `None`, changing nothing, unless the level
-    /// `fills_in_place`.
-    #[inline(always)]
-    pub fn fill(&mut self, line: u64, r: LineRef, kind: RefKind, size: u64) -> Option<(bool, Option<Evicted>)> {
-        if !self.fills {
-            return None;
-        }
-        let shift = self.shift;
-        let s = self.tags.get_mut((line & self.mask) as usize)?;
-        // Tags are virtual here.
-        Some(fill_one_way(s, &mut *self.stats, shift, true, line, r, kind, size))
-    }
-
-    /// `fill`, its counters kept in the view until `settle` (fewer
-    /// instructions a miss, see `ViewCounts`). A caller that uses it must
+    /// `fills_in_place`. The counters are kept in the view until `settle`: a caller must
     /// `settle` before the view is dropped, or the level's counters miss
-    /// these fills.
+    /// these fills (see `ViewCounts`).
     #[inline(always)]
     pub fn fill_deferred(
         &mut self,

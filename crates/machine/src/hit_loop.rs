@@ -38,7 +38,7 @@
 //! (every line read before any is written for a modify). The property test
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
-use vmlab_addr::{Asid, VirtAddr};
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
@@ -904,7 +904,7 @@ pub(crate) fn run_virtual_direct(
     let layout = SideLayout::of(table);
     let set_shift = u32::from(table[0].set_shift);
     let mut lines = SetLines { keys: set_lines, asid: asid.0, layout, set_shift, retake: Retake::All };
-    let page_shift = mapper.page_shift();
+    let page = mapper.page_size();
     loop {
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
         // The words through the views, with misses completed by `$below`
@@ -914,7 +914,7 @@ pub(crate) fn run_virtual_direct(
         // arm had written out.
         macro_rules! through_views {
             ($below:expr) => {{
-                let mut ctx = Ctx { below: $below, mapper: &mut *mapper, page_shift, t: &mut t, asid };
+                let mut ctx = Ctx { below: $below, mapper: &mut *mapper, page, t: &mut t, asid };
                 match views {
                     (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
                     (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
@@ -1162,8 +1162,8 @@ fn settled<T, const N: usize>(views: &mut [VirtualDirect<'_>; N], r: T) -> T {
 struct Ctx<'b, L: Lower> {
     below: &'b mut L,
     mapper: &'b mut PageMapper,
-    /// `mapper`'s page shift, read once a run (`translate_shifted`).
-    page_shift: u8,
+    /// `mapper`'s page size, read once a run (`translate_in`).
+    page: PageSize,
     t: &'b mut Tally,
     asid: Asid,
 }
@@ -1304,7 +1304,7 @@ fn fill_as<const K: u8, L: Lower>(
         READ => RefKind::Read,
         _ => RefKind::Write,
     };
-    let pa = c.mapper.translate_shifted(c.page_shift, c.asid, va)?;
+    let pa = c.mapper.translate_in(c.page, c.asid, VirtAddr(va))?.0;
     let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
     let Some((fetch, victim)) = v.fill_deferred(ln, r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.

@@ -154,23 +154,16 @@ impl PageMapper {
 
     #[inline(always)]
     pub fn translate(&mut self, asid: Asid, va: VirtAddr) -> Result<PhysAddr, MapError> {
-        let pfn = self.frame(asid, self.page.vpn(va))?;
-        Ok(self.page.translate(va, pfn))
+        self.translate_in(self.page, asid, va)
     }
 
-    /// `translate` with the page shift as the caller holds it
-    /// (`page_shift`, read once for a run): a miss path then need not
-    /// read it from the mapper and mask it each time.
+    /// `translate` with the mapper's page size as the caller holds it
+    /// (`page_size`, read once for a run): a miss path then need not load
+    /// it from the mapper each time.
     #[inline(always)]
-    pub(crate) fn translate_shifted(&mut self, shift: u8, asid: Asid, va: u64) -> Result<u64, MapError> {
-        let pfn = self.frame(asid, Vpn(va >> shift))?;
-        Ok((pfn.0 << shift) | (va & ((1u64 << shift) - 1)))
-    }
-
-    /// The page shift, for `translate_shifted`.
-    pub(crate) fn page_shift(&self) -> u8 {
-        // A page is at most 2^63 bytes.
-        self.page.shift() as u8
+    pub(crate) fn translate_in(&mut self, page: PageSize, asid: Asid, va: VirtAddr) -> Result<PhysAddr, MapError> {
+        let pfn = self.frame(asid, page.vpn(va))?;
+        Ok(page.translate(va, pfn))
     }
 
     /// Maps page `alias` of `alias_asid` onto the frame of page `owner` of
