@@ -53,9 +53,9 @@ impl Default for VmtOptions {
 
 /// Sets `z` up for files that decode fast: matches of at least 7 bytes
 /// (zstd's most), literals left raw rather than Huffman-coded. Each part
-/// counts (cc1, decoding alone, M references a second, 4-run sweeps):
-/// level -1 as before ~860, level 9 alone ~860, with 7-byte matches ~910,
-/// with raw literals too ~975 (level 12 the same, 15 and 19 slower: ~810,
+/// counts (cc1, decoding alone, M references a second, 3-4 run sweeps):
+/// level -1 as before ~855, level 9 alone ~880, with 7-byte matches ~910,
+/// with raw literals too ~975 (level 12 the same, 15 and 19 slower, ~800:
 /// their optimal parsing takes many short matches). Any zstd decoder reads
 /// the result, so every existing file and reader is unaffected.
 fn fast_decode(mut z: zstd::bulk::Compressor<'static>) -> io::Result<zstd::bulk::Compressor<'static>> {
