@@ -33,18 +33,36 @@ impl Encoding {
 pub struct VmtOptions {
     /// Events per block, 1..=[`f::MAX_BLOCK_EVENTS`].
     pub block_events: usize,
-    /// zstd level. The default, -1 (zstd's fast mode, literals left
-    /// unentropy-coded), decodes about 12% faster than level 3 for about 17%
-    /// more bytes (0.42 against 0.36 bytes/event on a Python trace); decoding
-    /// speed is what the engine waits on.
+    /// zstd level. Every level is used with at least 7-byte matches and raw
+    /// literals (`fast_decode`), as decoding speed is what the engine waits
+    /// on. The default, 9, then finds fewer, longer matches than -1 did, and
+    /// zstd's decoding time goes with the number of matches: on cc1
+    /// (`cc1bb.vmt`, 128.7 M references, one core of a Zen 5, medians of 9
+    /// alternated runs) 18.1 MB instead of 19.9, decoding alone 823 -> 924 M
+    /// references a second, the one-thread jm-base run 360 -> 379, 32K/1M
+    /// 329 -> 343; writing it takes ~0.5 s more over the whole trace.
     pub zstd_level: i32,
     pub encoding: Encoding,
 }
 
 impl Default for VmtOptions {
     fn default() -> Self {
-        Self { block_events: f::MAX_BLOCK_EVENTS, zstd_level: -1, encoding: Encoding::default() }
+        Self { block_events: f::MAX_BLOCK_EVENTS, zstd_level: 9, encoding: Encoding::default() }
     }
+}
+
+/// Sets `z` up for files that decode fast: matches of at least 7 bytes
+/// (zstd's most), literals left raw rather than Huffman-coded. Each part
+/// counts (cc1, decoding alone, M references a second, 3-4 run sweeps):
+/// level -1 as before ~855, level 9 alone ~880, with 7-byte matches ~910,
+/// with raw literals too ~975 (level 12 the same, 15 and 19 slower, ~800:
+/// their optimal parsing takes many short matches). Any zstd decoder reads
+/// the result, so every existing file and reader is unaffected.
+fn fast_decode(mut z: zstd::bulk::Compressor<'static>) -> io::Result<zstd::bulk::Compressor<'static>> {
+    use zstd::zstd_safe::{CParameter, ParamSwitch};
+    z.set_parameter(CParameter::MinMatch(7))?;
+    z.set_parameter(CParameter::LiteralCompressionMode(ParamSwitch::Disable))?;
+    Ok(z)
 }
 
 /// Record encoder for one block; its prediction state restarts every block so
@@ -262,7 +280,7 @@ impl<W: Write> VmtWriter<W> {
             enc: Records::new(opts.encoding),
             raw: Vec::new(),
             comp: Vec::new(),
-            zstd: zstd::bulk::Compressor::new(opts.zstd_level)?,
+            zstd: fast_decode(zstd::bulk::Compressor::new(opts.zstd_level)?)?,
             total: 0,
             blocks: 0,
             bytes: head.len() as u64,
@@ -328,5 +346,53 @@ impl<W: Write> VmtWriter<W> {
         self.bytes += end.len() as u64;
         self.w.flush()?;
         Ok(self.w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The literals section type of the first block of one zstd frame
+    /// (RFC 8878: 0 raw, 1 RLE, 2 Huffman-coded, 3 Huffman with the last
+    /// table), or `None` if that block is not a compressed one.
+    fn first_literals_type(frame: &[u8]) -> Option<u8> {
+        assert_eq!(frame[..4], [0x28, 0xb5, 0x2f, 0xfd], "zstd magic");
+        let fhd = frame[4];
+        let single = (fhd >> 5) & 1 == 1;
+        let dict = [0, 1, 2, 4][usize::from(fhd & 3)];
+        let fcs = [usize::from(single), 2, 4, 8][usize::from(fhd >> 6)];
+        let block = 5 + usize::from(!single) + dict + fcs;
+        let kind = (frame[block] >> 1) & 3;
+        (kind == 2).then(|| frame[block + 3] & 3)
+    }
+
+    #[test]
+    fn fast_decode_leaves_literals_raw() -> io::Result<()> {
+        // 64-byte pieces of 16 byte values in a random order, each followed
+        // by a copy of itself: matches for zstd to take (so that the block
+        // is a compressed one) and literals that Huffman would code in about
+        // half their bytes.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut data = Vec::new();
+        for _ in 0..512 {
+            let piece: Vec<u8> = (0..64)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    b'a' + (x >> 60) as u8
+                })
+                .collect();
+            data.extend_from_slice(&piece);
+            data.extend_from_slice(&piece);
+        }
+        let level = VmtOptions::default().zstd_level;
+        let plain = zstd::bulk::Compressor::new(level)?.compress(&data)?;
+        let fast = fast_decode(zstd::bulk::Compressor::new(level)?)?.compress(&data)?;
+        assert_eq!(first_literals_type(&plain), Some(2), "plain level {level} codes these literals");
+        assert_eq!(first_literals_type(&fast), Some(0), "fast_decode leaves them raw");
+        assert_eq!(zstd::bulk::decompress(&fast, data.len())?, data);
+        Ok(())
     }
 }
