@@ -36,9 +36,11 @@ pub mod testing {
         block_fields(count, raw.len() as u32, &compress(raw))
     }
 
-    /// zstd as the writer applies it.
+    /// zstd as the writer applies it (its compressor at the default level).
     pub fn compress(raw: &[u8]) -> Vec<u8> {
-        zstd::bulk::compress(raw, 3).unwrap_or_default()
+        super::writer::compressor(super::VmtOptions::default().zstd_level)
+            .and_then(|mut z| z.compress(raw))
+            .unwrap_or_default()
     }
 
     /// A block with a correct checksum whatever its fields say.

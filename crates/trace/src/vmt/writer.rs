@@ -33,14 +33,11 @@ impl Encoding {
 pub struct VmtOptions {
     /// Events per block, 1..=[`f::MAX_BLOCK_EVENTS`].
     pub block_events: usize,
-    /// zstd level. Every level is used with at least 7-byte matches and raw
-    /// literals (`fast_decode`), as decoding speed is what the engine waits
-    /// on. The default, 9, then finds fewer, longer matches than -1 did, and
-    /// zstd's decoding time goes with the number of matches: on cc1
-    /// (`cc1bb.vmt`, 128.7 M references, one core of a Zen 5, medians of 9
-    /// alternated runs) 18.1 MB instead of 19.9, decoding alone 823 -> 924 M
-    /// references a second, the one-thread jm-base run 360 -> 379, 32K/1M
-    /// 329 -> 343; writing it takes ~0.5 s more over the whole trace.
+    /// zstd level, applied through [`compressor`] (at least 7-byte matches,
+    /// raw literals), as decoding speed is what the engine waits on. The
+    /// default, 9, finds fewer, longer matches than -1 did, and zstd's
+    /// decoding time goes with the number of matches (numbers at
+    /// [`compressor`] and in docs/performance.md, session 11).
     pub zstd_level: i32,
     pub encoding: Encoding,
 }
@@ -51,15 +48,17 @@ impl Default for VmtOptions {
     }
 }
 
-/// Sets `z` up for files that decode fast: matches of at least 7 bytes
-/// (zstd's most), literals left raw rather than Huffman-coded. Each part
-/// counts (cc1, decoding alone, M references a second, 3-4 run sweeps):
-/// level -1 as before ~855, level 9 alone ~880, with 7-byte matches ~910,
-/// with raw literals too ~975 (level 12 the same, 15 and 19 slower, ~800:
-/// their optimal parsing takes many short matches). Any zstd decoder reads
-/// the result, so every existing file and reader is unaffected.
-fn fast_decode(mut z: zstd::bulk::Compressor<'static>) -> io::Result<zstd::bulk::Compressor<'static>> {
+/// The one way `.vmt` blocks are compressed: zstd at `level`, tuned for
+/// files that decode fast: matches of at least 7 bytes (zstd's most),
+/// literals left raw rather than Huffman-coded. Each part counts (cc1,
+/// decoding alone, M references a second, 3-4 run sweeps): level -1 as
+/// before ~855, level 9 alone ~880, with 7-byte matches ~910, with raw
+/// literals too ~975 (level 12 the same, 15 and 19 slower, ~800: their
+/// optimal parsing takes many short matches). Any zstd decoder reads the
+/// result, so every existing file and reader is unaffected.
+pub(crate) fn compressor(level: i32) -> io::Result<zstd::bulk::Compressor<'static>> {
     use zstd::zstd_safe::{CParameter, ParamSwitch};
+    let mut z = zstd::bulk::Compressor::new(level)?;
     z.set_parameter(CParameter::MinMatch(7))?;
     z.set_parameter(CParameter::LiteralCompressionMode(ParamSwitch::Disable))?;
     Ok(z)
@@ -280,7 +279,7 @@ impl<W: Write> VmtWriter<W> {
             enc: Records::new(opts.encoding),
             raw: Vec::new(),
             comp: Vec::new(),
-            zstd: fast_decode(zstd::bulk::Compressor::new(opts.zstd_level)?)?,
+            zstd: compressor(opts.zstd_level)?,
             total: 0,
             blocks: 0,
             bytes: head.len() as u64,
@@ -368,7 +367,7 @@ mod tests {
     }
 
     #[test]
-    fn fast_decode_leaves_literals_raw() -> io::Result<()> {
+    fn compressor_leaves_literals_raw() -> io::Result<()> {
         // 64-byte pieces of 16 byte values in a random order, each followed
         // by a copy of itself: matches for zstd to take (so that the block
         // is a compressed one) and literals that Huffman would code in about
@@ -389,9 +388,9 @@ mod tests {
         }
         let level = VmtOptions::default().zstd_level;
         let plain = zstd::bulk::Compressor::new(level)?.compress(&data)?;
-        let fast = fast_decode(zstd::bulk::Compressor::new(level)?)?.compress(&data)?;
+        let fast = compressor(level)?.compress(&data)?;
         assert_eq!(first_literals_type(&plain), Some(2), "plain level {level} codes these literals");
-        assert_eq!(first_literals_type(&fast), Some(0), "fast_decode leaves them raw");
+        assert_eq!(first_literals_type(&fast), Some(0), "compressor leaves them raw");
         assert_eq!(zstd::bulk::decompress(&fast, data.len())?, data);
         Ok(())
     }
