@@ -19,7 +19,7 @@ pub struct Losses {
     /// Accesses with a non-zero asid written without it (read back as asid 0).
     pub asids_dropped: u64,
     pub context_switches_dropped: u64,
-    /// `FlushAll` markers dropped (lackey has no way to say it).
+    /// `FlushAll` markers dropped (neither lackey nor din has a way to say it).
     pub flushes_dropped: u64,
     /// din: accesses whose size was not 4 (read back as 4 bytes).
     pub sizes_changed: u64,

@@ -6,10 +6,15 @@
 //! - label 0 is a data read, 1 a data write, 2 an instruction fetch;
 //! - every reference is a 4-byte access at the address rounded down to a
 //!   multiple of 4 (Dinero: "dineroIII is pretty much word-oriented");
-//! - label 4 is Dinero's escape that flushes the caches ([`Event::FlushAll`]);
-//!   its address is required but ignored;
-//! - label 3 is Dinero's escape for an unknown access type: vmlab has no such
-//!   thing to simulate, so it is rejected rather than guessed at;
+//! - labels 3, 4 and 5 are Dinero's escapes (`d4.h`: `D4XMISC`, an access of
+//!   unknown type; `D4XCOPYB`, a copy-back of the dirty line holding the
+//!   address, without invalidating it, passed down the data side; `D4XINVAL`,
+//!   an invalidate of that line without copy-back). vmlab has no event for
+//!   one line's copy-back or invalidate, and nothing sensible to simulate for
+//!   an unknown type, so they are rejected with an error that says which
+//!   escape it was, rather than approximated (an earlier vmlab read label 4
+//!   as a flush of every cache, which differs from Dinero: later references
+//!   then missed where Dinero hits);
 //! - the rest of a line after the address is ignored (Dinero allows comments
 //!   there; a second tuple on the same line is ignored too).
 //!
@@ -54,26 +59,23 @@ pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Event>, Strin
     }
     let (label_text, rest) = text::take_while(body, |b| !text::is_blank(b));
     let label = text::parse_hex(strip_0x(label_text)).map_err(|why| {
-        format!(
-            "expected a din label (0 read, 1 write, 2 instruction fetch, 4 flush), found `{}` ({why})",
-            text::show(label_text)
-        )
+        format!("expected a din label ({EXPECTED}), found `{}` ({why})", text::show(label_text))
     })?;
     let kind = match label {
-        0 => Some(AccessKind::Load),
-        1 => Some(AccessKind::Store),
-        2 => Some(AccessKind::Ifetch),
-        3 => {
-            return Err("din label 3 (Dinero's escape for an unknown access type) is not supported: \
-                 expected 0 (read), 1 (write), 2 (instruction fetch) or 4 (flush)"
-                .to_string())
-        }
-        4 => None,
-        other => {
+        0 => AccessKind::Load,
+        1 => AccessKind::Store,
+        2 => AccessKind::Ifetch,
+        3..=5 => {
+            let what = match label {
+                3 => "an access of unknown type",
+                4 => "copy back the line holding the address, without invalidating it",
+                _ => "invalidate the line holding the address, without copy-back",
+            };
             return Err(format!(
-                "unknown din label {other:x}: expected 0 (read), 1 (write), 2 (instruction fetch) or 4 (flush)"
-            ))
+                "din label {label} (Dinero's escape: {what}) is not supported: expected {EXPECTED}"
+            ));
         }
+        other => return Err(format!("unknown din label {other:x}: expected {EXPECTED}")),
     };
     let rest = text::trim_start(rest);
     if rest.is_empty() {
@@ -83,14 +85,15 @@ pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Event>, Strin
     let addr = text::parse_hex(strip_0x(addr_text)).map_err(|why| {
         format!("expected a hex address after label {label}, found `{}` ({why})", text::show(addr_text))
     })?;
-    Ok(Some(match kind {
-        Some(kind) => Event::Access(Access { kind, size: DIN_SIZE, addr: VirtAddr(addr & !3), asid }),
-        None => Event::FlushAll,
-    }))
+    Ok(Some(Event::Access(Access { kind, size: DIN_SIZE, addr: VirtAddr(addr & !3), asid })))
 }
 
+/// The labels vmlab reads, for error messages.
+const EXPECTED: &str = "0 (read), 1 (write) or 2 (instruction fetch)";
+
 /// Writes din text (`label hexaddr` per line). din is lossy; what was lost is
-/// counted in [`DinWriter::losses`]: asids and context switches are dropped,
+/// counted in [`DinWriter::losses`]: asids, context switches and whole-cache
+/// flushes are dropped (din's label 4 is a one-line copy-back, not a flush),
 /// every access becomes 4 bytes (sizes other than 4 are counted), a modify
 /// becomes a read then a write of the same address, and addresses that are
 /// not 4-byte aligned are written as they are but read back rounded down.
@@ -114,8 +117,8 @@ impl<W: Write> DinWriter<W> {
                 return Ok(());
             }
             Event::FlushAll => {
-                self.records += 1;
-                return self.w.write_all(b"4 0\n");
+                self.losses.flushes_dropped += 1;
+                return Ok(());
             }
         };
         if a.asid != Asid(0) {
@@ -185,12 +188,13 @@ mod tests {
         assert_eq!(parse("0 1000"), Ok(Some(Event::access(AccessKind::Load, 0x1000, 4, 0))));
         assert_eq!(parse("1 0x1003"), Ok(Some(Event::access(AccessKind::Store, 0x1000, 4, 0))));
         assert_eq!(parse("\t2  4016c0e  a comment 0 5"), Ok(Some(Event::access(AccessKind::Ifetch, 0x4016c0c, 4, 0))));
-        assert_eq!(parse("4 0"), Ok(Some(Event::FlushAll)));
         assert_eq!(parse("0x2 10"), Ok(Some(Event::access(AccessKind::Ifetch, 0x10, 4, 0))));
         assert_eq!(parse(""), Ok(None));
         for (line, phrase) in [
-            ("3 1000", "label 3"),
-            ("5 1000", "unknown din label 5"),
+            ("3 1000", "din label 3 (Dinero's escape: an access of unknown type) is not supported"),
+            ("4 0", "din label 4 (Dinero's escape: copy back the line holding the address"),
+            ("5 1000", "din label 5 (Dinero's escape: invalidate the line"),
+            ("6 1000", "unknown din label 6: expected 0 (read), 1 (write) or 2 (instruction fetch)"),
             ("10 1000", "unknown din label 10"),
             ("z 1000", "expected a din label"),
             ("0", "found end of line"),
@@ -215,13 +219,13 @@ mod tests {
             ],
         )
         .expect("write to Vec");
-        assert_eq!(String::from_utf8_lossy(&out), "2 4016c0c\n0 1002\n1 1002\n4 0\n");
+        assert_eq!(String::from_utf8_lossy(&out), "2 4016c0c\n0 1002\n1 1002\n");
         assert_eq!(
             losses,
             Losses {
                 asids_dropped: 1,
                 context_switches_dropped: 1,
-                flushes_dropped: 0,
+                flushes_dropped: 1,
                 sizes_changed: 1,
                 modifies_split: 1,
                 unaligned: 1,

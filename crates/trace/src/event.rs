@@ -44,7 +44,8 @@ pub enum Event {
     Access(Access),
     /// From here on the running address space is `Asid` (the scheduler ran).
     ContextSwitch(Asid),
-    /// Write back and invalidate every cache (Dinero `din` label 4).
+    /// Write back and invalidate every cache (a `.vmt` marker or an OS
+    /// operation; din cannot carry it).
     FlushAll,
 }
 

@@ -163,7 +163,6 @@ proptest! {
                 Event::Access(a) if a.kind != AccessKind::Modify => {
                     Some(Event::access(a.kind, a.addr.0 & !3, 4, 0))
                 }
-                Event::FlushAll => Some(Event::FlushAll),
                 _ => None,
             })
             .collect();
