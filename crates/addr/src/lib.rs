@@ -3,6 +3,9 @@
 //! Every address that crosses a crate boundary is one of these newtypes, so a
 //! virtual address can never be used where a physical one is expected.
 
+mod numbers;
+
+pub use numbers::NumberSet;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -10,7 +10,8 @@
 use crate::config::Replacement;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
+use vmlab_addr::NumberSet;
 
 const NIL: u32 = u32::MAX;
 
@@ -20,7 +21,9 @@ pub type LineKey = (u64, u32);
 #[derive(Debug)]
 pub struct MissClassifier {
     full: FullyAssociative,
-    seen: FxHashSet<LineKey>,
+    /// Every line that ever missed: the one part that grows with the trace's
+    /// footprint (a bit a line for dense footprints, `NumberSet`).
+    seen: NumberSet,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +35,7 @@ pub enum MissClass {
 
 impl MissClassifier {
     pub fn new(lines: usize, policy: Replacement, seed: u64) -> Self {
-        Self { full: FullyAssociative::new(lines, policy, seed), seen: FxHashSet::default() }
+        Self { full: FullyAssociative::new(lines, policy, seed), seen: NumberSet::new() }
     }
 
     /// Presents one access to the shadows. `allocate` says whether the real
@@ -46,7 +49,7 @@ impl MissClassifier {
         if full_hit {
             return Some(MissClass::Conflict);
         }
-        Some(if self.seen.insert(key) { MissClass::Compulsory } else { MissClass::Capacity })
+        Some(if self.seen.insert(key.1, key.0) { MissClass::Compulsory } else { MissClass::Capacity })
     }
 
     pub fn invalidate(&mut self, key: LineKey) {

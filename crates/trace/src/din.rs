@@ -58,9 +58,8 @@ pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Event>, Strin
         return Ok(None);
     }
     let (label_text, rest) = text::take_while(body, |b| !text::is_blank(b));
-    let label = text::parse_hex(strip_0x(label_text)).map_err(|why| {
-        format!("expected a din label ({EXPECTED}), found `{}` ({why})", text::show(label_text))
-    })?;
+    let label = text::parse_hex(strip_0x(label_text))
+        .map_err(|why| format!("expected a din label ({EXPECTED}), found `{}` ({why})", text::show(label_text)))?;
     let kind = match label {
         0 => AccessKind::Load,
         1 => AccessKind::Store,
@@ -71,9 +70,7 @@ pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Event>, Strin
                 4 => "copy back the line holding the address, without invalidating it",
                 _ => "invalidate the line holding the address, without copy-back",
             };
-            return Err(format!(
-                "din label {label} (Dinero's escape: {what}) is not supported: expected {EXPECTED}"
-            ));
+            return Err(format!("din label {label} (Dinero's escape: {what}) is not supported: expected {EXPECTED}"));
         }
         other => return Err(format!("unknown din label {other:x}: expected {EXPECTED}")),
     };

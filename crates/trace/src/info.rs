@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use rustc_hash::FxHashSet;
 use serde::Serialize;
+use vmlab_addr::NumberSet;
 
 use crate::{AccessKind, Event, EventSource, TraceError, BLOCK};
 
@@ -113,7 +113,9 @@ pub fn info(source: &mut dyn EventSource) -> Result<TraceInfo, TraceError> {
 #[derive(Default)]
 struct Scan {
     info: TraceInfo,
-    lines: [FxHashSet<(u32, u64)>; 2],
+    lines: [NumberSet; 2],
+    /// A block's new lines per side, added to `lines` sorted (`insert_all`).
+    pending: [Vec<(u32, u64)>; 2],
     /// Last line inserted per set: consecutive accesses mostly hit the same
     /// line, and skipping the hash insert for them is most of the speed.
     last: [Option<(u32, u64)>; 2],
@@ -164,10 +166,13 @@ impl Scan {
             for line in (first >> LINE_SHIFT)..=(last >> LINE_SHIFT) {
                 let key = (asid, line);
                 if self.last[which] != Some(key) {
-                    self.lines[which].insert(key);
+                    self.pending[which].push(key);
                     self.last[which] = Some(key);
                 }
             }
+        }
+        for (set, new) in self.lines.iter_mut().zip(&mut self.pending) {
+            set.insert_all(new);
         }
     }
 
@@ -176,24 +181,13 @@ impl Scan {
             *self.info.by_asid.entry(cur).or_default() += n;
         }
         let [i, d] = &self.lines;
-        let both = |a: &FxHashSet<(u32, u64)>, b: &FxHashSet<(u32, u64)>| {
-            let (small, big) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-            (a.len() + b.len() - small.iter().filter(|k| big.contains(k)).count()) as u64
-        };
-        self.info.lines_64b = Footprint { instr: i.len() as u64, data: d.len() as u64, total: both(i, d) };
-        let pages = |s: &FxHashSet<(u32, u64)>| -> FxHashSet<(u32, u64)> {
-            s.iter().map(|&(a, l)| (a, l >> LINES_PER_PAGE_SHIFT)).collect()
-        };
-        let (pi, pd) = (pages(i), pages(d));
-        self.info.pages_4k = Footprint { instr: pi.len() as u64, data: pd.len() as u64, total: both(&pi, &pd) };
+        let footprint =
+            |i: &NumberSet, d: &NumberSet| Footprint { instr: i.len(), data: d.len(), total: i.union_len(d) };
+        self.info.lines_64b = footprint(i, d);
+        let (pi, pd) = (i.coarsened(LINES_PER_PAGE_SHIFT), d.coarsened(LINES_PER_PAGE_SHIFT));
+        self.info.pages_4k = footprint(&pi, &pd);
         // Coarser units from the page sets (4 MB = 2^10 pages, 1 GB = 2^18).
-        let coarse = |shift: u32| {
-            let up = |s: &FxHashSet<(u32, u64)>| -> FxHashSet<(u32, u64)> {
-                s.iter().map(|&(a, p)| (a, p >> shift)).collect()
-            };
-            let (ri, rd) = (up(&pi), up(&pd));
-            Footprint { instr: ri.len() as u64, data: rd.len() as u64, total: both(&ri, &rd) }
-        };
+        let coarse = |shift: u32| footprint(&pi.coarsened(shift), &pd.coarsened(shift));
         self.info.regions_4m = coarse(REGION_4M_SHIFT);
         self.info.regions_1g = coarse(REGION_1G_SHIFT);
         self.info.bytes_referenced = self.info.bytes_by_kind.total();
