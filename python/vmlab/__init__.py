@@ -11,11 +11,13 @@ polars, the ``vmlab`` command line, and HTML reports.
 """
 
 from vmlab._engine import VmlabError, __version__
-from vmlab.machine import Machine, Progress, presets, preset_text
+from vmlab.machine import FlushCounts, LiveMachine, Machine, Progress, presets, preset_text
 from vmlab.result import Result, results_frame
 from vmlab.traces import capture_trace, convert_trace, trace_formats, trace_info
 
 __all__ = [
+    "FlushCounts",
+    "LiveMachine",
     "Machine",
     "Progress",
     "Result",

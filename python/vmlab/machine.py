@@ -178,6 +178,124 @@ class Machine:
         """
         return Result.from_json(_engine.run_events(self._config_json, list(events)))
 
+    def live(self) -> "LiveMachine":
+        """A :class:`LiveMachine` of this configuration, every cache empty."""
+        return LiveMachine(self)
+
+
+def _unsigned(what: str, value: Any, bits: int = 64) -> int:
+    """``value`` if it is an integer in [0, 2**bits), else a :class:`VmlabError` saying so."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << bits:
+        raise _engine.VmlabError(f"{what} {value!r} is not an integer in [0, 2**{bits})")
+    return value
+
+
+class FlushCounts(NamedTuple):
+    """The lines a flush or purge found, summed over every cache of the machine.
+
+    Per cache, a range counts each of that cache's lines it touches once
+    (``empty`` when no copy is resident, else each copy ``clean`` or
+    ``dirty``); a whole-machine flush counts every line frame once. The
+    counts of each cache are in the result's ``flushed`` / ``purged`` stats.
+    """
+
+    empty: int
+    clean: int
+    dirty: int
+
+
+class LiveMachine:
+    """A machine with state: feed it events, flush or purge it, read its result.
+
+    ``Machine.run`` and ``run_events`` start from empty caches every time; a
+    live machine keeps its caches and page mappings between calls, so
+    operations on the caches can come between pieces of a trace::
+
+        live = vmlab.Machine.from_preset("jm-base").live()
+        live.feed([("store", 0x1004, 4), ("load", 0x2000, 4)])
+        live.flush_virtual(0x1000, 64)      # FlushCounts(empty=..., clean=..., dirty=...)
+        live.result().caches["l1d"]["stats"]["flushed"]
+
+    A *flush* writes dirty lines back to the level below (and from the last
+    level to memory) and invalidates; a *purge* invalidates and drops dirty
+    data. Every level is flushed top level first, so what a level writes
+    back is in the level below before that one is flushed. Errors (a range
+    past the last address, 2**64 - 1) raise :class:`VmlabError`.
+    """
+
+    __slots__ = ("machine", "_live")
+
+    def __init__(self, machine: Machine):
+        self.machine = machine
+        self._live = _engine.LiveMachine(machine.to_json())
+
+    def feed(self, events: Iterable[Sequence[Any]]) -> None:
+        """Simulates events given as tuples, as :meth:`Machine.run_events` takes them."""
+        self._live.feed(list(events))
+
+    def flush_virtual(self, addr: int, length: int, asid: int = 0) -> FlushCounts:
+        """Flushes the virtual range ``[addr, addr + length)`` of address space ``asid``.
+
+        Each cache looks up each of its own lines in the range once. A cache
+        that needs a physical address holds nothing of a page the address
+        space never touched (those lines count as empty; no page is mapped).
+        Synonyms of the range under other virtual addresses stay; see
+        :meth:`flush_physical`.
+        """
+        return self._virtual(addr, length, asid, False)
+
+    def purge_virtual(self, addr: int, length: int, asid: int = 0) -> FlushCounts:
+        """:meth:`flush_virtual` without writing dirty lines back."""
+        return self._virtual(addr, length, asid, True)
+
+    def flush_physical(self, addr: int, length: int) -> FlushCounts:
+        """Flushes every line whose physical address is in ``[addr, addr + length)``.
+
+        Every copy goes, whatever virtual address or address space it was
+        cached under: in a VIVT cache, every synonym of the frames. Per
+        cache, a line of the range with no copy counts once as empty and
+        each copy as clean or dirty.
+        """
+        return self._physical(addr, length, False)
+
+    def purge_physical(self, addr: int, length: int) -> FlushCounts:
+        """:meth:`flush_physical` without writing dirty lines back."""
+        return self._physical(addr, length, True)
+
+    def _virtual(self, addr: int, length: int, asid: int, purge: bool) -> FlushCounts:
+        args = (_unsigned("asid", asid, 32), _unsigned("addr", addr), _unsigned("length", length))
+        return FlushCounts(*self._live.flush_virtual(*args, purge))
+
+    def _physical(self, addr: int, length: int, purge: bool) -> FlushCounts:
+        return FlushCounts(*self._live.flush_physical(_unsigned("addr", addr), _unsigned("length", length), purge))
+
+    def flush_all(self) -> FlushCounts:
+        """Flushes every cache whole (each line frame counts once).
+
+        Unlike a ``("flush",)`` event, not counted among the result's events.
+        """
+        return FlushCounts(*self._live.flush_all(False))
+
+    def purge_all(self) -> FlushCounts:
+        """:meth:`flush_all` without writing dirty lines back."""
+        return FlushCounts(*self._live.flush_all(True))
+
+    def translate(self, addr: int, asid: int = 0) -> int:
+        """The physical address of ``addr``; maps its page on first touch, as a reference would."""
+        return self._live.translate(_unsigned("asid", asid, 32), _unsigned("addr", addr))
+
+    def share_page(self, owner: int, alias: int, owner_asid: int = 0, alias_asid: int = 0) -> None:
+        """Maps the page of ``alias`` onto the frame of the page of ``owner``: a synonym."""
+        self._live.share_page(_unsigned("owner_asid", owner_asid, 32), _unsigned("owner", owner),
+                              _unsigned("alias_asid", alias_asid, 32), _unsigned("alias", alias))
+
+    def result(self) -> Result:
+        """The counters so far (trace name ``events``)."""
+        return Result.from_json(self._live.result())
+
+    def __repr__(self) -> str:
+        return f"LiveMachine({self.machine.name!r})"
+
 
 def presets() -> dict[str, str]:
     """Every preset name the engine knows, with its one-line description."""

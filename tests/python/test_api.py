@@ -55,6 +55,31 @@ def test_bad_override_table_and_value():
         vmlab.Machine.from_preset("jm-base", l1d_replacement="sometimes")
 
 
+def test_overrides_apply_together_in_any_order():
+    # 8K of 16-byte lines (512) is not divisible by 3 ways; 12K (768) is.
+    a = vmlab.Machine.from_preset("jm-base", sets=["l1d.assoc=3", "l1d.size=12K"])
+    b = vmlab.Machine.from_preset("jm-base", sets=["l1d.size=12K", "l1d.assoc=3"])
+    assert a == b
+    assert (a.config["l1d"]["size"], a.config["l1d"]["assoc"]) == ("12K", 3)
+    assert vmlab.Machine.from_preset("jm-base").with_overrides(l1d_assoc=3, l1d_size="12K") == a
+    # jm-base's VIVT l1d has ASID tags, which physical tags refuse: a switch
+    # to PIPT needs both keys, and either may come first.
+    for keywords in ({"l1d_indexing": "pipt", "l1d_asid_tags": False},
+                     {"l1d_asid_tags": False, "l1d_indexing": "pipt"}):
+        m = vmlab.Machine.from_preset("jm-base", **keywords)
+        assert (m.config["l1d"]["indexing"], m.config["l1d"]["asid_tags"]) == ("pipt", False)
+    with pytest.raises(vmlab.VmlabError, match=r"^--set l1d.indexing=pipt: \[l1d\]: asid_tags needs virtual tags"):
+        vmlab.Machine.from_preset("jm-base", l1d_indexing="pipt")
+
+
+def test_overrides_may_add_a_level():
+    m = vmlab.Machine.from_preset("jm-base", l3_assoc=8, l3_line=16, l3_size="1M")
+    assert repr(m) == "Machine('jm-base', caches=['l1i', 'l1d', 'l2i', 'l2d', 'l3'])"
+    assert (m.config["l3"]["size"], m.config["l3"]["line"], m.config["l3"]["assoc"]) == ("1M", "16", 8)
+    with pytest.raises(vmlab.VmlabError, match=r"^--set l3.size=1M: \[l3\]: missing field `line` \(\[l3\] is not in"):
+        vmlab.Machine.from_preset("jm-base", l3_size="1M")
+
+
 def test_unknown_preset_names_the_choices():
     with pytest.raises(vmlab.VmlabError) as e:
         vmlab.Machine.from_preset("pdp-11")

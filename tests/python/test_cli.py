@@ -99,6 +99,26 @@ def test_run_with_overrides(cli, tiny_preset, tiny_trace):
     assert sum(data["caches"][0]["stats"][k]["misses"] for k in ("ifetch", "read", "write")) == 6
 
 
+def test_run_overrides_in_either_order(cli, tiny_preset, tiny_trace):
+    # 3 ways do not divide the tiny cache's 4 lines, but with size=48 it is
+    # one set of 3 lines (LRU). The tiny trace's lines, worked by hand:
+    # I 100 miss; L 200 miss; I 100 hit; S 201 miss (dirty); L 201 hit;
+    # M 300 read miss (evicts 200), write hit; L 200 miss (evicts 100);
+    # L 501 miss (evicts dirty 201); L 502 miss (evicts dirty 300);
+    # I 100 miss (evicts 200). Misses: ifetch 2, read 5, write 1; 2 write-backs.
+    outputs = []
+    for sets in (["l1.assoc=3", "l1.size=48"], ["l1.size=48", "l1.assoc=3"]):
+        args = [a for s in sets for a in ("--set", s)]
+        p = cli("run", "-m", tiny_preset, "-t", tiny_trace, *args, "--json", "-", check=True)
+        outputs.append(p.stdout)
+    assert outputs[0] == outputs[1]
+    data = json.loads(outputs[0])
+    assert (data["machine"]["l1"]["size"], data["machine"]["l1"]["assoc"]) == ("48", 3)
+    stats = data["caches"][0]["stats"]
+    assert [stats[k]["misses"] for k in ("ifetch", "read", "write")] == [2, 5, 1]
+    assert stats["writebacks"] == 2
+
+
 def test_bad_trace_names_file_and_line(cli, tiny_preset, bad_trace):
     p = cli("run", "-m", tiny_preset, "-t", bad_trace)
     assert_one_line_error(p, "bad.lackey", "line 3")

@@ -1048,6 +1048,96 @@ impl Cache {
         state
     }
 
+    /// Counts `n` lines of a flush or purge range as found empty without
+    /// looking them up: for a caller that knows the level cannot hold them
+    /// (a physically tagged level and a virtual page never mapped).
+    pub fn count_empty_flushes(&mut self, n: u64, purge: bool) {
+        let f = if purge { &mut self.stats.purged } else { &mut self.stats.flushed };
+        f.empty += n;
+    }
+
+    /// Whether a line of an address space can be resident under a virtual
+    /// address that space never mapped: only in a VIVT level without ASID
+    /// tags, whose lookup matches another space's line at the same virtual
+    /// address (a homonym). Every other level finds a line through a
+    /// physical address or an ASID tag, both of which only a mapped page has.
+    pub fn holds_unmapped_lines(&self) -> bool {
+        self.tag_virtual && self.index_virtual && !self.asid_tags
+    }
+
+    /// Flushes (`purge == false`) or purges every resident copy of every
+    /// line whose physical address lies in `[pa, last]` (both inclusive, so
+    /// a range may end at the last address), whatever virtual address or
+    /// address space it was filled under: in a VIVT level this catches
+    /// every synonym of a frame. Each line of the range with no copy counts
+    /// once as empty; each copy counts as clean or dirty. Returns the counts
+    /// and the dirty lines (none for a purge) for the caller to write back,
+    /// in ascending physical address order (copies of one line by virtual
+    /// address, then ASID), so the level below sees the same sequence
+    /// however the lines were found.
+    pub fn flush_physical_range(&mut self, pa: u64, last: u64, purge: bool) -> (FlushStats, Vec<Evicted>) {
+        let shift = self.line_shift;
+        let (lo, hi) = (pa >> shift, last >> shift);
+        let in_range = hi - lo + 1;
+        let mut counts = FlushStats::default();
+        let mut dirty = Vec::new();
+        // A PIPT level holds a physical line in one frame of one set, found
+        // from the address alone (the space hash needs an ASID, so it is
+        // searched); the search is the cheaper way only for a range of
+        // fewer lines than the level has frames.
+        let direct = !self.index_virtual && self.cfg.index != IndexFn::SpaceHash && in_range <= self.tags.len() as u64;
+        if direct {
+            for line in lo..=hi {
+                let r = LineRef { vaddr: 0, paddr: line << shift, asid: 0 };
+                match self.flush_line(r, purge) {
+                    LineState::Empty => counts.empty += 1,
+                    LineState::Clean => counts.clean += 1,
+                    LineState::Dirty(e) => {
+                        counts.dirty += 1;
+                        if !purge {
+                            dirty.push(e);
+                        }
+                    }
+                }
+            }
+            return (counts, dirty);
+        }
+        // Any other level may hold a physical line in several sets (a VIVT
+        // or VIPT synonym under another virtual index), so every frame is
+        // read; each keeps its physical line for write-back.
+        let mut found = Vec::new();
+        for slot in 0..self.tags.len() {
+            let s = self.tags[slot];
+            if s.key == EMPTY {
+                continue;
+            }
+            let (_, pline) = lines(self.tag_virtual, s.key, s.other);
+            if pline < lo || pline > hi {
+                continue;
+            }
+            found.push(pline);
+            let e = self.evicted(slot);
+            self.invalidate_slot(slot);
+            let state = if e.dirty { LineState::Dirty(e) } else { LineState::Clean };
+            self.record_flush(state, purge);
+            if e.dirty {
+                counts.dirty += 1;
+                if !purge {
+                    dirty.push(e);
+                }
+            } else {
+                counts.clean += 1;
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        let empty = in_range - found.len() as u64;
+        counts.empty = empty;
+        self.count_empty_flushes(empty, purge);
+        dirty.sort_unstable_by_key(|e| (e.paddr, e.vaddr, e.asid));
+        (counts, dirty)
+    }
+
     fn record_flush(&mut self, state: LineState, purge: bool) {
         let line = self.geo.line_bytes();
         let f = if purge { &mut self.stats.purged } else { &mut self.stats.flushed };
@@ -1171,6 +1261,63 @@ mod tests {
         c.access(r(80, 80, 0), RefKind::Read, 4);
         let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr).collect();
         assert_eq!(lines, vec![0, 80, 64, 48]);
+    }
+
+    #[test]
+    fn a_physical_range_is_looked_up_or_searched_with_the_same_counts() {
+        // Four ways of one set, PIPT: physical lines 0x00 (clean), 0x10
+        // (dirty), 0x20 (clean) resident, way 3 empty.
+        let filled = || {
+            let mut c = four_ways();
+            c.access(r(0x100, 0x00, 0), RefKind::Read, 4);
+            c.access(r(0x110, 0x10, 0), RefKind::Write, 4);
+            c.access(r(0x120, 0x20, 0), RefKind::Read, 4);
+            c
+        };
+        let dirty = Evicted { vaddr: 0x110, paddr: 0x10, asid: 0, dirty: true };
+        // [0x00, 0x2f]: 3 lines, fewer than the 4 frames, each looked up:
+        // clean, dirty, clean.
+        let mut c = filled();
+        let (f, lines) = c.flush_physical_range(0x00, 0x2f, false);
+        assert_eq!((f.empty, f.clean, f.dirty), (0, 2, 1));
+        assert_eq!(lines, [dirty]);
+        // [0x08, 0x4f]: lines 0x00..0x40, 5 of them, more than the frames:
+        // searched. 0x00, 0x20 clean, 0x10 dirty, 0x30 and 0x40 empty.
+        let mut c = filled();
+        let (f, lines) = c.flush_physical_range(0x08, 0x4f, false);
+        assert_eq!((f.empty, f.clean, f.dirty), (2, 2, 1));
+        assert_eq!(lines, [dirty]);
+        let s = c.stats();
+        assert_eq!((s.flushed.empty, s.flushed.clean, s.flushed.dirty), (2, 2, 1));
+        assert_eq!((s.writebacks, s.bytes_out), (1, 16));
+        assert!(c.resident().is_empty());
+        // A purge hands back no line to write, and writes none back.
+        let mut c = filled();
+        let (f, lines) = c.flush_physical_range(0x10, 0x10, true);
+        assert_eq!((f.empty, f.clean, f.dirty, lines.len()), (0, 0, 1, 0));
+        assert_eq!((c.stats().purged.dirty, c.stats().writebacks), (1, 0));
+    }
+
+    #[test]
+    fn a_physical_range_finds_every_virtual_copy_in_address_order() {
+        // A VIVT level of two 16-byte sets, 2 ways, ASID tags: physical
+        // line 0x40 cached under virtual 0x2000 (space 1, dirty) and 0x1000
+        // (space 2, dirty), both in set 0; physical 0x50 under 0x1010
+        // (clean, set 1). [0x40, 0x7f]: lines 0x40 (two copies), 0x50 (one),
+        // 0x60 and 0x70 (none: empty 2). The dirty copies come back by
+        // virtual address, though the way of 0x2000 comes first.
+        let mut cfg = CacheConfig::simple(64, 16, 2);
+        cfg.indexing = Indexing::Vivt;
+        cfg.asid_tags = true;
+        let mut c = Cache::new(cfg, false).expect("geometry");
+        c.access(r(0x2000, 0x40, 1), RefKind::Write, 4);
+        c.access(r(0x1000, 0x40, 2), RefKind::Write, 4);
+        c.access(r(0x1010, 0x50, 2), RefKind::Read, 4);
+        let (f, lines) = c.flush_physical_range(0x40, 0x7f, false);
+        assert_eq!((f.empty, f.clean, f.dirty), (2, 1, 2));
+        let order: Vec<(u64, u32)> = lines.iter().map(|e| (e.vaddr, e.asid)).collect();
+        assert_eq!(order, [(0x1000, 2), (0x2000, 1)]);
+        assert!(c.resident().is_empty());
     }
 
     #[test]

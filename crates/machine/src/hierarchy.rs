@@ -251,14 +251,16 @@ impl Hierarchy {
         }
     }
 
-    /// Writes back and invalidates every line of every level, top-down, so
-    /// dirty data from above lands in a level before that level is flushed.
-    pub fn flush_all(&mut self) -> FlushStats {
+    /// Writes back and invalidates (`purge == false`) or invalidates every
+    /// line of every level, top-down, so dirty data from above lands in a
+    /// level before that level is flushed. A frame counts once: empty,
+    /// clean or dirty.
+    pub fn flush_all(&mut self, purge: bool) -> FlushStats {
         let mut total = FlushStats::default();
         for t in 0..self.tiers.len() {
             let mut dirty = Vec::new();
             for c in self.tiers[t].caches_mut() {
-                let (counts, lines) = c.flush_all(false);
+                let (counts, lines) = c.flush_all(purge);
                 total += counts;
                 let line = c.line_bytes();
                 dirty.push((lines, line));
@@ -270,30 +272,82 @@ impl Hierarchy {
         total
     }
 
-    /// Flushes (or purges) one line, given by its addresses, from every cache
-    /// of tier `t` (a dirty line is written to tier `t + 1`). Returns what
-    /// was found.
-    pub fn flush_line(&mut self, t: usize, r: LineRef, purge: bool) -> FlushStats {
+    /// Flushes or purges, top-down as `flush_all`, every copy in every
+    /// cache of every line whose physical address lies in `[pa, last]`
+    /// (`Cache::flush_physical_range`: a line of the range with no copy in
+    /// a cache counts once there as empty).
+    pub fn flush_physical_range(&mut self, pa: u64, last: u64, purge: bool) -> FlushStats {
+        let mut total = FlushStats::default();
+        for t in 0..self.tiers.len() {
+            let mut dirty = Vec::new();
+            for c in self.tiers[t].caches_mut() {
+                let (counts, lines) = c.flush_physical_range(pa, last, purge);
+                total += counts;
+                dirty.push((lines, c.line_bytes()));
+            }
+            for (lines, line) in dirty {
+                self.write_back(t, lines, line);
+            }
+        }
+        total
+    }
+
+    /// How many caches tier `t` has: 1 for a unified level, 2 for a split
+    /// one (instruction cache first), 0 past the last level.
+    pub fn caches_in(&self, t: usize) -> usize {
+        match self.tiers.get(t) {
+            None => 0,
+            Some(Tier::Unified(_)) => 1,
+            Some(Tier::Split { .. }) => 2,
+        }
+    }
+
+    /// Cache `c` of tier `t`, in `caches_in`'s order.
+    pub fn tier_cache(&self, t: usize, c: usize) -> Option<&Cache> {
+        match (self.tiers.get(t)?, c) {
+            (Tier::Unified(u), 0) => Some(u),
+            (Tier::Split { i, .. }, 0) => Some(i),
+            (Tier::Split { d, .. }, 1) => Some(d),
+            _ => None,
+        }
+    }
+
+    fn tier_cache_mut(&mut self, t: usize, c: usize) -> Option<&mut Cache> {
+        match (self.tiers.get_mut(t)?, c) {
+            (Tier::Unified(u), 0) => Some(u),
+            (Tier::Split { i, .. }, 0) => Some(i),
+            (Tier::Split { d, .. }, 1) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Flushes (or purges) the line holding `r` from cache `c` of tier `t`
+    /// alone (a dirty line flushed is written to tier `t + 1`). Returns what
+    /// was found: one line, empty, clean or dirty. Nothing, changing
+    /// nothing, for a cache that does not exist.
+    pub fn flush_line(&mut self, t: usize, c: usize, r: LineRef, purge: bool) -> FlushStats {
         let mut found = FlushStats::default();
-        let mut writes = Vec::new();
-        for c in self.tiers[t].caches_mut() {
-            let line = c.line_bytes();
-            let aligned = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-            match c.flush_line(aligned, purge) {
-                LineState::Empty => found.empty += 1,
-                LineState::Clean => found.clean += 1,
-                LineState::Dirty(e) => {
-                    found.dirty += 1;
-                    if !purge {
-                        writes.push((e, line));
-                    }
+        let Some(cache) = self.tier_cache_mut(t, c) else { return found };
+        let line = cache.line_bytes();
+        let aligned = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+        match cache.flush_line(aligned, purge) {
+            LineState::Empty => found.empty += 1,
+            LineState::Clean => found.clean += 1,
+            LineState::Dirty(e) => {
+                found.dirty += 1;
+                if !purge {
+                    self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
                 }
             }
         }
-        for (e, line) in writes {
-            self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
-        }
         found
+    }
+
+    /// `Cache::count_empty_flushes` of cache `c` of tier `t`.
+    pub fn count_empty_flushes(&mut self, t: usize, c: usize, n: u64, purge: bool) {
+        if let Some(cache) = self.tier_cache_mut(t, c) {
+            cache.count_empty_flushes(n, purge);
+        }
     }
 
     /// Whether every miss is completed by the specialised miss chain

@@ -12,7 +12,7 @@ pub mod result;
 
 pub use config::{MachineConfig, MemoryConfig, StatsConfig, TierConfig};
 pub use hierarchy::{Hierarchy, MemoryStats};
-pub use machine::{Machine, Progress, RunError};
+pub use machine::{Machine, Progress, RangeError, RunError};
 pub use mapper::{FrameAllocation, MapError, PageMapper};
 pub use preset::ConfigError;
 pub use result::{EventCounts, LevelResult, RunResult};

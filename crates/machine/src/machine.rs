@@ -1,7 +1,7 @@
 //! A machine: the hierarchy, the page mapper, and the loop that feeds them
 //! events. Every reference walks down the stack once.
 
-use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{FlushStats, HitCheck, LineRef, Lookup, RefKind};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
@@ -53,6 +53,23 @@ fn event_at(event: u64, dropped: u64) -> String {
             event + dropped
         )
     }
+}
+
+/// A flush or purge range that passes the last address, 2^64 - 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the {space} range of {len} bytes at {start:#x} passes the last address, 0xffffffffffffffff")]
+pub struct RangeError {
+    pub space: &'static str,
+    pub start: u64,
+    pub len: u64,
+}
+
+/// The last address of `[start, start + len)`, `None` for an empty range.
+fn range_last(space: &'static str, start: u64, len: u64) -> Result<Option<u64>, RangeError> {
+    if len == 0 {
+        return Ok(None);
+    }
+    start.checked_add(len - 1).map(Some).ok_or(RangeError { space, start, len })
 }
 
 /// Progress of a run, handed to the caller's callback between blocks.
@@ -440,7 +457,7 @@ impl Machine {
             Event::FlushAll => {
                 self.flushes += 1;
                 self.forget_repeats();
-                self.hierarchy.flush_all();
+                self.hierarchy.flush_all(false);
                 Ok(())
             }
         }
@@ -673,24 +690,79 @@ impl Machine {
         })
     }
 
-    /// Flushes (or purges) the virtual range [va, va+len) of `asid` from
-    /// every level. Pages never touched hold nothing and are skipped.
-    pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, purge: bool) -> FlushStats {
+    /// Flushes (`purge == false`: writes back dirty lines, then invalidates)
+    /// or purges (invalidates, dropping dirty data) the virtual range
+    /// `[va, va + len)` of `asid` in every cache, top level first, so what
+    /// a level writes back lands in the level below before that one is
+    /// flushed. Each cache looks up each of its own lines the range touches
+    /// once (with that cache's line size), so the counts add up, per cache,
+    /// to the lines of the range: a line found nowhere is empty. A cache
+    /// that needs a physical address holds nothing of a page `asid` never
+    /// touched, and no page is mapped by a flush; those lines count as
+    /// empty without a look-up. `len` 0 flushes nothing; a range past the
+    /// last address is refused.
+    pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, purge: bool) -> Result<FlushStats, RangeError> {
         let mut total = FlushStats::default();
+        let Some(last) = range_last("virtual", va, len)? else { return Ok(total) };
         self.forget_repeats();
         let page = self.mapper.page_size();
-        let line = self.hierarchy.caches().iter().map(|(_, c)| c.line_bytes()).min().unwrap_or(16);
+        let asid = Asid(asid);
         for t in 0..self.hierarchy.tier_count() {
-            let mut a = va & !(line - 1);
-            while a < va.saturating_add(len) {
-                if let Some(pfn) = self.mapper.frame_of(Asid(asid), Vpn(a >> page.shift())) {
-                    let pa = page.translate(VirtAddr(a), pfn);
-                    total += self.hierarchy.flush_line(t, LineRef { vaddr: a, paddr: pa.0, asid }, purge);
+            for c in 0..self.hierarchy.caches_in(t) {
+                let Some(cache) = self.hierarchy.tier_cache(t, c) else { continue };
+                let shift = cache.line_bytes().trailing_zeros();
+                let homonyms = cache.holds_unmapped_lines();
+                // Page by page: a line never crosses a page (line <= page),
+                // so each line's physical address comes from its page's frame.
+                let mut at = va;
+                loop {
+                    let chunk_last = (at | (page.bytes() - 1)).min(last);
+                    let (first_line, last_line) = (at >> shift, chunk_last >> shift);
+                    let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(at)));
+                    if frame.is_none() && !homonyms {
+                        let n = last_line - first_line + 1;
+                        self.hierarchy.count_empty_flushes(t, c, n, purge);
+                        total.empty += n;
+                    } else {
+                        for l in first_line..=last_line {
+                            let a = l << shift;
+                            // Without a frame (an untagged VIVT cache's
+                            // homonym) the look-up reads only `vaddr`.
+                            let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
+                            total +=
+                                self.hierarchy.flush_line(t, c, LineRef { vaddr: a, paddr: pa, asid: asid.0 }, purge);
+                        }
+                    }
+                    if chunk_last >= last {
+                        break;
+                    }
+                    at = chunk_last + 1;
                 }
-                a += line;
             }
         }
-        total
+        Ok(total)
+    }
+
+    /// Flushes or purges (as `flush_virtual_range`) every line whose
+    /// physical address lies in `[pa, pa + len)`, in every cache, top level
+    /// first: every copy, whatever virtual address or address space it was
+    /// cached under, so a VIVT cache loses every synonym of the frames in
+    /// the range (`Cache::flush_physical_range`). Per cache, each line of
+    /// the range with no copy counts once as empty and each copy as clean
+    /// or dirty. `len` 0 flushes nothing; a range past the last address is
+    /// refused.
+    pub fn flush_physical_range(&mut self, pa: u64, len: u64, purge: bool) -> Result<FlushStats, RangeError> {
+        let Some(last) = range_last("physical", pa, len)? else { return Ok(FlushStats::default()) };
+        self.forget_repeats();
+        Ok(self.hierarchy.flush_physical_range(pa, last, purge))
+    }
+
+    /// Flushes or purges every cache whole, top level first; every frame
+    /// counts once, empty, clean or dirty. Unlike a trace's `FlushAll`
+    /// event, not counted among the events.
+    pub fn flush_all(&mut self, purge: bool) -> FlushStats {
+        self.forget_repeats();
+        self.hierarchy.flush_all(purge)
     }
 
     /// The results so far.

@@ -3,9 +3,10 @@
 //! into the engine so every front end sees the same set. `x86-64-host` is made
 //! at load time from this machine's sysfs.
 
-use crate::config::{MachineConfig, CACHE_FIELDS, CACHE_NAMES, MEMORY_FIELDS, TOP_FIELDS};
+use crate::config::{MachineConfig, MemoryConfig, StatsConfig, CACHE_FIELDS, CACHE_NAMES, MEMORY_FIELDS, TOP_FIELDS};
 use std::fmt;
 use std::path::Path;
+use vmlab_cache::CacheConfig;
 
 /// The shipped presets: (name, file name, TOML text).
 pub const BUILTIN: [(&str, &str, &str); 3] = [
@@ -100,30 +101,77 @@ fn check(origin: &str, text: &str, cfg: &MachineConfig) -> Result<(), ConfigErro
     Ok(())
 }
 
-/// Loads a preset by name or path and applies `KEY=VALUE` overrides in order.
+/// Loads a preset by name or path and applies `KEY=VALUE` overrides
+/// (`with_overrides`).
 pub fn load(name_or_path: &str, overrides: &[String]) -> Result<MachineConfig, ConfigError> {
     let (origin, text) = text(name_or_path)?;
     let cfg = parse(&origin, &text)?;
     with_overrides(&cfg, overrides)
 }
 
-/// Applies `KEY=VALUE` overrides in order to a configuration. Each override
-/// is checked on its own, so an error names the `--set` that caused it.
+/// Applies `KEY=VALUE` overrides to a configuration. Every override is set
+/// in the configuration's table first (one whose syntax, table or key is
+/// wrong is an error naming that `--set`), and the result is read and
+/// checked once, so the order does not matter: `l1d.assoc=3` then
+/// `l1d.size=12K` is the machine the other order gives, a level may switch
+/// indexing and ASID tags together, and a level may be added a key at a
+/// time. An error of the result names the table at fault where it can,
+/// and the `--set` options that set keys in it (all of them otherwise).
+/// A later override of the same key wins.
 pub fn with_overrides(cfg: &MachineConfig, overrides: &[String]) -> Result<MachineConfig, ConfigError> {
     if overrides.is_empty() {
         return Ok(cfg.clone());
     }
     let origin = format!("machine {}", cfg.name);
     let mut table = toml::Table::try_from(cfg).map_err(|e| ConfigError::new(&origin, None, e.to_string()))?;
-    let mut out = cfg.clone();
+    let before: Vec<String> = table.keys().cloned().collect();
     for o in overrides {
         apply_override(&mut table, o)?;
-        let here = format!("--set {o}");
-        out =
-            table.clone().try_into().map_err(|e: toml::de::Error| ConfigError::new(&here, None, e.message().trim()))?;
-        out.tiers().map_err(|m| ConfigError::new(&here, None, m))?;
     }
+    // Table by table first, so a value or field error can name its table
+    // (the whole configuration's reader does not say where it failed).
+    for (name, value) in &table {
+        let read = if CACHE_NAMES.contains(&name.as_str()) {
+            value.clone().try_into::<CacheConfig>().map(drop)
+        } else if name == "memory" {
+            value.clone().try_into::<MemoryConfig>().map(drop)
+        } else if name == "stats" {
+            value.clone().try_into::<StatsConfig>().map(drop)
+        } else {
+            Ok(())
+        };
+        if let Err(e) = read {
+            let mut message = format!("[{name}]: {}", e.message().trim());
+            let added_cache = CACHE_NAMES.contains(&name.as_str()) && !before.contains(name);
+            if added_cache && message.contains("missing field") {
+                message.push_str(&format!(
+                    " ([{name}] is not in machine {}, so overrides that add it must set at least its size, line and assoc)",
+                    cfg.name
+                ));
+            }
+            return Err(ConfigError::new(&involved(overrides, &[name]), None, message));
+        }
+    }
+    let out: MachineConfig = table
+        .try_into()
+        .map_err(|e: toml::de::Error| ConfigError::new(&involved(overrides, &[]), None, e.message().trim()))?;
+    out.tiers().map_err(|m| {
+        // The tables the message names, as `[l1d]`.
+        let named: Vec<&str> = m.split('[').skip(1).filter_map(|r| r.split(']').next()).collect();
+        ConfigError::new(&involved(overrides, &named), None, m.clone())
+    })?;
     Ok(out)
+}
+
+/// The `--set` options behind an error about `tables`: those that set a key
+/// in one of them, or every one if none did.
+fn involved(overrides: &[String], tables: &[&str]) -> String {
+    let table_of =
+        |o: &String| o.split_once('=').and_then(|(k, _)| k.trim().split_once('.')).map(|(t, _)| t.to_string());
+    let touching: Vec<&String> =
+        overrides.iter().filter(|o| table_of(o).is_some_and(|t| tables.contains(&t.as_str()))).collect();
+    let chosen: Vec<&String> = if touching.is_empty() { overrides.iter().collect() } else { touching };
+    chosen.iter().map(|o| format!("--set {o}")).collect::<Vec<_>>().join(" ")
 }
 
 pub fn override_value(raw: &str) -> toml::Value {

@@ -3,6 +3,7 @@
 
 #![allow(clippy::panic)]
 
+use vmlab_cache::{Assoc, Indexing};
 use vmlab_machine::preset::{self, BUILTIN};
 use vmlab_machine::Machine;
 
@@ -57,6 +58,84 @@ fn overrides_apply_and_bad_ones_list_valid_keys() {
 
     let e = preset::load("no-such-machine", &[]).expect_err("unknown preset");
     assert!(e.to_string().contains("jm-base") && e.to_string().contains("x86-64-host"), "{e}");
+}
+
+fn sets(specs: &[&str]) -> Vec<String> {
+    specs.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn overrides_are_checked_together_so_their_order_does_not_matter() {
+    // 8K of 16-byte lines is 512 lines, which 3 ways do not divide; 12K is
+    // 768 lines, 256 sets of 3. Checked once, after both, either order works.
+    let a = preset::load("jm-base", &sets(&["l1d.assoc=3", "l1d.size=12K"])).expect("assoc first");
+    let b = preset::load("jm-base", &sets(&["l1d.size=12K", "l1d.assoc=3"])).expect("size first");
+    assert_eq!(a, b);
+    let l1d = a.l1d.as_ref().expect("l1d");
+    assert_eq!((l1d.size.0, l1d.assoc), (12288, Assoc::Ways(3)));
+    // jm-base's l1d is VIVT with ASID tags, which only virtual tags allow:
+    // a switch to PIPT needs both keys, in either order.
+    for order in [["l1d.indexing=pipt", "l1d.asid_tags=false"], ["l1d.asid_tags=false", "l1d.indexing=pipt"]] {
+        let cfg = preset::load("jm-base", &sets(&order)).unwrap_or_else(|e| panic!("{order:?}: {e}"));
+        let l1d = cfg.l1d.as_ref().expect("l1d");
+        assert_eq!((l1d.indexing, l1d.asid_tags), (Indexing::Pipt, false), "{order:?}");
+        Machine::new(cfg).unwrap_or_else(|e| panic!("{order:?}: {e}"));
+    }
+    // The same key twice: the later wins.
+    let cfg = preset::load("jm-base", &sets(&["l1d.size=16K", "l1d.size=32K"])).expect("valid");
+    assert_eq!(cfg.l1d.map(|c| c.size.0), Some(32768));
+}
+
+#[test]
+fn overrides_may_add_a_level() {
+    // jm-base has levels 1 and 2; a unified level 3 of 1M, 16-byte lines,
+    // 8 ways is three keys, in any order.
+    let keys = ["l3.size=1M", "l3.line=16", "l3.assoc=8"];
+    let orders = [[0, 1, 2], [2, 1, 0], [1, 2, 0]];
+    let configs: Vec<_> = orders
+        .iter()
+        .map(|o| preset::load("jm-base", &sets(&o.map(|i| keys[i]))).unwrap_or_else(|e| panic!("{o:?}: {e}")))
+        .collect();
+    assert!(configs.windows(2).all(|w| w[0] == w[1]));
+    let names: Vec<&str> = configs[0].caches().iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, ["l1i", "l1d", "l2i", "l2d", "l3"]);
+    let l3 = configs[0].l3.as_ref().expect("l3");
+    assert_eq!((l3.size.0, l3.line.0, l3.assoc, l3.indexing), (1 << 20, 16, Assoc::Ways(8), Indexing::Pipt));
+    Machine::new(configs[0].clone()).expect("a three-level machine");
+    // Short of the keys a cache needs, the error says what adding one takes.
+    let e = preset::load("jm-base", &sets(&["l3.size=1M", "l3.assoc=8"])).expect_err("no line");
+    assert_eq!(
+        e.to_string(),
+        "--set l3.size=1M --set l3.assoc=8: [l3]: missing field `line` ([l3] is not in machine jm-base, so \
+         overrides that add it must set at least its size, line and assoc)"
+    );
+}
+
+#[test]
+fn an_error_of_the_whole_names_the_table_and_its_overrides() {
+    // Each --set is fine on its own terms; together the machine is not.
+    // The error names [l1d] and the overrides that set keys in it.
+    let e = preset::load("jm-base", &sets(&["l2d.size=1M", "l1d.assoc=3", "memory.seed=3"])).expect_err("512 / 3");
+    assert_eq!(
+        e.to_string(),
+        "--set l1d.assoc=3: [l1d]: 8192 bytes / 16-byte lines = 512 lines, which 3 ways do not divide"
+    );
+    let e = preset::load("jm-base", &sets(&["l1d.indexing=pipt"])).expect_err("ASID tags on physical tags");
+    assert!(e.to_string().starts_with("--set l1d.indexing=pipt: [l1d]: asid_tags needs virtual tags"), "{e}");
+    // A bad value still lists the valid ones, and names its table.
+    let e = preset::load("jm-base", &sets(&["l1d.size=16K", "l1d.replacement=oldest"])).expect_err("bad policy");
+    let msg = e.to_string();
+    assert!(msg.starts_with("--set l1d.size=16K --set l1d.replacement=oldest: [l1d]: "), "{msg}");
+    assert!(msg.contains("oldest") && msg.contains("tree-plru"), "{msg}");
+    // A message about levels rather than one table: every --set.
+    let e = preset::load("jm-base", &sets(&["l4.size=1M", "l4.line=16", "l4.assoc=1"])).expect_err("no level 3");
+    assert_eq!(
+        e.to_string(),
+        "--set l4.size=1M --set l4.line=16 --set l4.assoc=1: level 4 is configured but level 3 is missing"
+    );
+    // An unknown key is still blamed on its own --set, before anything is read.
+    let e = preset::load("jm-base", &sets(&["l1d.assoc=3", "l1d.sise=16K"])).expect_err("unknown key");
+    assert!(e.to_string().starts_with("--set l1d.sise=16K: unknown key `sise`"), "{e}");
 }
 
 #[test]

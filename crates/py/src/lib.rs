@@ -95,6 +95,7 @@ mod _engine {
     #[pymodule_export]
     use super::machine::{
         apply_overrides, check_config, load_config, preset_names, preset_text, result_table, run, run_events,
+        LiveMachine,
     };
 
     #[pymodule_export]

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use pyo3::prelude::*;
+use vmlab_cache::FlushStats;
 use vmlab_machine::{preset, Machine, MachineConfig, RunError, RunResult};
 use vmlab_trace::TraceFormat;
 
@@ -123,6 +124,95 @@ pub fn run_events(py: Python<'_>, config_json: &str, events: &Bound<'_, PyAny>) 
     match checkpoint.take() {
         Some(e) => Err(e),
         None => outcome,
+    }
+}
+
+/// An engine machine that keeps its state between calls, for what a run
+/// cannot express: events fed in pieces, flushes and purges by range or
+/// whole between them, the result at any point. Python's `LiveMachine`
+/// wraps it.
+#[pyclass(module = "vmlab._engine")]
+#[derive(Debug)]
+pub struct LiveMachine {
+    machine: Machine,
+    /// Events fed so far: the first number of the next piece in errors.
+    fed: u64,
+}
+
+/// `FlushStats` as Python gets it: (empty, clean, dirty).
+fn counts(f: FlushStats) -> (u64, u64, u64) {
+    (f.empty, f.clean, f.dirty)
+}
+
+#[pymethods]
+impl LiveMachine {
+    /// A machine (configuration JSON) with every cache empty.
+    #[new]
+    fn new(config_json: &str) -> PyResult<Self> {
+        guard("LiveMachine", || {
+            let machine = Machine::new(parse_config(config_json)?).map_err(vmlab_error)?;
+            Ok(Self { machine, fed: 0 })
+        })
+    }
+
+    /// Feeds events (tuples, as `run_events` takes them) with the GIL
+    /// released; Ctrl-C stops between blocks, the blocks before it applied.
+    fn feed(&mut self, py: Python<'_>, events: &Bound<'_, PyAny>) -> PyResult<()> {
+        let events = events_from_python(events)?;
+        let mut checkpoint = Checkpoint::new(None);
+        let (machine, fed) = (&mut self.machine, &mut self.fed);
+        let outcome = py.detach(|| {
+            guard("feed", || {
+                for chunk in events.chunks(vmlab_trace::BLOCK) {
+                    machine.feed(chunk, "events", *fed).map_err(vmlab_error)?;
+                    *fed += chunk.len() as u64;
+                    if checkpoint.check(|_, _| Ok(())).is_err() {
+                        break;
+                    }
+                }
+                Ok(())
+            })
+        });
+        match checkpoint.take() {
+            Some(e) => Err(e),
+            None => outcome,
+        }
+    }
+
+    /// `Machine::flush_virtual_range`: (empty, clean, dirty) over every cache.
+    fn flush_virtual(&mut self, asid: u32, addr: u64, length: u64, purge: bool) -> PyResult<(u64, u64, u64)> {
+        guard("flush_virtual", || {
+            self.machine.flush_virtual_range(asid, addr, length, purge).map(counts).map_err(vmlab_error)
+        })
+    }
+
+    /// `Machine::flush_physical_range`: (empty, clean, dirty) over every cache.
+    fn flush_physical(&mut self, addr: u64, length: u64, purge: bool) -> PyResult<(u64, u64, u64)> {
+        guard("flush_physical", || {
+            self.machine.flush_physical_range(addr, length, purge).map(counts).map_err(vmlab_error)
+        })
+    }
+
+    /// `Machine::flush_all`: (empty, clean, dirty) over every cache.
+    fn flush_all(&mut self, purge: bool) -> PyResult<(u64, u64, u64)> {
+        guard("flush_all", || Ok(counts(self.machine.flush_all(purge))))
+    }
+
+    /// The physical address of `addr` in `asid`, mapping its page on first
+    /// touch as a reference would.
+    fn translate(&mut self, asid: u32, addr: u64) -> PyResult<u64> {
+        guard("translate", || self.machine.translate(asid, addr).map(|pa| pa.0).map_err(vmlab_error))
+    }
+
+    /// Maps the page of `alias` in `alias_asid` onto the frame of the page
+    /// of `owner` in `owner_asid` (a synonym).
+    fn share_page(&mut self, owner_asid: u32, owner: u64, alias_asid: u32, alias: u64) -> PyResult<()> {
+        guard("share_page", || self.machine.share_page(owner_asid, owner, alias_asid, alias).map_err(vmlab_error))
+    }
+
+    /// The `RunResult` so far, as JSON.
+    fn result(&mut self) -> PyResult<String> {
+        guard("result", || to_json(&self.machine.result("events")))
     }
 }
 
