@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -147,6 +148,37 @@ def test_bad_input_is_one_line_and_exit_2(cli, args, fragments):
 def test_bad_preset_file(cli, tmp_path, tiny_trace):
     (tmp_path / "broken.toml").write_text('name = "b"\n[memory]\npage_size = 3000\n[l1]\nsize = 64\nline = 16\nassoc = 1\n')
     assert_one_line_error(cli("run", "-m", "broken.toml", "-t", tiny_trace), "broken.toml")
+
+
+# The malformed inputs of tests/corpus (each checked for its exact location
+# and message by crates/trace/tests/corpus.rs and
+# crates/machine/tests/preset_corpus.rs), run as a user would.
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+SAMPLE_TRACE = Path(__file__).resolve().parents[2] / "crates" / "trace" / "tests" / "data" / "sample.lackey"
+BAD_TRACES = sorted(p for fmt in ("vmt", "lackey", "din") for p in (CORPUS / fmt).iterdir())
+BAD_PRESETS = sorted((CORPUS / "preset").glob("*.toml"))
+
+
+def test_the_corpus_is_there():
+    # An empty parametrisation would pass silently.
+    assert len(BAD_TRACES) >= 50 and len(BAD_PRESETS) >= 30, (len(BAD_TRACES), len(BAD_PRESETS))
+
+
+@pytest.mark.parametrize("path", BAD_TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_bad_trace_is_one_line_and_exit_2(cli, tiny_preset, path):
+    p = cli("run", "-m", tiny_preset, "-t", path, "--format", path.parent.name)
+    assert_one_line_error(p, str(path))
+
+
+@pytest.mark.parametrize("path", BAD_PRESETS, ids=lambda p: p.name)
+def test_every_bad_preset_is_one_line_and_exit_2(cli, path):
+    p = cli("run", "-m", path, "-t", SAMPLE_TRACE)
+    assert_one_line_error(p, str(path))
+
+
+def test_the_corpus_machine_and_trace_are_valid(cli, tiny_preset):
+    # So the failures above are the corpus files' own.
+    cli("run", "-m", tiny_preset, "-t", SAMPLE_TRACE, check=True)
 
 
 def test_unwritable_output(cli, tiny_preset, tiny_trace):
