@@ -25,12 +25,25 @@ impl fmt::Display for Location {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}: {location}: {message}", path.display())]
+#[error("{}: {}{message}", path.display(), Where(*location))]
 pub struct TraceError {
     pub path: PathBuf,
     pub location: Location,
     /// What was expected and what was found, in words.
     pub message: String,
+}
+
+/// A location as the error's prefix: none for the file as a whole (the
+/// path already names it).
+struct Where(Location);
+
+impl fmt::Display for Where {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Location::File => Ok(()),
+            at => write!(f, "{at}: "),
+        }
+    }
 }
 
 impl TraceError {

@@ -78,7 +78,9 @@ pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Access>, Stri
     }
     let (hex, rest) = text::take_while(rest, |b| b.is_ascii_alphanumeric());
     let addr = text::parse_hex(hex).map_err(|why| {
-        format!("expected a hex address after `{}`, found `{}` ({why})", char::from(body[0]), text::show(hex))
+        // An empty token (`-1000`, `+8`): show what stood there instead.
+        let found = if hex.is_empty() { text::take_while(rest, |b| b != b',' && !text::is_blank(b)).0 } else { hex };
+        format!("expected a hex address after `{}`, found `{}` ({why})", char::from(body[0]), text::show(found))
     })?;
     let Some(rest) = rest.strip_prefix(b",") else {
         return Err(format!("expected `,` after the address, found `{}`", text::show(rest)));
@@ -229,6 +231,9 @@ mod tests {
             Ok(Some((AccessKind::Load, 0x1ffefff8b8, 8)))
         );
         assert_eq!(parse(" S 0,4\r").map(|a| a.map(|a| a.kind)), Ok(Some(AccessKind::Store)));
+        assert_eq!(parse(" M 0,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((0, u32::MAX))));
+        // Past the end of the address space: read as written (the engine
+        // cuts it at the end, docs/reference-semantics.md).
         assert_eq!(
             parse(" M ffffffffffffffff,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))),
             Ok(Some((u64::MAX, u32::MAX)))
@@ -246,6 +251,7 @@ mod tests {
             ("I 1g,4", "not a hex digit"),
             ("I 12;4", "expected `,` after the address, found `;4`"),
             ("I ,4", "no hex digits"),
+            (" L -1000,4", "found `-1000` (no hex digits)"),
             ("I 12,", "expected a decimal size"),
             ("I 12,0", "at least 1"),
             ("I 12,4294967296", "does not fit in 32 bits"),
