@@ -321,6 +321,17 @@ pub enum LineState {
     Dirty(Evicted),
 }
 
+impl FlushStats {
+    /// Counts one line a flush or purge found.
+    pub fn count(&mut self, state: &LineState) {
+        match state {
+            LineState::Empty => self.empty += 1,
+            LineState::Clean => self.clean += 1,
+            LineState::Dirty(_) => self.dirty += 1,
+        }
+    }
+}
+
 /// One line frame but its replacement stamp: what a lookup reads and a
 /// write hit sets, and the other line number for a write-back. 24 bytes
 /// (was 40 with both line numbers and the stamp), so a probe of a large
@@ -1089,15 +1100,11 @@ impl Cache {
         if direct {
             for line in lo..=hi {
                 let r = LineRef { vaddr: 0, paddr: line << shift, asid: 0 };
-                match self.flush_line(r, purge) {
-                    LineState::Empty => counts.empty += 1,
-                    LineState::Clean => counts.clean += 1,
-                    LineState::Dirty(e) => {
-                        counts.dirty += 1;
-                        if !purge {
-                            dirty.push(e);
-                        }
-                    }
+                let state = self.flush_line(r, purge);
+                counts.count(&state);
+                match state {
+                    LineState::Dirty(e) if !purge => dirty.push(e),
+                    _ => {}
                 }
             }
             return (counts, dirty);
@@ -1119,14 +1126,10 @@ impl Cache {
             let e = self.evicted(slot);
             self.invalidate_slot(slot);
             let state = if e.dirty { LineState::Dirty(e) } else { LineState::Clean };
+            counts.count(&state);
             self.record_flush(state, purge);
-            if e.dirty {
-                counts.dirty += 1;
-                if !purge {
-                    dirty.push(e);
-                }
-            } else {
-                counts.clean += 1;
+            if e.dirty && !purge {
+                dirty.push(e);
             }
         }
         found.sort_unstable();
@@ -1174,11 +1177,7 @@ impl Cache {
                     LineState::Clean
                 }
             };
-            match state {
-                LineState::Empty => counts.empty += 1,
-                LineState::Clean => counts.clean += 1,
-                LineState::Dirty(_) => counts.dirty += 1,
-            }
+            counts.count(&state);
             self.record_flush(state, purge);
         }
         self.plru.iter_mut().for_each(|b| *b = 0);

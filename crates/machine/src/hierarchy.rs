@@ -330,14 +330,11 @@ impl Hierarchy {
         let Some(cache) = self.tier_cache_mut(t, c) else { return found };
         let line = cache.line_bytes();
         let aligned = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-        match cache.flush_line(aligned, purge) {
-            LineState::Empty => found.empty += 1,
-            LineState::Clean => found.clean += 1,
-            LineState::Dirty(e) => {
-                found.dirty += 1;
-                if !purge {
-                    self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
-                }
+        let state = cache.flush_line(aligned, purge);
+        found.count(&state);
+        if let LineState::Dirty(e) = state {
+            if !purge {
+                self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
             }
         }
         found
