@@ -90,6 +90,12 @@ fn vmt_corpus() {
     expect_error("vmt/empty.vmt", v, at(0), "an empty file");
     expect_error("vmt/bad_magic.vmt", v, at(0), "found 89 56 4d 58");
     expect_error(
+        "vmt/truncated_magic.vmt",
+        v,
+        at(4),
+        "truncated file: expected the 8-byte .vmt magic, found its first 4 bytes and the end of the file",
+    );
+    expect_error(
         "vmt/bad_version.vmt",
         v,
         at(8),
@@ -236,6 +242,7 @@ fn build_vmt_corpus() -> Vec<(&'static str, Vec<u8>)> {
     bad_crc[HDR as usize + f::BLOCK_HEADER_LEN + 2] ^= 0x55;
     c.push(("bad_crc.vmt", bad_crc));
     c.push(("empty.vmt", Vec::new()));
+    c.push(("truncated_magic.vmt", good[..4].to_vec()));
     c.push(("truncated_header.vmt", good[..60].to_vec()));
     c.push(("truncated.vmt", good[..HDR as usize + f::BLOCK_HEADER_LEN + 5].to_vec()));
     c.push(("missing_end.vmt", good[..good.len() - f::END_LEN].to_vec()));

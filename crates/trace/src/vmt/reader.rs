@@ -607,6 +607,15 @@ impl<R: Read> VmtReader<R> {
     fn read_header(&mut self) -> Result<(), TraceError> {
         let mut h = [0u8; f::FILE_HEADER_LEN];
         let n = self.read_upto(&mut h)?;
+        if n > 0 && n < f::MAGIC.len() && h[..n] == f::MAGIC[..n] {
+            // The start of the magic and then the end: a cut-off .vmt file.
+            return Err(self.err(
+                self.offset,
+                format!(
+                    "truncated file: expected the 8-byte .vmt magic, found its first {n} bytes and the end of the file"
+                ),
+            ));
+        }
         if n < f::MAGIC.len() || h[..8] != f::MAGIC {
             return Err(self.err(
                 0,
