@@ -31,8 +31,11 @@ pub fn host_preset_from(root: &Path) -> Result<String, String> {
     let _ = writeln!(out, "description = \"The machine vmlab runs on, read from sysfs at load time\"");
     let _ = writeln!(out, "source = \"{}\"\n", root.display());
     let _ = writeln!(out, "[memory]\npage_size = \"4K\"\nsize = \"64G\"\nallocation = \"random\"");
-    let _ =
-        writeln!(out, "source = \"x86-64 base page size; frame placement random as under Linux's buddy allocator\"\n");
+    let _ = writeln!(
+        out,
+        "source = \"page size: the x86-64 base page; size: a vmlab default, large enough that no trace runs out of \
+         frames (not this host's RAM: frames are only numbered); placement random, as under Linux's buddy allocator\"\n"
+    );
     let mut found = 0;
     for dir in entries {
         let level = read(&dir, "level")?;
@@ -49,7 +52,13 @@ pub fn host_preset_from(root: &Path) -> Result<String, String> {
         let indexing = if level == "1" { "vipt" } else { "pipt" };
         let _ = writeln!(out, "[l{level}{suffix}]");
         let _ = writeln!(out, "size = \"{size}\"\nline = {line}\nassoc = {ways}\nindexing = \"{indexing}\"");
-        let _ = writeln!(out, "source = \"{}\"\n", dir.display());
+        let _ = writeln!(
+            out,
+            "source = \"{}: size, ways_of_associativity, coherency_line_size; VIPT at L1 and PIPT below, as x86-64 \
+             caches are built; replacement and write policy are not in sysfs: vmlab's defaults (LRU, write-back, \
+             write-allocate) stand in\"\n",
+            dir.display()
+        );
         found += 1;
     }
     if found == 0 {
