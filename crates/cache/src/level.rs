@@ -490,6 +490,11 @@ impl Cache {
         self.geo.line_bytes()
     }
 
+    /// Line frames (sets x ways).
+    pub fn frames(&self) -> usize {
+        self.tags.len()
+    }
+
     #[inline(always)]
     fn set_of(&self, r: &LineRef) -> u64 {
         let shift = self.line_shift;
@@ -1074,6 +1079,22 @@ impl Cache {
     /// physical address or an ASID tag, both of which only a mapped page has.
     pub fn holds_unmapped_lines(&self) -> bool {
         self.tag_virtual && self.index_virtual && !self.asid_tags
+    }
+
+    /// The virtual line numbers in `[lo, hi]` that some frame holds, in
+    /// order, each once: for a flush of a virtual range with more lines
+    /// than the level has frames.
+    pub fn virtual_lines_in(&self, lo: u64, hi: u64) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .tags
+            .iter()
+            .filter(|s| s.key != EMPTY)
+            .map(|s| lines(self.tag_virtual, s.key, s.other).0)
+            .filter(|v| (lo..=hi).contains(v))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Flushes (`purge == false`) or purges every resident copy of every

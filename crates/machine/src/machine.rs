@@ -712,6 +712,41 @@ impl Machine {
                 let Some(cache) = self.hierarchy.tier_cache(t, c) else { continue };
                 let shift = cache.line_bytes().trailing_zeros();
                 let homonyms = cache.holds_unmapped_lines();
+                let (lo, hi) = (va >> shift, last >> shift);
+                let in_range = hi - lo + 1;
+                let frames = cache.frames() as u64;
+                let pages_in_range = (last >> page.shift()) - (va >> page.shift()) + 1;
+                // A range far larger than what is cached or mapped (a whole
+                // address space) is not walked line by line: only the lines
+                // that can be present are looked up, and the rest of the
+                // range counts as empty in one step. Same counts, same
+                // write-back order (ascending lines).
+                let visit: Option<Vec<u64>> = if homonyms {
+                    (in_range > frames).then(|| cache.virtual_lines_in(lo, hi))
+                } else if pages_in_range > self.mapper.pages_mapped() {
+                    let vpns = self.mapper.pages_in(asid, page.vpn(VirtAddr(va)), page.vpn(VirtAddr(last)));
+                    let per_page = page.shift() - shift;
+                    Some(
+                        vpns.iter()
+                            .flat_map(|(v, _)| (v.0 << per_page)..=((v.0 << per_page) | ((1 << per_page) - 1)))
+                            .filter(|l| (lo..=hi).contains(l))
+                            .collect(),
+                    )
+                } else {
+                    None
+                };
+                if let Some(lines) = visit {
+                    for &l in &lines {
+                        let a = l << shift;
+                        let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(a)));
+                        let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
+                        total += self.hierarchy.flush_line(t, c, LineRef { vaddr: a, paddr: pa, asid: asid.0 }, purge);
+                    }
+                    let empty = in_range - lines.len() as u64;
+                    self.hierarchy.count_empty_flushes(t, c, empty, purge);
+                    total.empty += empty;
+                    continue;
+                }
                 // Page by page: a line never crosses a page (line <= page),
                 // so each line's physical address comes from its page's frame.
                 let mut at = va;

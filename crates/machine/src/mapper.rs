@@ -94,6 +94,20 @@ impl PageMapper {
         self.table.len() as u64
     }
 
+    /// The pages of `asid` mapped in `[first, last]` and their frames, in
+    /// page order: what a flush of a range much larger than the mapped
+    /// pages needs to visit (one pass over the table).
+    pub fn pages_in(&self, asid: Asid, first: Vpn, last: Vpn) -> Vec<(Vpn, Pfn)> {
+        let mut out: Vec<(Vpn, Pfn)> = self
+            .table
+            .iter()
+            .filter(|((a, v), _)| *a == asid && (first..=last).contains(v))
+            .map(|(&(_, v), &p)| (v, p))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     pub fn frame_of(&self, asid: Asid, vpn: Vpn) -> Option<Pfn> {
         self.table.get(&(asid, vpn)).copied()
     }
