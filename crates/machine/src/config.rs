@@ -182,7 +182,13 @@ impl MachineConfig {
             };
             match tier {
                 Some(t) if tiers.len() as u32 + 1 == level => tiers.push(t),
-                Some(_) => return Err(format!("level {level} is configured but level {} is missing", level - 1)),
+                Some(t) => {
+                    let table = match &t {
+                        TierConfig::Unified { name, .. } => name.clone(),
+                        TierConfig::Split { i_name, .. } => i_name.clone(),
+                    };
+                    return Err(format!("[{table}]: level {level} is configured but level {} is missing", level - 1));
+                }
                 None => {}
             }
         }

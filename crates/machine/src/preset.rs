@@ -90,11 +90,12 @@ pub fn parse(origin: &str, text: &str) -> Result<MachineConfig, ConfigError> {
 
 fn check(origin: &str, text: &str, cfg: &MachineConfig) -> Result<(), ConfigError> {
     cfg.tiers().map_err(|msg| {
-        // Point at the table the message names, if the text has it.
+        // Point at the first table the message names that the text has.
         let line = msg
-            .strip_prefix('[')
-            .and_then(|r| r.split(']').next())
-            .and_then(|t| text.lines().position(|l| l.trim() == format!("[{t}]")))
+            .split('[')
+            .skip(1)
+            .filter_map(|r| r.split(']').next())
+            .find_map(|t| text.lines().position(|l| l.trim() == format!("[{t}]")))
             .map(|i| i + 1);
         ConfigError::new(origin, line, msg)
     })?;

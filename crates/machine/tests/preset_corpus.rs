@@ -73,8 +73,8 @@ const CASES: [(&str, Option<usize>, &str); 33] = [
     ("preset/memory_not_whole_pages.toml", Some(3), "[memory]: size 6000 is not a whole number of 4096-byte pages"),
     // The level structure.
     ("preset/split_half.toml", Some(5), "[l1i] needs a matching [l1d]"),
-    ("preset/unified_and_split.toml", None, "level 1 has both [l1] and a split [l1i]/[l1d]; choose one"),
-    ("preset/level_gap.toml", None, "level 3 is configured but level 2 is missing"),
+    ("preset/unified_and_split.toml", Some(5), "level 1 has both [l1] and a split [l1i]/[l1d]; choose one"),
+    ("preset/level_gap.toml", Some(9), "[l3]: level 3 is configured but level 2 is missing"),
     ("preset/no_cache.toml", None, "a machine needs at least one cache"),
 ];
 

@@ -131,7 +131,7 @@ fn an_error_of_the_whole_names_the_table_and_its_overrides() {
     let e = preset::load("jm-base", &sets(&["l4.size=1M", "l4.line=16", "l4.assoc=1"])).expect_err("no level 3");
     assert_eq!(
         e.to_string(),
-        "--set l4.size=1M --set l4.line=16 --set l4.assoc=1: level 4 is configured but level 3 is missing"
+        "--set l4.size=1M --set l4.line=16 --set l4.assoc=1: [l4]: level 4 is configured but level 3 is missing"
     );
     // An unknown key is still blamed on its own --set, before anything is read.
     let e = preset::load("jm-base", &sets(&["l1d.assoc=3", "l1d.sise=16K"])).expect_err("unknown key");
