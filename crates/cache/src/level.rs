@@ -1144,14 +1144,7 @@ impl Cache {
                 continue;
             }
             found.push(pline);
-            let e = self.evicted(slot);
-            self.invalidate_slot(slot);
-            let state = if e.dirty { LineState::Dirty(e) } else { LineState::Clean };
-            counts.count(&state);
-            self.record_flush(state, purge);
-            if e.dirty && !purge {
-                dirty.push(e);
-            }
+            self.flush_slot(slot, purge, &mut counts, &mut dirty);
         }
         found.sort_unstable();
         found.dedup();
@@ -1160,6 +1153,19 @@ impl Cache {
         self.count_empty_flushes(empty, purge);
         dirty.sort_unstable_by_key(|e| (e.paddr, e.vaddr, e.asid));
         (counts, dirty)
+    }
+
+    /// Flushes or purges the occupied frame `slot`: counts it clean or
+    /// dirty and keeps a dirty line for write-back unless purging.
+    fn flush_slot(&mut self, slot: usize, purge: bool, counts: &mut FlushStats, dirty: &mut Vec<Evicted>) {
+        let e = self.evicted(slot);
+        self.invalidate_slot(slot);
+        let state = if e.dirty { LineState::Dirty(e) } else { LineState::Clean };
+        counts.count(&state);
+        self.record_flush(state, purge);
+        if e.dirty && !purge {
+            dirty.push(e);
+        }
     }
 
     fn record_flush(&mut self, state: LineState, purge: bool) {
@@ -1184,22 +1190,12 @@ impl Cache {
         let mut counts = FlushStats::default();
         let mut dirty = Vec::new();
         for slot in 0..self.tags.len() {
-            let state = if self.tags[slot].key == EMPTY {
-                LineState::Empty
+            if self.tags[slot].key == EMPTY {
+                counts.empty += 1;
+                self.record_flush(LineState::Empty, purge);
             } else {
-                let e = self.evicted(slot);
-                self.invalidate_slot(slot);
-                if e.dirty {
-                    if !purge {
-                        dirty.push(e);
-                    }
-                    LineState::Dirty(e)
-                } else {
-                    LineState::Clean
-                }
-            };
-            counts.count(&state);
-            self.record_flush(state, purge);
+                self.flush_slot(slot, purge, &mut counts, &mut dirty);
+            }
         }
         self.plru.iter_mut().for_each(|b| *b = 0);
         (counts, dirty)

@@ -256,20 +256,7 @@ impl Hierarchy {
     /// level before that level is flushed. A frame counts once: empty,
     /// clean or dirty.
     pub fn flush_all(&mut self, purge: bool) -> FlushStats {
-        let mut total = FlushStats::default();
-        for t in 0..self.tiers.len() {
-            let mut dirty = Vec::new();
-            for c in self.tiers[t].caches_mut() {
-                let (counts, lines) = c.flush_all(purge);
-                total += counts;
-                let line = c.line_bytes();
-                dirty.push((lines, line));
-            }
-            for (lines, line) in dirty {
-                self.write_back(t, lines, line);
-            }
-        }
-        total
+        self.flush_each(|c| c.flush_all(purge))
     }
 
     /// Flushes or purges, top-down as `flush_all`, every copy in every
@@ -277,11 +264,17 @@ impl Hierarchy {
     /// (`Cache::flush_physical_range`: a line of the range with no copy in
     /// a cache counts once there as empty).
     pub fn flush_physical_range(&mut self, pa: u64, last: u64, purge: bool) -> FlushStats {
+        self.flush_each(|c| c.flush_physical_range(pa, last, purge))
+    }
+
+    /// Applies a flush to every cache, tier by tier from the top, writing
+    /// each tier's dirty lines into the next before that one is flushed.
+    fn flush_each(&mut self, mut flush: impl FnMut(&mut Cache) -> (FlushStats, Vec<Evicted>)) -> FlushStats {
         let mut total = FlushStats::default();
         for t in 0..self.tiers.len() {
             let mut dirty = Vec::new();
             for c in self.tiers[t].caches_mut() {
-                let (counts, lines) = c.flush_physical_range(pa, last, purge);
+                let (counts, lines) = flush(c);
                 total += counts;
                 dirty.push((lines, c.line_bytes()));
             }

@@ -711,68 +711,40 @@ impl Machine {
             for c in 0..self.hierarchy.caches_in(t) {
                 let Some(cache) = self.hierarchy.tier_cache(t, c) else { continue };
                 let shift = cache.line_bytes().trailing_zeros();
-                let homonyms = cache.holds_unmapped_lines();
                 let (lo, hi) = (va >> shift, last >> shift);
                 let in_range = hi - lo + 1;
-                let frames = cache.frames() as u64;
-                let pages_in_range = (last >> page.shift()) - (va >> page.shift()) + 1;
-                // A range far larger than what is cached or mapped (a whole
-                // address space) is not walked line by line: only the lines
-                // that can be present are looked up, and the rest of the
-                // range counts as empty in one step. Same counts, same
-                // write-back order (ascending lines).
-                let visit: Option<Vec<u64>> = if homonyms {
-                    (in_range > frames).then(|| cache.virtual_lines_in(lo, hi))
-                } else if pages_in_range > self.mapper.pages_mapped() {
-                    let vpns = self.mapper.pages_in(asid, page.vpn(VirtAddr(va)), page.vpn(VirtAddr(last)));
-                    let per_page = page.shift() - shift;
-                    Some(
-                        vpns.iter()
-                            .flat_map(|(v, _)| (v.0 << per_page)..=((v.0 << per_page) | ((1 << per_page) - 1)))
-                            .filter(|l| (lo..=hi).contains(l))
-                            .collect(),
-                    )
-                } else {
-                    None
-                };
-                if let Some(lines) = visit {
-                    for &l in &lines {
-                        let a = l << shift;
-                        let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(a)));
-                        let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
-                        total += self.hierarchy.flush_line(t, c, LineRef { vaddr: a, paddr: pa, asid: asid.0 }, purge);
-                    }
-                    let empty = in_range - lines.len() as u64;
-                    self.hierarchy.count_empty_flushes(t, c, empty, purge);
-                    total.empty += empty;
-                    continue;
-                }
-                // Page by page: a line never crosses a page (line <= page),
-                // so each line's physical address comes from its page's frame.
-                let mut at = va;
-                loop {
-                    let chunk_last = (at | (page.bytes() - 1)).min(last);
-                    let (first_line, last_line) = (at >> shift, chunk_last >> shift);
-                    let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(at)));
-                    if frame.is_none() && !homonyms {
-                        let n = last_line - first_line + 1;
-                        self.hierarchy.count_empty_flushes(t, c, n, purge);
-                        total.empty += n;
+                // The lines that can be present, ascending (the write-back
+                // order); the rest of the range counts as empty in one step,
+                // so a whole address space is not walked line by line. An
+                // untagged VIVT cache can hold another address space's line
+                // at any of the range's addresses (a homonym); any other
+                // cache only lines of pages `asid` has mapped (a line never
+                // crosses a page).
+                let lines: Vec<u64> = if cache.holds_unmapped_lines() {
+                    if in_range > cache.frames() as u64 {
+                        cache.virtual_lines_in(lo, hi)
                     } else {
-                        for l in first_line..=last_line {
-                            let a = l << shift;
-                            // Without a frame (an untagged VIVT cache's
-                            // homonym) the look-up reads only `vaddr`.
-                            let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
-                            total +=
-                                self.hierarchy.flush_line(t, c, LineRef { vaddr: a, paddr: pa, asid: asid.0 }, purge);
-                        }
+                        (lo..=hi).collect()
                     }
-                    if chunk_last >= last {
-                        break;
-                    }
-                    at = chunk_last + 1;
+                } else {
+                    let per_page = page.shift() - shift;
+                    self.mapper
+                        .pages_in(asid, page.vpn(VirtAddr(va)), page.vpn(VirtAddr(last)))
+                        .iter()
+                        .flat_map(|(v, _)| (v.0 << per_page)..=((v.0 << per_page) | ((1 << per_page) - 1)))
+                        .filter(|l| (lo..=hi).contains(l))
+                        .collect()
+                };
+                for &l in &lines {
+                    let a = l << shift;
+                    // Without a frame (a homonym) the look-up reads only `vaddr`.
+                    let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(a)));
+                    let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
+                    total += self.hierarchy.flush_line(t, c, LineRef { vaddr: a, paddr: pa, asid: asid.0 }, purge);
                 }
+                let empty = in_range - lines.len() as u64;
+                self.hierarchy.count_empty_flushes(t, c, empty, purge);
+                total.empty += empty;
             }
         }
         Ok(total)

@@ -95,9 +95,13 @@ impl PageMapper {
     }
 
     /// The pages of `asid` mapped in `[first, last]` and their frames, in
-    /// page order: what a flush of a range much larger than the mapped
-    /// pages needs to visit (one pass over the table).
+    /// page order: each page of a short range looked up, or for a range of
+    /// more pages than are mapped (a whole address space), one pass over
+    /// the table.
     pub fn pages_in(&self, asid: Asid, first: Vpn, last: Vpn) -> Vec<(Vpn, Pfn)> {
+        if last.0 - first.0 < self.pages_mapped() {
+            return (first.0..=last.0).filter_map(|v| self.frame_of(asid, Vpn(v)).map(|p| (Vpn(v), p))).collect();
+        }
         let mut out: Vec<(Vpn, Pfn)> = self
             .table
             .iter()
