@@ -39,7 +39,8 @@ nav.back { font-size: 0.9rem; margin-bottom: 0.5rem; }
 table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; overflow-wrap: normal; }
 th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td.s { text-align: left; }
-td.prose { text-align: left; min-width: 20rem; max-width: 48rem; overflow-wrap: anywhere; }
+th.s { text-align: left; }
+td.prose { text-align: left; min-width: 14rem; max-width: 48rem; overflow-wrap: anywhere; }
 figure { margin: 1.5rem 0; } figure img { max-width: 100%; height: auto; }
 figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
 pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem; overflow-wrap: normal; }
@@ -47,7 +48,8 @@ pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem;
 .verdict { font-weight: bold; padding: 0.1rem 0.4rem; border-radius: 0.2rem; white-space: nowrap; }
 .HOLDS { color: var(--holds); background: var(--holds-bg); }
 .FAILS { color: var(--fails); background: var(--fails-bg); }
-table.verdicts td { text-align: left; }
+table.verdicts { width: 100%; table-layout: fixed; } table.verdicts th { text-align: left; }
+table.verdicts td { text-align: left; } table.verdicts td.prose { min-width: 0; }
 """
 
 
@@ -183,8 +185,9 @@ def verdict_table(verdicts: Sequence[Verdict]) -> str:
         f"<tr><td>{verdict_badge(v.holds)}</td><td class=\"prose\">{html.escape(v.claim)}</td>"
         f"<td class=\"prose\">{html.escape(v.measured)}</td><td class=\"prose\">{html.escape(v.paper) or '&ndash;'}</td></tr>"
         for v in verdicts)
-    return ('<div class="scroll"><table class="verdicts"><thead><tr><th>verdict</th><th>finding</th>'
-            f"<th>vmlab measured</th><th>paper</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    return ('<div class="scroll"><table class="verdicts"><colgroup><col style="width: 5.5rem"><col><col><col>'
+            '</colgroup><thead><tr><th>verdict</th><th>finding</th><th>vmlab measured</th><th>paper</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>")
 
 
 def verdicts_summary(verdicts: Sequence[Verdict]) -> str:
@@ -272,7 +275,9 @@ def _cell(v: Any, floatfmt: str) -> tuple[str, bool]:
 
 
 def _html_table(rows: list[dict], cols: list[str], floatfmt: str, prose: Sequence[str] = ()) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    text_cols = {c for c in cols if c in prose or all(isinstance(r.get(c), str) or r.get(c) is None for r in rows)}
+    head = "".join(f'<th class="s">{html.escape(c)}</th>' if c in text_cols else f"<th>{html.escape(c)}</th>"
+                   for c in cols)
     body = []
     for r in rows:
         cells = []
@@ -434,7 +439,9 @@ def presets_report(traces: Sequence[str], machines: Optional[Sequence[str]] = No
         sec = rep.section(f"Trace {os.path.basename(trace)}",
                           f"{info['accesses']:,} references ({info['by_kind']['ifetch']:,} instruction fetches); "
                           f"footprint {info['pages_4k']['total']:,} 4 KB pages.")
+        sec.html("<details><summary>The trace's facts (vmlab trace info)</summary>")
         sec.table(_trace_facts(info), floatfmt="{:g}")
+        sec.html("</details>")
         sec.figure(miss_rate_figure(results, f"Miss rate by cache: {os.path.basename(trace)}"),
                    "Miss rate of each cache (all request kinds), one bar per preset.")
         if classify:
