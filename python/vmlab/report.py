@@ -345,6 +345,29 @@ def miss_rate_figure(results: Iterable[Result], title: str = "Miss rate by cache
     return fig
 
 
+def log_axis(ax, which: str = "y") -> None:
+    """A log scale whose labels read 0.2, 5, 1000 rather than powers of ten,
+    with minor ticks labelled when the axis spans few decades."""
+    from matplotlib import ticker
+
+    class Plain(ticker.LogFormatter):
+        def __call__(self, x, pos=None):  # LogFormatter picks which ticks to label; "%g" writes them
+            return f"{x:,g}" if super().__call__(x, pos) else ""
+
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(Plain(labelOnlyBase=False))
+    axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(2, 0.6)))
+
+
+def sizes_axis(ax, sizes: Sequence[int], label: str) -> None:
+    """An x axis of sizes that double (1, 2, 4, ... KB), evenly spaced and labelled with each size."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(sizes), [str(k) for k in sizes])
+    ax.minorticks_off()
+    ax.set_xlabel(label)
+
+
 def _percent(y: float) -> str:
     return f"{y:.0f}" if y >= 10 else f"{y:.1f}" if y >= 1 else f"{y:.2g}"
 

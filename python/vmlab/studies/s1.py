@@ -918,6 +918,8 @@ def figures(rows: list[dict], grid: Grid) -> list:
     from matplotlib.figure import Figure  # the Figure API: no pyplot state, no display
     from matplotlib.lines import Line2D
 
+    from vmlab.report import log_axis, sizes_axis
+
     out = []
     t5 = {t: {r["l2_kb"]: r for r in _sel(rows, trace=t, role="table5")} for t in grid.traces}
     if any(t5.values()):
@@ -933,8 +935,8 @@ def figures(rows: list[dict], grid: Grid) -> list:
                 if ks:
                     ax.plot(ks, [t5[t][k][f"l2{name.lower()}_misses_per_kinstr"] for k in ks], color=f"C{j}",
                             linestyle=style, marker=mark, label=f"vmlab {t}, L2{name.lower()}")
-        _kb_axis(ax, kbs, "L2 size per side (KB)")
-        _log_axis(ax)
+        sizes_axis(ax, kbs, "L2 size per side (KB)")
+        log_axis(ax)
         ax.set_ylabel("L2 misses per 1,000 instructions (log)")
         ax.set_title("Table 5: L2 misses per 1,000 user instructions, 32 B L2 lines")
         ax.grid(alpha=0.3, which="both")
@@ -960,7 +962,7 @@ def figures(rows: list[dict], grid: Grid) -> list:
                     label=label)
         ax.set_yticks(range(len(comps)), comps)
         ax.invert_yaxis()
-        _log_axis(ax, "x")
+        log_axis(ax, "x")
         ax.set_xlabel("CPI (VM cycles per user instruction, log)")
         ax.set_title("Table 4: SOFTVM's VMCPI by component, 8K/8K L1, 512K/512K L2, 16 B lines")
         ax.grid(axis="x", alpha=0.3, which="both")
@@ -997,13 +999,13 @@ def figures(rows: list[dict], grid: Grid) -> list:
                         ax.plot([8], [PAPER_TABLE4_TOTAL], marker="*", ms=14, color="black", linestyle="none")
                         extra.append("paper")
                 ax.set_xscale("log", base=2)
-                _log_axis(ax)
+                log_axis(ax)
                 ax.set_title(f"{s.upper()}, L2 {_size(l2)}", fontsize=9)
                 ax.tick_params(labelsize=8)
                 if j == 0:
                     ax.set_ylabel("VMCPI (log)", fontsize=9)
                 if i == nrow - 1:
-                    _kb_axis(ax, sorted(set(grid.l1_kb) | {8}), "L1 size per side (KB)")
+                    sizes_axis(ax, sorted(set(grid.l1_kb) | {8}), "L1 size per side (KB)")
         handles = list(lines_legend)
         if "vmlab base" in extra:
             handles.append(Line2D([], [], color="grey", marker="D", linestyle="none",
@@ -1020,28 +1022,6 @@ def figures(rows: list[dict], grid: Grid) -> list:
                     "panels; black star: the paper's GCC VMCPI for SOFTVM there (Table 4). The paper's own figures "
                     "are plotted for GCC, VORTEX and WINWORD and give no other number."))
     return out
-
-
-def _log_axis(ax, which: str = "y") -> None:
-    """A log scale whose labels read 0.2, 5, 20 rather than powers of ten,
-    with minor ticks labelled when the axis spans few decades."""
-    from matplotlib import ticker
-
-    class Plain(ticker.LogFormatter):
-        def __call__(self, x, pos=None):  # LogFormatter picks which ticks to label; "%g" writes them
-            return f"{x:g}" if super().__call__(x, pos) else ""
-
-    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
-    axis = ax.yaxis if which == "y" else ax.xaxis
-    axis.set_major_formatter(Plain(labelOnlyBase=False))
-    axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(1.5, 0.6)))
-
-
-def _kb_axis(ax, kbs: Sequence[int], label: str) -> None:
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(list(kbs), [str(k) for k in kbs])
-    ax.minorticks_off()
-    ax.set_xlabel(label)
 
 
 TITLE = "Study S1: VM overhead without TLBs (Jacob & Mudge 2001, seed 002)"

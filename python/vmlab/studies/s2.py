@@ -478,6 +478,8 @@ def figures(res: dict) -> list:
         from matplotlib.figure import Figure  # the Figure API: no pyplot state, no display
     except ImportError:
         return []
+    from vmlab.report import log_axis, sizes_axis
+
     colour = {v: f"C{i}" for i, v in enumerate(("ipc-copy", "ipc-move", "pure-copy", "ipc-move-eager", "mach-cow"))}
     kbs = [1, 2, 4, 8, 16]
     out = []
@@ -495,8 +497,8 @@ def figures(res: dict) -> list:
                 ks = [k for k in kbs if k in cells]
                 ax.plot(ks, [cells[k] for k in ks], linestyle=":", marker="x", ms=8, color=colour[v],
                         label=f"paper {v} (Table 3)")
-        _size_axis(ax, kbs)
-        _log_us_axis(ax)
+        sizes_axis(ax, kbs, "message size (KB)")
+        log_axis(ax)
         ax.set_ylabel("one-way ipcSend (us, log scale)")
         ax.set_title(f"IPC cost by message size, {title}")
         ax.grid(alpha=0.3, which="both")
@@ -520,7 +522,7 @@ def figures(res: dict) -> list:
             ax.plot(SIZES, [fitted[f"{label} {case} {k} KB"] for k in SIZES], marker="o", color=f"C{j}",
                     label=f"vmlab {case}")
             ax.plot(SIZES, paper, linestyle=":", marker="x", ms=8, color=f"C{j}", label=f"paper {case}")
-        _size_axis(ax, SIZES, "block size (KB)")
+        sizes_axis(ax, SIZES, "block size (KB)")
         ax.set_ylabel("us")
         ax.set_title(f"{label}: {'flush by cache state' if i == 0 else 'copy, best and worst case'}")
         ax.grid(alpha=0.3)
@@ -531,23 +533,6 @@ def figures(res: dict) -> list:
                "lines lie on each other.")
     out.append(("calibration.png", fig, caption))
     return out
-
-
-def _log_us_axis(ax) -> None:
-    """A log scale labelled 200, 500, 1,000, ... rather than powers of ten."""
-    from matplotlib import ticker
-
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(ticker.StrMethodFormatter("{x:,.0f}"))
-    ax.yaxis.set_minor_formatter(ticker.NullFormatter())
-
-
-def _size_axis(ax, kbs: List[int], label: str = "message size (KB)") -> None:
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(kbs, [str(k) for k in kbs])
-    ax.minorticks_off()
-    ax.set_xlabel(label)
 
 
 def render(res: dict) -> str:
