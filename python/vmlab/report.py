@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
@@ -25,16 +26,41 @@ from vmlab import _engine
 from vmlab.machine import Machine, presets
 from vmlab.result import COLUMNS, KINDS, Result
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+# One stylesheet for every page of the report (the index and each study's
+# page): prose wraps at the page's width; a table or a block of fixed-width
+# text wider than the page scrolls inside its own box, never the page.
+STYLE = """
+:root { --holds: #1b7f3b; --holds-bg: #e3f4e8; --fails: #b3261e; --fails-bg: #fbe6e4; }
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222;
+       line-height: 1.45; overflow-wrap: anywhere; }
 h1 { border-bottom: 2px solid #444; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #bbb; }
-table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; }
-th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; }
+nav.back { font-size: 0.9rem; margin-bottom: 0.5rem; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 1rem 0; overflow-wrap: normal; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; vertical-align: top; }
 th { background: #f0f0f0; } td.s { text-align: left; }
-figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #555; }
-pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem; }
+th.s { text-align: left; }
+td.prose { text-align: left; min-width: 14rem; max-width: 48rem; overflow-wrap: anywhere; }
+figure { margin: 1.5rem 0; } figure img { max-width: 100%; height: auto; }
+figcaption { font-size: 0.9rem; color: #444; max-width: 60rem; }
+pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; font-size: 0.8rem; overflow-wrap: normal; }
 .meta { color: #666; font-size: 0.85rem; }
+.verdict { font-weight: bold; padding: 0.1rem 0.4rem; border-radius: 0.2rem; white-space: nowrap; }
+.HOLDS { color: var(--holds); background: var(--holds-bg); }
+.FAILS { color: var(--fails); background: var(--fails-bg); }
+table.verdicts { width: 100%; table-layout: fixed; } table.verdicts th { text-align: left; }
+table.verdicts td { text-align: left; } table.verdicts td.prose { min-width: 0; }
 """
+
+
+def page(title: str, body: Sequence[str], back: Optional[tuple[str, str]] = None) -> str:
+    """A complete HTML page in the report's one style; ``back`` is (href, text)
+    of a link shown above the title."""
+    nav = f'<nav class="back"><a href="{html.escape(back[0])}">&larr; {html.escape(back[1])}</a></nav>\n' if back else ""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>\n<body>\n{nav}"
+            + "\n".join(body) + "\n</body></html>\n")
 
 
 @dataclass
@@ -54,26 +80,32 @@ class Section:
         return self
 
     def pre(self, text: str) -> "Section":
+        """Fixed-width text (a table printed by a tool); scrolls in its own box if wide."""
         self.parts.append(("html", f"<pre>{html.escape(text)}</pre>"))
         return self
 
-    def table(self, data: Any, columns: Optional[Sequence[str]] = None, floatfmt: str = "{:.4f}") -> "Section":
-        """A table from a pandas or polars frame, a pyarrow table, or a list of dicts."""
+    def table(self, data: Any, columns: Optional[Sequence[str]] = None, floatfmt: str = "{:.4f}",
+              prose: Sequence[str] = ()) -> "Section":
+        """A table from a pandas or polars frame, a pyarrow table, or a list of
+        dicts. Columns named in ``prose`` hold sentences: they wrap."""
         rows, cols = _rows_of(data, columns)
-        self.parts.append(("html", _html_table(rows, cols, floatfmt)))
+        self.parts.append(("html", _html_table(rows, cols, floatfmt, prose)))
         return self
 
-    def figure(self, fig: Any, caption: str = "") -> "Section":
-        """A matplotlib Figure, saved as a PNG beside the HTML."""
-        self.parts.append(("figure", (fig, caption)))
+    def figure(self, fig: Any, caption: str = "", name: Optional[str] = None) -> "Section":
+        """A matplotlib Figure, saved as a PNG beside the HTML (``name``, or
+        figure-N.png). The caption says what the figure shows."""
+        self.parts.append(("figure", (fig, caption, name)))
         return self
 
 
 class Report:
-    def __init__(self, title: str, intro: str = ""):
+    def __init__(self, title: str, intro: str = "", back: Optional[tuple[str, str]] = None):
         self.title = title
         self.intro = intro
+        self.back = back
         self.sections: list[Section] = []
+        self.files: list[str] = []  # what the last write() wrote: the HTML and each figure
 
     def section(self, title: str, intro: str = "") -> Section:
         s = Section(title, intro)
@@ -84,6 +116,7 @@ class Report:
         """Writes the HTML and its figures; returns the HTML file's path."""
         folder = os.path.dirname(os.path.abspath(path))
         os.makedirs(folder, exist_ok=True)
+        self.files = []
         body = [f"<h1>{html.escape(self.title)}</h1>"]
         stamp = _dt.datetime.now().strftime("%Y-%m-%d %H:%M")
         body.append(f'<p class="meta">vmlab {html.escape(_engine.__version__)}, written {stamp}</p>')
@@ -101,18 +134,119 @@ class Report:
                 if kind == "html":
                     body.append(part)
                     continue
-                fig, caption = part
+                fig, caption, name = part
                 n_fig += 1
-                name = f"figure-{n_fig}.png"
+                name = name or f"figure-{n_fig}.png"
                 fig.savefig(os.path.join(folder, name), dpi=110, bbox_inches="tight")
-                body.append(f'<figure><img src="{name}" alt="{html.escape(caption)}">'
+                self.files.append(os.path.join(os.path.dirname(path), name))
+                body.append(f'<figure><img src="{html.escape(name)}" alt="{html.escape(caption)}">'
                             f"<figcaption>Figure {n_fig}. {html.escape(caption)}</figcaption></figure>")
-        page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head>\n<body>\n"
-                + "\n".join(body) + "\n</body></html>\n")
         with open(path, "w", encoding="utf-8") as f:
-            f.write(page)
+            f.write(page(self.title, body, self.back))
+        self.files.insert(0, path)
         return path
+
+
+# -- study verdicts -------------------------------------------------------------
+# Each study writes, beside its page, VERDICTS_FILE: its findings with HOLDS /
+# FAILS and the figures they rest on. The report's index gathers these files,
+# so it shows the verdicts of whatever studies were run, without importing
+# them. The format (JSON):
+#
+#   {"format": 1, "study": "s1", "title": "...", "page": "index.html",
+#    "verdicts": [{"claim": "...", "verdict": "HOLDS" | "FAILS",
+#                  "measured": "...", "paper": "..."}, ...]}
+#
+# "claim" is the paper's finding as the study states it; "measured" is vmlab's
+# figure(s) the verdict rests on; "paper" the paper's own figure for the same,
+# or "" where the paper gives none.
+VERDICTS_FILE = "verdicts.json"
+VERDICTS_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One must-hold finding of a study, judged."""
+
+    claim: str
+    holds: bool
+    measured: str
+    paper: str = ""
+
+
+def verdict_badge(holds: bool) -> str:
+    word = "HOLDS" if holds else "FAILS"
+    return f'<span class="verdict {word}">{word}</span>'
+
+
+def verdict_table(verdicts: Sequence[Verdict]) -> str:
+    """The verdicts as an HTML table: verdict, finding, vmlab's figure, the paper's."""
+    rows = "".join(
+        f"<tr><td>{verdict_badge(v.holds)}</td><td class=\"prose\">{html.escape(v.claim)}</td>"
+        f"<td class=\"prose\">{html.escape(v.measured)}</td><td class=\"prose\">{html.escape(v.paper) or '&ndash;'}</td></tr>"
+        for v in verdicts)
+    return ('<div class="scroll"><table class="verdicts"><colgroup><col style="width: 5.5rem"><col><col><col>'
+            '</colgroup><thead><tr><th>verdict</th><th>finding</th><th>vmlab measured</th><th>paper</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>")
+
+
+def verdicts_summary(verdicts: Sequence[Verdict]) -> str:
+    held = sum(v.holds for v in verdicts)
+    return f"{held} of {len(verdicts)} findings hold"
+
+
+def write_study(folder: str, study: str, report: Report, verdicts: Sequence[Verdict]) -> list[str]:
+    """Writes a study's page (``folder/index.html``, with a link back to the
+    report's index one folder up) and its ``verdicts.json``; returns the files."""
+    if report.back is None:
+        report.back = ("../index.html", "report index: every study's verdicts")
+    report.write(os.path.join(folder, "index.html"))
+    doc = {"format": VERDICTS_FORMAT, "study": study, "title": report.title, "page": "index.html",
+           "verdicts": [{"claim": v.claim, "verdict": "HOLDS" if v.holds else "FAILS", "measured": v.measured,
+                         "paper": v.paper} for v in verdicts]}
+    path = os.path.join(folder, VERDICTS_FILE)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    return [*report.files, path]
+
+
+@dataclass(frozen=True)
+class StudyVerdicts:
+    study: str
+    title: str
+    page: str  # relative to the folder holding the verdicts file
+    verdicts: tuple
+
+
+def read_verdicts(path: str) -> StudyVerdicts:
+    """A study's ``verdicts.json``; a file not in the format is a VmlabError naming it."""
+    def bad(what: str) -> _engine.VmlabError:
+        return _engine.VmlabError(f"{path}: {what} (expected the verdicts format {VERDICTS_FORMAT} of vmlab.report)")
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except json.JSONDecodeError as e:
+        raise bad(f"not JSON at line {e.lineno} column {e.colno}") from None
+    if not isinstance(doc, dict) or doc.get("format") != VERDICTS_FORMAT:
+        raise bad(f"format is {doc.get('format') if isinstance(doc, dict) else None!r}")
+    try:
+        verdicts = tuple(Verdict(str(v["claim"]), {"HOLDS": True, "FAILS": False}[v["verdict"]],
+                                 str(v["measured"]), str(v.get("paper", ""))) for v in doc["verdicts"])
+        return StudyVerdicts(str(doc["study"]), str(doc["title"]), str(doc["page"]), verdicts)
+    except (KeyError, TypeError) as e:
+        raise bad(f"missing or wrong field {e}") from None
+
+
+def studies_in(folder: str) -> list[tuple[str, StudyVerdicts]]:
+    """(subfolder, verdicts) of every study written under ``folder``, by subfolder name."""
+    found = []
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        path = os.path.join(folder, name, VERDICTS_FILE)
+        if os.path.isfile(path):
+            found.append((name, read_verdicts(path)))
+    return found
 
 
 def _rows_of(data: Any, columns: Optional[Sequence[str]]) -> tuple[list[dict], list[str]]:
@@ -140,16 +274,41 @@ def _cell(v: Any, floatfmt: str) -> tuple[str, bool]:
     return html.escape(str(v)), True
 
 
-def _html_table(rows: list[dict], cols: list[str], floatfmt: str) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+def _html_table(rows: list[dict], cols: list[str], floatfmt: str, prose: Sequence[str] = ()) -> str:
+    text_cols = {c for c in cols if c in prose or all(isinstance(r.get(c), str) or r.get(c) is None for r in rows)}
+    head = "".join(f'<th class="s">{html.escape(c)}</th>' if c in text_cols else f"<th>{html.escape(c)}</th>"
+                   for c in cols)
     body = []
     for r in rows:
         cells = []
         for c in cols:
             text, is_str = _cell(r.get(c), floatfmt)
-            cells.append(f'<td class="s">{text}</td>' if is_str else f"<td>{text}</td>")
+            cls = ' class="prose"' if c in prose else ' class="s"' if is_str else ""
+            cells.append(f"<td{cls}>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def text_table(data: Any, columns: Optional[Sequence[str]] = None, floatfmt: str = "{:.4f}") -> str:
+    """The same rows as ``Section.table`` takes, as fixed-width text for a
+    terminal: text columns left-aligned, numbers right-aligned."""
+    rows, cols = _rows_of(data, columns)
+    cells = [[_plain(r.get(c), floatfmt) for c in cols] for r in rows]
+    left = [all(isinstance(r.get(c), str) or r.get(c) is None for r in rows) for c in cols]
+    width = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.ljust(w) if lf else v.rjust(w) for v, w, lf in zip(values, width, left)).rstrip()
+
+    return "\n".join([line(cols)] + [line(row) for row in cells])
+
+
+def _plain(v: Any, floatfmt: str) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "-"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return str(v)
+    return f"{v:,}" if isinstance(v, int) else floatfmt.format(v)
 
 
 # -- plots ------------------------------------------------------------------
@@ -186,6 +345,29 @@ def miss_rate_figure(results: Iterable[Result], title: str = "Miss rate by cache
     return fig
 
 
+def log_axis(ax, which: str = "y") -> None:
+    """A log scale whose labels read 0.2, 5, 1000 rather than powers of ten,
+    with minor ticks labelled when the axis spans few decades."""
+    from matplotlib import ticker
+
+    class Plain(ticker.LogFormatter):
+        def __call__(self, x, pos=None):  # LogFormatter picks which ticks to label; "%g" writes them
+            return f"{x:,g}" if super().__call__(x, pos) else ""
+
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(Plain(labelOnlyBase=False))
+    axis.set_minor_formatter(Plain(labelOnlyBase=False, minor_thresholds=(2, 0.6)))
+
+
+def sizes_axis(ax, sizes: Sequence[int], label: str) -> None:
+    """An x axis of sizes that double (1, 2, 4, ... KB), evenly spaced and labelled with each size."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(sizes), [str(k) for k in sizes])
+    ax.minorticks_off()
+    ax.set_xlabel(label)
+
+
 def _percent(y: float) -> str:
     return f"{y:.0f}" if y >= 10 else f"{y:.1f}" if y >= 1 else f"{y:.2g}"
 
@@ -217,6 +399,32 @@ def three_c_figure(results: Iterable[Result], title: str = "Misses by cause"):
 
 
 # -- the report `make reproduce` writes --------------------------------------
+def _studies_section(rep: Report, folder: str) -> None:
+    """The verdicts of every study written under ``folder``, each linking to its page."""
+    found = studies_in(folder)
+    sec = rep.section("Studies at a glance",
+                      "Each study of experiments.md run into this folder: the paper's must-hold findings, "
+                      "HOLDS or FAILS on vmlab's numbers, with the figure each verdict rests on and the paper's. "
+                      "Each study's page has its tables, plots and the diagnosis of every FAILS.")
+    if not found:
+        sec.text(f"No study was run into {folder} (vmlab reproduce sN --report {os.path.join(folder, 'sN')}).")
+    for sub, sv in found:
+        href = html.escape(f"{sub}/{sv.page}")
+        sec.html(f'<h3><a href="{href}">{html.escape(sv.title)}</a></h3>'
+                 f"<p>{verdicts_summary(sv.verdicts)}.</p>" + verdict_table(sv.verdicts))
+
+
+def _trace_facts(info: dict) -> list[dict]:
+    """``trace_info`` as (fact, value) rows: nested counts flattened to "pages_4k data" and so on."""
+    rows = []
+    for key, value in info.items():
+        if isinstance(value, dict):
+            rows += [{"fact": f"{key} {k}", "value": v} for k, v in value.items()]
+        else:
+            rows.append({"fact": key, "value": value})
+    return rows
+
+
 def loadable_presets() -> list[str]:
     """Shipped presets that load on this machine (x86-64-host needs Linux sysfs)."""
     names = []
@@ -239,19 +447,12 @@ def presets_report(traces: Sequence[str], machines: Optional[Sequence[str]] = No
 
     machines = list(machines) if machines else loadable_presets()
     overrides = {"stats.classify_misses": True} if classify else {}
-    rep = Report("vmlab: shipped presets on captured traces",
-                 "Each machine preset simulated on each trace; miss rates count every request kind "
-                 "a cache saw (instruction fetches, reads, writes, including those from the level above). "
-                 "x86-64-host is read from the sysfs of the machine that wrote this report.")
-    studies = []
-    for sid, names in (("s1", ("index.html", "fragment.html")), ("s2", ("index.html", "section.html"))):
-        for name in names:
-            if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(out)), sid, name)):
-                studies.append(f'<li><a href="{sid}/{name}">Study {sid.upper()}</a></li>')
-                break
-    if studies:
-        rep.section("Studies", "Each study of experiments.md that was run, with the paper's figures beside "
-                    "vmlab's and a HOLDS/FAILS verdict per finding.").html("<ul>" + "".join(studies) + "</ul>")
+    rep = Report("vmlab report: the studies' verdicts, and the shipped presets on captured traces",
+                 "First, every study run into this folder: each finding of its paper with vmlab's verdict "
+                 "and the figures it rests on. Then each machine preset simulated on each trace; miss rates count "
+                 "every request kind a cache saw (instruction fetches, reads, writes, including those from the level "
+                 "above). x86-64-host is read from the sysfs of the machine that wrote this report.")
+    _studies_section(rep, os.path.dirname(os.path.abspath(out)))
     setup = rep.section("Machines")
     setup.table([{"preset": n, "description": presets().get(n, Machine.from_preset(n).description)}
                  for n in machines])
@@ -261,7 +462,9 @@ def presets_report(traces: Sequence[str], machines: Optional[Sequence[str]] = No
         sec = rep.section(f"Trace {os.path.basename(trace)}",
                           f"{info['accesses']:,} references ({info['by_kind']['ifetch']:,} instruction fetches); "
                           f"footprint {info['pages_4k']['total']:,} 4 KB pages.")
-        sec.pre(str(info))
+        sec.html("<details><summary>The trace's facts (vmlab trace info)</summary>")
+        sec.table(_trace_facts(info), floatfmt="{:g}")
+        sec.html("</details>")
         sec.figure(miss_rate_figure(results, f"Miss rate by cache: {os.path.basename(trace)}"),
                    "Miss rate of each cache (all request kinds), one bar per preset.")
         if classify:

@@ -55,8 +55,8 @@ def test_s1_test_grid_runs_resumes_and_reports(tmp_path):
     text = s1.render(rows, grid)
     assert "Table 1" in text and "Table 4" in text and "Table 5" in text
     assert sum(line.strip().startswith(("HOLDS", "FAILS")) for line in text.splitlines()) == 5
-    written = s1.write_outputs(rows, grid, tmp_path / "r", tmp_path / "rep", text)
-    assert (tmp_path / "rep" / "fragment.html").exists()
+    written = s1.write_outputs(rows, grid, tmp_path / "r", tmp_path / "rep")
+    assert (tmp_path / "rep" / "index.html").exists() and (tmp_path / "rep" / "verdicts.json").exists()
     assert any(p.suffix == ".png" for p in written)
 
 

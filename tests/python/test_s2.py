@@ -28,7 +28,7 @@ def test_tables_1_and_2_within_10_percent(data):
 
 def test_must_hold_orderings_hold(data):
     _, _, res = data
-    verdicts = dict(res["findings"])
+    verdicts = {v.claim: v.holds for v in res["findings"]}
     assert verdicts["VAC: pure-copy < IPC-move < IPC-copy for 2-16 KB"]
     assert verdicts["VAC: eager IPC-move < pure-copy for 2-16 KB"]
     assert verdicts["PAC: IPC-move < pure-copy beyond a few KB (4-16 KB)"]
@@ -75,7 +75,7 @@ def test_command_writes_results_and_report(tmp_path):
     for f in ("params.csv", "comparison.csv", "ipc_curves.csv", "findings.csv", "pmap.csv", "explanations.csv",
               "components.csv"):
         assert (tmp_path / "r" / f).exists()
-    for f in ("section.html", "ipc_vac.png", "ipc_pac.png"):
+    for f in ("index.html", "verdicts.json", "ipc_vac.png", "ipc_pac.png", "calibration.png"):
         assert (tmp_path / "p" / f).exists()
 
 

@@ -2,8 +2,9 @@
 
 Each module ``sN.py`` defines a click command named ``command``; ``vmlab
 reproduce sN`` runs it. A study prints the paper's figures beside vmlab's and
-the distance between them, writes its tables under ``results/sN/`` and adds a
-section to the report. A study that is not built yet has no module here.
+the distance between them, writes its tables under ``results/sN/`` and its
+page and ``verdicts.json`` under ``report/sN/`` (``vmlab.report.write_study``).
+A study that is not built yet has no module here.
 """
 
 from __future__ import annotations
