@@ -21,7 +21,7 @@ from conftest import vmlab_command, write_random_trace
 import vmlab
 from vmlab import sweep
 from vmlab.sweep import digest as digest_mod
-from vmlab.sweep.execute import Batch, execute
+from vmlab.sweep.executor import Batch, execute
 from vmlab.sweep.key import RunKey
 from vmlab.sweep.store import Store
 
@@ -202,7 +202,8 @@ class _Sweep:
             time.sleep(0.05)
 
     def workers(self) -> list[int]:
-        return [pid for pid in _children(self.proc.pid) if b"spawn_main" in _cmdline(pid)]
+        """The sweep's children: on Linux its pool forks them and nothing else."""
+        return _children(self.proc.pid)
 
     def kill(self):
         """Whatever is left of the group, workers included."""
@@ -224,13 +225,6 @@ def _children(pid: int) -> list[int]:
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 out.append(int(entry))
     return out
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
 
 
 def _alive(pid: int) -> bool:

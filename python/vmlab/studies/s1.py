@@ -971,7 +971,7 @@ def command(grid_name: str, trace_names: Optional[str], trace_files: dict[str, s
             jobs: int, dask_address: Optional[str], results_dir: str, report_dir: str, fresh: bool) -> None:
     """Study S1: VMCPI of ULTRIX, MACH, INTEL, PA-RISC, SOFTVM, SPUR and NOTLB over cache sizes and line sizes."""
     from vmlab import workloads
-    from vmlab.sweep.execute import check_dask
+    from vmlab.sweep.executor import check_dask
 
     grid = GRIDS[grid_name]
     names = tuple(n.strip() for n in trace_names.split(",")) if trace_names else grid.traces

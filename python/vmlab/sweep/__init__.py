@@ -17,7 +17,7 @@ a module-level ``work(payload) -> [result, ...]`` that a worker runs:
 | ``key.py`` | ``RunKey``: what a result depends on; ``engine_identity`` |
 | ``digest.py`` | ``file_sha256``: a file's content hash, cached by (path, size, mtime, inode) |
 | ``store.py`` | ``Store``: the append-only ``runs.jsonl`` (fsync per batch, a torn last line dropped) |
-| ``execute.py`` | ``execute``: the loop (serial, process pool, Dask), progress, Ctrl-C |
+| ``executor.py`` | ``execute``: the loop (serial, process pool, Dask), progress, Ctrl-C |
 | ``worker.py`` | a local worker's start: Ctrl-C left to the parent, death with the parent |
 
 ``run`` below joins them: it loads the store, keeps the results whose key
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from vmlab.sweep.digest import cache_dir, file_sha256
-from vmlab.sweep.execute import Batch, dask_client, execute
+from vmlab.sweep.executor import Batch, dask_client, execute
 from vmlab.sweep.key import RunKey, canonical_json, engine_identity
 from vmlab.sweep.store import Store
 

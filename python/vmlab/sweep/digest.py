@@ -17,6 +17,7 @@ only: a cache that cannot be read or written is ignored.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -77,8 +78,12 @@ def _write_cache(cache: dict) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".digests-", suffix=".tmp")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(cache, f, indent=0, sort_keys=True)
         os.replace(tmp, folder / CACHE_FILE)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

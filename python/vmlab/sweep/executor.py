@@ -18,6 +18,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -157,10 +158,11 @@ def execute(batches: Sequence[Batch], work: Callable[[Any], Sequence[dict]], sto
 
 # -- a local process pool ----------------------------------------------------
 def _on_pool(jobs: int, batches: Sequence[Batch], work, recorder: _Recorder) -> None:
-    # Spawned, not forked: a worker starts from a clean interpreter, not a
-    # copy of this one mid-whatever (threads, open store, engine state), and
-    # its parent is this process, which is what ``worker.start`` watches.
-    ctx = multiprocessing.get_context("spawn")
+    # Forked where the kernel can tie a worker's life to ours (Linux): no
+    # re-import, and a script calling a sweep needs no ``__main__`` guard.
+    # Elsewhere the platform's default (spawn). Either way the parent of a
+    # worker is this process, which is what ``worker.start`` watches.
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=worker.start,
                                   initargs=(os.getpid(),))
     futures: dict[cf.Future, Batch] = {}
@@ -192,8 +194,9 @@ def _stop_pool(pool: cf.ProcessPoolExecutor, futures: dict, recorder: _Recorder)
                 p.kill()
     pool.shutdown(wait=False, cancel_futures=True)
     # With its workers dead, the pool reads the results already sent, then
-    # fails the rest: every future is settled in milliseconds.
-    cf.wait(futures, timeout=1)
+    # fails the rest: every future it started is settled in milliseconds.
+    # (A cancelled future never counts as done for ``wait``.)
+    cf.wait([f for f in futures if not f.cancelled()], timeout=1)
     for p in processes:
         p.join(timeout=1)
     for f, b in futures.items():
