@@ -282,3 +282,39 @@ def test_workers_die_with_their_parent(tmp_path, long_trace):
     finally:
         run.kill()
     assert left == [], f"workers {left} outlived their parent by 5 s"
+
+
+_ORPHAN_SCRIPT = """
+import multiprocessing, os, sys, time
+from vmlab.sweep import worker
+
+def child(parent):
+    worker._watch(parent)  # the fallback alone, without the kernel's help
+
+if __name__ == "__main__":
+    p = multiprocessing.get_context("fork").Process(target=child, args=(os.getpid(),))
+    p.start()
+    print(p.pid, flush=True)
+    time.sleep(600)
+"""
+
+
+@linux_only
+def test_the_portable_watchdog_also_ends_an_orphaned_worker(tmp_path):
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    try:
+        child = int(parent.stdout.readline())
+        time.sleep(2 * sweep.worker.POLL_SECONDS)
+        assert _alive(child)
+        os.kill(parent.pid, signal.SIGKILL)
+        end = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not _alive(child)
+    finally:
+        try:
+            os.killpg(parent.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        parent.wait()
