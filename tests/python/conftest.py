@@ -9,6 +9,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,9 @@ _real_stderr = None
 def pytest_configure(config):
     global _real_stderr
     _real_stderr = os.fdopen(os.dup(2), "w")
+    # Digests of the tests' traces (vmlab.sweep) go to a folder of this run,
+    # not the user's cache; subprocesses inherit it.
+    os.environ["VMLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="vmlab-test-cache-")
 
 
 @pytest.fixture(autouse=True)

@@ -1,8 +1,12 @@
 """Study S1 in its `test` grid: a prefix of the small real database trace,
 every scheme; and the translation binding's errors."""
 
+import importlib.util
 import json
+import os
 import shutil
+import subprocess
+import time
 
 import pytest
 
@@ -347,3 +351,109 @@ def test_vm_sweep_fanout_equals_one_run_per_configuration(tmp_path):
     assert together == alone
     l2d = [next(c for c in r["caches"] if c["name"] == "l2d")["stats"]["read"]["misses"] for r in together[:4]]
     assert len(set(l2d)) == 4, l2d
+
+
+# -- resume: a stored run is reused only when everything that made it is the same ----------
+@pytest.fixture(scope="module")
+def small_traces(tmp_path_factory):
+    """Two different 20,000-reference traces."""
+    from conftest import write_random_trace
+    import vmlab
+
+    d = tmp_path_factory.mktemp("s1-small")
+    out = []
+    for seed in (3, 4):
+        vmt = d / f"t{seed}.vmt"
+        vmlab.convert_trace(write_random_trace(d / f"t{seed}.lackey", 20_000, seed=seed), vmt)
+        out.append(vmt)
+    return out
+
+
+def test_resume_reruns_what_another_event_limit_or_trace_made(cli, tmp_path, small_traces):
+    import csv
+    import hashlib
+
+    a, b = small_traces
+    grid = s1.GRIDS["test"]
+    coords = ("trace", "scheme", "role", "l1_kb", "l2_kb", "l1_line", "l2_line", "tlb_entries", "protect_per_million")
+
+    def s1_run(trace, *more):
+        proc = cli("reproduce", "s1", "--grid", "test", "--trace", f"database={trace}", "-j", "1",
+                   "--results", "R", *more, check=True)
+        with open(tmp_path / "R" / "test" / "runs.csv", newline="") as f:
+            return proc.stderr.splitlines()[0], list(csv.DictReader(f))
+
+    def numbers(rows):
+        return {tuple(str(r[c]) for c in coords): (str(r["vmcpi"]), str(r["user_instructions"])) for r in rows}
+
+    def fresh(trace):
+        return numbers(s1.sweep(grid, {"database": str(trace)}, tmp_path / f"fresh-{trace.stem}", 1, log=lambda s: None))
+
+    # The issue's case: a 1,000-event run, then the same without --max-events.
+    _, short = s1_run(a, "--max-events", "1000")
+    header, rows = s1_run(a)
+    assert " 0 already done, 4 batches" in header, header
+    assert numbers(rows) == fresh(a) != numbers(short)
+    # Then another file under the same name.
+    header, rows = s1_run(b)
+    assert " 0 already done, 4 batches" in header, header
+    assert numbers(rows) == fresh(b)
+    # Each row names its trace by content.
+    assert {r["trace_sha256"] for r in rows} == {hashlib.sha256(b.read_bytes()).hexdigest()}
+    assert {r["max_events"] for r in rows} == {str(grid.max_events)}
+
+
+# -- bad command lines: one line, exit 2 ------------------------------------------------
+def _one_error_line(proc) -> str:
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("vmlab: error: "), proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--traces", "bogus"], "unknown trace `bogus`: expected workloads compiler, database, bigfoot, sparse, "
+                            "or a name given a file with --trace NAME=FILE"),
+    (["--trace", "database"], "`database` is not NAME=FILE"),
+    (["--trace", "database=nope.vmt"], "database=nope.vmt: nope.vmt: no such file"),
+    (["--traces", "database", "--trace", "other={trace}"], "`other` is not among this run's traces (database)"),
+    (["-j", "0", "--trace", "database={trace}"], "'--jobs' / '-j': 0 is not in the range x>=1"),
+])
+def test_s1_bad_arguments_are_one_line(cli, small_traces, args, says):
+    args = [a.format(trace=small_traces[0]) for a in args]
+    line = _one_error_line(cli("reproduce", "s1", "--grid", "test", *args))
+    assert says in line, line
+
+
+def test_s1_missing_program_says_what_to_install(tmp_path):
+    from conftest import vmlab_command
+    from vmlab import workloads
+
+    if workloads.WORKLOADS["database"].trace_path("full").exists():
+        pytest.skip("the database trace of the paper grid is already captured: nothing to install")
+    bin_dir = tmp_path / "bin"  # valgrind but no sqlite3
+    bin_dir.mkdir()
+    if shutil.which("valgrind"):
+        (bin_dir / "valgrind").symlink_to(shutil.which("valgrind"))
+    proc = subprocess.run([*vmlab_command(), "reproduce", "s1", "--grid", "paper", "--traces", "database"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PATH=str(bin_dir)))
+    line = _one_error_line(proc)
+    assert "database: cannot capture without" in line and "sqlite3" in line and "apt-get install" in line, line
+
+
+def test_s1_dask_without_dask_names_the_extra(cli, small_traces):
+    if importlib.util.find_spec("distributed") is not None:
+        pytest.skip("dask.distributed is installed")
+    line = _one_error_line(cli("reproduce", "s1", "--grid", "test", "--trace", f"database={small_traces[0]}",
+                               "--dask", "tcp://127.0.0.1:1"))
+    assert "needs dask.distributed: pip install 'vmlab[cluster]'" in line, line
+
+
+def test_s1_unreachable_dask_scheduler_is_named_within_seconds(cli, small_traces):
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("needs dask.distributed (vmlab[cluster])")
+    start = time.monotonic()
+    line = _one_error_line(cli("reproduce", "s1", "--grid", "test", "--trace", f"database={small_traces[0]}",
+                               "--dask", "tcp://127.0.0.1:1", "-j", "1"))
+    assert "Dask scheduler tcp://127.0.0.1:1: no answer within 5 s" in line, line
+    assert time.monotonic() - start < 30

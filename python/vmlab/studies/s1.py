@@ -10,21 +10,18 @@ every configuration in it (``_engine.vm_sweep``). A batch keeps together the
 points that differ only in their L2 (size, line), which the engine runs as
 one pass over the L1s and TLBs feeding every L2 (``VmSim::fanout``; not for
 SOFTVM, SPUR or protection changes, whose L1 traffic depends on the L2).
-Finished batches are
-appended to ``runs.jsonl`` at once, so an interrupted sweep resumes where it
-stopped and loses nothing finished.
+The sweep itself (run keys, the ``runs.jsonl`` store, resume, workers,
+Ctrl-C) is ``vmlab.sweep``'s: a stored run is reused only when its trace's
+bytes, event limit, resolved configuration and engine are the same.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import html
 import json
 import math
 import os
 import statistics
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional, Sequence
@@ -32,6 +29,8 @@ from typing import Any, Iterable, Optional, Sequence
 import click
 
 from vmlab import _engine
+from vmlab.sweep import Batch, RunKey, file_sha256
+from vmlab.sweep import run as run_sweep
 
 PRESET = "jacob-mudge"
 TLB_SCHEMES = ("ultrix", "mach", "intel", "parisc")
@@ -100,7 +99,9 @@ SIDE_FIELDS = ("l1_hit_tlb_hit", "l1_hit_tlb_miss", "l2_hit_tlb_hit", "l2_hit_tl
 
 @dataclass(frozen=True)
 class Point:
-    """One configuration of the sweep, as a key and the preset overrides."""
+    """One configuration of the sweep: its place in the grid (``key``) and
+    the preset overrides that make it. What a stored run is keyed by is
+    not this but what the overrides resolve to (``sweep``)."""
 
     trace: str
     scheme: str
@@ -167,18 +168,24 @@ def points(grid: Grid) -> list[Point]:
     return unique
 
 
-def _flatten(p: Point, r: dict) -> dict:
-    row: dict[str, Any] = {
+def _labels(p: Point) -> dict:
+    """What a row says about its point (not what the engine measured)."""
+    return {
         "trace": p.trace, "scheme": p.scheme, "l1_kb": p.l1_kb, "l2_kb": p.l2_kb,
         "l1_line": p.l1_line, "l2_line": p.l2_line, "tlb_entries": p.tlb,
-        "retranslate_writebacks": p.retranslate, "role": p.role,
+        "retranslate_writebacks": p.retranslate, "role": p.role, "protect_per_million": p.protect_per_million,
+    }
+
+
+def _measured(r: dict) -> dict:
+    """The columns of a row taken from one engine result (``vm_sweep``)."""
+    row: dict[str, Any] = {
         "user_instructions": r["user_instructions"], "vmcpi": r["vmcpi"], "vm_cycles": r["vm_cycles"],
         "l2i_misses_per_kinstr": r["l2i_misses_per_kinstr"], "l2d_misses_per_kinstr": r["l2d_misses_per_kinstr"],
         "handler_fetches": r["handler_fetches"], "pte_loads": r["pte_loads"],
         "writeback_translations": r["writeback_translations"], "folded_regions": r["folded_regions"],
         "page_table_bytes": (r.get("page_table") or {}).get("bytes", 0),
         "page_table_kind": r.get("page_table_kind") or "",
-        "protect_per_million": p.protect_per_million,
         "protection_changes": r.get("protection_changes", 0), "protection_cpi": r.get("protection_cpi", 0.0),
     }
     for c in r["components"]:
@@ -193,10 +200,12 @@ def _flatten(p: Point, r: dict) -> dict:
     return row
 
 
-def _run_batch(trace: str, batch: list[Point], max_events: int) -> list[dict]:
-    configs = [_engine.vm_load_config(PRESET, p.overrides()) for p in batch]
+def _run_batch(payload: tuple[str, list[str], int]) -> list[dict]:
+    """One batch, in a worker: every resolved configuration over one trace,
+    decoded once. Returns ``_measured`` of each, in order."""
+    trace, configs, max_events = payload
     results = _engine.vm_sweep(configs, trace, None, 1, None, max_events or None)
-    return [_flatten(p, json.loads(r)) for p, r in zip(batch, results)]
+    return [_measured(json.loads(r)) for r in results]
 
 
 def _above_l2(p: Point) -> tuple:
@@ -222,68 +231,36 @@ def _batches(todo: list[Point], size: int) -> list[list[Point]]:
     return out
 
 
-def _load_done(path: Path) -> dict[str, dict]:
-    done: dict[str, dict] = {}
-    if path.exists():
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short by a crash: that batch reruns
-                done[row["key"]] = row
-    return done
+#: What S1 stores per run (``sweep.RunKey.kind``): bump the number when
+#: ``_measured`` stores something new, so stored runs are not reused.
+RUN_KIND = "s1.vm_sweep/1"
 
 
 def sweep(grid: Grid, trace_paths: dict[str, str], out_dir: Path, jobs: int, dask: Optional[str] = None,
           log=print) -> list[dict]:
-    """Runs every point not already in ``out_dir/runs.jsonl``; returns all rows."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    store = out_dir / "runs.jsonl"
-    done = _load_done(store)
-    todo = [p for p in points(grid) if p.key() not in done]
-    batches: list[tuple[str, list[Point]]] = []
-    for t in grid.traces:
-        for b in _batches([p for p in todo if p.trace == t], grid.batch):
-            batches.append((t, b))
-    total = len(points(grid))
-    log(f"S1: {total} configurations, {total - len(todo)} already done, {len(batches)} batches on {jobs} workers"
-        + (f" (Dask at {dask})" if dask else ""))
-    start = time.monotonic()
-    if batches:
-        with open(store, "a", encoding="utf-8") as f:
-            def record(rows: list[dict], batch: list[Point]) -> None:
-                for p, row in zip(batch, rows):
-                    row["key"] = p.key()
-                    f.write(json.dumps(row) + "\n")
-                    done[p.key()] = row
-                f.flush()
-                os.fsync(f.fileno())
+    """Every point of ``grid`` as a row: its labels, what the engine
+    measured, and its run key (``vmlab.sweep``). A run whose key is in
+    ``out_dir/runs.jsonl`` is reused; the rest run now (on ``jobs`` local
+    processes, or on the Dask scheduler at ``dask``) and are added to it."""
+    pts = points(grid)
+    digests = {t: file_sha256(trace_paths[t]) for t in grid.traces}
+    configs = {p: _engine.vm_load_config(PRESET, p.overrides()) for p in pts}
+    keys = {p: RunKey.make(RUN_KIND, digests[p.trace], grid.max_events, configs[p]) for p in pts}
+    point_of: dict[str, Point] = {}
+    for p in pts:
+        point_of.setdefault(keys[p].digest, p)
 
-            if dask:
-                from dask.distributed import Client, as_completed  # optional extra
+    def plan(todo: list[RunKey]) -> list[Batch]:
+        out = []
+        for t in grid.traces:
+            for b in _batches([point_of[k.digest] for k in todo if point_of[k.digest].trace == t], grid.batch):
+                out.append(Batch(tuple(keys[p] for p in b),
+                                 (trace_paths[t], [configs[p] for p in b], grid.max_events)))
+        return out
 
-                client = Client(dask)
-                futs = {client.submit(_run_batch, trace_paths[t], b, grid.max_events, pure=False): b
-                        for t, b in batches}
-                for n, fut in enumerate(as_completed(futs), 1):
-                    record(fut.result(), futs[fut])
-                    log(f"  batch {n}/{len(batches)} done, {time.monotonic() - start:.0f} s")
-            elif jobs <= 1:
-                for n, (t, b) in enumerate(batches, 1):
-                    record(_run_batch(trace_paths[t], b, grid.max_events), b)
-                    log(f"  batch {n}/{len(batches)} done, {time.monotonic() - start:.0f} s")
-            else:
-                with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
-                    futs = {pool.submit(_run_batch, trace_paths[t], b, grid.max_events): b for t, b in batches}
-                    for n, fut in enumerate(cf.as_completed(futs), 1):
-                        record(fut.result(), futs[fut])
-                        log(f"  batch {n}/{len(batches)} done, {time.monotonic() - start:.0f} s")
-    keys = {p.key() for p in points(grid)}
-    return [r for k, r in done.items() if k in keys]
+    results = run_sweep(list(keys.values()), plan, _run_batch, out_dir / "runs.jsonl", jobs=jobs, dask=dask,
+                        log=log, name="S1")
+    return [{**_labels(p), **results[keys[p].digest], **keys[p].columns()} for p in pts]
 
 
 # -- analysis ------------------------------------------------------------------
@@ -442,8 +419,8 @@ def footprint(trace_path: str, max_events: int, line_sizes: Sequence[int] = FOOT
 
 def footprints(paths: dict[str, str], max_events: int, store: Path, log=print) -> dict[str, dict]:
     """``footprint`` of each workload, computed once and kept in ``store``
-    (JSON) beside the runs; recomputed when the trace file or the prefix
-    length changed."""
+    (JSON) beside the runs; recomputed when the trace's bytes (its SHA-256)
+    or the prefix length changed."""
     have: dict[str, dict] = {}
     if store.exists():
         try:
@@ -453,12 +430,14 @@ def footprints(paths: dict[str, str], max_events: int, store: Path, log=print) -
     changed = False
     for name, path in paths.items():
         size = os.path.getsize(path)
+        digest = file_sha256(path)
         fp = have.get(name)
-        if (not fp or fp.get("max_events") != max_events or fp.get("trace_bytes") != size
+        if (not fp or fp.get("max_events") != max_events or fp.get("trace_sha256") != digest
                 or fp.get("version") != FOOTPRINT_VERSION):
             log(f"S1: footprint of {name} (first {max_events or 'all'} events) ...")
             fp = footprint(path, max_events)
             fp["trace_bytes"] = size
+            fp["trace_sha256"] = digest
             fp["version"] = FOOTPRINT_VERSION
             fp["whole_trace_regions_4m"] = json.loads(_engine.trace_info(path, None)[0])["regions_4m"]["total"]
             have[name] = fp
@@ -1091,33 +1070,64 @@ def write_outputs(rows: list[dict], grid: Grid, results_dir: Path, report_dir: P
     return written
 
 
+def _trace_files(ctx: click.Context, param: click.Parameter, values: Sequence[str]) -> dict[str, str]:
+    """``--trace NAME=FILE`` values as {NAME: FILE}, each FILE an existing file."""
+    out: dict[str, str] = {}
+    for v in values:
+        name, sep, file = v.partition("=")
+        if not sep or not name or not file:
+            raise click.BadParameter(f"`{v}` is not NAME=FILE (e.g. database=traces/s1/database-small.vmt)")
+        if not os.path.isfile(file):
+            raise click.BadParameter(f"{v}: {file}: no such file")
+        out[name] = file
+    return out
+
+
 @click.command()
 @click.option("--grid", "grid_name", type=click.Choice(sorted(GRIDS)), default="standard", show_default=True,
               help="test: a few points on a small trace; standard: every workload, 10 M-reference prefixes; "
                    "paper: the paper's whole grid on whole traces.")
 @click.option("--traces", "trace_names", default=None, metavar="NAME,...",
-              help="Workloads to use (default: the grid's). Names: compiler, database, bigfoot, sparse.")
-@click.option("--trace", "trace_files", multiple=True, metavar="NAME=FILE",
-              help="Use this .vmt for a workload instead of capturing it (repeatable).")
-@click.option("--max-events", type=int, default=None, help="Events per trace (0 = all; default: the grid's).")
-@click.option("--jobs", "-j", type=int, default=os.cpu_count() or 1, show_default=True, help="Worker processes.")
-@click.option("--dask", "dask_address", default=None, metavar="ADDRESS", help="Run batches on a Dask cluster.")
+              help="Traces to use (default: the grid's): workloads compiler, database, bigfoot, sparse, "
+                   "or names given a file with --trace.")
+@click.option("--trace", "trace_files", multiple=True, metavar="NAME=FILE", callback=_trace_files,
+              help="Use this .vmt for trace NAME instead of capturing it (repeatable).")
+@click.option("--max-events", type=click.IntRange(min=0), default=None,
+              help="Events per trace (0 = all; default: the grid's).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Worker processes (>= 1).")
+@click.option("--dask", "dask_address", default=None, metavar="ADDRESS",
+              help="Run batches on the Dask scheduler at ADDRESS (needs vmlab[cluster]).")
 @click.option("--results", "results_dir", default="results/s1", show_default=True)
 @click.option("--report", "report_dir", default="report/s1", show_default=True)
 @click.option("--fresh", is_flag=True, help="Ignore finished runs in RESULTS/runs.jsonl and start over.")
-def command(grid_name: str, trace_names: Optional[str], trace_files: Sequence[str], max_events: Optional[int],
+def command(grid_name: str, trace_names: Optional[str], trace_files: dict[str, str], max_events: Optional[int],
             jobs: int, dask_address: Optional[str], results_dir: str, report_dir: str, fresh: bool) -> None:
     """Study S1: VMCPI of ULTRIX, MACH, INTEL, PA-RISC, SOFTVM, SPUR and NOTLB over cache sizes and line sizes."""
     from vmlab import workloads
+    from vmlab.sweep.executor import check_dask
 
     grid = GRIDS[grid_name]
-    names = tuple(trace_names.split(",")) if trace_names else grid.traces
-    given = dict(t.split("=", 1) for t in trace_files)
+    names = tuple(n.strip() for n in trace_names.split(",")) if trace_names else grid.traces
+    unknown = [n for n in names if n not in workloads.WORKLOADS and n not in trace_files]
+    if unknown or not all(names):
+        raise click.BadParameter(
+            f"unknown trace `{(unknown or [''])[0]}`: expected workloads {', '.join(workloads.WORKLOADS)}, "
+            "or a name given a file with --trace NAME=FILE", param_hint="'--traces'")
+    unused = [n for n in trace_files if n not in names]
+    if unused:
+        raise click.BadParameter(f"`{unused[0]}` is not among this run's traces ({', '.join(names)}); "
+                                 "add it to --traces", param_hint="'--trace'")
+    if dask_address:
+        check_dask(dask_address)
     grid = Grid(grid.l1_kb, grid.l2_kb, grid.lines, names, grid.size,
                 grid.max_events if max_events is None else max_events, grid.batch)
     paths = {}
     for n in names:
-        paths[n] = given[n] if n in given else str(workloads.ensure(n, grid.size))
+        try:
+            paths[n] = trace_files[n] if n in trace_files else str(workloads.ensure(n, grid.size))
+        except workloads.WorkloadError as e:
+            raise _engine.VmlabError(str(e)) from None
     out = Path(results_dir) / grid_name
     if fresh and (out / "runs.jsonl").exists():
         (out / "runs.jsonl").unlink()
