@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use vmlab_cache::{CacheConfig, CacheStats, Indexing};
 
+use crate::compat::Compat;
 use crate::config::MachineConfig;
 use crate::hierarchy::MemoryStats;
 
@@ -42,6 +43,10 @@ pub struct RunResult {
     pub caches: Vec<LevelResult>,
     pub memory: MemoryStats,
     pub pages_mapped: u64,
+    /// Whose counting rules made these numbers (`crate::compat`); left out
+    /// for vmlab's own, so such results read as they always have.
+    #[serde(default, skip_serializing_if = "Compat::is_vmlab")]
+    pub compat: Compat,
 }
 
 impl RunResult {
