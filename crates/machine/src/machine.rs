@@ -272,7 +272,7 @@ impl Machine {
                 origin: format!("machine {}", self.config.name),
                 line: None,
                 message: format!(
-                    "--compat {compat} counts one miss per reference, which may span lines that missed for \
+                    "compatibility mode {compat} counts one miss per reference, which may span lines that missed for \
                      different reasons, so it has no 3C classes: set stats.classify_misses = false"
                 ),
             });

@@ -58,7 +58,7 @@ impl RunResult {
     pub fn to_table(&self) -> String {
         use std::fmt::Write as _;
         let mut s = String::new();
-        let _ = writeln!(
+        let _ = write!(
             s,
             "machine {}  trace {}  references {}  instructions {}",
             self.machine.name,
@@ -66,6 +66,10 @@ impl RunResult {
             self.events.references(),
             self.instructions
         );
+        if !self.compat.is_vmlab() {
+            let _ = write!(s, "  compat {}", self.compat);
+        }
+        s.push('\n');
         let _ = writeln!(
             s,
             "{:<5} {:<7} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11}",

@@ -239,18 +239,18 @@ fn cachegrind_counts_each_reference_once_per_level() {
     cfg.l2 = Some(CacheConfig::simple(128, 64, 2));
     let sized = |kind, a, size| Event::access(kind, a, size, 0);
     let evs = [
-        i(0x100),                             // 1 l1i line 16 miss; l2 line 4 miss (memory read 4 B)
-        r(0x0e),                              // 2 crosses l1d lines 0, 1: both miss, one miss; l2 line 0 miss
-        r(0x10),                              // 3 l1d line 1 hit
-        r(0x2e),                              // 4 lines 2, 3 miss (one miss); l2 line 0 hit
-        r(0x1e),                              // 5 line 1 misses, line 2 hits: one miss; l2 sees 0x1e..0x21: hit
-        sized(AccessKind::Store, 0x40, 8),    // 6 l1d line 4 miss, allocated; l2 line 1 miss, evicts 4 (memory write 8 B)
-        sized(AccessKind::Modify, 0x44, 4),   // 7 one read: line 4 hit
-        i(0x104),                             // 8 l1i hit
-        i(0x1f0),                             // 9 l1i line 31 miss; l2 line 7 miss, evicts 0
-        i(0x100),                             // 10 l1i hit
-        r(0x00),                              // 11 l1d line 0 miss; l2 line 0 miss, evicts 1
-        sized(AccessKind::Load, 0x20, 32),    // 12 cut to 16 B (the shortest line): line 2 miss; l2 hit
+        i(0x100),                           // 1 l1i line 16 miss; l2 line 4 miss (memory read 4 B)
+        r(0x0e),                            // 2 crosses l1d lines 0, 1: both miss, one miss; l2 line 0 miss
+        r(0x10),                            // 3 l1d line 1 hit
+        r(0x2e),                            // 4 lines 2, 3 miss (one miss); l2 line 0 hit
+        r(0x1e),                            // 5 line 1 misses, line 2 hits: one miss; l2 sees 0x1e..0x21: hit
+        sized(AccessKind::Store, 0x40, 8),  // 6 l1d line 4 miss, allocated; l2 line 1 miss, evicts 4 (memory write 8 B)
+        sized(AccessKind::Modify, 0x44, 4), // 7 one read: line 4 hit
+        i(0x104),                           // 8 l1i hit
+        i(0x1f0),                           // 9 l1i line 31 miss; l2 line 7 miss, evicts 0
+        i(0x100),                           // 10 l1i hit
+        r(0x00),                            // 11 l1d line 0 miss; l2 line 0 miss, evicts 1
+        sized(AccessKind::Load, 0x20, 32),  // 12 cut to 16 B (the shortest line): line 2 miss; l2 hit
     ];
     let cg = run(&cfg, Compat::Cachegrind, &evs);
     assert_eq!(cg.compat, Compat::Cachegrind);
