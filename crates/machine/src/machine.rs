@@ -488,12 +488,14 @@ impl Machine {
     /// one read (Cachegrind's `Dm`), and a data reference longer than the
     /// shortest line of the machine is cut to that line (as Cachegrind
     /// cuts its dirty helpers' and CAS accesses to its minimum line size).
+    ///
+    /// Afterwards the repeat line of the top cache is the reference's last
+    /// line there if it is resident: the most recent of its set, so the
+    /// next reference wholly within it is a hit that changes no state
+    /// (`feed_whole` only counts it; no dirty bit matters under this mode).
     fn access_whole(&mut self, a: &Access) -> Result<(), MapError> {
-        let kind = match a.kind {
-            AccessKind::Ifetch => RefKind::Ifetch,
-            AccessKind::Load | AccessKind::Modify => RefKind::Read,
-            AccessKind::Store => RefKind::Write,
-        };
+        // A modify is its first request alone, a read.
+        let kind = FIRST_KIND[a.kind as usize & 3];
         let size = u64::from(a.size.max(1));
         let size = if kind == RefKind::Ifetch { size } else { size.min(self.min_line) };
         let va = a.addr.0;
@@ -517,12 +519,22 @@ impl Machine {
             let allocates = !write || cache.config().write_miss == WriteMissPolicy::WriteAllocate;
             let shift = cache.line_bytes().trailing_zeros();
             let mut missed = 0u64;
+            let mut last_hit = false;
             for ln in (va >> shift)..=(last >> shift) {
                 let lva = va.max(ln << shift);
                 let r = LineRef { vaddr: lva, paddr: pa_of(lva), asid: a.asid.0 };
-                missed += u64::from(!cache.access_tag_only(r, write));
+                last_hit = cache.access_tag_only(r, write);
+                missed += u64::from(!last_hit);
             }
             cache.count_reference(kind, missed > 0, if allocates { missed } else { 0 });
+            if t == 0 {
+                let slot = self.slot_of[a.kind as usize & 3];
+                self.repeat[slot] = if last_hit || allocates {
+                    RepeatLine { line: last >> shift, asid: a.asid, dirty: false }
+                } else {
+                    NO_LINE
+                };
+            }
             if missed == 0 {
                 return Ok(());
             }
@@ -694,7 +706,18 @@ impl Machine {
             };
             let k = usize::from(info.k & 3);
             self.access_counts[k] += 1;
-            let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(w & ADDR_MASK), asid };
+            let va = w & ADDR_MASK;
+            let shift = u32::from(info.shift);
+            let r = &self.repeat[usize::from(info.slot & 1)];
+            // Wholly within the top cache's most recent line (`access_whole`):
+            // a hit that changes nothing. The uncut size can only refuse more.
+            if va >> shift == r.line && asid == r.asid && (va + u64::from(info.span)) >> shift == r.line {
+                // By request kind (a modify's read at the load's index):
+                // ifetch, load, store = 0, 1, 2.
+                self.pending[FIRST_KIND[k] as usize] += 1;
+                continue;
+            }
+            let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
             self.access_whole(&a).map_err(|e| RunError::memory(origin, block, first, i, e))?;
         }
         Ok(())

@@ -318,3 +318,54 @@ fn results_of_vmlab_rules_leave_the_mode_out() {
     let din = serde_json::to_string(&run(&cfg, Compat::Dinero, &[r(0)])).expect("json");
     assert!(din.contains(r#""compat":"dinero""#), "{din}");
 }
+
+/// The run loop's shortcut under `cachegrind` (a reference wholly within
+/// the top cache's most recent line only counted) against every event
+/// applied on its own (`Machine::step`, which never takes it), on random
+/// references that cross lines, repeat lines and mix kinds, for unified
+/// and split tops, several policies and a no-write-allocate level.
+#[test]
+fn cachegrind_shortcut_counts_as_every_reference_applied() {
+    let mut machines = Vec::new();
+    let mut split = config();
+    split.l1i = Some(CacheConfig::simple(256, 32, 2));
+    split.l1d = Some(CacheConfig::simple(512, 32, 4));
+    split.l2 = Some(CacheConfig::simple(4096, 64, 4));
+    machines.push(split.clone());
+    let mut fifo_nwa = split.clone();
+    for c in [&mut fifo_nwa.l1i, &mut fifo_nwa.l1d, &mut fifo_nwa.l2].into_iter().flatten() {
+        c.replacement = vmlab_cache::Replacement::Fifo;
+    }
+    if let Some(d) = fifo_nwa.l1d.as_mut() {
+        d.write_miss = WriteMissPolicy::NoWriteAllocate;
+    }
+    machines.push(fifo_nwa);
+    let mut unified = config();
+    unified.l1 = Some(CacheConfig::simple(256, 16, 1));
+    unified.l2 = Some(CacheConfig::simple(2048, 32, 2));
+    machines.push(unified);
+
+    // A fixed linear congruential sequence: a few hot lines, sizes 1 to 40.
+    let mut x: u64 = 7;
+    let mut evs = Vec::new();
+    for _ in 0..20_000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let kind =
+            [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][(x >> 60) as usize & 3];
+        let addr = ((x >> 20) % 3000) + if kind == AccessKind::Ifetch { 0x1000 } else { 0 };
+        let size = 1 + ((x >> 40) % 40) as u32;
+        evs.push(Event::access(kind, addr, size, 0));
+    }
+    for cfg in machines {
+        let fed = run(&cfg, Compat::Cachegrind, &evs);
+        let mut m = Machine::new(cfg).expect("valid").with_compat(Compat::Cachegrind).expect("allowed");
+        for ev in &evs {
+            m.step(ev).expect("maps");
+        }
+        m.finish();
+        let stepped = m.result("hand");
+        assert_eq!(fed.caches, stepped.caches);
+        assert_eq!(fed.memory, stepped.memory);
+        assert!(fed.caches[0].stats.accesses() > 0);
+    }
+}
