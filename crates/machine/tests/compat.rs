@@ -304,7 +304,7 @@ fn cachegrind_refuses_miss_classes_and_modes_have_names() {
         assert_eq!(Compat::from_name(c.name()), Ok(c));
     }
     assert_eq!(
-        Compat::from_name("dinero4").unwrap_err(),
+        Compat::from_name("dinero4").expect_err("unknown"),
         "unknown compatibility mode `dinero4` (expected one of: vmlab, dinero, cachegrind)"
     );
 }
