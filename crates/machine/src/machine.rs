@@ -492,7 +492,7 @@ impl Machine {
     /// Afterwards the repeat line of the top cache is the reference's last
     /// line there if it is resident: the most recent of its set, so the
     /// next reference wholly within it is a hit that changes no state
-    /// (`feed_whole` only counts it; no dirty bit matters under this mode).
+    /// (`feed_general` only counts it; no dirty bit matters under this mode).
     fn access_whole(&mut self, a: &Access) -> Result<(), MapError> {
         // A modify is its first request alone, a read.
         let kind = FIRST_KIND[a.kind as usize & 3];
@@ -619,10 +619,10 @@ impl Machine {
     /// The words of a block, through the loop `HitLoop` chose.
     fn feed_words(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
         if self.compat.counts_whole_references() {
-            return self.feed_whole(block, origin, first);
+            return self.feed_general::<true>(block, origin, first);
         }
         match self.hit_loop {
-            HitLoop::General => self.feed_general(block, origin, first),
+            HitLoop::General => self.feed_general::<false>(block, origin, first),
             // Direct-mapped tops that both need no translation are
             // `VirtualDirect`, so a `Direct` top always translates.
             HitLoop::Direct(c) => self.feed_inline::<true, true>(block, origin, first, c),
@@ -661,8 +661,17 @@ impl Machine {
 
     /// The general loop: a repeat of the last line of a top-level cache costs
     /// a few compares and one increment; anything else goes through
-    /// `Cache::lookup` and the hierarchy.
-    fn feed_general(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+    /// `Cache::lookup` and the hierarchy. With `WHOLE` (`--compat
+    /// cachegrind`) anything else goes through `access_whole`, and a repeat
+    /// is any reference wholly within that line, a write too (no line is
+    /// dirty under that mode), counted as its one request (a modify as a
+    /// read, not the read and write `pending` counts for it otherwise).
+    fn feed_general<const WHOLE: bool>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+    ) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
         let err = |i: usize, source: MapError| RunError::memory(origin, block, first, i, source);
@@ -681,44 +690,24 @@ impl Machine {
             let ln = va >> shift;
             let slot = usize::from(info.slot & 1);
             let r = &self.repeat[slot];
-            // Ifetch and load (k < 2) only read.
-            if ln == r.line && asid == r.asid && (k < 2 || r.dirty) && (va + u64::from(info.span)) >> shift == ln {
-                self.pending[k] += 1;
+            // Ifetch and load (k < 2) only read. The uncut size of a
+            // reference `access_whole` cuts can only refuse more.
+            if ln == r.line
+                && asid == r.asid
+                && (WHOLE || k < 2 || r.dirty)
+                && (va + u64::from(info.span)) >> shift == ln
+            {
+                // `pending` by `AccessKind`; ifetch, load, store double as
+                // `RefKind` indexes.
+                self.pending[if WHOLE { FIRST_KIND[k] as usize } else { k }] += 1;
                 continue;
             }
             let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
-            self.access_general(k, slot, shift, &a).map_err(|e| err(i, e))?;
-        }
-        Ok(())
-    }
-
-    /// The loop of `--compat cachegrind`: every reference through
-    /// `access_whole`, with no repeat shortcut (a modify is one read here,
-    /// not the read and write the shortcut's pending counts assume).
-    fn feed_whole(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
-        let mut extra = block.extra.iter();
-        let mut asid = Asid(0);
-        for (i, &w) in block.words.iter().enumerate() {
-            let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
-            if info.escape {
-                asid = self.escape(&mut extra, block, i, origin, first, asid)?;
-                continue;
-            };
-            let k = usize::from(info.k & 3);
-            self.access_counts[k] += 1;
-            let va = w & ADDR_MASK;
-            let shift = u32::from(info.shift);
-            let r = &self.repeat[usize::from(info.slot & 1)];
-            // Wholly within the top cache's most recent line (`access_whole`):
-            // a hit that changes nothing. The uncut size can only refuse more.
-            if va >> shift == r.line && asid == r.asid && (va + u64::from(info.span)) >> shift == r.line {
-                // By request kind (a modify's read at the load's index):
-                // ifetch, load, store = 0, 1, 2.
-                self.pending[FIRST_KIND[k] as usize] += 1;
-                continue;
+            if WHOLE {
+                self.access_whole(&a).map_err(|e| err(i, e))?;
+            } else {
+                self.access_general(k, slot, shift, &a).map_err(|e| err(i, e))?;
             }
-            let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
-            self.access_whole(&a).map_err(|e| RunError::memory(origin, block, first, i, e))?;
         }
         Ok(())
     }
