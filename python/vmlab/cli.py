@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 import click
 
 from vmlab import _engine
-from vmlab.machine import Machine, presets, preset_text
+from vmlab.machine import COMPAT_MODES, Machine, presets, preset_text
 from vmlab.traces import capture_trace, convert_trace, default_capture_name, trace_info
 
 FORMATS = click.Choice(["lackey", "din", "vmt"], case_sensitive=False)
@@ -52,14 +52,17 @@ def cli() -> None:
 @click.option("--csv", "csv_out", metavar="FILE", help="Write the table (one row per cache and kind) as CSV.")
 @click.option("--parquet", "parquet_out", metavar="FILE", help="Write the table as Parquet (needs pyarrow).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no table on stdout.")
+@click.option("--compat", type=click.Choice(COMPAT_MODES), default=None,
+              help="Count as Dinero IV (copy back dirty lines at the end) or Cachegrind (a reference "
+                   "once per level, only misses below) would; docs/reference-semantics.md.")
 def run(machine: str, trace: str, fmt: Optional[str], sets: Sequence[str], json_out: Optional[str],
-        csv_out: Optional[str], parquet_out: Optional[str], quiet: bool) -> None:
+        csv_out: Optional[str], parquet_out: Optional[str], quiet: bool, compat: Optional[str]) -> None:
     """Simulate a trace on a machine and print the miss table."""
     m = Machine.from_preset(machine, sets=list(sets))
     if parquet_out:
         _need("pyarrow", "--parquet", "parquet")
     start = time.perf_counter()
-    result = m.run(trace, format=fmt, progress=not quiet)
+    result = m.run(trace, format=fmt, progress=not quiet, compat=compat)
     seconds = time.perf_counter() - start
     if json_out == "-":
         click.echo(result.to_json())

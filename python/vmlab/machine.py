@@ -19,6 +19,19 @@ from vmlab.result import Result
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+COMPAT_MODES = ("vmlab", "dinero", "cachegrind")
+"""Counting rules a run may follow (docs/reference-semantics.md, *Compatibility
+modes*): vmlab's own (the default), Dinero IV's (its end-of-run and flush
+copy-back) or Cachegrind's (a reference counted once per level; only misses
+go below)."""
+
+
+def _compat(compat: Optional[str]) -> Optional[str]:
+    """``compat`` if it is ``None`` or a string (the engine checks the name)."""
+    if compat is not None and not isinstance(compat, str):
+        raise _engine.VmlabError(f"compat {compat!r} is not a mode name (one of: {', '.join(COMPAT_MODES)})")
+    return compat
+
 
 class Progress(NamedTuple):
     """Handed to a progress callback between blocks of a run."""
@@ -152,31 +165,35 @@ class Machine:
         trace: PathLike,
         format: Optional[str] = None,
         progress: Union[bool, Callable[[Progress], Any]] = False,
+        compat: Optional[str] = None,
     ) -> Result:
         """Simulates a whole trace file (lackey, din or .vmt; detected unless ``format``).
 
         ``progress=True`` draws a bar on stderr; a callable gets a
         :class:`Progress` between blocks of events (raising from it stops the
         run with that exception). The GIL is released while the engine runs,
-        and Ctrl-C stops it with ``KeyboardInterrupt``.
+        and Ctrl-C stops it with ``KeyboardInterrupt``. ``compat`` (one of
+        :data:`COMPAT_MODES`) counts as Dinero IV or Cachegrind would.
         """
+        compat = _compat(compat)
         callback = _progress_callback(progress, os.fspath(trace))
         try:
-            text = _engine.run(self._config_json, os.fspath(trace), format, callback)
+            text = _engine.run(self._config_json, os.fspath(trace), format, callback, compat)
         finally:
             if hasattr(callback, "close"):
                 callback.close()
         return Result.from_json(text)
 
-    def run_events(self, events: Iterable[Sequence[Any]]) -> Result:
+    def run_events(self, events: Iterable[Sequence[Any]], compat: Optional[str] = None) -> Result:
         """Simulates events given as tuples.
 
         ``("load"|"store"|"modify"|"ifetch", addr, size[, asid])`` is a
         reference (``"L"``, ``"S"``, ``"M"``, ``"I"`` also work);
         ``("switch", asid)`` is a context switch and ``("flush",)`` writes
-        back and invalidates every cache.
+        back and invalidates every cache. ``compat`` as for :meth:`run`.
         """
-        return Result.from_json(_engine.run_events(self._config_json, list(events)))
+        compat = _compat(compat)
+        return Result.from_json(_engine.run_events(self._config_json, list(events), compat))
 
     def live(self) -> "LiveMachine":
         """A :class:`LiveMachine` of this configuration, every cache empty."""

@@ -121,6 +121,11 @@ class Result:
     def pages_mapped(self) -> int:
         return self._data["pages_mapped"]
 
+    @property
+    def compat(self) -> str:
+        """Whose counting rules made these numbers: ``vmlab``, ``dinero`` or ``cachegrind``."""
+        return self._data.get("compat", "vmlab")
+
     def misses(self, cache: str, kind: Optional[str] = None) -> int:
         """Misses of one cache, for one request kind or all of them."""
         stats = self.caches[cache]["stats"]

@@ -1184,6 +1184,81 @@ impl Cache {
         }
     }
 
+    /// One line of a reference under Cachegrind's rules (`--compat
+    /// cachegrind`, docs/reference-semantics.md): looked up and, on a miss,
+    /// allocated (unless a write misses a no-write-allocate level), the
+    /// replacement state moving as any access moves it. Cachegrind keeps
+    /// tags only, so no dirty bit is set, nothing goes below and nothing is
+    /// counted here: the caller counts the whole reference once
+    /// (`count_reference`). Returns whether the line was resident. Not for
+    /// a level with 3C shadows (the mode refuses them).
+    pub fn access_tag_only(&mut self, r: LineRef, write: bool) -> bool {
+        let set = self.set_of(&r) as usize;
+        let key = self.key_of(&r);
+        if let Some(slot) = self.find_slot(set * self.ways, key, r.asid) {
+            self.touch(set, slot);
+            return true;
+        }
+        if write && !self.write_allocate {
+            return false;
+        }
+        let s = self.victim(set);
+        // As in `access_missed`: one clock tick per fill where stamps are read.
+        if self.stamped {
+            self.clock += 1;
+            self.stamps[s] = self.clock;
+        }
+        self.tags[s] = Tag { key, other: other_line(self.tag_virtual, r, self.line_shift), asid: r.asid, dirty: false };
+        if !self.stamped && self.ways > 1 && self.cfg.replacement == Replacement::TreePlru {
+            self.touch(set, s);
+        }
+        false
+    }
+
+    /// Counts one whole reference of `kind` that `access_tag_only` applied
+    /// line by line: one access, and one miss if any of its lines missed
+    /// (Cachegrind's rule); each of the `filled` lines allocated on a miss
+    /// is one fetch of a whole line.
+    pub fn count_reference(&mut self, kind: RefKind, missed: bool, filled: u64) {
+        let ks = self.stats.kind_mut(kind);
+        ks.accesses += 1;
+        ks.misses += u64::from(missed);
+        self.stats.fetches += filled;
+        self.stats.bytes_in += filled * self.geo.line_bytes();
+    }
+
+    /// Dinero IV's copy-back of the whole level (`d4copyback` with size 0,
+    /// `misc.c`): every dirty line is marked clean and stays resident, and
+    /// counts as a write-back (a whole line out). Returns the lines in the
+    /// order Dinero sends them down: it pushes them on its pending stack set
+    /// by set from set 0, each set from its most recent line to its least,
+    /// and pops them last first, so the last set comes first and within a
+    /// set the least recently used (LRU) or earliest filled (FIFO) line.
+    /// Tree-PLRU and random keep no such order here (Dinero has no PLRU,
+    /// and its random replacement draws from its own generator, so neither
+    /// can match it): their lines come in way order.
+    pub fn copy_back_all(&mut self) -> Vec<Evicted> {
+        let ways = self.ways;
+        let line = self.geo.line_bytes();
+        let mut out = Vec::new();
+        for set in (0..self.tags.len() / ways).rev() {
+            let base = set * ways;
+            let mut dirty: Vec<usize> =
+                (base..base + ways).filter(|&s| self.tags[s].key != EMPTY && self.tags[s].dirty).collect();
+            if self.stamped {
+                // Ascending stamp: least recent (LRU) or earliest filled (FIFO) first.
+                dirty.sort_unstable_by_key(|&s| self.stamps[s]);
+            }
+            for s in dirty {
+                out.push(self.evicted(s));
+                self.tags[s].dirty = false;
+                self.stats.writebacks += 1;
+                self.stats.bytes_out += line;
+            }
+        }
+        out
+    }
+
     /// Flushes or purges every slot. Returns the counts and the dirty lines
     /// (empty for a purge) for the caller to write back downstream.
     pub fn flush_all(&mut self, purge: bool) -> (FlushStats, Vec<Evicted>) {

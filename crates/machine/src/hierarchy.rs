@@ -285,6 +285,35 @@ impl Hierarchy {
         total
     }
 
+    /// Dinero IV's copy-back of everything (`--compat dinero`): its driver
+    /// ends a run with a `D4XCOPYB` of size 0 to the top data cache
+    /// (`cmdmain.c`, after `done:`), which `d4copyback` (`misc.c`) passes
+    /// down level by level after writing back its own dirty lines. So, tier
+    /// by tier from the top, the data side's dirty lines
+    /// (`Cache::copy_back_all`, in Dinero's order) are written into the
+    /// level below as whole-line writes, counted there as any write is,
+    /// before that level copies back in turn; the last level's go to
+    /// memory. Lines stay resident, clean. An instruction cache of a split
+    /// level is never dirty (only fetches reach it), and Dinero does not
+    /// copy it back.
+    pub fn copy_back_all(&mut self) {
+        for t in 0..self.tiers.len() {
+            let cache = self.tiers[t].serving(RefKind::Write);
+            let line = cache.line_bytes();
+            let lines = cache.copy_back_all();
+            self.write_back(t, lines, line);
+        }
+    }
+
+    /// The cache of tier `t` that serves `kind`, if there is a tier `t`.
+    pub(crate) fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
+        self.tiers.get_mut(t).map(|tier| tier.serving(kind))
+    }
+
+    pub(crate) fn memory_mut(&mut self) -> &mut MemoryStats {
+        &mut self.memory
+    }
+
     /// How many caches tier `t` has: 1 for a unified level, 2 for a split
     /// one (instruction cache first), 0 past the last level.
     pub fn caches_in(&self, t: usize) -> usize {

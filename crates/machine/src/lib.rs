@@ -1,6 +1,7 @@
 //! A whole simulated machine (see README.md): presets, the page mapper, the
 //! cache hierarchy and the run loop.
 
+pub mod compat;
 pub mod config;
 pub mod hierarchy;
 mod hit_loop;
@@ -10,6 +11,7 @@ pub mod mapper;
 pub mod preset;
 pub mod result;
 
+pub use compat::Compat;
 pub use config::{MachineConfig, MemoryConfig, StatsConfig, TierConfig};
 pub use hierarchy::{Hierarchy, MemoryStats};
 pub use machine::{Machine, Progress, RangeError, RunError};

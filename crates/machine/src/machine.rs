@@ -2,10 +2,11 @@
 //! events. Every reference walks down the stack once.
 
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
-use vmlab_cache::{FlushStats, HitCheck, LineRef, Lookup, RefKind};
+use vmlab_cache::{FlushStats, HitCheck, LineRef, Lookup, RefKind, WriteMissPolicy};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
+use crate::compat::Compat;
 use crate::config::MachineConfig;
 use crate::hierarchy::Hierarchy;
 use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop};
@@ -138,6 +139,11 @@ pub struct Machine {
     hit_loop: HitLoop,
     /// Which instruction fetches a source may drop (`fetch_skip`).
     fetch_skip: Option<FetchSkip>,
+    /// Whose counting rules this machine follows (`with_compat`).
+    compat: Compat,
+    /// The shortest line of any cache: Cachegrind cuts a data reference to
+    /// it (`access_whole`).
+    min_line: u64,
 }
 
 /// One packed op as the inner loop sees it; 16 bytes, copied in two moves.
@@ -219,6 +225,7 @@ impl Machine {
         // (A top level whose hits change state, a prefetch on hit say, would
         // need `None` here: no fetch may be dropped.)
         let fetch_skip = Some(FetchSkip { line_shift: i_shift, across_data: !hierarchy.top_is_unified() });
+        let min_line = hierarchy.caches().iter().map(|(_, c)| c.line_bytes()).min().unwrap_or(u64::MAX);
         let mut direct_ops = Box::new(DirectOp::table(&ops));
         let mut set_lines = Vec::new();
         match hit_loop {
@@ -250,7 +257,32 @@ impl Machine {
             scratch: PackedBlock::default(),
             hit_loop,
             fetch_skip,
+            compat: Compat::Vmlab,
+            min_line,
         })
+    }
+
+    /// This machine under another simulator's counting rules
+    /// (`crate::compat`). Cachegrind counts a reference once per level
+    /// whatever lines it touches, which gives a miss no single line to
+    /// classify: a machine with `stats.classify_misses` is refused.
+    pub fn with_compat(mut self, compat: Compat) -> Result<Self, ConfigError> {
+        if compat.counts_whole_references() && self.config.stats.classify_misses {
+            return Err(ConfigError {
+                origin: format!("machine {}", self.config.name),
+                line: None,
+                message: format!(
+                    "compatibility mode {compat} counts one miss per reference, which may span lines that missed for \
+                     different reasons, so it has no 3C classes: set stats.classify_misses = false"
+                ),
+            });
+        }
+        self.compat = compat;
+        Ok(self)
+    }
+
+    pub fn compat(&self) -> Compat {
+        self.compat
     }
 
     pub fn from_preset(name_or_path: &str, overrides: &[String]) -> Result<Self, ConfigError> {
@@ -439,8 +471,81 @@ impl Machine {
 
     #[inline(always)]
     fn access_slow(&mut self, a: &Access) -> Result<(), MapError> {
+        if self.compat.counts_whole_references() {
+            return self.access_whole(a);
+        }
         let k = a.kind as usize & 3;
         self.access_general(k, self.slot_of[k], self.shift_of[k], a)
+    }
+
+    /// One reference under Cachegrind's rules (`--compat cachegrind`,
+    /// `cg_sim.c`; docs/reference-semantics.md): level by level from the
+    /// top, each line the reference touches (with that level's line size)
+    /// is accessed tag-only (`Cache::access_tag_only`) and the reference
+    /// counts once, a miss if any of its lines missed; only a miss sends
+    /// it to the next level, whole (its own address, size and kind, not a
+    /// line fill); what the last level misses reaches memory. A modify is
+    /// one read (Cachegrind's `Dm`), and a data reference longer than the
+    /// shortest line of the machine is cut to that line (as Cachegrind
+    /// cuts its dirty helpers' and CAS accesses to its minimum line size).
+    ///
+    /// Afterwards the repeat line of the top cache is the reference's last
+    /// line there if it is resident: the most recent of its set, so the
+    /// next reference wholly within it is a hit that changes no state
+    /// (`feed_general` only counts it; no dirty bit matters under this mode).
+    fn access_whole(&mut self, a: &Access) -> Result<(), MapError> {
+        // A modify is its first request alone, a read.
+        let kind = FIRST_KIND[a.kind as usize & 3];
+        let size = u64::from(a.size.max(1));
+        let size = if kind == RefKind::Ifetch { size } else { size.min(self.min_line) };
+        let va = a.addr.0;
+        let last = va.saturating_add(size - 1);
+        // A reference spans at most two pages (lines are no longer than a
+        // page); each is translated once, first touch in address order as
+        // the default path maps them.
+        let page = self.mapper.page_size();
+        let pa_first = self.mapper.translate(a.asid, VirtAddr(va))?.0;
+        let pa_last = if page.vpn(VirtAddr(last)) == page.vpn(VirtAddr(va)) {
+            pa_first + (last - va)
+        } else {
+            self.mapper.translate(a.asid, VirtAddr(last))?.0
+        };
+        let first_page = page.vpn(VirtAddr(va));
+        let pa_of =
+            |x: u64| if page.vpn(VirtAddr(x)) == first_page { pa_first + (x - va) } else { pa_last - (last - x) };
+        let write = kind == RefKind::Write;
+        for t in 0..self.hierarchy.tier_count() {
+            let Some(cache) = self.hierarchy.serving_mut(t, kind) else { break };
+            let allocates = !write || cache.config().write_miss == WriteMissPolicy::WriteAllocate;
+            let shift = cache.line_bytes().trailing_zeros();
+            let mut missed = 0u64;
+            let mut last_hit = false;
+            for ln in (va >> shift)..=(last >> shift) {
+                let lva = va.max(ln << shift);
+                let r = LineRef { vaddr: lva, paddr: pa_of(lva), asid: a.asid.0 };
+                last_hit = cache.access_tag_only(r, write);
+                missed += u64::from(!last_hit);
+            }
+            cache.count_reference(kind, missed > 0, if allocates { missed } else { 0 });
+            if t == 0 {
+                let slot = self.slot_of[a.kind as usize & 3];
+                self.repeat[slot] = if last_hit || allocates {
+                    RepeatLine { line: last >> shift, asid: a.asid, dirty: false }
+                } else {
+                    NO_LINE
+                };
+            }
+            if missed == 0 {
+                return Ok(());
+            }
+        }
+        let memory = self.hierarchy.memory_mut();
+        if write {
+            memory.write(size);
+        } else {
+            memory.read(size);
+        }
+        Ok(())
     }
 
     /// Applies one event.
@@ -457,6 +562,11 @@ impl Machine {
             Event::FlushAll => {
                 self.flushes += 1;
                 self.forget_repeats();
+                if self.compat.copies_back() {
+                    // Dinero's `-flushcount` flush: a copy-back down the
+                    // data side, then every cache invalidated (found clean).
+                    self.hierarchy.copy_back_all();
+                }
                 self.hierarchy.flush_all(false);
                 Ok(())
             }
@@ -508,8 +618,11 @@ impl Machine {
 
     /// The words of a block, through the loop `HitLoop` chose.
     fn feed_words(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        if self.compat.counts_whole_references() {
+            return self.feed_general::<true>(block, origin, first);
+        }
         match self.hit_loop {
-            HitLoop::General => self.feed_general(block, origin, first),
+            HitLoop::General => self.feed_general::<false>(block, origin, first),
             // Direct-mapped tops that both need no translation are
             // `VirtualDirect`, so a `Direct` top always translates.
             HitLoop::Direct(c) => self.feed_inline::<true, true>(block, origin, first, c),
@@ -548,8 +661,17 @@ impl Machine {
 
     /// The general loop: a repeat of the last line of a top-level cache costs
     /// a few compares and one increment; anything else goes through
-    /// `Cache::lookup` and the hierarchy.
-    fn feed_general(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+    /// `Cache::lookup` and the hierarchy. With `WHOLE` (`--compat
+    /// cachegrind`) anything else goes through `access_whole`, and a repeat
+    /// is any reference wholly within that line, a write too (no line is
+    /// dirty under that mode), counted as its one request (a modify as a
+    /// read, not the read and write `pending` counts for it otherwise).
+    fn feed_general<const WHOLE: bool>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+    ) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
         let err = |i: usize, source: MapError| RunError::memory(origin, block, first, i, source);
@@ -568,13 +690,24 @@ impl Machine {
             let ln = va >> shift;
             let slot = usize::from(info.slot & 1);
             let r = &self.repeat[slot];
-            // Ifetch and load (k < 2) only read.
-            if ln == r.line && asid == r.asid && (k < 2 || r.dirty) && (va + u64::from(info.span)) >> shift == ln {
-                self.pending[k] += 1;
+            // Ifetch and load (k < 2) only read. The uncut size of a
+            // reference `access_whole` cuts can only refuse more.
+            if ln == r.line
+                && asid == r.asid
+                && (WHOLE || k < 2 || r.dirty)
+                && (va + u64::from(info.span)) >> shift == ln
+            {
+                // `pending` by `AccessKind`; ifetch, load, store double as
+                // `RefKind` indexes.
+                self.pending[if WHOLE { FIRST_KIND[k] as usize } else { k }] += 1;
                 continue;
             }
             let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
-            self.access_general(k, slot, shift, &a).map_err(|e| err(i, e))?;
+            if WHOLE {
+                self.access_whole(&a).map_err(|e| err(i, e))?;
+            } else {
+                self.access_general(k, slot, shift, &a).map_err(|e| err(i, e))?;
+            }
         }
         Ok(())
     }
@@ -686,6 +819,7 @@ impl Machine {
                     .map_err(|reason| RunError::Interrupted { events: n, reason })?;
                 let _ = empty_tx.send(buf);
             }
+            self.finish();
             Ok(self.result(origin))
         })
     }
@@ -772,6 +906,18 @@ impl Machine {
         self.hierarchy.flush_all(purge)
     }
 
+    /// Ends a run as the compatibility mode's simulator ends it: under
+    /// `dinero`, every dirty line is copied back (`Hierarchy::copy_back_all`,
+    /// Dinero's driver after `done:`); under the others nothing happens.
+    /// `run` calls it after the last event; a caller that feeds events
+    /// itself calls it before taking the `result` of a whole run.
+    pub fn finish(&mut self) {
+        if self.compat.copies_back() {
+            self.forget_repeats();
+            self.hierarchy.copy_back_all();
+        }
+    }
+
     /// The results so far.
     pub fn result(&mut self, origin: &str) -> RunResult {
         self.settle();
@@ -802,6 +948,7 @@ impl Machine {
                 .collect(),
             memory: *self.hierarchy.memory(),
             pages_mapped: self.mapper.pages_mapped(),
+            compat: self.compat,
         }
     }
 }

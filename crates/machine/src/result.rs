@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use vmlab_cache::{CacheConfig, CacheStats, Indexing};
 
+use crate::compat::Compat;
 use crate::config::MachineConfig;
 use crate::hierarchy::MemoryStats;
 
@@ -42,6 +43,10 @@ pub struct RunResult {
     pub caches: Vec<LevelResult>,
     pub memory: MemoryStats,
     pub pages_mapped: u64,
+    /// Whose counting rules made these numbers (`crate::compat`); left out
+    /// for vmlab's own, so such results read as they always have.
+    #[serde(default, skip_serializing_if = "Compat::is_vmlab")]
+    pub compat: Compat,
 }
 
 impl RunResult {
@@ -53,7 +58,7 @@ impl RunResult {
     pub fn to_table(&self) -> String {
         use std::fmt::Write as _;
         let mut s = String::new();
-        let _ = writeln!(
+        let _ = write!(
             s,
             "machine {}  trace {}  references {}  instructions {}",
             self.machine.name,
@@ -61,6 +66,10 @@ impl RunResult {
             self.events.references(),
             self.instructions
         );
+        if !self.compat.is_vmlab() {
+            let _ = write!(s, "  compat {}", self.compat);
+        }
+        s.push('\n');
         let _ = writeln!(
             s,
             "{:<5} {:<7} {:>12} {:>12} {:>9} {:>11} {:>11} {:>11}",

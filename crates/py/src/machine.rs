@@ -4,7 +4,7 @@ use std::path::Path;
 
 use pyo3::prelude::*;
 use vmlab_cache::FlushStats;
-use vmlab_machine::{preset, Machine, MachineConfig, RunError, RunResult};
+use vmlab_machine::{preset, Compat, Machine, MachineConfig, RunError, RunResult};
 use vmlab_trace::TraceFormat;
 
 use crate::events::events_from_python;
@@ -17,6 +17,13 @@ fn parse_config(config_json: &str) -> PyResult<MachineConfig> {
 
 pub(crate) fn to_json<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(|e| vmlab_error(format!("internal error: cannot write JSON: {e}")))
+}
+
+/// The machine of `config` under the counting rules named `compat`
+/// (`None`: vmlab's own).
+fn machine_under(config: MachineConfig, compat: Option<&str>) -> PyResult<Machine> {
+    let compat = compat.map(Compat::from_name).transpose().map_err(vmlab_error)?.unwrap_or_default();
+    Machine::new(config).and_then(|m| m.with_compat(compat)).map_err(vmlab_error)
 }
 
 pub(crate) fn parse_format(format: Option<&str>) -> PyResult<Option<TraceFormat>> {
@@ -70,22 +77,24 @@ pub fn apply_overrides(config_json: &str, overrides: Vec<String>) -> PyResult<St
 
 /// Runs a machine (configuration JSON) over a trace file and returns the
 /// `RunResult` as JSON. `progress(events, bytes_read, bytes_total)` is called
-/// between blocks of events. The GIL is released while the engine runs.
+/// between blocks of events. `compat` names another simulator's counting
+/// rules (`vmlab_machine::Compat`). The GIL is released while the engine runs.
 #[pyfunction]
-#[pyo3(signature = (config_json, trace_path, format=None, progress=None))]
+#[pyo3(signature = (config_json, trace_path, format=None, progress=None, compat=None))]
 pub fn run(
     py: Python<'_>,
     config_json: &str,
     trace_path: &str,
     format: Option<&str>,
     progress: Option<Py<PyAny>>,
+    compat: Option<&str>,
 ) -> PyResult<String> {
     let config = parse_config(config_json)?;
     let format = parse_format(format)?;
     let mut checkpoint = Checkpoint::new(progress);
     let outcome = py.detach(|| {
         guard("run", || {
-            let mut machine = Machine::new(config).map_err(vmlab_error)?;
+            let mut machine = machine_under(config, compat)?;
             let mut source = vmlab_trace::open(Path::new(trace_path), format).map_err(vmlab_error)?;
             let result = machine.run(&mut *source, trace_path, &mut |p| {
                 checkpoint.check(|py, cb| cb.call1(py, (p.events, p.bytes_read, p.bytes_total)).map(drop))
@@ -101,15 +110,21 @@ pub fn run(
 }
 
 /// Runs a machine over events given as Python tuples (see `events.rs` for
-/// their forms) and returns the `RunResult` as JSON.
+/// their forms) and returns the `RunResult` as JSON; `compat` as for `run`.
 #[pyfunction]
-pub fn run_events(py: Python<'_>, config_json: &str, events: &Bound<'_, PyAny>) -> PyResult<String> {
+#[pyo3(signature = (config_json, events, compat=None))]
+pub fn run_events(
+    py: Python<'_>,
+    config_json: &str,
+    events: &Bound<'_, PyAny>,
+    compat: Option<&str>,
+) -> PyResult<String> {
     let config = parse_config(config_json)?;
     let events = events_from_python(events)?;
     let mut checkpoint = Checkpoint::new(None);
     let outcome = py.detach(|| {
         guard("run_events", || {
-            let mut machine = Machine::new(config).map_err(vmlab_error)?;
+            let mut machine = machine_under(config, compat)?;
             let mut first = 0u64;
             for chunk in events.chunks(vmlab_trace::BLOCK) {
                 machine.feed(chunk, "events", first).map_err(vmlab_error)?;
@@ -118,6 +133,7 @@ pub fn run_events(py: Python<'_>, config_json: &str, events: &Bound<'_, PyAny>) 
                     break;
                 }
             }
+            machine.finish();
             to_json(&machine.result("events"))
         })
     });
