@@ -16,7 +16,8 @@ use crate::cost::{CostModel, Counters};
 use crate::policy::Policy;
 use crate::primitives::{flush_range, Span, COPY, COPY_RECOVERY, FLUSH, IPC_PATH};
 use crate::prot::Prot;
-use crate::vm::{ObjectKind, Os, KERNEL};
+use crate::vm::{ObjectKind, Os};
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 
 /// Which cache the machine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -130,10 +131,10 @@ fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) ->
 }
 
 fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
-    let pfn = if asid == KERNEL {
+    let pfn = if asid == OS_KERNEL_SPACE.0 {
         // Kernel buffers have translations but no VM pages.
         os.hat()
-            .translation(KERNEL, va, 0)
+            .translation(OS_KERNEL_SPACE.0, va, 0)
             .map(|t| t.0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
@@ -307,8 +308,8 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
             let at = |base: u64, i: u64| base + i * page;
             if by_copy {
                 if bytes > 0 {
-                    user_kernel_copy(os, (1, SEND), (KERNEL, KBUF), bytes)?;
-                    user_kernel_copy(os, (KERNEL, KBUF), (2, RECV), bytes)?;
+                    user_kernel_copy(os, (1, SEND), (OS_KERNEL_SPACE.0, KBUF), bytes)?;
+                    user_kernel_copy(os, (OS_KERNEL_SPACE.0, KBUF), (2, RECV), bytes)?;
                 }
                 return Ok(());
             }
@@ -321,7 +322,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                         os.kernel_map(at(KIPC, i), f).map_err(e)?;
                     }
                     for i in 0..pages {
-                        user_kernel_copy(os, (1, at(SEND, i)), (KERNEL, at(KIPC, i)), page)?;
+                        user_kernel_copy(os, (1, at(SEND, i)), (OS_KERNEL_SPACE.0, at(KIPC, i)), page)?;
                     }
                     // Step 5: the receiver's old page is unmapped and destroyed.
                     for i in 0..pages {
@@ -330,7 +331,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                     // Step 6: the IPC buffer is unloaded from the kernel (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        let f = os.hat().translation(KERNEL, at(KIPC, i), 0).map(|t| t.0);
+                        let f = os.hat().translation(OS_KERNEL_SPACE.0, at(KIPC, i), 0).map(|t| t.0);
                         os.kernel_unmap(at(KIPC, i));
                         frames.push(f.ok_or_else(|| format!("IPC buffer {:#x} lost its translation", at(KIPC, i)))?);
                     }
@@ -401,18 +402,18 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             1 => {
                 let w = os.window(new);
                 os.kernel_map(w, new).map_err(e)?;
-                copy_block(os, (1, a), (KERNEL, w), page)?;
+                copy_block(os, (1, a), (OS_KERNEL_SPACE.0, w), page)?;
             }
             2 => {
                 let (cpu, cost, _) = os.parts();
                 flush_range(cpu, cost, a, old_pa, 1, page, false, "case 2: flush old");
                 let (s, d) = (
-                    Span { va: old_pa, pa: old_pa, asid: KERNEL, cached: true },
-                    Span { va: new_pa, pa: new_pa, asid: KERNEL, cached: true },
+                    Span { va: old_pa, pa: old_pa, asid: OS_KERNEL_SPACE.0, cached: true },
+                    Span { va: new_pa, pa: new_pa, asid: OS_KERNEL_SPACE.0, cached: true },
                 );
                 crate::primitives::copy(cpu, cost, s, d, page, "case 2: physical copy");
-                flush_range(cpu, cost, old_pa, old_pa, KERNEL, page, false, "case 2: flush old physical");
-                flush_range(cpu, cost, new_pa, new_pa, KERNEL, page, false, "case 2: flush new physical");
+                flush_range(cpu, cost, old_pa, old_pa, OS_KERNEL_SPACE.0, page, false, "case 2: flush old physical");
+                flush_range(cpu, cost, new_pa, new_pa, OS_KERNEL_SPACE.0, page, false, "case 2: flush new physical");
             }
             3 => {
                 let (cpu, cost, hat) = os.parts();

@@ -24,6 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteRef};
 use vmlab_mmu::FramePool;
@@ -100,10 +101,6 @@ pub struct Hat {
     /// always flushed (seed 000 footnote 7); the S2 experiments turn this off.
     pub purge_destroyed: bool,
 }
-
-/// The physical (absolute) accesses of the kernel, such as PTE reads, use
-/// cache space 0 and virtual address = physical address.
-pub const PHYSICAL_SPACE: u32 = 0;
 
 impl Hat {
     /// A hat for `data_frames` data frames of `page` bytes; the hash table
@@ -279,8 +276,9 @@ impl Hat {
     fn charge_refs(&self, cpu: &mut Cpu, origin: &str) {
         let n = self.refs.len() as u64;
         cpu.count(|c| c.pte_refs += n);
+        // The kernel reads PTEs physically: virtual = physical address, in its own space.
         for r in &self.refs {
-            cpu.reference(false, r.addr, r.addr, PHYSICAL_SPACE, u64::from(r.bytes), true, origin);
+            cpu.reference(false, r.addr, r.addr, OS_KERNEL_SPACE.0, u64::from(r.bytes), true, origin);
         }
     }
 
