@@ -9,8 +9,8 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use vmlab_mmu::tlb::Assoc;
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
+use vmlab_mmu::tlb::Assoc;
 use vmlab_mmu::{Side, Slot, Tlb, TlbConfig, TlbEntry, TlbLayout, TlbReplacement, TlbSet};
 
 /// The entry the operations insert: page `v` of `a` to a frame derived from it.

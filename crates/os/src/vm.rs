@@ -17,9 +17,9 @@ use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
 
-use crate::cost::{CostModel, Counters};
+use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::Cpu;
-use crate::hat::Hat;
+use crate::hat::{Hat, UnloadReason};
 use crate::oracle::Violation;
 use crate::physmem::PhysMem;
 use crate::policy::Policy;
@@ -404,9 +404,15 @@ impl Os {
     fn drop_page(&mut self, asid: u32, va: u64) {
         let Some(vp) = self.spaces.get_mut(&asid).and_then(|s| s.pages.remove(&va)) else { return };
         let last = self.mem.refs(vp.pfn) <= 1;
-        self.hat.unload(&mut self.cpu, &self.cost, asid, va, last, false);
+        self.hat.unload(
+            &mut self.cpu,
+            &self.cost,
+            asid,
+            va,
+            if last { UnloadReason::Destroy } else { UnloadReason::Unmap },
+        );
         if self.mem.decref(vp.pfn) {
-            self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, true);
+            self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, UnloadReason::Destroy);
             self.free_frame(vp.pfn);
         }
     }
@@ -414,7 +420,7 @@ impl Os {
     /// Returns a frame to the free pool (`page_free` instructions).
     fn free_frame(&mut self, pfn: u64) {
         let outer = self.cpu.enter(BOOKKEEPING);
-        self.cpu.instructions(self.cost.path_of("page_free"));
+        self.cpu.instructions(self.cost.path_of(Routine::PageFree));
         self.cpu.leave(outer);
         self.mem.free(pfn);
     }
@@ -433,7 +439,7 @@ impl Os {
                 let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, false, false);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, UnloadReason::Unmap);
                 } else if want != loaded {
                     let _ = pfn;
                     self.hat.change_prot(&mut self.cpu, &self.cost, asid, p, self.page, &|_| want);
@@ -505,7 +511,7 @@ impl Os {
             }
             self.fault(asid, page, write)?;
         };
-        self.cpu.instructions(self.cost.path_of("user_access"));
+        self.cpu.instructions(self.cost.path_of(Routine::UserAccess));
         if !self.cpu.tlb_translate(asid, page, pfn * self.page, self.page).map_err(OsError::Invalid)? {
             self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
         }
@@ -547,7 +553,7 @@ impl Os {
             Some(_) => FaultKind::Minor,
         };
         self.cpu.count(|c| c.traps += 1);
-        let handler = if kind == FaultKind::Pseudo { "pseudo_fault_handler" } else { "fault_handler" };
+        let handler = if kind == FaultKind::Pseudo { Routine::PseudoFaultHandler } else { Routine::FaultHandler };
         self.cpu.instructions(self.cost.path_of(handler));
         match kind {
             FaultKind::Minor => self.faults.minor += 1,
@@ -563,10 +569,10 @@ impl Os {
                     VmPage { cow: false, lazy: false, ..v }
                 } else {
                     let new = self.alloc(page)?;
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, false, false);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, UnloadReason::Unmap);
                     self.kernel_copy(v.pfn, new);
                     if self.mem.decref(v.pfn) {
-                        self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, true);
+                        self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, UnloadReason::Destroy);
                         self.free_frame(v.pfn);
                     }
                     VmPage { pfn: new, cow: false, lazy: false }
@@ -637,7 +643,7 @@ impl Os {
 
     fn alloc(&mut self, va: u64) -> Result<u64, OsError> {
         let outer = self.cpu.enter(BOOKKEEPING);
-        self.cpu.instructions(self.cost.path_of("page_alloc"));
+        self.cpu.instructions(self.cost.path_of(Routine::PageAlloc));
         self.cpu.leave(outer);
         let colour = (va / self.page) % self.mem.colours();
         self.mem.alloc(Some(colour)).map_err(OsError::Invalid)
@@ -658,7 +664,7 @@ impl Os {
 
     fn unload_window(&mut self, pfn: u64) {
         let va = self.window(pfn);
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, false, false);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, UnloadReason::Unmap);
     }
 
     fn kernel_zero(&mut self, pfn: u64) {
@@ -688,7 +694,7 @@ impl Os {
             .get_mut(&asid)
             .and_then(|s| s.pages.remove(&va))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
-        self.hat.unload(&mut self.cpu, &self.cost, asid, va, false, false);
+        self.hat.unload(&mut self.cpu, &self.cost, asid, va, UnloadReason::Unmap);
         Ok(vp.pfn)
     }
 
@@ -749,7 +755,7 @@ impl Os {
 
     /// Unloads a kernel translation (with the policy's flush).
     pub fn kernel_unmap(&mut self, va: u64) {
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, false, false);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, UnloadReason::Unmap);
     }
 
     /// The frame behind a user page, faulting it in for reading if needed.
