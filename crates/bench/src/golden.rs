@@ -59,44 +59,34 @@ pub fn mixed(n: usize, quantum: usize, seed: u64) -> Vec<Event> {
 }
 
 /// Compares `actual` with the JSON in `path`, or writes it there when the
-/// environment sets `VMLAB_BLESS`. On a mismatch, panics naming up to 20
+/// environment sets `VMLAB_BLESS`. A mismatch is an error naming up to 20
 /// differing fields (JSON paths with both values).
-pub fn check_snapshot(path: &Path, actual: &Value) {
-    let text = match serde_json::to_string_pretty(actual) {
-        Ok(t) => t + "\n",
-        Err(e) => panic!("snapshot {}: cannot serialise the result: {e}", path.display()),
-    };
+pub fn check_snapshot(path: &Path, actual: &Value) -> Result<(), String> {
+    let at = path.display();
+    let text =
+        serde_json::to_string_pretty(actual).map_err(|e| format!("snapshot {at}: cannot serialise: {e}"))? + "\n";
     if std::env::var_os("VMLAB_BLESS").is_some() {
-        if let Err(e) = std::fs::write(path, text) {
-            panic!("snapshot {}: cannot write: {e}", path.display());
-        }
-        return;
+        return std::fs::write(path, text).map_err(|e| format!("snapshot {at}: cannot write: {e}"));
     }
-    let stored = match std::fs::read_to_string(path) {
-        Ok(s) => s,
-        Err(e) => panic!("snapshot {}: cannot read ({e}); create it with VMLAB_BLESS=1", path.display()),
-    };
+    let stored = std::fs::read_to_string(path)
+        .map_err(|e| format!("snapshot {at}: cannot read ({e}); create it with VMLAB_BLESS=1"))?;
     // The text decides (serde_json's float parsing is not exact, so two
     // parsed values can differ where the texts agree); the parsed values
     // only name the places that moved.
     if stored == text {
-        return;
+        return Ok(());
     }
-    let parsed = |t: &str| match serde_json::from_str::<Value>(t) {
-        Ok(v) => v,
-        Err(e) => panic!("snapshot {}: not JSON: {e}", path.display()),
-    };
+    let parsed = |t: &str| serde_json::from_str::<Value>(t).map_err(|e| format!("snapshot {at}: not JSON: {e}"));
     let mut diffs = Vec::new();
-    diff("", &parsed(&stored), &parsed(&text), &mut diffs);
+    diff("", &parsed(&stored)?, &parsed(&text)?, &mut diffs);
     if diffs.is_empty() {
         diffs.push("  (the texts differ in layout or in a float's last digits only)".into());
     }
-    panic!(
-        "snapshot {} differs in {} place(s) (re-bless with VMLAB_BLESS=1 only if the change is meant):\n{}",
-        path.display(),
+    Err(format!(
+        "snapshot {at} differs in {} place(s) (re-bless with VMLAB_BLESS=1 only if the change is meant):\n{}",
         diffs.len(),
         diffs.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
-    );
+    ))
 }
 
 fn diff(at: &str, want: &Value, got: &Value, out: &mut Vec<String>) {

@@ -49,5 +49,6 @@ fn os_model_gives_its_committed_results() {
         let out = run_trace(&mut Mem(mixed(8_000, 600, 5).into_iter()), &machine, cost, policy, true).unwrap();
         all.insert(format!("trace/{}", policy.name()), serde_json::to_value(out).unwrap());
     }
-    check_snapshot(&root.join("tests/golden/os.json"), &Value::Object(all));
+    let checked = check_snapshot(&root.join("tests/golden/os.json"), &Value::Object(all));
+    assert!(checked.is_ok(), "{}", checked.err().unwrap_or_default());
 }

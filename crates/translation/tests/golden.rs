@@ -58,5 +58,7 @@ fn every_scheme_gives_its_committed_result() {
     let mut fan = VmSim::fanout(cfgs).unwrap();
     fan.feed(&mixed(12_000, 700, 24)).unwrap();
     all.insert("mach/fanout".into(), serde_json::to_value(fan.results("golden")).unwrap());
-    check_snapshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/schemes.json"), &Value::Object(all));
+    let checked =
+        check_snapshot(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/schemes.json"), &Value::Object(all));
+    assert!(checked.is_ok(), "{}", checked.err().unwrap_or_default());
 }
