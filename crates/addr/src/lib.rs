@@ -3,6 +3,7 @@
 //! Every address that crosses a crate boundary is one of these newtypes, so a
 //! virtual address can never be used where a physical one is expected.
 
+pub mod layout;
 mod numbers;
 
 pub use numbers::NumberSet;
@@ -49,6 +50,25 @@ newtype_u64!(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Asid(pub u32);
+
+/// One CPU of a multiprocessor: its index in the system's list of CPUs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CpuId(pub u32);
+
+impl CpuId {
+    /// The position of this CPU in a list of CPUs.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A protection domain: a TLB entry's tag that an access must hold a key
+/// for (ARM domains, PA-RISC protection ids, PowerPC segment keys),
+/// independent of the address space the entry belongs to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Domain(pub u32);
 
 /// A page size in bytes; always a power of two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

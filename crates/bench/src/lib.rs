@@ -53,3 +53,5 @@ pub fn synthetic(n: usize, seed: u64) -> Vec<Event> {
 /// The `--set` overrides for the second target machine of the performance
 /// goals: 32 KB 8-way LRU L1s over a 1 MB 16-way L2, 64-byte lines, PIPT.
 pub const BIG_L1_L2: [&str; 0] = [];
+
+pub mod golden;

@@ -21,14 +21,14 @@
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
+use vmlab_addr::layout::USER_LIMIT;
 
 use crate::frames::FramePool;
 use crate::pagetable::{build, ChainStats, HashedInverted, HashedParams, PageTable, TableKind, TableParams};
 
 pub const PAGE_BYTES: u64 = 4096;
-/// The user space every organisation maps: 2 GB (seed 002: MIPS and SOFTVM
-/// users own the bottom 2 GB).
-pub const USER_TOP: u64 = 1 << 31;
+// The user space every organisation maps is the 2 GB below
+// `layout::USER_LIMIT` (seed 002: MIPS and SOFTVM users own the bottom 2 GB).
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -164,7 +164,7 @@ impl Layout {
             add(RegionKind::Text, text, self.text_pages);
             add(RegionKind::Data, text + self.text_pages, self.data_pages);
             add(RegionKind::Heap, text + self.text_pages + self.data_pages, self.heap_pages);
-            add(RegionKind::Stack, page(USER_TOP) - self.main_stack_pages, self.main_stack_pages);
+            add(RegionKind::Stack, page(USER_LIMIT.0) - self.main_stack_pages, self.main_stack_pages);
             for i in 0..self.shared_libraries {
                 let base = page(self.library_base + i * self.library_spacing);
                 add(RegionKind::SharedLibrary, base, self.library_text_pages);
@@ -219,7 +219,7 @@ impl SpaceDescription {
     pub fn validate(&self) -> Result<(), String> {
         let mut seen = BTreeSet::new();
         for r in &self.regions {
-            if (r.first_vpn + r.pages) * PAGE_BYTES > USER_TOP {
+            if (r.first_vpn + r.pages) * PAGE_BYTES > USER_LIMIT.0 {
                 return Err(format!(
                     "{}: {:?} region at {:#x} ({} pages) of space {} ends above the 2 GB user space",
                     self.name,
@@ -259,7 +259,7 @@ impl SpaceDescription {
     pub fn fold_into_user_space(&self) -> Result<Self, String> {
         const MIN_CHUNK_BITS: u32 = 22;
         const MAX_CHUNK_BITS: u32 = 28;
-        let top_bits = USER_TOP.trailing_zeros();
+        let top_bits = USER_LIMIT.0.trailing_zeros();
         let spaces: BTreeSet<u32> = self.regions.iter().map(|r| r.space).collect();
         let mut out = Vec::new();
         for space in spaces {

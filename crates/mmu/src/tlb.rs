@@ -23,6 +23,7 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+use vmlab_addr::{Asid, Domain, PageSize, Pfn, PhysAddr, VirtAddr, Vpn};
 pub use vmlab_cache::Assoc;
 
 /// How a TLB picks a victim among the slots a new entry may use.
@@ -104,19 +105,46 @@ pub enum TlbError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TlbEntry {
     /// Virtual page number at this entry's own page size.
-    pub vpn: u64,
+    pub vpn: Vpn,
     pub page_shift: u32,
-    pub asid: u32,
+    /// The address space it belongs to (0 in a global entry).
+    pub asid: Asid,
     /// Matches every ASID (kernel mappings).
     pub global: bool,
+    /// The protection domain it is tagged with. Carried, not checked: no
+    /// modelled TLB compares it with the running domain yet.
+    pub domain: Domain,
     /// Physical frame number at this entry's page size.
-    pub pfn: u64,
+    pub pfn: Pfn,
 }
 
 impl TlbEntry {
+    /// The entry that maps the `page` holding `va` in space `asid` to the
+    /// frame holding `pa` (not global, domain 0).
+    pub fn new(asid: Asid, va: VirtAddr, pa: PhysAddr, page: PageSize) -> Self {
+        Self {
+            vpn: page.vpn(va),
+            page_shift: page.shift(),
+            asid,
+            global: false,
+            domain: Domain::default(),
+            pfn: Pfn(pa.0 >> page.shift()),
+        }
+    }
+
+    /// The same translation for every address space (a kernel mapping).
+    pub fn global(self) -> Self {
+        Self { asid: Asid(0), global: true, ..self }
+    }
+
+    /// The same translation tagged with protection domain `domain`.
+    pub fn in_domain(self, domain: Domain) -> Self {
+        Self { domain, ..self }
+    }
+
     /// The physical address `va` translates to through this entry.
-    pub fn translate(&self, va: u64) -> u64 {
-        (self.pfn << self.page_shift) | (va & ((1u64 << self.page_shift) - 1))
+    pub fn translate(&self, va: VirtAddr) -> PhysAddr {
+        PhysAddr((self.pfn.0 << self.page_shift) | (va.0 & ((1u64 << self.page_shift) - 1)))
     }
 }
 
@@ -252,23 +280,23 @@ impl Tlb {
     }
 
     #[inline(always)]
-    fn asid_key(&self, asid: u32) -> u32 {
+    fn asid_key(&self, asid: Asid) -> u32 {
         if self.cfg.asid_tags {
-            asid
+            asid.0
         } else {
             0
         }
     }
 
     /// Looks `va` up for `asid` without counting or touching replacement state.
-    pub fn probe(&self, asid: u32, va: u64) -> Option<TlbEntry> {
+    pub fn probe(&self, asid: Asid, va: VirtAddr) -> Option<TlbEntry> {
         self.find(asid, va).and_then(|s| self.slots[s])
     }
 
-    fn find(&self, asid: u32, va: u64) -> Option<usize> {
+    fn find(&self, asid: Asid, va: VirtAddr) -> Option<usize> {
         let key = self.asid_key(asid);
         for &shift in &self.shifts {
-            let vpn = va >> shift;
+            let vpn = va.0 >> shift;
             if let Some(&s) = self.index.get(&(shift, key, vpn)) {
                 return Some(s);
             }
@@ -297,9 +325,9 @@ impl Tlb {
     /// same ASID key and smallest-size page, and `find` reads nothing but the
     /// index, which has not changed since (changes invalidate every entry).
     #[inline(always)]
-    fn find_memo(&mut self, asid: u32, va: u64) -> Option<usize> {
+    fn find_memo(&mut self, asid: Asid, va: VirtAddr) -> Option<usize> {
         let key = self.asid_key(asid);
-        let page = va >> self.min_shift;
+        let page = va.0 >> self.min_shift;
         let i = ((page ^ u64::from(key).wrapping_mul(0x9e37_79b9)) as usize) & (MEMO_ENTRIES - 1);
         let e = &self.memo[i];
         if e.generation == self.memo_gen && e.key == key && e.page == page {
@@ -309,7 +337,7 @@ impl Tlb {
     }
 
     #[inline(never)]
-    fn find_and_remember(&mut self, i: usize, key: u32, page: u64, asid: u32, va: u64) -> Option<usize> {
+    fn find_and_remember(&mut self, i: usize, key: u32, page: u64, asid: Asid, va: VirtAddr) -> Option<usize> {
         let found = self.find(asid, va);
         if let (Some(slot), true) = (found, self.memo_on) {
             self.memo[i] = MemoEntry { generation: self.memo_gen, key, page, slot };
@@ -319,7 +347,7 @@ impl Tlb {
 
     /// A counted lookup: a hit refreshes LRU state.
     #[inline(always)]
-    pub fn lookup(&mut self, asid: u32, va: u64) -> Option<TlbEntry> {
+    pub fn lookup(&mut self, asid: Asid, va: VirtAddr) -> Option<TlbEntry> {
         match self.find_memo(asid, va) {
             Some(s) => {
                 self.stats.hits += 1;
@@ -344,30 +372,15 @@ impl Tlb {
         self.stats.hits += n;
     }
 
-    /// Inserts the translation of the page holding `va` (page of `page_bytes`)
-    /// to the frame holding `pa`. An existing entry for the same page is
-    /// replaced in place. Returns the entry evicted, if any.
-    pub fn insert(
-        &mut self,
-        asid: u32,
-        va: u64,
-        pa: u64,
-        page_bytes: u64,
-        global: bool,
-        slot: Slot,
-    ) -> Result<Option<TlbEntry>, TlbError> {
-        let shift = page_bytes.trailing_zeros();
-        if !page_bytes.is_power_of_two() || !self.shifts.contains(&shift) {
-            return Err(TlbError::UnheldPageSize { size: page_bytes, held: self.page_sizes() });
+    /// Inserts `entry` into the `slot` section. An existing entry for the
+    /// same page is replaced in place. Returns the entry evicted, if any.
+    pub fn insert(&mut self, entry: TlbEntry, slot: Slot) -> Result<Option<TlbEntry>, TlbError> {
+        let shift = entry.page_shift;
+        if !self.shifts.contains(&shift) {
+            return Err(TlbError::UnheldPageSize { size: 1u64 << shift.min(63), held: self.page_sizes() });
         }
-        let entry = TlbEntry {
-            vpn: va >> shift,
-            page_shift: shift,
-            asid: if global { 0 } else { asid },
-            global,
-            pfn: pa >> shift,
-        };
-        let key = (shift, if global { GLOBAL } else { self.asid_key(asid) }, entry.vpn);
+        let entry = if entry.global { TlbEntry { asid: Asid(0), ..entry } } else { entry };
+        let key = self.key_of(&entry);
         self.stats.inserts += 1;
         self.clock += 1;
         self.forget();
@@ -376,7 +389,7 @@ impl Tlb {
             self.stamps[s] = self.clock;
             return Ok(None);
         }
-        let victim = self.victim(entry.vpn, slot);
+        let victim = self.victim(entry.vpn.0, slot);
         let evicted = self.slots[victim].take();
         if let Some(old) = evicted {
             self.stats.evictions += 1;
@@ -389,7 +402,7 @@ impl Tlb {
     }
 
     fn key_of(&self, e: &TlbEntry) -> (u32, u32, u64) {
-        (e.page_shift, if e.global { GLOBAL } else { self.asid_key(e.asid) }, e.vpn)
+        (e.page_shift, if e.global { GLOBAL } else { self.asid_key(e.asid) }, e.vpn.0)
     }
 
     /// The candidate slots are the set the page indexes (set-associative) or
@@ -416,7 +429,7 @@ impl Tlb {
 
     /// Removes the entry mapping `va` for `asid` (or a global one); returns
     /// whether one was there.
-    pub fn purge_page(&mut self, asid: u32, va: u64) -> bool {
+    pub fn purge_page(&mut self, asid: Asid, va: VirtAddr) -> bool {
         match self.find(asid, va) {
             Some(s) => {
                 self.remove_slot(s);
@@ -428,7 +441,7 @@ impl Tlb {
 
     /// Removes every non-global entry of `asid` (with ASID tags) or every
     /// non-global entry (without). Returns how many.
-    pub fn purge_asid(&mut self, asid: u32) -> u64 {
+    pub fn purge_asid(&mut self, asid: Asid) -> u64 {
         let tagged = self.cfg.asid_tags;
         self.purge_where(|e| !e.global && (!tagged || e.asid == asid))
     }
@@ -474,6 +487,10 @@ impl Tlb {
 mod tests {
     use super::*;
 
+    fn e(asid: u32, va: u64, pa: u64, page: u64) -> TlbEntry {
+        TlbEntry::new(Asid(asid), VirtAddr(va), PhysAddr(pa), PageSize::new(page).unwrap())
+    }
+
     fn cfg(entries: u32, assoc: Assoc, repl: TlbReplacement) -> TlbConfig {
         TlbConfig { assoc, replacement: repl, ..TlbConfig::fully_associative(entries, 0) }
     }
@@ -481,59 +498,59 @@ mod tests {
     #[test]
     fn fully_associative_lru_evicts_least_recent() {
         let mut t = Tlb::new(cfg(2, Assoc::Full, TlbReplacement::Lru)).unwrap();
-        t.insert(1, 0x1000, 0x9000, 4096, false, Slot::Normal).unwrap();
-        t.insert(1, 0x2000, 0xa000, 4096, false, Slot::Normal).unwrap();
-        assert!(t.lookup(1, 0x1234).is_some()); // page 1 now most recent
-        let ev = t.insert(1, 0x3000, 0xb000, 4096, false, Slot::Normal).unwrap();
-        assert_eq!(ev.map(|e| e.vpn), Some(2));
-        assert_eq!(t.lookup(1, 0x1fff).map(|e| e.translate(0x1fff)), Some(0x9fff));
-        assert!(t.lookup(1, 0x2000).is_none());
+        t.insert(e(1, 0x1000, 0x9000, 4096), Slot::Normal).unwrap();
+        t.insert(e(1, 0x2000, 0xa000, 4096), Slot::Normal).unwrap();
+        assert!(t.lookup(Asid(1), VirtAddr(0x1234)).is_some()); // page 1 now most recent
+        let ev = t.insert(e(1, 0x3000, 0xb000, 4096), Slot::Normal).unwrap();
+        assert_eq!(ev.map(|e| e.vpn), Some(Vpn(2)));
+        assert_eq!(t.lookup(Asid(1), VirtAddr(0x1fff)).map(|e| e.translate(VirtAddr(0x1fff))), Some(PhysAddr(0x9fff)));
+        assert!(t.lookup(Asid(1), VirtAddr(0x2000)).is_none());
         assert_eq!(*t.stats(), TlbStats { hits: 2, misses: 1, inserts: 3, evictions: 1, purged: 0 });
     }
 
     #[test]
     fn fifo_ignores_hits() {
         let mut t = Tlb::new(cfg(2, Assoc::Full, TlbReplacement::Fifo)).unwrap();
-        t.insert(1, 0x1000, 0, 4096, false, Slot::Normal).unwrap();
-        t.insert(1, 0x2000, 0, 4096, false, Slot::Normal).unwrap();
-        t.lookup(1, 0x1000);
-        let ev = t.insert(1, 0x3000, 0, 4096, false, Slot::Normal).unwrap();
-        assert_eq!(ev.map(|e| e.vpn), Some(1));
+        t.insert(e(1, 0x1000, 0, 4096), Slot::Normal).unwrap();
+        t.insert(e(1, 0x2000, 0, 4096), Slot::Normal).unwrap();
+        t.lookup(Asid(1), VirtAddr(0x1000));
+        let ev = t.insert(e(1, 0x3000, 0, 4096), Slot::Normal).unwrap();
+        assert_eq!(ev.map(|e| e.vpn), Some(Vpn(1)));
     }
 
     #[test]
     fn wired_slots_survive_normal_traffic() {
         let mut t = Tlb::new(TlbConfig::fully_associative(8, 2)).unwrap();
-        t.insert(0, 0xc000_0000, 0x5000, 4096, true, Slot::Wired).unwrap();
+        t.insert(e(0, 0xc000_0000, 0x5000, 4096).global(), Slot::Wired).unwrap();
         for p in 0..100u64 {
-            t.insert(1, p << 12, p << 12, 4096, false, Slot::Normal).unwrap();
+            t.insert(e(1, p << 12, p << 12, 4096), Slot::Normal).unwrap();
         }
         // The global wired entry matches any ASID.
-        assert!(t.lookup(7, 0xc000_0010).is_some());
+        assert!(t.lookup(Asid(7), VirtAddr(0xc000_0010)).is_some());
         assert_eq!(t.entries().count(), 7, "6 normal slots full, 1 of 2 wired used");
     }
 
     #[test]
     fn asid_tags_separate_homonyms_and_untagged_do_not() {
         let mut tagged = Tlb::new(TlbConfig::fully_associative(4, 0)).unwrap();
-        tagged.insert(1, 0x1000, 0x8000, 4096, false, Slot::Normal).unwrap();
-        assert!(tagged.lookup(2, 0x1000).is_none());
-        assert_eq!(tagged.purge_asid(1), 1);
+        tagged.insert(e(1, 0x1000, 0x8000, 4096), Slot::Normal).unwrap();
+        assert!(tagged.lookup(Asid(2), VirtAddr(0x1000)).is_none());
+        assert_eq!(tagged.purge_asid(Asid(1)), 1);
         let mut untagged = Tlb::new(TlbConfig { asid_tags: false, ..TlbConfig::fully_associative(4, 0) }).unwrap();
-        untagged.insert(1, 0x1000, 0x8000, 4096, false, Slot::Normal).unwrap();
-        assert!(untagged.lookup(2, 0x1000).is_some(), "untagged: the OS must purge on a switch");
-        assert_eq!(untagged.purge_asid(2), 1);
+        untagged.insert(e(1, 0x1000, 0x8000, 4096), Slot::Normal).unwrap();
+        assert!(untagged.lookup(Asid(2), VirtAddr(0x1000)).is_some(), "untagged: the OS must purge on a switch");
+        assert_eq!(untagged.purge_asid(Asid(2)), 1);
     }
 
     #[test]
     fn superpage_beside_base_pages() {
         let mut t =
             Tlb::new(TlbConfig { page_sizes: vec![4096, 4 << 20], ..TlbConfig::fully_associative(4, 0) }).unwrap();
-        t.insert(1, 0x40_0000, 0x80_0000, 4 << 20, false, Slot::Normal).unwrap();
-        let e = t.lookup(1, 0x7f_f123).unwrap();
-        assert_eq!(e.translate(0x7f_f123), 0xbf_f123);
+        t.insert(e(1, 0x40_0000, 0x80_0000, 4 << 20), Slot::Normal).unwrap();
+        let hit = t.lookup(Asid(1), VirtAddr(0x7f_f123)).unwrap();
+        assert_eq!(hit.translate(VirtAddr(0x7f_f123)), PhysAddr(0xbf_f123));
         assert_eq!(t.max_coverage(), 16 << 20);
-        assert!(matches!(t.insert(1, 0, 0, 8192, false, Slot::Normal), Err(TlbError::UnheldPageSize { .. })));
+        assert!(matches!(t.insert(e(1, 0, 0, 8192), Slot::Normal), Err(TlbError::UnheldPageSize { .. })));
     }
 
     #[test]
@@ -541,10 +558,10 @@ mod tests {
         // 4 entries, 2-way: 2 sets; pages 0,2,4 share set 0.
         let mut t = Tlb::new(cfg(4, Assoc::Ways(2), TlbReplacement::Lru)).unwrap();
         for p in [0u64, 1, 2, 4] {
-            t.insert(1, p << 12, 0, 4096, false, Slot::Normal).unwrap();
+            t.insert(e(1, p << 12, 0, 4096), Slot::Normal).unwrap();
         }
-        assert!(t.lookup(1, 0).is_none(), "page 0 was the LRU of set 0");
-        assert!(t.lookup(1, 1 << 12).is_some(), "set 1 untouched");
+        assert!(t.lookup(Asid(1), VirtAddr(0)).is_none(), "page 0 was the LRU of set 0");
+        assert!(t.lookup(Asid(1), VirtAddr(1 << 12)).is_some(), "set 1 untouched");
     }
 
     #[test]

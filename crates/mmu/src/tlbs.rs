@@ -8,6 +8,7 @@
 //! reach every level.
 
 use serde::{Deserialize, Serialize};
+use vmlab_addr::{Asid, VirtAddr};
 
 use crate::tlb::{Slot, Tlb, TlbConfig, TlbEntry, TlbError, TlbStats};
 
@@ -69,7 +70,7 @@ impl TlbSet {
     /// A counted lookup through the levels. Returns the entry, and whether
     /// every level missed.
     #[inline(always)]
-    pub fn lookup(&mut self, side: Side, asid: u32, va: u64) -> Result<Option<TlbEntry>, TlbError> {
+    pub fn lookup(&mut self, side: Side, asid: Asid, va: VirtAddr) -> Result<Option<TlbEntry>, TlbError> {
         if self.micro.is_none() {
             return Ok(self.main_of(side).lookup(asid, va));
         }
@@ -77,7 +78,7 @@ impl TlbSet {
     }
 
     #[inline(never)]
-    fn lookup_through_micro(&mut self, side: Side, asid: u32, va: u64) -> Result<Option<TlbEntry>, TlbError> {
+    fn lookup_through_micro(&mut self, side: Side, asid: Asid, va: VirtAddr) -> Result<Option<TlbEntry>, TlbError> {
         if let Some(micro) = self.micro.as_mut() {
             if let Some(e) = micro[side as usize].lookup(asid, va) {
                 return Ok(Some(e));
@@ -85,18 +86,22 @@ impl TlbSet {
         }
         let hit = self.main_of(side).lookup(asid, va);
         if let (Some(e), Some(micro)) = (hit, self.micro.as_mut()) {
-            Self::fill(&mut micro[side as usize], asid, va, &e)?;
+            Self::fill(&mut micro[side as usize], asid, &e)?;
         }
         Ok(hit)
     }
 
-    fn fill(t: &mut Tlb, asid: u32, va: u64, e: &TlbEntry) -> Result<(), TlbError> {
-        t.insert(asid, va, e.translate(va), 1u64 << e.page_shift, e.global, Slot::Normal)?;
+    /// Copies the main TLB's entry `e`, found for `asid`, into micro-TLB `t`
+    /// (as the looking-up space's entry: in an untagged main TLB, `e` may be
+    /// another space's).
+    fn fill(t: &mut Tlb, asid: Asid, e: &TlbEntry) -> Result<(), TlbError> {
+        let entry = if e.global { *e } else { TlbEntry { asid, ..*e } };
+        t.insert(entry, Slot::Normal)?;
         Ok(())
     }
 
     /// Looks up without counting or changing anything.
-    pub fn probe(&self, side: Side, asid: u32, va: u64) -> Option<TlbEntry> {
+    pub fn probe(&self, side: Side, asid: Asid, va: VirtAddr) -> Option<TlbEntry> {
         let n = self.main.len();
         self.micro
             .as_ref()
@@ -105,22 +110,12 @@ impl TlbSet {
     }
 
     /// A refill's insert: the main TLB of `side` (kernel mappings into its
-    /// wired slots) and that side's micro-TLB. (The arguments are `Tlb::insert`'s
-    /// plus the side.) Returns the entry the main TLB evicted, if any.
-    #[allow(clippy::too_many_arguments)]
-    pub fn insert(
-        &mut self,
-        side: Side,
-        asid: u32,
-        va: u64,
-        pa: u64,
-        page_bytes: u64,
-        global: bool,
-        slot: Slot,
-    ) -> Result<Option<TlbEntry>, TlbError> {
-        let evicted = self.main_of(side).insert(asid, va, pa, page_bytes, global, slot)?;
+    /// wired slots) and that side's micro-TLB. Returns the entry the main
+    /// TLB evicted, if any.
+    pub fn insert(&mut self, side: Side, entry: TlbEntry, slot: Slot) -> Result<Option<TlbEntry>, TlbError> {
+        let evicted = self.main_of(side).insert(entry, slot)?;
         if let Some(micro) = self.micro.as_mut() {
-            micro[side as usize].insert(asid, va, pa, page_bytes, global, Slot::Normal)?;
+            micro[side as usize].insert(entry, Slot::Normal)?;
         }
         Ok(evicted)
     }
@@ -157,7 +152,7 @@ impl TlbSet {
     pub fn purge_untagged(&mut self) {
         for t in self.all_mut() {
             if !t.config().asid_tags {
-                t.purge_asid(0);
+                t.purge_asid(Asid(0));
             }
         }
     }
@@ -190,6 +185,11 @@ impl TlbSet {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use vmlab_addr::{PageSize, PhysAddr};
+
+    fn entry(asid: u32, va: u64, pa: u64, page: u64) -> TlbEntry {
+        TlbEntry::new(Asid(asid), VirtAddr(va), PhysAddr(pa), PageSize::new(page).unwrap())
+    }
 
     fn tlb(n: u32) -> TlbConfig {
         TlbConfig::fully_associative(n, 0)
@@ -198,11 +198,11 @@ mod tests {
     #[test]
     fn micro_hit_spares_the_main_tlb_and_a_main_hit_refills_the_micro() {
         let mut s = TlbSet::new(TlbLayout::Unified(tlb(8)), Some((tlb(1), tlb(1)))).unwrap();
-        assert_eq!(s.lookup(Side::D, 1, 0x1000).unwrap(), None);
-        s.insert(Side::D, 1, 0x1000, 0x9000, 4096, false, Slot::Normal).unwrap();
-        assert!(s.lookup(Side::D, 1, 0x1004).unwrap().is_some()); // micro hit
-        assert!(s.lookup(Side::I, 1, 0x1008).unwrap().is_some()); // I micro miss, unified main hit
-        assert!(s.lookup(Side::I, 1, 0x100c).unwrap().is_some()); // now an I micro hit
+        assert_eq!(s.lookup(Side::D, Asid(1), VirtAddr(0x1000)).unwrap(), None);
+        s.insert(Side::D, entry(1, 0x1000, 0x9000, 4096), Slot::Normal).unwrap();
+        assert!(s.lookup(Side::D, Asid(1), VirtAddr(0x1004)).unwrap().is_some()); // micro hit
+        assert!(s.lookup(Side::I, Asid(1), VirtAddr(0x1008)).unwrap().is_some()); // I micro miss, unified main hit
+        assert!(s.lookup(Side::I, Asid(1), VirtAddr(0x100c)).unwrap().is_some()); // now an I micro hit
         let st = s.stats();
         let get = |n: &str| st.iter().find(|x| x.name == n).unwrap().stats;
         assert_eq!((get("tlb").hits, get("tlb").misses), (1, 1));
@@ -218,32 +218,32 @@ mod tests {
         // leave Y newer and evict X: in a unified LRU TLB it is not exact.)
         let lru = TlbConfig { replacement: crate::tlb::TlbReplacement::Lru, ..TlbConfig::fully_associative(4, 2) };
         let mut s = TlbSet::new(TlbLayout::Unified(lru), None).unwrap();
-        s.insert(Side::I, 1, 0x1000, 0x9000, 4096, false, Slot::Normal).unwrap();
-        s.insert(Side::D, 1, 0x2000, 0xa000, 4096, false, Slot::Normal).unwrap();
-        assert!(s.lookup(Side::I, 1, 0x1000).unwrap().is_some());
-        assert!(s.lookup(Side::D, 1, 0x2000).unwrap().is_some());
-        assert!(s.lookup(Side::I, 1, 0x1004).unwrap().is_some());
-        s.insert(Side::D, 1, 0x3000, 0xb000, 4096, false, Slot::Normal).unwrap();
-        assert!(s.probe(Side::I, 1, 0x1000).is_some(), "X, the most recent, stays");
-        assert!(s.probe(Side::D, 1, 0x2000).is_none(), "Y, the least recent, went");
+        s.insert(Side::I, entry(1, 0x1000, 0x9000, 4096), Slot::Normal).unwrap();
+        s.insert(Side::D, entry(1, 0x2000, 0xa000, 4096), Slot::Normal).unwrap();
+        assert!(s.lookup(Side::I, Asid(1), VirtAddr(0x1000)).unwrap().is_some());
+        assert!(s.lookup(Side::D, Asid(1), VirtAddr(0x2000)).unwrap().is_some());
+        assert!(s.lookup(Side::I, Asid(1), VirtAddr(0x1004)).unwrap().is_some());
+        s.insert(Side::D, entry(1, 0x3000, 0xb000, 4096), Slot::Normal).unwrap();
+        assert!(s.probe(Side::I, Asid(1), VirtAddr(0x1000)).is_some(), "X, the most recent, stays");
+        assert!(s.probe(Side::D, Asid(1), VirtAddr(0x2000)).is_none(), "Y, the least recent, went");
     }
 
     #[test]
     fn split_sides_do_not_share() {
         let mut s = TlbSet::new(TlbLayout::Split { i: tlb(4), d: tlb(4) }, None).unwrap();
-        s.insert(Side::D, 1, 0x1000, 0, 4096, false, Slot::Normal).unwrap();
-        assert!(s.lookup(Side::I, 1, 0x1000).unwrap().is_none());
-        assert!(s.lookup(Side::D, 1, 0x1000).unwrap().is_some());
+        s.insert(Side::D, entry(1, 0x1000, 0, 4096), Slot::Normal).unwrap();
+        assert!(s.lookup(Side::I, Asid(1), VirtAddr(0x1000)).unwrap().is_none());
+        assert!(s.lookup(Side::D, Asid(1), VirtAddr(0x1000)).unwrap().is_some());
     }
 
     #[test]
     fn untagged_levels_are_purged_on_a_switch() {
         let untagged = TlbConfig { asid_tags: false, ..tlb(4) };
         let mut s = TlbSet::new(TlbLayout::Unified(tlb(4)), Some((untagged.clone(), untagged))).unwrap();
-        s.insert(Side::D, 1, 0x1000, 0, 4096, false, Slot::Normal).unwrap();
+        s.insert(Side::D, entry(1, 0x1000, 0, 4096), Slot::Normal).unwrap();
         s.purge_untagged();
         // The tagged main TLB keeps it; the untagged micro-TLB lost it.
-        assert!(s.lookup(Side::D, 1, 0x1000).unwrap().is_some());
+        assert!(s.lookup(Side::D, Asid(1), VirtAddr(0x1000)).unwrap().is_some());
         let st = s.stats();
         assert_eq!(st.iter().find(|x| x.name == "micro-dtlb").unwrap().stats.purged, 1);
     }

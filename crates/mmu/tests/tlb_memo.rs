@@ -9,8 +9,19 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
+use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_mmu::tlb::Assoc;
-use vmlab_mmu::{Side, Slot, Tlb, TlbConfig, TlbLayout, TlbReplacement, TlbSet};
+use vmlab_mmu::{Side, Slot, Tlb, TlbConfig, TlbEntry, TlbLayout, TlbReplacement, TlbSet};
+
+/// The entry the operations insert: page `v` of `a` to a frame derived from it.
+fn entry(a: u32, v: u64, size: u64, global: bool) -> TlbEntry {
+    let e = TlbEntry::new(Asid(a), VirtAddr(v), PhysAddr(v ^ 0x5_0000), PageSize::new(size).unwrap());
+    if global {
+        e.global()
+    } else {
+        e
+    }
+}
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -68,23 +79,23 @@ proptest! {
             match op {
                 Op::Lookup(a, v) => {
                     last_va = v;
-                    prop_assert_eq!(memo.lookup(a, v), plain.lookup(a, v));
+                    prop_assert_eq!(memo.lookup(Asid(a), VirtAddr(v)), plain.lookup(Asid(a), VirtAddr(v)));
                 }
                 Op::Again(a, off) => {
                     let v = (last_va & !0xfff) | off;
-                    prop_assert_eq!(memo.lookup(a, v), plain.lookup(a, v));
+                    prop_assert_eq!(memo.lookup(Asid(a), VirtAddr(v)), plain.lookup(Asid(a), VirtAddr(v)));
                 }
-                Op::Probe(a, v) => prop_assert_eq!(memo.probe(a, v), plain.probe(a, v)),
+                Op::Probe(a, v) => prop_assert_eq!(memo.probe(Asid(a), VirtAddr(v)), plain.probe(Asid(a), VirtAddr(v))),
                 Op::Insert(a, v, g, w, big) => {
                     let size = if big && two_sizes { 16384 } else { 4096 };
                     let slot = if w { Slot::Wired } else { Slot::Normal };
                     prop_assert_eq!(
-                        memo.insert(a, v, v ^ 0x5_0000, size, g, slot).unwrap(),
-                        plain.insert(a, v, v ^ 0x5_0000, size, g, slot).unwrap()
+                        memo.insert(entry(a, v, size, g), slot).unwrap(),
+                        plain.insert(entry(a, v, size, g), slot).unwrap()
                     );
                 }
-                Op::PurgePage(a, v) => prop_assert_eq!(memo.purge_page(a, v), plain.purge_page(a, v)),
-                Op::PurgeAsid(a) => prop_assert_eq!(memo.purge_asid(a), plain.purge_asid(a)),
+                Op::PurgePage(a, v) => prop_assert_eq!(memo.purge_page(Asid(a), VirtAddr(v)), plain.purge_page(Asid(a), VirtAddr(v))),
+                Op::PurgeAsid(a) => prop_assert_eq!(memo.purge_asid(Asid(a)), plain.purge_asid(Asid(a))),
                 Op::PurgeAll => prop_assert_eq!(memo.purge_all(), plain.purge_all()),
             }
             prop_assert_eq!(memo.stats(), plain.stats());
@@ -152,16 +163,16 @@ proptest! {
             match op {
                 SetOp::Lookup(d, a, v) => {
                     last_va[usize::from(d)] = v;
-                    prop_assert_eq!(fast.lookup(side(d), a, v).unwrap(), plain.lookup(side(d), a, v).unwrap());
+                    prop_assert_eq!(fast.lookup(side(d), Asid(a), VirtAddr(v)).unwrap(), plain.lookup(side(d), Asid(a), VirtAddr(v)).unwrap());
                 }
                 SetOp::Again(d, a, off) => {
                     let v = (last_va[usize::from(d)] & !0xfff) | off;
-                    prop_assert_eq!(fast.lookup(side(d), a, v).unwrap(), plain.lookup(side(d), a, v).unwrap());
+                    prop_assert_eq!(fast.lookup(side(d), Asid(a), VirtAddr(v)).unwrap(), plain.lookup(side(d), Asid(a), VirtAddr(v)).unwrap());
                 }
                 SetOp::Insert(d, a, v, g, w) => {
                     let slot = if w { Slot::Wired } else { Slot::Normal };
-                    fast.insert(side(d), a, v, v ^ 0x5_0000, 4096, g, slot).unwrap();
-                    plain.insert(side(d), a, v, v ^ 0x5_0000, 4096, g, slot).unwrap();
+                    fast.insert(side(d), entry(a, v, 4096, g), slot).unwrap();
+                    plain.insert(side(d), entry(a, v, 4096, g), slot).unwrap();
                 }
                 SetOp::PurgeUntagged => {
                     fast.purge_untagged();

@@ -6,8 +6,9 @@
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_mmu::tlb::Assoc;
-use vmlab_mmu::{Slot, Tlb, TlbConfig, TlbReplacement};
+use vmlab_mmu::{Slot, Tlb, TlbConfig, TlbEntry, TlbReplacement};
 
 #[derive(Clone, Copy, Debug)]
 struct E {
@@ -153,21 +154,22 @@ proptest! {
         for op in ops {
             match op {
                 Op::Lookup(a, v) => {
-                    let got = tlb.lookup(a, v).map(|e| e.pfn);
+                    let got = tlb.lookup(Asid(a), VirtAddr(v)).map(|e| e.pfn.0);
                     prop_assert_eq!(got, naive.lookup(a, v));
                 }
                 Op::Insert(a, v, g, w, big) => {
                     let shift = if big { 14 } else { 12 };
                     let slot = if w { Slot::Wired } else { Slot::Normal };
-                    tlb.insert(a, v, v ^ 0x5_0000, 1 << shift, g, slot).unwrap();
+                    let e = TlbEntry::new(Asid(a), VirtAddr(v), PhysAddr(v ^ 0x5_0000), PageSize::new(1 << shift).unwrap());
+                    tlb.insert(if g { e.global() } else { e }, slot).unwrap();
                     naive.insert(a, v, v ^ 0x5_0000, shift, g, slot);
                 }
                 Op::PurgePage(a, v) => {
                     let had = naive.find(a, v);
                     if let Some(i) = had { naive.slots[i] = None; }
-                    prop_assert_eq!(tlb.purge_page(a, v), had.is_some());
+                    prop_assert_eq!(tlb.purge_page(Asid(a), VirtAddr(v)), had.is_some());
                 }
-                Op::PurgeAsid(a) => prop_assert_eq!(tlb.purge_asid(a), naive.purge_asid(a)),
+                Op::PurgeAsid(a) => prop_assert_eq!(tlb.purge_asid(Asid(a)), naive.purge_asid(a)),
             }
         }
     }

@@ -122,28 +122,82 @@ impl Counters {
     }
 }
 
-/// Instruction counts of the kernel routines (path lengths).
-pub const PATH_KEYS: [&str; 19] = [
-    "flush_loop_iteration",
-    "flush_lines_per_iteration",
-    "copy_per_line",
-    "zero_per_line",
-    "pte_insert",
-    "pte_delete",
-    "pte_chain_step",
-    "tlb_purge",
-    "vm_map_page",
-    "vm_unmap_page",
-    "fault_handler",
-    "pseudo_fault_handler",
-    "page_alloc",
-    "page_free",
-    "tlb_miss_handler",
-    "copy_recovery",
-    "ipc_null",
-    "ipc_per_page",
-    "user_access",
-];
+/// The kernel routines a cost model gives instruction counts (path
+/// lengths) for, its `[path]` table; one closed set, so a routine's count
+/// cannot be asked for under a misspelt name. `FlushLinesPerIteration` is
+/// the one that is not an instruction count: the lines one iteration of the
+/// flush loop flushes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Routine {
+    FlushLoopIteration,
+    FlushLinesPerIteration,
+    CopyPerLine,
+    ZeroPerLine,
+    PteInsert,
+    PteDelete,
+    PteChainStep,
+    TlbPurge,
+    VmMapPage,
+    VmUnmapPage,
+    FaultHandler,
+    PseudoFaultHandler,
+    PageAlloc,
+    PageFree,
+    TlbMissHandler,
+    CopyRecovery,
+    IpcNull,
+    IpcPerPage,
+    UserAccess,
+}
+
+impl Routine {
+    pub const ALL: [Routine; 19] = [
+        Routine::FlushLoopIteration,
+        Routine::FlushLinesPerIteration,
+        Routine::CopyPerLine,
+        Routine::ZeroPerLine,
+        Routine::PteInsert,
+        Routine::PteDelete,
+        Routine::PteChainStep,
+        Routine::TlbPurge,
+        Routine::VmMapPage,
+        Routine::VmUnmapPage,
+        Routine::FaultHandler,
+        Routine::PseudoFaultHandler,
+        Routine::PageAlloc,
+        Routine::PageFree,
+        Routine::TlbMissHandler,
+        Routine::CopyRecovery,
+        Routine::IpcNull,
+        Routine::IpcPerPage,
+        Routine::UserAccess,
+    ];
+
+    /// Its key in the `[path]` table of a cost preset.
+    pub fn key(self) -> &'static str {
+        match self {
+            Routine::FlushLoopIteration => "flush_loop_iteration",
+            Routine::FlushLinesPerIteration => "flush_lines_per_iteration",
+            Routine::CopyPerLine => "copy_per_line",
+            Routine::ZeroPerLine => "zero_per_line",
+            Routine::PteInsert => "pte_insert",
+            Routine::PteDelete => "pte_delete",
+            Routine::PteChainStep => "pte_chain_step",
+            Routine::TlbPurge => "tlb_purge",
+            Routine::VmMapPage => "vm_map_page",
+            Routine::VmUnmapPage => "vm_unmap_page",
+            Routine::FaultHandler => "fault_handler",
+            Routine::PseudoFaultHandler => "pseudo_fault_handler",
+            Routine::PageAlloc => "page_alloc",
+            Routine::PageFree => "page_free",
+            Routine::TlbMissHandler => "tlb_miss_handler",
+            Routine::CopyRecovery => "copy_recovery",
+            Routine::IpcNull => "ipc_null",
+            Routine::IpcPerPage => "ipc_per_page",
+            Routine::UserAccess => "user_access",
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,7 +221,7 @@ pub struct CostModel {
     pub cycle_ns: Param,
     /// Cycle costs, keys [`COST_KEYS`].
     pub cost: BTreeMap<String, Param>,
-    /// Instruction counts, keys [`PATH_KEYS`].
+    /// Instruction counts, keys [`Routine::key`].
     pub path: BTreeMap<String, Param>,
     /// The data TLB the user accesses go through (absent: no TLB simulated).
     #[serde(default)]
@@ -229,13 +283,14 @@ impl CostModel {
                 return Err(format!("{origin}: [cost] lacks {k:?}; needed: {}", COST_KEYS.join(", ")));
             }
         }
-        for k in PATH_KEYS {
-            if !m.path.contains_key(k) {
-                return Err(format!("{origin}: [path] lacks {k:?}; needed: {}", PATH_KEYS.join(", ")));
+        let path_keys: Vec<&str> = Routine::ALL.iter().map(|r| r.key()).collect();
+        for k in &path_keys {
+            if !m.path.contains_key(*k) {
+                return Err(format!("{origin}: [path] lacks {k:?}; needed: {}", path_keys.join(", ")));
             }
         }
         for k in m.cost.keys().chain(m.path.keys()) {
-            if !COST_KEYS.contains(&k.as_str()) && !PATH_KEYS.contains(&k.as_str()) {
+            if !COST_KEYS.contains(&k.as_str()) && !path_keys.contains(&k.as_str()) {
                 return Err(format!("{origin}: unknown parameter {k:?}"));
             }
         }
@@ -252,15 +307,15 @@ impl CostModel {
                 return Err(format!("{origin}: [tlb] needs entries >= 1 and a source"));
             }
         }
-        if m.path_of("flush_lines_per_iteration") == 0 {
+        if m.path_of(Routine::FlushLinesPerIteration) == 0 {
             return Err(format!("{origin}: flush_lines_per_iteration must be >= 1"));
         }
         Ok(m)
     }
 
-    /// An instruction count (validated present in `parse`).
-    pub fn path_of(&self, key: &str) -> u64 {
-        self.path.get(key).map_or(0, |p| p.value.round() as u64)
+    /// A routine's instruction count (validated present in `parse`).
+    pub fn path_of(&self, r: Routine) -> u64 {
+        self.path.get(r.key()).map_or(0, |p| p.value.round() as u64)
     }
 
     pub fn cost_of(&self, key: &str) -> f64 {

@@ -12,8 +12,10 @@
 
 use std::collections::BTreeMap;
 
+use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
 use vmlab_machine::{Hierarchy, MachineConfig};
+use vmlab_mmu::{Slot, TlbEntry};
 
 use crate::cost::Counters;
 use crate::oracle::{Access, Oracle, Violation};
@@ -145,12 +147,14 @@ impl Cpu {
     /// `page` bytes). Returns whether it hit; without a TLB, `true`.
     pub fn tlb_translate(&mut self, asid: u32, va: u64, pa: u64, page: u64) -> Result<bool, String> {
         let Some(tlb) = self.tlb.as_mut() else { return Ok(true) };
+        let (asid, va) = (Asid(asid), VirtAddr(va));
         if tlb.lookup(asid, va).is_some() {
             self.counters.tlb_hits += 1;
             return Ok(true);
         }
         self.counters.tlb_misses += 1;
-        tlb.insert(asid, va, pa, page, false, vmlab_mmu::Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
+        let page = PageSize::new(page).map_err(|e| format!("tlb: {e}"))?;
+        tlb.insert(TlbEntry::new(asid, va, PhysAddr(pa), page), Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
         Ok(false)
     }
 
@@ -158,7 +162,7 @@ impl Cpu {
     /// the TLB holds it, and returns whether it did.
     pub fn tlb_purge(&mut self, asid: u32, va: u64) -> bool {
         self.counters.tlb_purges += 1;
-        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(asid, va));
+        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(Asid(asid), VirtAddr(va)));
         if found {
             self.counters.tlb_purge_hits += 1;
         }

@@ -12,11 +12,12 @@ use serde::Serialize;
 use vmlab_cache::{Indexing, LineState};
 use vmlab_machine::MachineConfig;
 
-use crate::cost::{CostModel, Counters};
+use crate::cost::{CostModel, Counters, Routine};
 use crate::policy::Policy;
 use crate::primitives::{flush_range, Span, COPY, COPY_RECOVERY, FLUSH, IPC_PATH};
 use crate::prot::Prot;
-use crate::vm::{ObjectKind, Os, KERNEL};
+use crate::vm::{ObjectKind, Os};
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 
 /// Which cache the machine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -130,10 +131,10 @@ fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) ->
 }
 
 fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
-    let pfn = if asid == KERNEL {
+    let pfn = if asid == OS_KERNEL_SPACE.0 {
         // Kernel buffers have translations but no VM pages.
         os.hat()
-            .translation(KERNEL, va, 0)
+            .translation(OS_KERNEL_SPACE.0, va, 0)
             .map(|t| t.0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
@@ -145,8 +146,8 @@ fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
 /// One `pdcache()` call over a virtual block that may cross pages.
 fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, purge: bool) -> Result<(), String> {
     let line = os.cpu().line_bytes();
-    let per = os.cost().path_of("flush_lines_per_iteration").max(1);
-    let iter = os.cost().path_of("flush_loop_iteration");
+    let per = os.cost().path_of(Routine::FlushLinesPerIteration).max(1);
+    let iter = os.cost().path_of(Routine::FlushLoopIteration);
     let lines = bytes.div_ceil(line);
     let mut spans = Vec::new();
     for i in 0..lines {
@@ -166,7 +167,7 @@ fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, purge: bool) -> Resu
 /// One copy-routine call between two virtual blocks (in any spaces).
 fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
     let line = os.cpu().line_bytes();
-    let per_line = os.cost().path_of("copy_per_line");
+    let per_line = os.cost().path_of(Routine::CopyPerLine);
     let w = crate::oracle::WORD;
     let mut pairs = Vec::new();
     let mut off = 0;
@@ -189,7 +190,7 @@ fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Resu
 /// A copy between a user actor and the kernel: the recovery set-up of seed
 /// 000 footnote 10 (`copy_recovery` instructions), then the copy routine.
 fn user_kernel_copy(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
-    let n = os.cost().path_of("copy_recovery");
+    let n = os.cost().path_of(Routine::CopyRecovery);
     let cpu = os.cpu();
     let outer = cpu.enter(COPY_RECOVERY);
     cpu.instructions(n);
@@ -297,7 +298,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     for _round in 0..3 {
         touch(&mut os, 1, SEND, bytes, true, 4)?;
         let total = measure(&mut os, |os| {
-            let fixed = os.cost().path_of("ipc_null") + pages * os.cost().path_of("ipc_per_page");
+            let fixed = os.cost().path_of(Routine::IpcNull) + pages * os.cost().path_of(Routine::IpcPerPage);
             let cpu = os.cpu();
             let outer = cpu.enter(IPC_PATH);
             // ipcSend and ipcReceive: two system calls.
@@ -307,8 +308,8 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
             let at = |base: u64, i: u64| base + i * page;
             if by_copy {
                 if bytes > 0 {
-                    user_kernel_copy(os, (1, SEND), (KERNEL, KBUF), bytes)?;
-                    user_kernel_copy(os, (KERNEL, KBUF), (2, RECV), bytes)?;
+                    user_kernel_copy(os, (1, SEND), (OS_KERNEL_SPACE.0, KBUF), bytes)?;
+                    user_kernel_copy(os, (OS_KERNEL_SPACE.0, KBUF), (2, RECV), bytes)?;
                 }
                 return Ok(());
             }
@@ -321,7 +322,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                         os.kernel_map(at(KIPC, i), f).map_err(e)?;
                     }
                     for i in 0..pages {
-                        user_kernel_copy(os, (1, at(SEND, i)), (KERNEL, at(KIPC, i)), page)?;
+                        user_kernel_copy(os, (1, at(SEND, i)), (OS_KERNEL_SPACE.0, at(KIPC, i)), page)?;
                     }
                     // Step 5: the receiver's old page is unmapped and destroyed.
                     for i in 0..pages {
@@ -330,7 +331,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                     // Step 6: the IPC buffer is unloaded from the kernel (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        let f = os.hat().translation(KERNEL, at(KIPC, i), 0).map(|t| t.0);
+                        let f = os.hat().translation(OS_KERNEL_SPACE.0, at(KIPC, i), 0).map(|t| t.0);
                         os.kernel_unmap(at(KIPC, i));
                         frames.push(f.ok_or_else(|| format!("IPC buffer {:#x} lost its translation", at(KIPC, i)))?);
                     }
@@ -392,7 +393,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     os.map(child, ob, a, page, 0, Prot::RW, false).map_err(e)?;
     let (old_pa, new_pa) = (old * page, new * page);
     let c = measure(&mut os, |os| {
-        let h = os.cost().path_of("fault_handler");
+        let h = os.cost().path_of(Routine::FaultHandler);
         let outer = os.cpu().enter(crate::primitives::FAULT);
         os.cpu().count(|c| c.traps += 1);
         os.cpu().instructions(h);
@@ -401,18 +402,18 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             1 => {
                 let w = os.window(new);
                 os.kernel_map(w, new).map_err(e)?;
-                copy_block(os, (1, a), (KERNEL, w), page)?;
+                copy_block(os, (1, a), (OS_KERNEL_SPACE.0, w), page)?;
             }
             2 => {
                 let (cpu, cost, _) = os.parts();
                 flush_range(cpu, cost, a, old_pa, 1, page, false, "case 2: flush old");
                 let (s, d) = (
-                    Span { va: old_pa, pa: old_pa, asid: KERNEL, cached: true },
-                    Span { va: new_pa, pa: new_pa, asid: KERNEL, cached: true },
+                    Span { va: old_pa, pa: old_pa, asid: OS_KERNEL_SPACE.0, cached: true },
+                    Span { va: new_pa, pa: new_pa, asid: OS_KERNEL_SPACE.0, cached: true },
                 );
                 crate::primitives::copy(cpu, cost, s, d, page, "case 2: physical copy");
-                flush_range(cpu, cost, old_pa, old_pa, KERNEL, page, false, "case 2: flush old physical");
-                flush_range(cpu, cost, new_pa, new_pa, KERNEL, page, false, "case 2: flush new physical");
+                flush_range(cpu, cost, old_pa, old_pa, OS_KERNEL_SPACE.0, page, false, "case 2: flush old physical");
+                flush_range(cpu, cost, new_pa, new_pa, OS_KERNEL_SPACE.0, page, false, "case 2: flush new physical");
             }
             3 => {
                 let (cpu, cost, hat) = os.parts();
@@ -547,13 +548,13 @@ mod tests {
         let c = cost();
         let (one, _) = ipc(&c, "ipc-copy", CacheKind::Vac, 1024).expect("1 KB");
         assert_eq!((one.counters.copy_calls, one.counters.flush_calls, one.counters.traps), (2, 0, 2));
-        assert_eq!(one.components["copy recovery"].instructions, 2 * c.path_of("copy_recovery"));
+        assert_eq!(one.components["copy recovery"].instructions, 2 * c.path_of(Routine::CopyRecovery));
         let (two, recv) = ipc(&c, "ipc-copy", CacheKind::Vac, 2048).expect("2 KB");
         assert_eq!((two.counters.copy_calls, two.counters.flush_calls, two.counters.traps), (1, 2, 3));
         assert_eq!(recv.counters.traps, 1);
         // The receiver's read after the pseudo fault misses the TLB once:
         // the refill handler and one PTE read of a one-entry chain.
         let tlb = recv.components["tlb miss"];
-        assert_eq!((tlb.instructions, tlb.pte_refs), (c.path_of("tlb_miss_handler"), 1));
+        assert_eq!((tlb.instructions, tlb.pte_refs), (c.path_of(Routine::TlbMissHandler), 1));
     }
 }

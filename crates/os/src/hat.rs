@@ -24,11 +24,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteRef};
 use vmlab_mmu::FramePool;
 
-use crate::cost::CostModel;
+use crate::cost::{CostModel, Routine};
 use crate::cpu::Cpu;
 use crate::oracle::{CopyId, CopyNamer};
 use crate::policy::{Conflict, Policy};
@@ -101,9 +102,23 @@ pub struct Hat {
     pub purge_destroyed: bool,
 }
 
-/// The physical (absolute) accesses of the kernel, such as PTE reads, use
-/// cache space 0 and virtual address = physical address.
-pub const PHYSICAL_SPACE: u32 = 0;
+/// Why the hat unloads a translation: it decides how the page's lines
+/// leave a virtual cache, whether the hat forgets the frame, and what the
+/// next fault on the page is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnloadReason {
+    /// The translation goes and the frame stays in use: an unmap that is
+    /// not the frame's last, a protection change, a copy-on-write copy, a
+    /// detach, a kernel window closed, a reload.
+    Unmap,
+    /// The frame is about to be freed and this is its last translation: its
+    /// lines may be purged rather than written back (`purge_destroyed`), and
+    /// the hat forgets the frame.
+    Destroy,
+    /// The consistency policy took the translation away to resolve a
+    /// conflict between cache classes: the next access is a pseudo fault.
+    Conflict,
+}
 
 impl Hat {
     /// A hat for `data_frames` data frames of `page` bytes; the hash table
@@ -206,7 +221,7 @@ impl Hat {
                     "hat: space {asid} page {va:#x} is loaded to frame {old:#x}, not {pfn:#x}; unload first"
                 ));
             }
-            self.unload(cpu, cost, asid, va, false, false);
+            self.unload(cpu, cost, asid, va, UnloadReason::Unmap);
         }
         let mut prot = prot;
         let cls = self.class(va, pfn, tag);
@@ -217,14 +232,14 @@ impl Hat {
                 Conflict::Ignore => {}
                 Conflict::OneClass => {
                     for m in &differ {
-                        self.unload(cpu, cost, m.asid, m.va, false, true);
+                        self.unload(cpu, cost, m.asid, m.va, UnloadReason::Conflict);
                         fx.unloaded += 1;
                     }
                 }
                 Conflict::ReadersOrOneWriter => {
                     if need_write {
                         for m in &differ {
-                            self.unload(cpu, cost, m.asid, m.va, false, true);
+                            self.unload(cpu, cost, m.asid, m.va, UnloadReason::Conflict);
                             fx.unloaded += 1;
                         }
                     } else if !differ.is_empty() {
@@ -252,9 +267,9 @@ impl Hat {
         self.table
             .insert_refs(asid, va / self.page, pfn, &mut self.table_pool, &mut self.refs)
             .map_err(|e| format!("hat: page table: {e}"))?;
-        self.charge_pte(cpu, cost, "pte_insert");
+        self.charge_pte(cpu, cost, Routine::PteInsert);
         let outer = cpu.enter(BOOKKEEPING);
-        cpu.instructions(cost.path_of("vm_map_page"));
+        cpu.instructions(cost.path_of(Routine::VmMapPage));
         cpu.leave(outer);
         let space = self.spaces.entry(asid).or_insert_with(|| AsDescriptor { asid, mmus: Vec::new() });
         if !space.mmus.iter().any(|m| m.cpu == cpu_id) {
@@ -269,18 +284,19 @@ impl Hat {
         Ok((prot, fx))
     }
 
-    fn charge_pte(&mut self, cpu: &mut Cpu, cost: &CostModel, base: &str) {
+    fn charge_pte(&mut self, cpu: &mut Cpu, cost: &CostModel, base: Routine) {
         let outer = cpu.enter(PTE);
-        cpu.instructions(cost.path_of(base) + cost.path_of("pte_chain_step") * self.refs.len() as u64);
-        self.charge_refs(cpu, base);
+        cpu.instructions(cost.path_of(base) + cost.path_of(Routine::PteChainStep) * self.refs.len() as u64);
+        self.charge_refs(cpu, base.key());
         cpu.leave(outer);
     }
 
     fn charge_refs(&self, cpu: &mut Cpu, origin: &str) {
         let n = self.refs.len() as u64;
         cpu.count(|c| c.pte_refs += n);
+        // The kernel reads PTEs physically: virtual = physical address, in its own space.
         for r in &self.refs {
-            cpu.reference(false, r.addr, r.addr, PHYSICAL_SPACE, u64::from(r.bytes), true, origin);
+            cpu.reference(false, r.addr, r.addr, OS_KERNEL_SPACE.0, u64::from(r.bytes), true, origin);
         }
     }
 
@@ -296,7 +312,7 @@ impl Hat {
         // handler then reads nothing (cannot happen below USER_LIMIT).
         let _ = self.table.walk(asid, va & !(self.page - 1), &mut self.refs);
         let extra = (self.refs.len() as u64).saturating_sub(1);
-        cpu.instructions(cost.path_of("tlb_miss_handler") + cost.path_of("pte_chain_step") * extra);
+        cpu.instructions(cost.path_of(Routine::TlbMissHandler) + cost.path_of(Routine::PteChainStep) * extra);
         self.charge_refs(cpu, "tlb refill");
         cpu.leave(outer);
     }
@@ -306,7 +322,7 @@ impl Hat {
     /// purged there too (shoot-downs are a later issue).
     fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64) {
         let outer = cpu.enter(TLB_PURGE);
-        cpu.instructions(cost.path_of("tlb_purge"));
+        cpu.instructions(cost.path_of(Routine::TlbPurge));
         cpu.tlb_purge(asid, va);
         cpu.leave(outer);
     }
@@ -356,20 +372,13 @@ impl Hat {
         }
     }
 
-    /// Unloads the translation of page `va` in `asid` from every MMU. When
-    /// no other live translation of the frame shares its cache class, the
-    /// page's lines are flushed — purged when `destroy` (the frame is being
-    /// freed and this was its last translation). `by_policy` marks the next
-    /// fault on it a pseudo fault. Returns the frame it mapped.
-    pub fn unload(
-        &mut self,
-        cpu: &mut Cpu,
-        cost: &CostModel,
-        asid: u32,
-        va: u64,
-        destroy: bool,
-        by_policy: bool,
-    ) -> Option<u64> {
+    /// Unloads the translation of page `va` in `asid` from every MMU, for
+    /// `reason`. When no other live translation of the frame shares its
+    /// cache class, the page's lines are flushed (purged instead, under
+    /// `purge_destroyed`, when the reason is [`UnloadReason::Destroy`]).
+    /// Returns the frame it mapped.
+    pub fn unload(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, reason: UnloadReason) -> Option<u64> {
+        let destroy = reason == UnloadReason::Destroy;
         let va = va & !(self.page - 1);
         let mut pfn = None;
         if let Some(s) = self.spaces.get_mut(&asid) {
@@ -388,10 +397,10 @@ impl Hat {
         self.refs.clear();
         // A translation the table lost is a hat bug; the cost is still the walk.
         let _ = self.table.remove_refs(asid, va / self.page, &mut self.table_pool, &mut self.refs);
-        self.charge_pte(cpu, cost, "pte_delete");
+        self.charge_pte(cpu, cost, Routine::PteDelete);
         self.purge_tlb(cpu, cost, asid, va);
         let outer = cpu.enter(BOOKKEEPING);
-        cpu.instructions(cost.path_of("vm_unmap_page"));
+        cpu.instructions(cost.path_of(Routine::VmUnmapPage));
         cpu.leave(outer);
         if self.acts() {
             let cls = self.class_of(&m, pfn);
@@ -411,7 +420,7 @@ impl Hat {
                 }
             }
         }
-        if by_policy {
+        if reason == UnloadReason::Conflict {
             self.pseudo.insert((asid, va));
         }
         if remaining.is_empty() {
@@ -424,8 +433,8 @@ impl Hat {
         Some(pfn)
     }
 
-    /// Interface 3: unloads every translation of `[va, va+len)` in `asid`;
-    /// `destroy(pfn)` says whether a frame is about to be freed.
+    /// Interface 3: unloads every translation of `[va, va+len)` in `asid`,
+    /// each for the reason `reason(pfn)` gives for its frame.
     pub fn unload_range(
         &mut self,
         cpu: &mut Cpu,
@@ -433,12 +442,12 @@ impl Hat {
         asid: u32,
         va: u64,
         len: u64,
-        destroy: &dyn Fn(u64) -> bool,
+        reason: &dyn Fn(u64) -> UnloadReason,
     ) {
         let mut page = va & !(self.page - 1);
         while page < va + len {
             if let Some(p) = self.translation_any(asid, page) {
-                self.unload(cpu, cost, asid, page, destroy(p), false);
+                self.unload(cpu, cost, asid, page, reason(p));
             }
             page += self.page;
         }
@@ -449,13 +458,14 @@ impl Hat {
     }
 
     /// Interface 2: unloads every translation to `pfn` (all address spaces,
-    /// all CPUs).
-    pub fn unload_frame(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: u64, destroy: bool) {
+    /// all CPUs) for `reason`; with [`UnloadReason::Destroy`] the hat also
+    /// forgets the frame.
+    pub fn unload_frame(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: u64, reason: UnloadReason) {
         let maps = self.frames.get(&pfn).map(|f| f.mappings.clone()).unwrap_or_default();
         for m in maps {
-            self.unload(cpu, cost, m.asid, m.va, destroy, false);
+            self.unload(cpu, cost, m.asid, m.va, reason);
         }
-        if destroy {
+        if reason == UnloadReason::Destroy {
             self.frames.remove(&pfn);
         }
     }

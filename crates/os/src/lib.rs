@@ -18,7 +18,7 @@ pub mod scenario;
 pub mod tracerun;
 pub mod vm;
 
-pub use cost::{CostModel, Counters, TlbPreset};
+pub use cost::{CostModel, Counters, Routine, TlbPreset};
 pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;

@@ -2,7 +2,7 @@
 //! simulated CPU: the `pdcache`-style flush/purge loop, the copy loop and
 //! the zero loop. Their costs come from the cache states they meet.
 
-use crate::cost::CostModel;
+use crate::cost::{CostModel, Routine};
 use crate::cpu::Cpu;
 use vmlab_cache::LineState;
 
@@ -54,9 +54,9 @@ pub fn flush_range(
     let outer = cpu.enter(FLUSH);
     let line = cpu.line_bytes();
     let lines = bytes.div_ceil(line);
-    let per = cost.path_of("flush_lines_per_iteration").max(1);
+    let per = cost.path_of(Routine::FlushLinesPerIteration).max(1);
     cpu.count(|c| c.flush_calls += 1);
-    cpu.instructions(lines.div_ceil(per) * cost.path_of("flush_loop_iteration"));
+    cpu.instructions(lines.div_ceil(per) * cost.path_of(Routine::FlushLoopIteration));
     let mut found = FlushFound::default();
     for i in 0..lines {
         match cpu.flush_line(va + i * line, pa + i * line, asid, purge, origin) {
@@ -85,7 +85,7 @@ pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, o
     let outer = cpu.enter(COPY);
     let line = cpu.line_bytes();
     cpu.count(|c| c.copy_calls += 1);
-    cpu.instructions(bytes.div_ceil(line) * cost.path_of("copy_per_line"));
+    cpu.instructions(bytes.div_ceil(line) * cost.path_of(Routine::CopyPerLine));
     let w = crate::oracle::WORD;
     let mut off = 0;
     while off < bytes {
@@ -100,7 +100,7 @@ pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, o
 pub fn zero(cpu: &mut Cpu, cost: &CostModel, dst: Span, bytes: u64, origin: &str) {
     let outer = cpu.enter(ZERO);
     let line = cpu.line_bytes();
-    cpu.instructions(bytes.div_ceil(line) * cost.path_of("zero_per_line"));
+    cpu.instructions(bytes.div_ceil(line) * cost.path_of(Routine::ZeroPerLine));
     let w = crate::oracle::WORD;
     let mut off = 0;
     while off < bytes {

@@ -30,7 +30,8 @@ use crate::cost::{CostModel, Counters};
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
-use crate::vm::{FaultCounts, ObjectKind, Os, USER_LIMIT};
+use crate::vm::{FaultCounts, ObjectKind, Os};
+use vmlab_addr::layout::USER_LIMIT;
 
 /// Violations kept in full in an outcome; the rest are only counted.
 pub const KEPT_VIOLATIONS: usize = 100;
@@ -106,15 +107,15 @@ pub fn run_trace(
             let space = *out.spaces.entry(a.asid.0).or_insert(next);
             if space == next {
                 let obj = os
-                    .object(&format!("trace asid {}", a.asid.0), ObjectKind::Anonymous, USER_LIMIT / page)
+                    .object(&format!("trace asid {}", a.asid.0), ObjectKind::Anonymous, USER_LIMIT.0 / page)
                     .map_err(|e| format!("trace event {n}: {e}"))?;
-                os.map(space, obj, 0, USER_LIMIT, 0, Prot::RW, false).map_err(|e| format!("trace event {n}: {e}"))?;
+                os.map(space, obj, 0, USER_LIMIT.0, 0, Prot::RW, false).map_err(|e| format!("trace event {n}: {e}"))?;
             }
             let write = matches!(a.kind, AccessKind::Store | AccessKind::Modify);
             let (mut va, end) = (a.addr.0, a.addr.0.saturating_add(u64::from(a.size.max(1))));
             while va < end {
                 let chunk = (page - va % page).min(end - va);
-                let folded = va % USER_LIMIT;
+                let folded = va % USER_LIMIT.0;
                 let fpage = folded - folded % page;
                 let vpage = va - va % page;
                 match owner.get(&(space, fpage)) {

@@ -5,35 +5,29 @@
 //!
 //! Kernel code touches a frame's contents (zero-fill, file read, COW copy)
 //! through a *kernel window*: a temporary kernel translation at
-//! [`KERNEL_WINDOW`] + the frame's physical address, loaded and unloaded
+//! [`KERNEL_WINDOW`] (`vmlab_addr::layout`) + the frame's physical address, loaded and unloaded
 //! through the hat like any other, as Chorus maps all physical memory into a
 //! kernel segment (seed 000 footnote 6). The consistency policy therefore
 //! sees kernel aliases exactly as it sees user ones.
 
 use std::collections::BTreeMap;
 
+use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
+
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
 
-use crate::cost::{CostModel, Counters};
+use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::Cpu;
-use crate::hat::Hat;
+use crate::hat::{Hat, UnloadReason};
 use crate::oracle::Violation;
 use crate::physmem::PhysMem;
 use crate::policy::Policy;
 use crate::primitives::{copy, zero, BOOKKEEPING, FAULT};
 use crate::prot::Prot;
 
-/// The kernel's address space (and cache space) id.
-pub const KERNEL: u32 = 0;
-/// Base of the kernel window onto physical memory; chosen aligned to any
-/// cache's colour span so a window address has its frame's colour.
-pub const KERNEL_WINDOW: u64 = 0x8000_0000;
 /// Cache space ids of global shared segments (`global-shared` policy).
 pub const GLOBAL_SPACE_BASE: u32 = 0x4000_0000;
-/// User virtual addresses must lie below this (the PA-RISC table's 32-bit
-/// offsets; the kernel window sits above).
-pub const USER_LIMIT: u64 = KERNEL_WINDOW;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum OsError {
@@ -150,7 +144,7 @@ impl Os {
     pub fn new(machine: &MachineConfig, cost: CostModel, policy: Policy, oracle: bool) -> Result<Self, String> {
         let page = machine.memory.page_size.bytes();
         let frames = machine.memory.size.0 / page;
-        if (frames + frames.max(64)) * page > KERNEL_WINDOW {
+        if (frames + frames.max(64)) * page > KERNEL_WINDOW.0 {
             return Err(format!(
                 "machine {}: {} bytes of memory do not fit below the kernel window at {KERNEL_WINDOW:#x}",
                 machine.name, machine.memory.size.0
@@ -268,7 +262,7 @@ impl Os {
         prot: Prot,
         private: bool,
     ) -> Result<(), OsError> {
-        if asid == KERNEL {
+        if asid == OS_KERNEL_SPACE.0 {
             return Err(OsError::Invalid("address space 0 is the kernel's".into()));
         }
         self.aligned("address", addr)?;
@@ -277,7 +271,7 @@ impl Os {
         if len == 0 {
             return Err(OsError::Invalid("length must be positive".into()));
         }
-        if addr.checked_add(len).is_none_or(|e| e > USER_LIMIT) {
+        if addr.checked_add(len).is_none_or(|e| e > USER_LIMIT.0) {
             return Err(OsError::Invalid(format!("range {addr:#x}+{len:#x} goes past the user limit {USER_LIMIT:#x}")));
         }
         let obj = self.objects.get(object).ok_or_else(|| OsError::Invalid(format!("no object {object}")))?;
@@ -410,9 +404,15 @@ impl Os {
     fn drop_page(&mut self, asid: u32, va: u64) {
         let Some(vp) = self.spaces.get_mut(&asid).and_then(|s| s.pages.remove(&va)) else { return };
         let last = self.mem.refs(vp.pfn) <= 1;
-        self.hat.unload(&mut self.cpu, &self.cost, asid, va, last, false);
+        self.hat.unload(
+            &mut self.cpu,
+            &self.cost,
+            asid,
+            va,
+            if last { UnloadReason::Destroy } else { UnloadReason::Unmap },
+        );
         if self.mem.decref(vp.pfn) {
-            self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, true);
+            self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, UnloadReason::Destroy);
             self.free_frame(vp.pfn);
         }
     }
@@ -420,7 +420,7 @@ impl Os {
     /// Returns a frame to the free pool (`page_free` instructions).
     fn free_frame(&mut self, pfn: u64) {
         let outer = self.cpu.enter(BOOKKEEPING);
-        self.cpu.instructions(self.cost.path_of("page_free"));
+        self.cpu.instructions(self.cost.path_of(Routine::PageFree));
         self.cpu.leave(outer);
         self.mem.free(pfn);
     }
@@ -439,7 +439,7 @@ impl Os {
                 let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, false, false);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, UnloadReason::Unmap);
                 } else if want != loaded {
                     let _ = pfn;
                     self.hat.change_prot(&mut self.cpu, &self.cost, asid, p, self.page, &|_| want);
@@ -453,7 +453,7 @@ impl Os {
     /// `fork`: a new address space `child` with the parent's regions;
     /// private pages become copy-on-write in both, shared ones stay shared.
     pub fn fork(&mut self, parent: u32, child: u32) -> Result<(), OsError> {
-        if child == KERNEL || self.spaces.contains_key(&child) {
+        if child == OS_KERNEL_SPACE.0 || self.spaces.contains_key(&child) {
             return Err(OsError::Invalid(format!("space {child} exists or is the kernel's")));
         }
         let p =
@@ -511,7 +511,7 @@ impl Os {
             }
             self.fault(asid, page, write)?;
         };
-        self.cpu.instructions(self.cost.path_of("user_access"));
+        self.cpu.instructions(self.cost.path_of(Routine::UserAccess));
         if !self.cpu.tlb_translate(asid, page, pfn * self.page, self.page).map_err(OsError::Invalid)? {
             self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
         }
@@ -553,7 +553,7 @@ impl Os {
             Some(_) => FaultKind::Minor,
         };
         self.cpu.count(|c| c.traps += 1);
-        let handler = if kind == FaultKind::Pseudo { "pseudo_fault_handler" } else { "fault_handler" };
+        let handler = if kind == FaultKind::Pseudo { Routine::PseudoFaultHandler } else { Routine::FaultHandler };
         self.cpu.instructions(self.cost.path_of(handler));
         match kind {
             FaultKind::Minor => self.faults.minor += 1,
@@ -569,10 +569,10 @@ impl Os {
                     VmPage { cow: false, lazy: false, ..v }
                 } else {
                     let new = self.alloc(page)?;
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, false, false);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, UnloadReason::Unmap);
                     self.kernel_copy(v.pfn, new);
                     if self.mem.decref(v.pfn) {
-                        self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, true);
+                        self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, UnloadReason::Destroy);
                         self.free_frame(v.pfn);
                     }
                     VmPage { pfn: new, cow: false, lazy: false }
@@ -643,7 +643,7 @@ impl Os {
 
     fn alloc(&mut self, va: u64) -> Result<u64, OsError> {
         let outer = self.cpu.enter(BOOKKEEPING);
-        self.cpu.instructions(self.cost.path_of("page_alloc"));
+        self.cpu.instructions(self.cost.path_of(Routine::PageAlloc));
         self.cpu.leave(outer);
         let colour = (va / self.page) % self.mem.colours();
         self.mem.alloc(Some(colour)).map_err(OsError::Invalid)
@@ -651,25 +651,25 @@ impl Os {
 
     /// Kernel-window address of a frame.
     pub fn window(&self, pfn: u64) -> u64 {
-        KERNEL_WINDOW + pfn * self.page
+        KERNEL_WINDOW.0 + pfn * self.page
     }
 
     fn load_window(&mut self, pfn: u64) -> Result<(), OsError> {
         let va = self.window(pfn);
         self.hat
-            .load(&mut self.cpu, &self.cost, 0, KERNEL, va, pfn, Prot::RW, KERNEL, true)
+            .load(&mut self.cpu, &self.cost, 0, OS_KERNEL_SPACE.0, va, pfn, Prot::RW, OS_KERNEL_SPACE.0, true)
             .map(|_| ())
             .map_err(OsError::Invalid)
     }
 
     fn unload_window(&mut self, pfn: u64) {
         let va = self.window(pfn);
-        self.hat.unload(&mut self.cpu, &self.cost, KERNEL, va, false, false);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, UnloadReason::Unmap);
     }
 
     fn kernel_zero(&mut self, pfn: u64) {
         if self.load_window(pfn).is_ok() {
-            let span = self.hat.span(KERNEL, self.window(pfn), pfn);
+            let span = self.hat.span(OS_KERNEL_SPACE.0, self.window(pfn), pfn);
             zero(&mut self.cpu, &self.cost, span, self.page, "kernel zero-fill");
             self.unload_window(pfn);
         }
@@ -677,8 +677,8 @@ impl Os {
 
     fn kernel_copy(&mut self, src: u64, dst: u64) {
         if self.load_window(src).is_ok() && self.load_window(dst).is_ok() {
-            let s = self.hat.span(KERNEL, self.window(src), src);
-            let d = self.hat.span(KERNEL, self.window(dst), dst);
+            let s = self.hat.span(OS_KERNEL_SPACE.0, self.window(src), src);
+            let d = self.hat.span(OS_KERNEL_SPACE.0, self.window(dst), dst);
             copy(&mut self.cpu, &self.cost, s, d, self.page, "kernel copy-on-write copy");
         }
         self.unload_window(src);
@@ -694,7 +694,7 @@ impl Os {
             .get_mut(&asid)
             .and_then(|s| s.pages.remove(&va))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
-        self.hat.unload(&mut self.cpu, &self.cost, asid, va, false, false);
+        self.hat.unload(&mut self.cpu, &self.cost, asid, va, UnloadReason::Unmap);
         Ok(vp.pfn)
     }
 
@@ -748,14 +748,14 @@ impl Os {
     /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
     pub fn kernel_map(&mut self, va: u64, pfn: u64) -> Result<(), OsError> {
         self.hat
-            .load(&mut self.cpu, &self.cost, 0, KERNEL, va, pfn, Prot::RW, KERNEL, true)
+            .load(&mut self.cpu, &self.cost, 0, OS_KERNEL_SPACE.0, va, pfn, Prot::RW, OS_KERNEL_SPACE.0, true)
             .map(|_| ())
             .map_err(OsError::Invalid)
     }
 
     /// Unloads a kernel translation (with the policy's flush).
     pub fn kernel_unmap(&mut self, va: u64) {
-        self.hat.unload(&mut self.cpu, &self.cost, KERNEL, va, false, false);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, UnloadReason::Unmap);
     }
 
     /// The frame behind a user page, faulting it in for reading if needed.

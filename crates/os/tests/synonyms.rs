@@ -36,7 +36,7 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     // frame through its window (colour 0, like A) and nothing flushed it.
     assert_eq!(os.violations().len(), 1, "{:?}", os.violations());
     assert!(matches!(&os.violations()[0], Violation::StaleRead { access, latest_by: Some((0, w)), .. }
-        if access.origin == "read B" && *w == vmlab_os::vm::KERNEL_WINDOW + pa));
+        if access.origin == "read B" && *w == vmlab_addr::layout::KERNEL_WINDOW.0 + pa));
     os.access(1, 0x10000, true, 4, "write A").expect("write");
     assert_eq!(os.violations().len(), 1);
     os.access(2, 0x11000, false, 4, "read B again").expect("read");

@@ -7,6 +7,7 @@
 
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
+use vmlab_os::hat::UnloadReason;
 use vmlab_os::{CostModel, Counters, ObjectKind, Os, Policy, Prot, TlbPreset};
 
 const PAGE: u64 = 4096;
@@ -74,7 +75,7 @@ fn unload_frame_purges_every_space_mapping_it() {
     let before = os.counters();
     let pfn = os.frame_of(1, BASE).expect("frame");
     let (cpu, cost, hat) = os.parts();
-    hat.unload_frame(cpu, cost, pfn, false);
+    hat.unload_frame(cpu, cost, pfn, UnloadReason::Unmap);
     let d = os.counters() - before;
     assert_eq!((d.tlb_purges, d.tlb_purge_hits), (2, 2));
     assert!(os.cpu().tlb().expect("tlb").entries().next().is_none());

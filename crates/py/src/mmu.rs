@@ -90,7 +90,7 @@ pub fn pagetable_memory(
                     let pages = trace_pages(&mut checked).map_err(vmlab_error)?;
                     let name = p.file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
                     let d = SpaceDescription::from_pages(&name, pages);
-                    let above = d.pages().any(|(_, v)| v * PAGE_BYTES >= vmlab_mmu::sparse::USER_TOP);
+                    let above = d.pages().any(|(_, v)| v * PAGE_BYTES >= vmlab_addr::layout::USER_LIMIT.0);
                     if fold && above {
                         (d.fold_into_user_space().map_err(|e| vmlab_error(format!("{path}: {e}")))?, true)
                     } else {

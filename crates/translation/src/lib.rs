@@ -11,5 +11,5 @@ pub mod vmcpi;
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
 pub use result::{SideEvents, VmResult, VmcpiRow};
 pub use scheme::{Scheme, TableKind, TranslateAt};
-pub use sim::{fanout_groups, fanout_refusal, SimError, VmSim, KERNEL_ASID, UNMAPPED_BASE};
+pub use sim::{fanout_groups, fanout_refusal, SimError, VmSim};
 pub use vmcpi::{Component, Costs, ProtectionSweep, Vmcpi};

@@ -5,8 +5,9 @@
 //! Address namespaces in the caches: user lines carry the trace's ASID;
 //! kernel-mapped page-table addresses (MIPS kseg2, the PUMA global table)
 //! and unmapped physical addresses (`UNMAPPED_BASE | pa`: handler code,
-//! root tables, hashed tables, admin data) carry [`KERNEL_ASID`], so they
-//! can never alias a user line.
+//! root tables, hashed tables, admin data) carry the kernel's space
+//! [`TRACE_KERNEL_SPACE`] (`vmlab_addr::layout`), so they can never alias a
+//! user line.
 //!
 //! Costs follow section 5.3 of Jacob & Mudge: a handler costs its
 //! instructions; a handler instruction fetch or PTE load that misses L1
@@ -18,11 +19,12 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 use thiserror::Error;
-use vmlab_addr::{Asid, VirtAddr};
+use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
-use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbError, TlbSet};
+use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
@@ -33,18 +35,11 @@ use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
 use crate::vmcpi::{Component, Vmcpi};
 
-/// Cache address of unmapped physical memory: `UNMAPPED_BASE | pa`.
-pub const UNMAPPED_BASE: u64 = 1 << 56;
-/// ASID of every kernel line in the caches.
-pub const KERNEL_ASID: u32 = u32::MAX - 1;
-/// User virtual addresses lie below this (a 2 GB user space, as MIPS and
-/// the PUMA root table give); kernel-mapped addresses lie above.
-pub const USER_LIMIT: u64 = 1 << 31;
 /// Folding granularity: one user page-table page maps 4 MB (1024 4-byte
 /// PTEs of 4 KB pages), so folding whole 4 MB regions keeps every table's
 /// page count and every cache index bit below 22.
 const REGION_SHIFT: u32 = 22;
-const MAX_REGIONS: u64 = USER_LIMIT >> REGION_SHIFT;
+const MAX_REGIONS: u64 = USER_LIMIT.0 >> REGION_SHIFT;
 /// Physical layout of the kernel's own memory (ours; the paper says only
 /// that handlers live in unmapped cacheable space, page-aligned): one page
 /// per handler, then the MACH administrative data, then frames for tables
@@ -796,7 +791,7 @@ impl VmSim {
     fn ensure_mapped(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
         let page = self.cfg.page_size.bytes();
         let Some(table) = self.table.as_mut() else { return Ok(()) };
-        if va < USER_LIMIT && table.lookup(asid, va / page).is_none() {
+        if va < USER_LIMIT.0 && table.lookup(asid, va / page).is_none() {
             let pfn = self.frames.alloc().map_err(TableError::from)?;
             table.insert(asid, va / page, pfn, &mut self.frames)?;
         }
@@ -809,7 +804,7 @@ impl VmSim {
     fn frame_of(&mut self, space: u32, va: u64, depth: u32) -> Result<u64, SimError> {
         let page = self.cfg.page_size.bytes();
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
-        if va < USER_LIMIT {
+        if va < USER_LIMIT.0 {
             return table
                 .lookup(space, va / page)
                 .ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
@@ -836,8 +831,8 @@ impl VmSim {
         let Some(tlbs) = self.tlbs.as_mut() else {
             return Err(SimError::Config(format!("scheme {} has no TLB", self.scheme.name())));
         };
-        if let Some(e) = tlbs.lookup(SIDES[s], asid, va)? {
-            return Ok((e.translate(va), false));
+        if let Some(e) = tlbs.lookup(SIDES[s], Asid(asid), VirtAddr(va))? {
+            return Ok((e.translate(VirtAddr(va)).0, false));
         }
         self.tlb_missed(s, asid, va)
     }
@@ -912,11 +907,11 @@ impl VmSim {
     /// A TLB entry was evicted: with pure lookups, only its page stops
     /// being resident (on either side: a unified TLB serves both). A global
     /// entry maps a kernel page, never a user piece's.
-    fn forget_evicted(&mut self, e: vmlab_mmu::TlbEntry) {
+    fn forget_evicted(&mut self, e: TlbEntry) {
         if e.global {
             return;
         }
-        if !self.pure_lookups || e.page_shift != self.page_shift || e.asid != self.resident_asid {
+        if !self.pure_lookups || e.page_shift != self.page_shift || e.asid.0 != self.resident_asid {
             self.forget_pages();
             return;
         }
@@ -926,11 +921,11 @@ impl VmSim {
         let same_slot = REGION_SHIFT.saturating_sub(self.page_shift) >= hit_run::RESIDENT_SLOTS.trailing_zeros();
         let page_shift = self.page_shift;
         let folds_to = |r: &hit_run::ResidentPage| {
-            r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn
+            r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn.0
         };
         for side in self.resident.iter_mut() {
             if same_slot {
-                let r = &mut side[hit_run::resident_slot(e.vpn)];
+                let r = &mut side[hit_run::resident_slot(e.vpn.0)];
                 if folds_to(r) {
                     r.raw_page = NO_PAGE;
                 }
@@ -958,9 +953,9 @@ impl VmSim {
         self.refill(s, asid, va)?;
         let tlbs = self.tlbs.as_mut().ok_or_else(|| SimError::Config("no TLB".into()))?;
         let e = tlbs
-            .probe(SIDES[s], asid, va)
+            .probe(SIDES[s], Asid(asid), VirtAddr(va))
             .ok_or_else(|| SimError::Config(format!("refill of {va:#x} left no TLB entry")))?;
-        Ok((e.translate(va), true))
+        Ok((e.translate(VirtAddr(va)).0, true))
     }
 
     /// A TLB refill: the handler (or walker) for the tier of the PTE that
@@ -973,12 +968,13 @@ impl VmSim {
         }
         self.ensure_mapped(asid, va)?;
         self.walk_and_load(asid, va)?;
-        let page = self.cfg.page_size.bytes();
+        let page = self.cfg.page_size;
         let frame = self.frame_of(asid, va, 0)?;
-        let kernel = va >= USER_LIMIT;
-        let slot = if kernel { Slot::Wired } else { Slot::Normal };
+        let entry = TlbEntry::new(Asid(asid), VirtAddr(va), PhysAddr(frame * page.bytes()), page);
+        // Kernel mappings are global and wired.
+        let (entry, slot) = if va >= USER_LIMIT.0 { (entry.global(), Slot::Wired) } else { (entry, Slot::Normal) };
         let evicted = match self.tlbs.as_mut() {
-            Some(tlbs) => tlbs.insert(SIDES[s], asid, va, frame * page, page, kernel, slot)?,
+            Some(tlbs) => tlbs.insert(SIDES[s], entry, slot)?,
             None => None,
         };
         if let Some(e) = evicted {
@@ -1105,7 +1101,7 @@ impl VmSim {
         let (addr, pa) = if pte.mapped {
             match self.at {
                 TranslateAt::L2Miss => {
-                    let r = LineRef { vaddr: pte.addr, paddr: pte.addr, asid: KERNEL_ASID };
+                    let r = LineRef { vaddr: pte.addr, paddr: pte.addr, asid: TRACE_KERNEL_SPACE.0 };
                     if !self.mem.resident(RefKind::Read, r) {
                         self.translate_at_memory(space, pte.addr)?;
                     }
@@ -1135,11 +1131,11 @@ impl VmSim {
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
         self.last = [None; 2];
         let mark = self.mem.tail.log.len();
-        let r = LineRef { vaddr, paddr, asid: KERNEL_ASID };
+        let r = LineRef { vaddr, paddr, asid: TRACE_KERNEL_SPACE.0 };
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
-        self.after_access(mark, Some((vaddr, KERNEL_ASID)))?;
+        self.after_access(mark, Some((vaddr, TRACE_KERNEL_SPACE.0)))?;
         Ok(level)
     }
 
@@ -1147,7 +1143,7 @@ impl VmSim {
     /// (or go to) memory: the handler (or state machine) for the tier of the
     /// PTE mapping it, and its PTE load, which may recurse.
     fn translate_at_memory(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
-        let space = if asid == KERNEL_ASID { self.current_space } else { asid };
+        let space = if asid == TRACE_KERNEL_SPACE.0 { self.current_space } else { asid };
         self.ensure_mapped(space, va)?;
         self.walk_and_load(space, va)
     }

@@ -23,6 +23,7 @@ use super::linear::{check_pfn20, check_pool, LinearTable, PageChange, UserPageCh
 use super::mips::{MAX_SPACES, PAGE_BYTES, PTE_BYTES, UPT_BASE, UPT_BYTES};
 use super::{PageTable, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
+use vmlab_addr::layout::USER_LIMIT;
 
 /// Kernel virtual base of the 4 MB kernel page table: the top 4 MB of the
 /// 4 GB space (ours; seed 002 gives the size, not the address).
@@ -114,7 +115,7 @@ impl PageTable for Mach {
         if va >> 32 != 0 {
             return Err(TableError::OutOfRange { va, bits: 32 });
         }
-        let r = if va < 1 << 31 {
+        let r = if va < USER_LIMIT.0 {
             PteRef {
                 addr: UPT_BASE + u64::from(space) * UPT_BYTES + (va / PAGE_BYTES) * PTE_BYTES,
                 mapped: true,
