@@ -127,17 +127,28 @@ def trace() -> None:
                                             "allow_interspersed_args": False})
 @click.option("--output", "-o", "out", metavar="FILE.vmt",
               help="Where to write the trace (default: the command's name + .vmt).")
+@click.option("--pin-env", is_flag=True,
+              help="Run COMMAND with a fixed, minimal environment (PATH=/usr/bin:/bin, LC_ALL=C, "
+                   "HOME=/nonexistent, PWD) instead of yours, so that a capture elsewhere is the same trace.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def capture(out: Optional[str], quiet: bool, command: Sequence[str]) -> None:
-    """Run COMMAND under valgrind and write its memory references to a .vmt trace."""
+def capture(out: Optional[str], pin_env: bool, quiet: bool, command: Sequence[str]) -> None:
+    """Run COMMAND under valgrind and write its memory references to a .vmt trace.
+
+    Prints the trace's sha256: two captures are the same trace when it is
+    equal. What COMMAND starts with besides its arguments changes the trace
+    (the environment's size, the working directory, whether its output is a
+    terminal, the stack limit); the trace header records them (`vmlab trace
+    info`). For a repeatable capture use --pin-env, run from the same
+    directory, and redirect the standard streams to files
+    (docs/workloads.md, "Determinism")."""
     command = list(command)
     if command and command[0] == "--":
         command = command[1:]
     if not command:
         _fail("trace needs a command to run, e.g. vmlab trace -o ls.vmt -- ls -l")
     out = out or default_capture_name(command)
-    summary = capture_trace(command, out, progress=not quiet)
+    summary = capture_trace(command, out, progress=not quiet, pin_env=pin_env)
     if not quiet:
         click.echo(str(summary) if str(summary) else f"wrote {out}", err=True)
 
