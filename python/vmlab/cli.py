@@ -17,7 +17,7 @@ import click
 
 from vmlab import _engine
 from vmlab.machine import Machine, presets, preset_text
-from vmlab.traces import capture_trace, convert_trace, default_capture_name, trace_info
+from vmlab.traces import capture_trace, convert_trace, default_capture_name, describe_capture, trace_header, trace_info
 
 FORMATS = click.Choice(["lackey", "din", "vmt"], case_sensitive=False)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -158,14 +158,19 @@ def capture(out: Optional[str], pin_env: bool, quiet: bool, command: Sequence[st
 @click.option("--format", "-f", "fmt", type=FORMATS, default=None, help="The trace's format (default: detected).")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
 def info(file: str, fmt: Optional[str], as_json: bool) -> None:
-    """Counts, bytes, footprint and address range of a trace file."""
+    """Counts, bytes, footprint and address range of a trace file, and for
+    a captured .vmt trace what its program started with (command, working
+    directory, environment, standard streams, stack limit)."""
     summary = trace_info(file, fmt)
+    header = trace_header(file)
     if as_json:
         import json
 
-        click.echo(json.dumps(dict(summary), indent=2))
+        click.echo(json.dumps({**dict(summary), **({"header": header} if header else {})}, indent=2))
     else:
         click.echo(str(summary), nl=False)
+        for line in describe_capture(header or {}):
+            click.echo(line)
 
 
 @trace.command("convert", context_settings=CONTEXT)

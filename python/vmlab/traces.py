@@ -42,6 +42,42 @@ def trace_info(path: PathLike, format: Optional[str] = None) -> Summary:
     return Summary(json.loads(data), text)
 
 
+def trace_header(path: PathLike) -> Optional[dict]:
+    """The header of a ``.vmt`` trace as a dict (``created_by``, the captured
+    ``command``, ``metadata`` with the capture's ``launch`` record), or
+    ``None`` for a trace in another format."""
+    data = _engine.trace_header(os.fspath(path))
+    return json.loads(data) if data is not None else None
+
+
+def describe_capture(header: dict) -> list[str]:
+    """Lines for people: what a captured trace's program started with."""
+    lines = []
+    if header.get("command"):
+        lines.append(f"{'command':<20} {' '.join(header['command'])}")
+    launch = header.get("metadata", {}).get("launch")
+    if launch:
+        env = launch.get("environment", {})
+        if "pinned" in env:
+            env_text = "pinned: " + " ".join(f"{k}={v}" for k, v in env["pinned"].items())
+        else:
+            inherited = env.get("inherited", {})
+            env_text = f"inherited: {inherited.get('variables')} variables, {inherited.get('bytes')} bytes"
+        lines += [
+            f"{'working directory':<20} {launch.get('cwd')}",
+            f"{'environment':<20} {env_text}",
+            f"{'stdin/stdout/stderr':<20} {launch.get('stdin')} / {launch.get('stdout')} / {launch.get('stderr')}",
+            f"{'stack limit':<20} {_stack_limit_text(launch.get('stack_limit'))}",
+        ]
+    return lines
+
+
+def _stack_limit_text(limit: Any) -> str:
+    if isinstance(limit, dict):
+        return f"{limit.get('soft')} (hard {limit.get('hard')})"
+    return str(limit)
+
+
 def convert_trace(
     src: PathLike, dst: PathLike, to: Optional[str] = None, src_format: Optional[str] = None
 ) -> Summary:

@@ -208,7 +208,7 @@ fn valgrind_version(valgrind: &Path) -> Result<String, CaptureError> {
 /// environment's size moves every stack address (its strings sit at the top
 /// of the stack), the working directory reaches the program through `getcwd`
 /// and `PWD`, the C library buffers a terminal, a pipe and a file
-/// differently, and the stack limit sizes the stack and default thread
+/// differently, and the stack limits size the stack and default thread
 /// stacks. An inherited environment is recorded by size only: it may hold
 /// secrets.
 fn launch_metadata(opts: &CaptureOptions) -> serde_json::Value {
@@ -232,10 +232,11 @@ fn launch_metadata(opts: &CaptureOptions) -> serde_json::Value {
             Err(e) => format!("inherited, unknown ({e})"),
         },
     };
-    let stack_limit = match rustix::process::getrlimit(rustix::process::Resource::Stack).current {
-        Some(bytes) => serde_json::Value::from(bytes),
-        None => "unlimited".into(),
-    };
+    // Both limits: a program may raise its own soft limit up to the hard one
+    // (cc1 raises it to 64 MB, or the hard limit if that is lower).
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Stack);
+    let bytes = |l: Option<u64>| l.map_or_else(|| "unlimited".into(), serde_json::Value::from);
+    let stack_limit = serde_json::json!({ "soft": bytes(limit.current), "hard": bytes(limit.maximum) });
     serde_json::json!({
         "cwd": cwd,
         "environment": environment,

@@ -192,7 +192,10 @@ fn pinned_capture_is_repeatable_and_records_its_launch() {
     assert_eq!(launch["environment"]["pinned"]["FOO"], "bar");
     assert_eq!(launch["stdin"], stdin.display().to_string());
     assert_eq!(launch["stdout"], stdout.display().to_string());
-    assert!(launch["stack_limit"].is_u64() || launch["stack_limit"] == "unlimited", "{launch}");
+    for which in ["soft", "hard"] {
+        let limit = &launch["stack_limit"][which];
+        assert!(limit.is_u64() || limit == "unlimited", "{launch}");
+    }
 }
 
 /// Without pinning, the header still says what the program inherited.
