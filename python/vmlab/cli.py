@@ -17,7 +17,7 @@ import click
 
 from vmlab import _engine
 from vmlab.machine import COMPAT_MODES, Machine, presets, preset_text
-from vmlab.traces import capture_trace, convert_trace, default_capture_name, trace_info
+from vmlab.traces import capture_trace, convert_trace, default_capture_name, describe_capture, trace_header, trace_info
 
 FORMATS = click.Choice(["lackey", "din", "vmt"], case_sensitive=False)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -130,17 +130,28 @@ def trace() -> None:
                                             "allow_interspersed_args": False})
 @click.option("--output", "-o", "out", metavar="FILE.vmt",
               help="Where to write the trace (default: the command's name + .vmt).")
+@click.option("--pin-env", is_flag=True,
+              help="Run COMMAND with a fixed, minimal environment (PATH=/usr/bin:/bin, LC_ALL=C, "
+                   "HOME=/nonexistent, PWD) instead of yours, so that a capture elsewhere is the same trace.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def capture(out: Optional[str], quiet: bool, command: Sequence[str]) -> None:
-    """Run COMMAND under valgrind and write its memory references to a .vmt trace."""
+def capture(out: Optional[str], pin_env: bool, quiet: bool, command: Sequence[str]) -> None:
+    """Run COMMAND under valgrind and write its memory references to a .vmt trace.
+
+    Prints the trace's sha256: two captures are the same trace when it is
+    equal. What COMMAND starts with besides its arguments changes the trace
+    (the environment's size, the working directory, whether its output is a
+    terminal, the stack limit); the trace header records them (`vmlab trace
+    info`). For a repeatable capture use --pin-env, run from the same
+    directory, and redirect the standard streams to files
+    (docs/workloads.md, "Determinism")."""
     command = list(command)
     if command and command[0] == "--":
         command = command[1:]
     if not command:
         _fail("trace needs a command to run, e.g. vmlab trace -o ls.vmt -- ls -l")
     out = out or default_capture_name(command)
-    summary = capture_trace(command, out, progress=not quiet)
+    summary = capture_trace(command, out, progress=not quiet, pin_env=pin_env)
     if not quiet:
         click.echo(str(summary) if str(summary) else f"wrote {out}", err=True)
 
@@ -150,14 +161,19 @@ def capture(out: Optional[str], quiet: bool, command: Sequence[str]) -> None:
 @click.option("--format", "-f", "fmt", type=FORMATS, default=None, help="The trace's format (default: detected).")
 @click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
 def info(file: str, fmt: Optional[str], as_json: bool) -> None:
-    """Counts, bytes, footprint and address range of a trace file."""
+    """Counts, bytes, footprint and address range of a trace file, and for
+    a captured .vmt trace what its program started with (command, working
+    directory, environment, standard streams, stack limit)."""
     summary = trace_info(file, fmt)
+    header = trace_header(file)
     if as_json:
         import json
 
-        click.echo(json.dumps(dict(summary), indent=2))
+        click.echo(json.dumps({**dict(summary), **({"header": header} if header else {})}, indent=2))
     else:
         click.echo(str(summary), nl=False)
+        for line in describe_capture(header or {}):
+            click.echo(line)
 
 
 @trace.command("convert", context_settings=CONTEXT)

@@ -10,18 +10,26 @@ needed and captures the trace under valgrind unless the file already exists:
 
 Sources live in ``workloads/`` (see ``workloads/README.md`` and
 ``docs/workloads.md``); native builds go to ``target/workloads/``. Every
-input is pinned (arguments, data, seeds), and valgrind lays the address
-space out the same way each run, so a capture is repeatable.
+input is pinned (arguments, data, seeds), each capture runs in a directory
+of fixed name with a fixed environment and standard streams, and valgrind
+lays the address space out the same way each run, so two captures of a
+workload on one machine are the same file, wherever the checkout is. Each
+trace gets a ``<trace>.json`` sidecar with its sha256 and the versions of
+what it depends on; ``workloads/reference-traces.json`` holds the hashes of
+the reference captures.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import json
 import os
+import platform
+import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,19 +49,25 @@ class Workload:
     """One S1 workload.
 
     ``command(size, build_dir, scratch)`` returns the command line to trace:
-    the real worker process itself (valgrind does not follow ``exec``).
-    ``build`` (the C sources to compile natively, with extra flags) and
-    ``needs`` (programs that must be on the machine) are checked first.
+    the real worker process itself (valgrind does not follow ``exec``). It
+    runs in ``scratch`` and names its files relative to it: ``inputs(build_dir)``
+    lists the files copied there first, so no path of the checkout reaches
+    the traced program. ``build`` (the C sources to compile natively, with
+    extra flags) and ``needs`` (programs that must be on the machine) are
+    checked first.
     """
 
     name: str
     character: str
     why: str
     command: Callable[[str, Path, Path], list[str]]
+    inputs: Callable[[Path], Sequence[Path]] = lambda build_dir: ()
     build: Sequence[tuple[str, Sequence[str]]] = ()
     needs: Sequence[str] = ()
     #: Rough number of references per size, for the progress message.
     expected: dict = field(default_factory=dict)
+    #: Whether two captures give the same file (docs/workloads.md, Determinism).
+    repeatable: bool = True
 
     def trace_path(self, size: str, trace_dir: Optional[Path] = None) -> Path:
         _check_size(size)
@@ -73,27 +87,30 @@ def _cc1() -> str:
 
 
 def _compiler(size: str, build: Path, scratch: Path) -> list[str]:
-    src = str(SOURCES / "compiler" / "calc.c")
     # cc1 opens its assembly output even with -fsyntax-only (next to the
-    # source unless told): keep it in the scratch directory.
+    # source unless told). -frandom-seed: cc1 otherwise seeds the names it
+    # makes up (and its local tick) from /dev/urandom and the clock.
     flags = ["-fsyntax-only"] if size == "small" else ["-O0"]
-    return [_cc1(), "-quiet", *flags, "-o", str(scratch / "calc.s"), src]
+    return [_cc1(), "-quiet", *flags, "-frandom-seed=vmlab", "-o", "calc.s", "calc.c"]
 
 
 _DB_ORDERS = {"small": 20, "full": 700}
 
 
 def _database(size: str, build: Path, scratch: Path) -> list[str]:
-    # -batch -init /dev/null: no ~/.sqliterc, no interactive setup.
+    # -batch -init /dev/null: no ~/.sqliterc, no interactive setup. The PRNG
+    # seed: sqlite seeds it from /dev/urandom, and it names temporary files
+    # (a random 64-bit number printed in hex, of varying length).
     return [
         shutil.which("sqlite3") or "sqlite3",
         "-batch",
         "-init",
         "/dev/null",
-        str(scratch / "s1.sqlite"),
+        "s1.sqlite",
+        ".testctrl prng_seed 1",
         ".output /dev/null",
         f".parameter set @n {_DB_ORDERS[size]}",
-        f".read {SOURCES / 'database' / 'queries.sql'}",
+        ".read queries.sql",
     ]
 
 
@@ -101,14 +118,14 @@ _BIGFOOT = {"small": ("16", "100000"), "full": ("64", "1500000")}
 
 
 def _bigfoot(size: str, build: Path, scratch: Path) -> list[str]:
-    return [str(build / "hashjoin"), *_BIGFOOT[size]]
+    return ["./hashjoin", *_BIGFOOT[size]]
 
 
 _SPARSE = {"small": ("128", "8", "2000"), "full": ("128", "8", "200000")}
 
 
 def _sparse(size: str, build: Path, scratch: Path) -> list[str]:
-    return [str(build / "sparse"), *_SPARSE[size]]
+    return ["./sparse", *_SPARSE[size]]
 
 
 WORKLOADS: dict[str, Workload] = {
@@ -120,6 +137,7 @@ WORKLOADS: dict[str, Workload] = {
             "a compiler run, as the GCC trace of Jacob & Mudge: large instruction footprint, "
             "pointer-heavy heap data; small = front end only (-fsyntax-only), full = -O0 code generation",
             _compiler,
+            inputs=lambda build_dir: [SOURCES / "compiler" / "calc.c"],
             needs=("cc",),
             expected={"small": 27_000_000, "full": 165_000_000},
         ),
@@ -129,6 +147,7 @@ WORKLOADS: dict[str, Workload] = {
             "a database: B-tree and page-cache traffic, an interpreter loop (VDBE), a real query mix "
             f"on a fresh file; {_DB_ORDERS['small']} orders (small) or {_DB_ORDERS['full']} (full)",
             _database,
+            inputs=lambda build_dir: [SOURCES / "database" / "queries.sql"],
             needs=("sqlite3",),
             expected={"small": 13_000_000, "full": 110_000_000},
         ),
@@ -137,6 +156,7 @@ WORKLOADS: dict[str, Workload] = {
             "hashjoin.c: a hash join over a 16 MB (small) or 64 MB (full) open-addressing table",
             "a large footprint with poor locality: every build and probe lands on an unrelated page",
             _bigfoot,
+            inputs=lambda build_dir: [build_dir / "hashjoin"],
             build=(("bigfoot/hashjoin.c", ()),),
             expected={"small": 6_000_000, "full": 95_000_000},
         ),
@@ -146,8 +166,13 @@ WORKLOADS: dict[str, Workload] = {
             "a large, sparse address space (experiments.md S1 finding 4): pages spread over many "
             "4 MB and 1 GB regions, where MACH's page tables cost more than ULTRIX's",
             _sparse,
+            inputs=lambda build_dir: [build_dir / "sparse"],
             build=(("sparse/sparse.c", ("-ldl", "-lpthread")),),
             expected={"small": 15_000_000, "full": 110_000_000},
+            # Its threads: under valgrind, which thread runs after a clone
+            # and whether pthread_join has to wait are up to the host's
+            # scheduler, so a few hundred references move or appear.
+            repeatable=False,
         ),
     ]
 }
@@ -196,6 +221,19 @@ def build(name: str, build_dir: Optional[Path] = None, log: Callable[[str], None
             raise WorkloadError(f"{name}: `{' '.join(cmd)}` failed:\n{e.stderr.strip()}") from e
 
 
+#: Where workload captures run, one directory per workload (override with
+#: the environment variable VMLAB_CAPTURE_DIR). The path is fixed, not a
+#: fresh temporary name, because it reaches the traced program: as its
+#: working directory (sqlite3 resolves the database's full path with
+#: getcwd), as PWD and TMPDIR in its environment, whose length moves every
+#: stack address.
+CAPTURE_DIR = Path("/tmp/vmlab-capture")
+
+#: The sha256 and references of the reference captures, and the versions
+#: of what they were captured with (docs/workloads.md, "Determinism").
+REFERENCE_FILE_NAME = "reference-traces.json"
+
+
 def ensure(
     name: str,
     size: str,
@@ -206,7 +244,10 @@ def ensure(
     """Returns the path of workload ``name``'s ``size`` trace, building the
     program and capturing the trace under valgrind first unless the file is
     already there (``force`` captures again). ``progress`` prints what is
-    being done on stderr. A failed capture leaves no file behind."""
+    being done on stderr. A failed capture leaves no file behind. A capture
+    also writes ``<trace>.json`` (:func:`sidecar_path`): the trace's sha256,
+    its references, the command, the program's output and the versions of
+    what the trace depends on, and says whether it is the reference trace."""
     from vmlab.traces import capture_trace
 
     w = get(name)
@@ -221,51 +262,205 @@ def ensure(
                             f"(apt-get install {' '.join(missing)})")
     build(name, log=log)
     out.parent.mkdir(parents=True, exist_ok=True)
+    machine = dependencies(name)
     # Capture to a temporary name and rename: a half-written trace is never
     # mistaken for a finished one by the exists() check above.
     tmp = out.with_name(out.name + ".partial")
-    with tempfile.TemporaryDirectory(prefix="vmlab-s1-") as scratch:
-        cmd = w.command(size, BUILD_DIR, Path(scratch))
+    started = time.monotonic()
+    with _capture_scratch(name, log) as scratch:
+        for f in w.inputs(BUILD_DIR):
+            shutil.copy(f, scratch / f.name)
+        cmd = w.command(size, BUILD_DIR, scratch)
         expected = w.expected.get(size)
         about = f" (about {expected / 1e6:.0f} M references)" if expected else ""
-        log(f"capturing {out.name}{about}: {' '.join(cmd)}")
-        started = time.monotonic()
+        log(f"capturing {out.name}{about} in {scratch}: {' '.join(cmd)}")
+        stdout, stderr = scratch / "stdout.txt", scratch / "stderr.txt"
         try:
-            with _pinned_environment(Path(scratch)):
-                summary = capture_trace(cmd, tmp, progress=progress)
-        except BaseException:
+            with _pinned_stack_limit():
+                summary = capture_trace(
+                    cmd, tmp, progress=progress, cwd=scratch, env=_pinned_environment(scratch),
+                    stdin=os.devnull, stdout=stdout, stderr=stderr,
+                    metadata={"workload": name, "size": size},
+                )
+        except BaseException as e:
             tmp.unlink(missing_ok=True)
+            said = _tail(stderr)
+            if said and isinstance(e, Exception):
+                raise type(e)(f"{e}\n{name}'s stderr ended with:\n{said}") from e
             raise
+        said, output = _tail(stderr), _tail(stdout)
+    if said:
+        log(f"{name} wrote on stderr:\n{said}")
     os.replace(tmp, out)
-    log(f"{out}: {summary.get('events', 0):,} references in {time.monotonic() - started:.0f} s")
+    sha = summary["sha256"]
+    record = {
+        "trace": out.name,
+        "sha256": sha,
+        "references": summary.get("events"),
+        "command": cmd,
+        "stdout": output,
+        "depends_on": machine,
+    }
+    reference = reference_for(name, size)
+    record["reference"] = _compare_with_reference(reference, sha, machine)
+    if not w.repeatable and record["reference"]["sha256"] not in (None, sha):
+        record["reference"]["verdict"] += f"; {name}'s captures differ from run to run anyway"
+    sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
+    log(f"{out}: {summary.get('events', 0):,} references in {time.monotonic() - started:.0f} s, "
+        f"sha256 {sha}; {record['reference']['verdict']}")
     return out
 
 
+def sidecar_path(trace: Union[str, "os.PathLike[str]"]) -> Path:
+    """``<trace>.json``: what :func:`ensure` records about a workload trace."""
+    p = Path(trace)
+    return p.with_name(p.name + ".json")
+
+
+def _tail(path: Path, limit: int = 2000) -> str:
+    """The last ``limit`` characters a capture's program wrote to ``path``."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return text[-limit:].strip()
+
+
 @contextlib.contextmanager
-def _pinned_environment(scratch: Path):
-    """Runs the capture with a fixed, minimal environment. The environment
-    strings sit at the top of the traced program's stack, so their length
-    moves every stack address (and the alignment, hence the iteration
-    counts, of libc's string routines); variables such as VALGRIND_OPTS or
-    a ~/.sqliterc found through HOME would change the run itself. The
-    capture inherits this process's environment (the engine's capture takes
-    none of its own), so it is swapped for the duration and restored."""
-    valgrind = shutil.which("valgrind")
-    saved = dict(os.environ)
-    pinned = {
-        # Only valgrind is looked up on PATH; the traced programs are absolute paths.
-        "PATH": os.path.dirname(valgrind) if valgrind else "/usr/bin",
-        "LC_ALL": "C",
-        "HOME": "/nonexistent",
-        "TMPDIR": str(scratch),
-    }
-    os.environ.clear()
-    os.environ.update(pinned)
+def _capture_scratch(name: str, log: Callable[[str], None]):
+    """The fixed directory ``CAPTURE_DIR/<name>``, emptied, for one capture
+    at a time: a lock file beside it makes a second capture of the same
+    workload (another process, another checkout) wait for the first."""
+    root = Path(os.environ.get("VMLAB_CAPTURE_DIR") or CAPTURE_DIR)
+    try:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = root.lstat()
+    except OSError as e:
+        raise WorkloadError(f"cannot use {root} for captures ({e}); set VMLAB_CAPTURE_DIR to a directory of yours "
+                            "(its path is recorded with the trace)") from e
+    # A fixed name under /tmp: never follow a link or use another user's directory.
+    if not root.is_dir() or root.is_symlink() or st.st_uid != os.getuid():
+        raise WorkloadError(f"{root} is not a directory of yours; set VMLAB_CAPTURE_DIR to one "
+                            "(its path is recorded with the trace)")
+    with open(root / f"{name}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"waiting for another capture of {name} (lock {root / f'{name}.lock'})")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        scratch = root / name
+        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.mkdir()
+        try:
+            yield scratch
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _pinned_environment(scratch: Path) -> dict[str, str]:
+    """The whole environment of a workload capture: the fixed one of
+    :func:`vmlab.traces.pinned_environment`, with temporary files in the
+    capture's directory. Nothing of the caller's environment passes (an
+    inherited VALGRIND_OPTS or a ~/.sqliterc found through HOME would change
+    the run, and the strings' length moves every stack address)."""
+    from vmlab.traces import pinned_environment
+
+    return {**pinned_environment(scratch), "TMPDIR": str(scratch)}
+
+
+#: The stack limit of a workload capture: Linux's usual default. valgrind
+#: sizes the program's main stack from it, the C library its default thread
+#: stacks, and the trace header records it.
+STACK_LIMIT = 8 << 20
+
+
+@contextlib.contextmanager
+def _pinned_stack_limit():
+    """Sets this process's soft stack limit to STACK_LIMIT while the capture
+    starts (the program inherits it) and restores it after. Left alone if
+    the hard limit is lower: the header records the limit the program had."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    if hard != resource.RLIM_INFINITY and hard < STACK_LIMIT:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_STACK, (STACK_LIMIT, hard))
     try:
         yield
     finally:
-        os.environ.clear()
-        os.environ.update(saved)
+        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
+
+
+def _first_line(cmd: Sequence[str]) -> str:
+    try:
+        out = subprocess.run(list(cmd), capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"unknown ({e})"
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else f"unknown (`{' '.join(cmd)}` printed nothing)"
+
+
+#: CPU features by which valgrind chooses the processor it shows the program
+#: (its CPUID), and so which of libc's string and memory routines run, as
+#: /proc/cpuinfo names them (``pni`` is SSE3).
+_VALGRIND_CPU_FLAGS = ("pni", "ssse3", "cx16", "abm", "avx", "rdtscp", "bmi1", "bmi2", "avx2", "f16c",
+                       "rdrand", "rdseed")
+
+
+def dependencies(name: str) -> dict[str, str]:
+    """The versions of what workload ``name``'s trace depends on, on this
+    machine: valgrind, the C library, the compiler (cc1 itself for
+    ``compiler``; the one that built ``bigfoot`` and ``sparse``), sqlite3 for
+    ``database``, the CPU features valgrind passes on, and the system."""
+    w = get(name)
+    deps = {
+        "valgrind": _first_line([shutil.which("valgrind") or "valgrind", "--version"]),
+        "libc": _first_line(["ldd", "--version"]),
+    }
+    if w.build or name == "compiler":
+        deps["cc"] = _first_line([os.environ.get("CC", "cc"), "--version"])
+    if "sqlite3" in w.needs:
+        deps["sqlite3"] = _first_line([shutil.which("sqlite3") or "sqlite3", "--version"])
+    flags: set[str] = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    deps["cpu_flags"] = " ".join(f for f in _VALGRIND_CPU_FLAGS if f in flags)
+    deps["system"] = _os_release()
+    return deps
+
+
+def _os_release() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return f"{line.split('=', 1)[1].strip(chr(34))} ({platform.machine()})"
+    return f"{platform.system()} {platform.machine()}"
+
+
+def reference_for(name: str, size: str) -> Optional[dict]:
+    """The reference capture of ``name``-``size`` from ``workloads/reference-traces.json``
+    (its sha256, references and what it was captured with), if there is one."""
+    try:
+        data = json.loads((SOURCES / REFERENCE_FILE_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return data.get("traces", {}).get(f"{name}-{size}")
+
+
+def _compare_with_reference(reference: Optional[dict], sha: str, machine: dict) -> dict:
+    """Whether a capture is the reference trace and, if not, what differs
+    from the machine the reference was captured on."""
+    if reference is None:
+        return {"sha256": None, "verdict": "no reference hash for this trace"}
+    if reference.get("sha256") == sha:
+        return {"sha256": sha, "verdict": "identical to the reference trace"}
+    theirs = reference.get("depends_on", {})
+    differ = [f"{k}: {machine.get(k)!r} here, {theirs[k]!r} for the reference"
+              for k in sorted(theirs) if machine.get(k) != theirs[k]]
+    why = "; ".join(differ) if differ else "every recorded version is the same: please report it"
+    return {"sha256": reference.get("sha256"), "verdict": f"differs from the reference trace ({why})"}
 
 
 def ensure_all(size: str, names: Optional[Sequence[str]] = None, **kw) -> dict[str, Path]:
@@ -273,9 +468,37 @@ def ensure_all(size: str, names: Optional[Sequence[str]] = None, **kw) -> dict[s
     return {n: ensure(n, size, **kw) for n in (names or list(WORKLOADS))}
 
 
+def record_reference(sidecars: Sequence[Path]) -> Path:
+    """Writes the sha256, references and versions of the traces whose
+    sidecars are given into ``workloads/reference-traces.json`` (keeping the
+    entries of other traces): how the shipped reference hashes are made."""
+    path = SOURCES / REFERENCE_FILE_NAME
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = {}
+    data.setdefault("about", "sha256 of the reference captures of the S1 workload traces, and the versions they "
+                             "were captured with; vmlab.workloads.ensure compares every capture with them "
+                             "(docs/workloads.md, Determinism)")
+    traces = data.setdefault("traces", {})
+    for sidecar in sidecars:
+        side = json.loads(Path(sidecar).read_text())
+        key = side["trace"].removesuffix(".vmt")
+        traces[key] = {k: side[k] for k in ("sha256", "references", "command", "depends_on")}
+        traces[key]["repeatable"] = get(key.rsplit("-", 1)[0]).repeatable
+    data["traces"] = dict(sorted(traces.items()))
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """``python -m vmlab.workloads SIZE [NAME...]``: what the Makefile runs."""
+    """``python -m vmlab.workloads SIZE [NAME...]``: what the Makefile runs.
+    ``python -m vmlab.workloads record-reference TRACE.vmt...``: makes the
+    traces' hashes the reference ones."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["record-reference"]:
+        print(record_reference([sidecar_path(t) for t in args[1:]]))
+        return 0
     if not args or args[0] not in SIZES:
         print(f"usage: python -m vmlab.workloads {{{'|'.join(SIZES)}}} [{'|'.join(WORKLOADS)}...]", file=sys.stderr)
         return 2

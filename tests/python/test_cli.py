@@ -245,6 +245,38 @@ def test_trace_capture_passes_arguments_through(cli, tmp_path):
 
 
 @needs_valgrind
+def test_trace_capture_pinned_is_repeatable_and_info_shows_the_launch(cli, tmp_path, monkeypatch):
+    """--pin-env: the caller's environment no longer reaches the program, so
+    two captures from one directory are the same file; the sha256 printed is
+    the file's. trace info shows what the program started with."""
+    from vmlab.traces import trace_sha256
+
+    digests = []
+    for i, padding in enumerate(["", "y" * 500]):
+        monkeypatch.setenv("VMLAB_TEST_PADDING", padding)
+        p = cli("trace", "--pin-env", "-o", f"t{i}.vmt", "--", "/bin/true", check=True)
+        digest = trace_sha256(tmp_path / f"t{i}.vmt")
+        assert f"sha256 {digest}" in p.stderr
+        digests.append(digest)
+    assert digests[0] == digests[1]
+    info = cli("trace", "info", "t0.vmt", check=True).stdout
+    assert f"working directory    {tmp_path}" in info
+    assert f"environment          pinned: HOME=/nonexistent LC_ALL=C LD_PRELOAD= PATH=/usr/bin:/bin PWD={tmp_path}" in info
+    assert "stdin/stdout/stderr  inherited character device / inherited pipe / inherited pipe" in info
+    header = json.loads(cli("trace", "info", "t0.vmt", "--json", check=True).stdout)["header"]
+    assert header["command"] == ["/bin/true"]
+    # Unpinned, the header says how big the inherited environment was.
+    cli("trace", "-q", "-o", "u.vmt", "--", "/bin/true", check=True)
+    launch = json.loads(cli("trace", "info", "u.vmt", "--json", check=True).stdout)["header"]["metadata"]["launch"]
+    assert launch["environment"]["inherited"]["variables"] >= 2
+    # Other formats have no header and show none.
+    (tmp_path / "t.lackey").write_text("I  00400000,4\n L 7ff00000,8\n")
+    text = cli("trace", "info", "t.lackey", check=True).stdout
+    assert "accesses" in text and "working directory" not in text
+    assert "header" not in json.loads(cli("trace", "info", "t.lackey", "--json", check=True).stdout)
+
+
+@needs_valgrind
 def test_trace_capture_of_missing_program(cli):
     p = cli("trace", "-o", "n.vmt", "--", "/no/such/program")
     assert p.returncode == 2

@@ -1,15 +1,19 @@
-"""The S1 workload registry, and real captures of the small compiler and
-database traces (skipped on a machine without valgrind, cc1 or sqlite3)."""
+"""The S1 workload registry, and real captures of the small traces (skipped
+on a machine without valgrind, cc1 or sqlite3): sane, and the same file
+when captured again from elsewhere."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from vmlab import workloads
-from vmlab.traces import convert_trace, trace_info
+from vmlab.traces import convert_trace, trace_info, trace_sha256
 
 
 def test_registry_names_and_paths(tmp_path: Path) -> None:
@@ -33,16 +37,25 @@ def test_unknown_names_and_sizes_are_errors() -> None:
 
 
 def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
-    """valgrind does not follow exec: the traced program is the one doing the work."""
+    """valgrind does not follow exec: the traced program is the one doing the
+    work. It runs in the capture directory and names its files relatively, so
+    no path of the checkout reaches it."""
     db = workloads.get("database").command("full", tmp_path / "b", tmp_path)
-    assert Path(db[0]).name == "sqlite3" and db[1:4] == ["-batch", "-init", "/dev/null"]
-    assert db[4] == str(tmp_path / "s1.sqlite")
-    assert ".parameter set @n 700" in db
-    assert workloads.get("bigfoot").command("small", tmp_path, tmp_path) == [str(tmp_path / "hashjoin"), "16", "100000"]
-    assert workloads.get("sparse").command("full", tmp_path, tmp_path)[1:] == ["128", "8", "200000"]
+    assert Path(db[0]).name == "sqlite3" and db[1:5] == ["-batch", "-init", "/dev/null", "s1.sqlite"]
+    assert ".testctrl prng_seed 1" in db and ".parameter set @n 700" in db and ".read queries.sql" in db
+    assert workloads.get("database").inputs(tmp_path) == [workloads.SOURCES / "database" / "queries.sql"]
+    assert workloads.get("bigfoot").command("small", tmp_path, tmp_path) == ["./hashjoin", "16", "100000"]
+    assert workloads.get("bigfoot").inputs(tmp_path) == [tmp_path / "hashjoin"]
+    assert workloads.get("sparse").command("full", tmp_path, tmp_path) == ["./sparse", "128", "8", "200000"]
+    for name in workloads.WORKLOADS:
+        if name == "compiler" and not shutil.which("gcc"):
+            continue
+        cmd = workloads.get(name).command("small", tmp_path, tmp_path)
+        assert not any(str(tmp_path) in word or str(workloads.ROOT) in word for word in cmd), cmd
     if shutil.which("cc") and shutil.which("gcc"):
         cc = workloads.get("compiler").command("small", tmp_path, tmp_path)
-        assert Path(cc[0]).name == "cc1" and "-fsyntax-only" in cc
+        assert Path(cc[0]).name == "cc1" and "-fsyntax-only" in cc and cc[-1] == "calc.c"
+        assert "-frandom-seed=vmlab" in cc
 
 
 def test_an_existing_trace_is_not_captured_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,12 +85,26 @@ BOUNDS = {
 }
 
 
+@pytest.fixture(scope="module")
+def first_capture(tmp_path_factory: pytest.TempPathFactory):
+    """Each small workload captured once from this checkout, shared by the
+    tests below (a capture takes up to a minute or two)."""
+    made: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        _need(*workloads.get(name).needs)
+        if name not in made:
+            made[name] = workloads.ensure(name, "small", trace_dir=tmp_path_factory.mktemp(name), progress=False)
+        return made[name]
+
+    return get
+
+
 @pytest.mark.parametrize("name", ["database", "compiler"])
-def test_small_capture_is_sane_and_round_trips(name: str, tmp_path: Path) -> None:
-    _need(*workloads.get(name).needs)
-    path = workloads.ensure(name, "small", trace_dir=tmp_path, progress=False)
-    assert path == tmp_path / f"{name}-small.vmt" and path.exists()
-    assert not list(tmp_path.glob("*.partial"))
+def test_small_capture_is_sane_and_round_trips(name: str, first_capture, tmp_path: Path) -> None:
+    path = first_capture(name)
+    assert path.name == f"{name}-small.vmt" and path.exists()
+    assert not list(path.parent.glob("*.partial"))
     info = trace_info(path)
     (lo, hi), (dlo, dhi), (ilo, ihi) = BOUNDS[name]
     assert lo <= info["accesses"] <= hi, info["accesses"]
@@ -92,6 +119,105 @@ def test_small_capture_is_sane_and_round_trips(name: str, tmp_path: Path) -> Non
     convert_trace(path, copy)
     again = trace_info(copy)
     assert dict(again) == dict(info)
+
+
+# sparse is not repeatable (its threads; docs/workloads.md, "Determinism").
+REPEATABLE = [name for name, w in workloads.WORKLOADS.items() if w.repeatable]
+
+
+def test_only_sparse_is_not_repeatable() -> None:
+    assert REPEATABLE == ["compiler", "database", "bigfoot"]
+
+
+@pytest.mark.parametrize("name", REPEATABLE)
+def test_capture_is_the_same_file_from_another_checkout(
+    name: str, first_capture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two captures of a workload give the same bytes although everything
+    that used to leak into the trace differs between them: where the sources
+    and the built program are (a path of another length), the directory the
+    capture is started from, the caller's environment (a long variable,
+    TMPDIR, LANG), the umask and the stack limit."""
+    import resource
+
+    first = first_capture(name)
+    elsewhere = tmp_path / "a-checkout-at-a-much-longer-path" / "somewhere-else"
+    shutil.copytree(workloads.SOURCES, elsewhere / "workloads")
+    monkeypatch.setattr(workloads, "SOURCES", elsewhere / "workloads")
+    monkeypatch.setattr(workloads, "BUILD_DIR", elsewhere / "target" / "workloads")
+    started_in = tmp_path / "started-from-here"
+    started_in.mkdir()
+    monkeypatch.chdir(started_in)
+    monkeypatch.setenv("VMLAB_TEST_PADDING", "x" * 333)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    old_umask = os.umask(0o077)
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    if hard == resource.RLIM_INFINITY or hard >= 16 << 20:
+        resource.setrlimit(resource.RLIMIT_STACK, (16 << 20, hard))
+    try:
+        second = workloads.ensure(name, "small", trace_dir=tmp_path / "second", progress=False)
+    finally:
+        os.umask(old_umask)
+        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
+    assert trace_sha256(first) == trace_sha256(second)
+    assert first.read_bytes() == second.read_bytes()
+    # The sidecars say so too, and what they say is the file's hash.
+    a, b = (json.loads(workloads.sidecar_path(p).read_text()) for p in (first, second))
+    assert a["sha256"] == b["sha256"] == trace_sha256(first)
+    assert a["references"] == b["references"] == trace_info(first)["events"]
+    assert a["depends_on"] == b["depends_on"] and a["stdout"] == b["stdout"]
+
+
+def test_reference_hashes_are_shipped_for_every_small_trace() -> None:
+    data = json.loads((workloads.SOURCES / workloads.REFERENCE_FILE_NAME).read_text())
+    for name in workloads.WORKLOADS:
+        ref = workloads.reference_for(name, "small")
+        assert ref is not None, name
+        assert re.fullmatch(r"[0-9a-f]{64}", ref["sha256"]), ref
+        assert ref["references"] > 1_000_000, ref
+        assert {"valgrind", "libc", "cpu_flags", "system"} <= set(ref["depends_on"]), ref
+    assert data["traces"]["database-small"]["depends_on"]["sqlite3"]
+    assert data["traces"]["compiler-small"]["depends_on"]["cc"]
+
+
+@pytest.mark.parametrize("name", REPEATABLE)
+def test_capture_on_the_reference_machine_is_the_reference_trace(name: str, first_capture) -> None:
+    """Where every version the reference trace depends on is the same, the
+    capture is the reference trace, byte for byte."""
+    first = first_capture(name)
+    side = json.loads(workloads.sidecar_path(first).read_text())
+    ref = workloads.reference_for(name, "small")
+    if side["depends_on"] != ref["depends_on"]:
+        pytest.skip(f"not the reference machine: {side['reference']['verdict']}")
+    assert side["sha256"] == ref["sha256"]
+    assert side["reference"]["verdict"] == "identical to the reference trace"
+
+
+def test_comparison_with_the_reference_names_what_differs() -> None:
+    here = {"valgrind": "valgrind-3.22.0", "libc": "glibc 2.36", "sqlite3": "3.40.1"}
+    ref = {"sha256": "ab" * 32, "depends_on": {"valgrind": "valgrind-3.19.0", "libc": "glibc 2.36", "sqlite3": "3.40.1"}}
+    assert workloads._compare_with_reference(ref, "ab" * 32, here)["verdict"] == "identical to the reference trace"
+    verdict = workloads._compare_with_reference(ref, "cd" * 32, here)["verdict"]
+    assert verdict == ("differs from the reference trace (valgrind: 'valgrind-3.22.0' here, "
+                       "'valgrind-3.19.0' for the reference)")
+    same = workloads._compare_with_reference(ref, "cd" * 32, ref["depends_on"])["verdict"]
+    assert "every recorded version is the same" in same
+    assert workloads._compare_with_reference(None, "cd" * 32, here)["sha256"] is None
+
+
+def test_capture_dir_of_another_kind_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "real"
+    target.mkdir()
+    (tmp_path / "link").symlink_to(target)
+    monkeypatch.setenv("VMLAB_CAPTURE_DIR", str(tmp_path / "link"))
+    with pytest.raises(workloads.WorkloadError, match="is not a directory of yours"):
+        with workloads._capture_scratch("bigfoot", lambda s: None):
+            pass
+    monkeypatch.setenv("VMLAB_CAPTURE_DIR", str(tmp_path / "mine"))
+    with workloads._capture_scratch("bigfoot", lambda s: None) as scratch:
+        assert scratch == tmp_path / "mine" / "bigfoot" and scratch.is_dir() and not any(scratch.iterdir())
+    assert not scratch.exists()
 
 
 def test_cli_interleaves_traces_as_processes(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

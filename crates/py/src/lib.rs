@@ -108,7 +108,9 @@ mod _engine {
     use super::os::{os_cost_model, os_s2_measurements, os_scenario, os_trace};
 
     #[pymodule_export]
-    use super::trace::{trace_capture, trace_convert, trace_footprint, trace_formats, trace_info, trace_interleave};
+    use super::trace::{
+        trace_capture, trace_convert, trace_footprint, trace_formats, trace_header, trace_info, trace_interleave,
+    };
 
     #[pymodule_init]
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {

@@ -1,5 +1,6 @@
 //! Trace files: info, conversion and capture.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pyo3::prelude::*;
@@ -69,6 +70,25 @@ pub fn trace_footprint(
     }
 }
 
+/// The header of the `.vmt` file at `path` as JSON (what wrote it, the
+/// captured command line and its metadata), or `None` when the file is not
+/// a `.vmt` trace (other formats have no header).
+#[pyfunction]
+pub fn trace_header(path: &str) -> PyResult<Option<String>> {
+    guard("trace_header", || {
+        use std::io::{Read, Seek};
+        let p = Path::new(path);
+        let mut file = std::fs::File::open(p).map_err(|e| vmlab_error(format!("{path}: cannot open: {e}")))?;
+        let mut magic = [0u8; 8];
+        if file.read_exact(&mut magic).is_err() || magic != vmlab_trace::vmt::format::MAGIC {
+            return Ok(None);
+        }
+        file.rewind().map_err(|e| vmlab_error(format!("{path}: {e}")))?;
+        let reader = vmlab_trace::VmtReader::new(file, p).map_err(vmlab_error)?;
+        Ok(Some(to_json(reader.header())?))
+    })
+}
+
 /// Writes trace `src` again as `dst` in `dst_format`; returns
 /// `(summary_json, summary_text)`. A failed or interrupted conversion
 /// removes the half-written `dst`.
@@ -115,18 +135,46 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Runs `cmd` under valgrind and writes its references to the `.vmt` file
-/// `out`. `progress(references)` is called as the capture goes. Returns
-/// `(summary_json, summary_text)`.
+/// `out`. `progress(references)` is called as the capture goes. `valgrind`,
+/// `cwd`, `env` (the whole environment), `stdin`, `stdout`, `stderr` (file
+/// paths) default to this process's; `metadata` (a JSON object) is stored in
+/// the header. Returns `(summary_json, summary_text)`.
 #[pyfunction]
-#[pyo3(signature = (cmd, out, progress=None))]
+#[pyo3(signature = (cmd, out, progress=None, *, valgrind=None, cwd=None, env=None, stdin=None, stdout=None, stderr=None, metadata=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn trace_capture(
     py: Python<'_>,
     cmd: Vec<String>,
     out: PathBuf,
     progress: Option<Py<PyAny>>,
+    valgrind: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+    env: Option<BTreeMap<String, String>>,
+    stdin: Option<PathBuf>,
+    stdout: Option<PathBuf>,
+    stderr: Option<PathBuf>,
+    metadata: Option<&str>,
 ) -> PyResult<(String, String)> {
     let mut checkpoint = Checkpoint::new(progress);
-    let opts = CaptureOptions { progress_every: 1 << 18, ..CaptureOptions::default() };
+    let metadata = match metadata {
+        None => Default::default(),
+        Some(text) => match serde_json::from_str(text) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => return Err(vmlab_error("capture metadata must be a JSON object")),
+        },
+    };
+    let defaults = CaptureOptions::default();
+    let opts = CaptureOptions {
+        progress_every: 1 << 18,
+        valgrind: valgrind.unwrap_or(defaults.valgrind),
+        cwd,
+        env,
+        stdin,
+        stdout,
+        stderr,
+        metadata,
+        ..defaults
+    };
     let outcome = py.detach(|| {
         guard("trace_capture", || {
             let result = vmlab_trace::capture(&cmd, &out, &opts, &mut |n| {

@@ -13,8 +13,9 @@
 //! opened on a helper thread while this one watches valgrind; if valgrind
 //! exits first, we open the write end ourselves to release the helper.
 
+use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -38,6 +39,20 @@ pub struct CaptureOptions {
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// References between two calls of the progress callback.
     pub progress_every: u64,
+    /// The directory the program starts in (default: this process's). It
+    /// reaches the program as its working directory and, through the `PWD`
+    /// a shell-script valgrind launcher exports, as an environment string.
+    pub cwd: Option<PathBuf>,
+    /// The program's whole environment, replacing this process's (`None`
+    /// inherits it). valgrind adds its own variables (`LD_PRELOAD`, and
+    /// Debian's launcher script `LD_LIBRARY_PATH`, `PWD`, `GLIBCXX_FORCE_NEW`).
+    pub env: Option<BTreeMap<String, String>>,
+    /// Files for the program's standard input, output and error (default:
+    /// inherited). A terminal, a pipe and a file are buffered differently by
+    /// the C library, so where they point changes the trace.
+    pub stdin: Option<PathBuf>,
+    pub stdout: Option<PathBuf>,
+    pub stderr: Option<PathBuf>,
 }
 
 impl Default for CaptureOptions {
@@ -49,6 +64,11 @@ impl Default for CaptureOptions {
             vmt: VmtOptions::default(),
             metadata: Default::default(),
             progress_every: 1 << 20,
+            cwd: None,
+            env: None,
+            stdin: None,
+            stdout: None,
+            stderr: None,
         }
     }
 }
@@ -183,6 +203,67 @@ fn valgrind_version(valgrind: &Path) -> Result<String, CaptureError> {
     }
 }
 
+/// What the traced program starts with besides its command line, for the
+/// header's `launch` metadata. Any of it can change a trace: the
+/// environment's size moves every stack address (its strings sit at the top
+/// of the stack), the working directory reaches the program through `getcwd`
+/// and `PWD`, the C library buffers a terminal, a pipe and a file
+/// differently, and the stack limits size the stack and default thread
+/// stacks. An inherited environment is recorded by size only: it may hold
+/// secrets.
+fn launch_metadata(opts: &CaptureOptions) -> serde_json::Value {
+    let cwd = match &opts.cwd {
+        Some(dir) => dir.display().to_string(),
+        None => std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_else(|e| format!("unknown ({e})")),
+    };
+    let environment = match &opts.env {
+        Some(env) => serde_json::json!({ "pinned": env }),
+        None => {
+            let vars: Vec<_> = std::env::vars_os().collect();
+            // Each variable is `NAME=value` and a NUL on the stack.
+            let bytes: usize = vars.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+            serde_json::json!({ "inherited": { "variables": vars.len(), "bytes": bytes } })
+        }
+    };
+    let stdio = |given: &Option<PathBuf>, inherited: Result<String, io::Error>| match given {
+        Some(path) => path.display().to_string(),
+        None => match inherited {
+            Ok(kind) => format!("inherited {kind}"),
+            Err(e) => format!("inherited, unknown ({e})"),
+        },
+    };
+    // Both limits: a program may raise its own soft limit up to the hard one
+    // (cc1 raises it to 64 MB, or the hard limit if that is lower).
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Stack);
+    let bytes = |l: Option<u64>| l.map_or_else(|| "unlimited".into(), serde_json::Value::from);
+    let stack_limit = serde_json::json!({ "soft": bytes(limit.current), "hard": bytes(limit.maximum) });
+    serde_json::json!({
+        "cwd": cwd,
+        "environment": environment,
+        "stdin": stdio(&opts.stdin, stream_kind(io::stdin())),
+        "stdout": stdio(&opts.stdout, stream_kind(io::stdout())),
+        "stderr": stdio(&opts.stderr, stream_kind(io::stderr())),
+        "stack_limit": stack_limit,
+    })
+}
+
+/// `terminal`, `pipe`, `file`, ...: what a standard stream of this process is.
+fn stream_kind<S: IsTerminal + std::os::fd::AsFd>(stream: S) -> io::Result<String> {
+    if stream.is_terminal() {
+        return Ok("terminal".into());
+    }
+    let st = rustix::fs::fstat(stream)?;
+    use rustix::fs::FileType;
+    Ok(match FileType::from_raw_mode(st.st_mode) {
+        FileType::RegularFile => "file",
+        FileType::Fifo => "pipe",
+        FileType::CharacterDevice => "character device",
+        FileType::Socket => "socket",
+        _ => "other",
+    }
+    .into())
+}
+
 /// Opens the FIFO's read end while watching valgrind. If valgrind exits
 /// without ever opening its log, the result reads as an empty file.
 fn open_fifo(fifo: &Path, vg: &mut Running) -> Result<File, CaptureError> {
@@ -232,6 +313,12 @@ pub fn capture(
     }
     let started = Instant::now();
     let version = valgrind_version(&opts.valgrind)?;
+    if let Some(dir) = opts.cwd.as_deref().filter(|d| !d.is_dir()) {
+        return Err(CaptureError::Io {
+            context: format!("cannot run the program in {}", dir.display()),
+            source: io::Error::new(io::ErrorKind::NotFound, "no such directory"),
+        });
+    }
     let dir = tempfile::Builder::new()
         .prefix("vmlab-capture-")
         .tempdir()
@@ -249,22 +336,45 @@ pub fn capture(
     if !opts.valgrind_args.is_empty() {
         header.metadata.insert("valgrind_args".into(), opts.valgrind_args.clone().into());
     }
+    header.metadata.insert("launch".into(), launch_metadata(opts));
     let file = File::create(out).map_err(io_err(format!("cannot create {}", out.display())))?;
     let mut partial = Partial { path: out, keep: false };
     let mut writer = VmtWriter::with_options(BufWriter::with_capacity(1 << 20, file), header, opts.vmt)
         .map_err(io_err(format!("cannot write {}", out.display())))?;
 
-    let child = Command::new(&opts.valgrind)
+    let mut command = Command::new(&opts.valgrind);
+    command
         .arg("--tool=lackey")
         .arg("--trace-mem=yes")
         .arg(format!("--log-file={}", fifo.display()))
         .args(&opts.valgrind_args)
-        .args(cmd)
-        .spawn()
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => CaptureError::ValgrindMissing { valgrind: opts.valgrind.clone() },
-            _ => CaptureError::Io { context: format!("cannot start {}", opts.valgrind.display()), source: e },
-        })?;
+        .args(cmd);
+    if let Some(dir) = &opts.cwd {
+        command.current_dir(dir);
+    }
+    if let Some(env) = &opts.env {
+        command.env_clear().envs(env);
+    }
+    if let Some(path) = &opts.stdin {
+        command.stdin(
+            File::open(path).map_err(io_err(format!("cannot open {} for the program's stdin", path.display())))?,
+        );
+    }
+    for (path, stream) in [(&opts.stdout, "stdout"), (&opts.stderr, "stderr")] {
+        if let Some(path) = path {
+            let file = File::create(path)
+                .map_err(io_err(format!("cannot create {} for the program's {stream}", path.display())))?;
+            if stream == "stdout" {
+                command.stdout(file);
+            } else {
+                command.stderr(file);
+            }
+        }
+    }
+    let child = command.spawn().map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => CaptureError::ValgrindMissing { valgrind: opts.valgrind.clone() },
+        _ => CaptureError::Io { context: format!("cannot start {}", opts.valgrind.display()), source: e },
+    })?;
     let mut vg = Running { child, status: None };
     let command = shell_words(cmd);
     let failed = |status: ExitStatus, events: u64, out: Option<PathBuf>, detail: String| CaptureError::ProgramFailed {

@@ -136,3 +136,99 @@ fn progress_error_kills_valgrind_and_removes_the_output() {
     }
     assert!(!out.exists());
 }
+
+/// A capture with its environment, working directory and standard streams
+/// given runs the program with exactly those, records them in the header,
+/// and is the same file every time; a longer environment string is not.
+#[test]
+fn pinned_capture_is_repeatable_and_records_its_launch() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let run = dir.path().join("run");
+    std::fs::create_dir(&run).expect("run dir");
+    let stdin = dir.path().join("in.txt");
+    std::fs::write(&stdin, "from stdin\n").expect("stdin file");
+    let env = |foo: &str| -> std::collections::BTreeMap<String, String> {
+        [
+            ("FOO", foo),
+            ("PATH", "/usr/bin:/bin"),
+            // valgrind edits an LD_PRELOAD in place instead of appending one
+            // after the last string, next to the random bytes of AT_RANDOM
+            // (docs/workloads.md, "Determinism").
+            ("LD_PRELOAD", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    };
+    // The same stream files every time: their names are in the header.
+    let (stdout, stderr) = (dir.path().join("out.txt"), dir.path().join("err.txt"));
+    let opts = |foo: &str| CaptureOptions {
+        cwd: Some(run.clone()),
+        env: Some(env(foo)),
+        stdin: Some(stdin.clone()),
+        stdout: Some(stdout.clone()),
+        stderr: Some(stderr.clone()),
+        ..CaptureOptions::default()
+    };
+    let sh = cmd(&["/bin/sh", "-c", "echo \"$FOO\"; pwd; read line; echo \"$line\"; echo oops >&2"]);
+    let mut traces = Vec::new();
+    for (n, foo) in ["bar", "bar", "barbarbarbar"].into_iter().enumerate() {
+        let out = dir.path().join(format!("sh{n}.vmt"));
+        capture(&sh, &out, &opts(foo), &mut |_| Ok(())).expect("capture sh");
+        let printed = std::fs::read_to_string(&stdout).expect("stdout");
+        assert_eq!(printed, format!("{foo}\n{}\nfrom stdin\n", run.display()));
+        assert_eq!(std::fs::read_to_string(&stderr).expect("stderr"), "oops\n");
+        traces.push(std::fs::read(&out).expect("trace bytes"));
+    }
+    assert!(traces[0] == traces[1], "two identical captures gave different files");
+    assert!(traces[0] != traces[2], "a longer environment string must change the trace");
+
+    let r = VmtReader::new(std::fs::File::open(dir.path().join("sh0.vmt")).expect("open"), "sh0.vmt").expect("hdr");
+    let launch = &r.header().metadata["launch"];
+    assert_eq!(launch["cwd"], run.display().to_string());
+    assert_eq!(launch["environment"]["pinned"]["FOO"], "bar");
+    assert_eq!(launch["stdin"], stdin.display().to_string());
+    assert_eq!(launch["stdout"], stdout.display().to_string());
+    for which in ["soft", "hard"] {
+        let limit = &launch["stack_limit"][which];
+        assert!(limit.is_u64() || limit == "unlimited", "{launch}");
+    }
+}
+
+/// Without pinning, the header still says what the program inherited.
+#[test]
+fn inherited_launch_is_recorded_by_size() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let out = dir.path().join("true.vmt");
+    capture(&cmd(&["/bin/true"]), &out, &CaptureOptions::default(), &mut |_| Ok(())).expect("capture");
+    let r = VmtReader::new(std::fs::File::open(&out).expect("open"), &out).expect("header");
+    let launch = &r.header().metadata["launch"];
+    let inherited = &launch["environment"]["inherited"];
+    let expected_vars = std::env::vars_os().count() as u64;
+    assert_eq!(inherited["variables"], expected_vars, "{launch}");
+    let expected_bytes: usize = std::env::vars_os().map(|(k, v)| k.len() + v.len() + 2).sum();
+    assert_eq!(inherited["bytes"], expected_bytes as u64, "{launch}");
+    assert_eq!(launch["cwd"], std::env::current_dir().expect("cwd").display().to_string());
+    for stream in ["stdin", "stdout", "stderr"] {
+        assert!(launch[stream].as_str().is_some_and(|s| s.starts_with("inherited ")), "{launch}");
+    }
+}
+
+#[test]
+fn missing_working_directory_is_an_error_not_a_missing_valgrind() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let out = dir.path().join("x.vmt");
+    let opts = CaptureOptions { cwd: Some(dir.path().join("nope")), ..CaptureOptions::default() };
+    let err = capture(&cmd(&["/bin/true"]), &out, &opts, &mut |_| Ok(())).expect_err("no such dir");
+    assert!(err.to_string().contains("cannot run the program in") && err.to_string().contains("nope"), "{err}");
+    assert!(!out.exists());
+}
