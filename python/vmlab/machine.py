@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
 from vmlab import _engine
+from vmlab._files import fspath
 from vmlab.result import Result
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -160,9 +161,10 @@ class Machine:
         run with that exception). The GIL is released while the engine runs,
         and Ctrl-C stops it with ``KeyboardInterrupt``.
         """
-        callback = _progress_callback(progress, os.fspath(trace))
+        path = fspath(trace, "Machine.run: trace")
+        callback = _progress_callback(progress, path)
         try:
-            text = _engine.run(self._config_json, os.fspath(trace), format, callback)
+            text = _engine.run(self._config_json, path, format, callback)
         finally:
             if hasattr(callback, "close"):
                 callback.close()
