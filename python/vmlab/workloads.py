@@ -6,12 +6,16 @@ and ``full`` (for ``make reproduce``). :func:`ensure` builds the program if
 needed and captures the trace under valgrind unless the file already exists:
 
     >>> from vmlab.workloads import ensure
-    >>> path = ensure("database", "small")          # traces/s1/database-small.vmt
+    >>> path = ensure("database", "small")   # <cache>/traces/s1/database-small.vmt
 
-Sources live in ``workloads/`` (see ``workloads/README.md`` and
-``docs/workloads.md``); native builds go to ``target/workloads/``. Every
-input is pinned (arguments, data, seeds), and valgrind lays the address
-space out the same way each run, so a capture is repeatable.
+The sources ship inside the package (``vmlab/workload_sources/``, see its
+README and ``docs/workloads.md``) and are only read. Everything made from
+them goes to the cache folder, :func:`cache_dir`: ``$VMLAB_CACHE`` if set,
+else the user's cache folder (``~/.cache/vmlab`` on Linux); traces under
+``traces/s1/``, native builds under ``build/workloads/``. Nothing is ever
+written next to the installed package. Every input is pinned (arguments,
+data, seeds), and valgrind lays the address space out the same way each
+run, so a capture is repeatable.
 """
 
 from __future__ import annotations
@@ -29,11 +33,33 @@ from typing import Callable, Optional, Sequence, Union
 
 SIZES = ("small", "full")
 
-#: The repository root (this file is python/vmlab/workloads.py).
-ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ROOT / "workloads"
-TRACE_DIR = ROOT / "traces" / "s1"
-BUILD_DIR = ROOT / "target" / "workloads"
+#: The workloads' sources and inputs, package data beside this module (read only).
+SOURCES = Path(__file__).resolve().parent / "workload_sources"
+#: The environment variable that moves the cache folder.
+CACHE_ENV = "VMLAB_CACHE"
+
+
+def cache_dir() -> Path:
+    """Where captured traces and native builds go: ``$VMLAB_CACHE`` if set,
+    else the user's cache folder for vmlab (platformdirs: ``~/.cache/vmlab``
+    on Linux, honouring ``XDG_CACHE_HOME``). Read at each call, so setting
+    the variable takes effect at once."""
+    given = os.environ.get(CACHE_ENV)
+    if given:
+        return Path(given).expanduser()
+    import platformdirs
+
+    return platformdirs.user_cache_path("vmlab")
+
+
+def default_trace_dir() -> Path:
+    """The S1 traces: ``<cache>/traces/s1``."""
+    return cache_dir() / "traces" / "s1"
+
+
+def default_build_dir() -> Path:
+    """The workloads' native builds: ``<cache>/build/workloads``."""
+    return cache_dir() / "build" / "workloads"
 
 
 @dataclass(frozen=True)
@@ -57,7 +83,7 @@ class Workload:
 
     def trace_path(self, size: str, trace_dir: Optional[Path] = None) -> Path:
         _check_size(size)
-        return Path(trace_dir or TRACE_DIR) / f"{self.name}-{size}.vmt"
+        return Path(trace_dir or default_trace_dir()) / f"{self.name}-{size}.vmt"
 
 
 def _cc1() -> str:
@@ -178,7 +204,7 @@ def missing_tools(name: str) -> list[str]:
 def build(name: str, build_dir: Optional[Path] = None, log: Callable[[str], None] = lambda s: None) -> None:
     """Compiles the workload's C sources natively (``-O2``), if they are newer than the binary."""
     w = get(name)
-    out_dir = Path(build_dir or BUILD_DIR)
+    out_dir = Path(build_dir or default_build_dir())
     for src, extra in w.build:
         src_path = SOURCES / src
         exe = out_dir / Path(src).stem
@@ -219,13 +245,14 @@ def ensure(
     if missing:
         raise WorkloadError(f"{name}: cannot capture without {', '.join(missing)} "
                             f"(apt-get install {' '.join(missing)})")
-    build(name, log=log)
+    native = default_build_dir()
+    build(name, native, log=log)
     out.parent.mkdir(parents=True, exist_ok=True)
     # Capture to a temporary name and rename: a half-written trace is never
     # mistaken for a finished one by the exists() check above.
     tmp = out.with_name(out.name + ".partial")
     with tempfile.TemporaryDirectory(prefix="vmlab-s1-") as scratch:
-        cmd = w.command(size, BUILD_DIR, Path(scratch))
+        cmd = w.command(size, native, Path(scratch))
         expected = w.expected.get(size)
         about = f" (about {expected / 1e6:.0f} M references)" if expected else ""
         log(f"capturing {out.name}{about}: {' '.join(cmd)}")

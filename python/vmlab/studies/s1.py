@@ -30,7 +30,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import click
 
-from vmlab import _engine
+from vmlab import _engine, optional
 
 PRESET = "jacob-mudge"
 TLB_SCHEMES = ("ultrix", "mach", "intel", "parisc")
@@ -866,11 +866,9 @@ def render(rows: list[dict], grid: Grid, fps: Optional[dict[str, dict]] = None,
 def plots(rows: list[dict], grid: Grid, folder: Path) -> list[Path]:
     """Figures 13-15 style: per trace, one panel per scheme and L2 size,
     VMCPI against L1 size, one curve per line-size pair."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = optional.pyplot("the S1 figures")
+    if plt is None:
+        return []
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for t in grid.traces:

@@ -26,7 +26,7 @@ from typing import Dict, List, Tuple
 import click
 import numpy as np
 
-from vmlab import _engine
+from vmlab import _engine, optional
 
 KB = 1024
 SIZES = [1, 2, 4, 8]
@@ -395,11 +395,11 @@ def write_outputs(res: dict, model: dict, results_dir: str, report_dir: str) -> 
                    for k, v in sorted(x["components"].items())] or [dict(figure="", component="", us=0.0)])
     written.append(p)
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # Without matplotlib the tables are the whole result; the figures are skipped.
+    plt = optional.pyplot("the S2 figures")
     figs = []
-    for cache, title in (("vac", "virtually addressed cache (HP 9000/834)"), ("pac", "physically addressed cache, same speed")):
+    panels = (("vac", "virtually addressed cache (HP 9000/834)"), ("pac", "physically addressed cache, same speed"))
+    for cache, title in panels if plt else ():
         fig, ax = plt.subplots(figsize=(7, 4))
         for (c, v), d in res["curves"].items():
             if c != cache:
