@@ -290,16 +290,10 @@ mod tests {
         assert_eq!(parse("I  0,20").map(|a| a.map(|a| a.size)), Ok(Some(20)));
         assert_eq!(parse("I  0,0020").map(|a| a.map(|a| a.size)), Ok(Some(20)));
         // Leading zeros: only the value counts.
-        assert_eq!(
-            parse(" L 0000000000000000001000,8").map(|a| a.map(|a| (a.addr.0, a.size))),
-            Ok(Some((0x1000, 8)))
-        );
+        assert_eq!(parse(" L 0000000000000000001000,8").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((0x1000, 8))));
         // Past the end of the address space: read as written (the engine
         // cuts it at the end, docs/reference-semantics.md).
-        assert_eq!(
-            parse(" M ffffffffffffffff,512").map(|a| a.map(|a| (a.addr.0, a.size))),
-            Ok(Some((u64::MAX, 512)))
-        );
+        assert_eq!(parse(" M ffffffffffffffff,512").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((u64::MAX, 512))));
         assert_eq!(parse("==123== Command: ls"), Ok(None));
         assert_eq!(parse("--123-- WARNING: x"), Ok(None));
         assert_eq!(parse("   "), Ok(None));
