@@ -6,7 +6,9 @@ in a temporary folder, and run from another folder.
 Checked: ``vmlab --help``; ``vmlab run`` on a hand-worked lackey trace
 (exact counts); ``vmlab trace info`` and ``convert``; a capture of
 ``/bin/true`` (with valgrind); ``vmlab reproduce s2`` without matplotlib
-(tables, and a note that the figures are skipped); the workloads' sources
+(tables, and a note that the figures are skipped); ``vmlab reproduce s1
+--grid test`` (with valgrind and sqlite3), its trace captured into
+``$VMLAB_CACHE``; the workloads' sources
 shipped inside the package and a native build of one going to
 ``$VMLAB_CACHE``; and, after all of it, not one file written into the
 installed package. Marked ``install`` (``pytest -m 'not install'`` skips
@@ -142,6 +144,19 @@ def test_reproduce_s2_without_matplotlib(installed: Installed) -> None:
     findings = (results / "findings.csv").read_text().splitlines()
     assert findings[0] == "finding,verdict" and len(findings) == len(verdicts) + 1
     assert not list((installed.work / "p2").glob("*.png"))
+
+
+@needs_valgrind
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the database workload needs sqlite3")
+def test_reproduce_s1_captures_into_the_cache(installed: Installed) -> None:
+    """Issue 18: from an installed package this looked for workloads/ beside
+    site-packages and left a partial trace there."""
+    p = installed.run("reproduce", "s1", "--grid", "test", "-j", "2", "--results", "r1", "--report", "p1")
+    assert sum(line.lstrip().startswith(("HOLDS", "FAILS")) for line in p.stdout.splitlines()) == 5
+    assert "vmlab: note: the S1 figures skipped: matplotlib is not installed" in p.stderr
+    assert [t.name for t in (installed.cache / "traces" / "s1").iterdir()] == ["database-small.vmt"]
+    assert (installed.work / "r1" / "test" / "runs.csv").stat().st_size > 0
+    assert (installed.work / "p1" / "index.html").is_file()
 
 
 def test_workload_sources_ship_and_builds_go_to_the_cache(installed: Installed) -> None:

@@ -34,6 +34,15 @@ def test_study_figures_are_skipped_with_one_note(monkeypatch: pytest.MonkeyPatch
     assert capsys.readouterr().err == ("vmlab: note: the S9 figures skipped: matplotlib is not installed "
                                        "(pip install 'vmlab[report]')\n")
     assert s1.plots([], s1.GRIDS["test"], tmp_path / "s1") == []
+    # S1 without matplotlib: the tables and the page, no figure.
+    from test_s1 import GRID, _rows
+
+    rows = _rows()
+    text = s1.render(rows, GRID)
+    written = s1.write_outputs(rows, GRID, tmp_path / "r1", tmp_path / "p1", text)
+    assert {p.name for p in written} >= {"runs.csv", "fragment.html", "index.html"}
+    assert not [p for p in written if p.suffix == ".png"]
+    assert "<img" not in (tmp_path / "p1" / "fragment.html").read_text()
     # S2 without matplotlib: every table, no figure.
     model = s2.cost_model()
     written = s2.write_outputs(s2.compute(s2.measurements(), model), model, str(tmp_path / "r"), str(tmp_path / "p"))

@@ -905,6 +905,7 @@ def write_outputs(rows: list[dict], grid: Grid, results_dir: Path, report_dir: P
 
     written = []
     results_dir.mkdir(parents=True, exist_ok=True)
+    report_dir.mkdir(parents=True, exist_ok=True)  # the page is written even without figures
     cols = sorted({k for r in rows for k in r if k != "key"})
     csv_path = results_dir / "runs.csv"
     import csv
