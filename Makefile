@@ -18,8 +18,8 @@ BUILD    ?= target/reproduce
 # traces/s1/, native builds under build/workloads/). Outside make it is the
 # user's cache folder (~/.cache/vmlab); from the checkout it stays in cargo's
 # ignored target folder, so `make` never writes into ~ and a clone is
-# self-contained. Override with `make ... VMLAB_CACHE=DIR`.
-export VMLAB_CACHE ?= $(CURDIR)/target/vmlab-cache
+# self-contained. Override with `make ... VMLAB_CACHE_DIR=DIR`.
+export VMLAB_CACHE_DIR ?= $(CURDIR)/target/vmlab-cache
 
 .PHONY: test reproduce bench develop venv cargo-test pytest test-install fmt clean help traces-s1 traces-s1-small
 
@@ -29,7 +29,7 @@ help:
 	@echo "make bench      throughput benchmarks (bench/run.sh)"
 	@echo "make fmt        format the Rust code (cargo fmt, rustfmt.toml)"
 	@echo "make test-install  only the install test: the wheel in a fresh venv, run from elsewhere (part of make test)"
-	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into \$$VMLAB_CACHE/traces/s1/"
+	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into \$$VMLAB_CACHE_DIR/traces/s1/"
 
 # -- environment ---------------------------------------------------------------
 # The stamp depends on pyproject.toml so a changed dependency list reinstalls.
@@ -95,7 +95,7 @@ reproduce: develop $(TRACE)
 	@echo "report: $(REPORT)"
 
 # -- S1 workload traces (python/vmlab/workload_sources/README.md) -------------
-# $(VMLAB_CACHE)/traces/s1/<name>-<size>.vmt for the compiler, database,
+# $(VMLAB_CACHE_DIR)/traces/s1/<name>-<size>.vmt for the compiler, database,
 # bigfoot and sparse workloads; each is built and captured only if its file
 # is missing.
 traces-s1-small: develop

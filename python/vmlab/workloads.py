@@ -10,7 +10,7 @@ needed and captures the trace under valgrind unless the file already exists:
 
 The sources ship inside the package (``vmlab/workload_sources/``, see its
 README and ``docs/workloads.md``) and are only read. Everything made from
-them goes to the cache folder, :func:`cache_dir`: ``$VMLAB_CACHE`` if set,
+them goes to the cache folder, :func:`cache_dir`: ``$VMLAB_CACHE_DIR`` if set,
 else the user's cache folder (``~/.cache/vmlab`` on Linux); traces under
 ``traces/s1/``, native builds under ``build/workloads/``. Nothing is ever
 written next to the installed package. Every input is pinned (arguments,
@@ -36,11 +36,11 @@ SIZES = ("small", "full")
 #: The workloads' sources and inputs, package data beside this module (read only).
 SOURCES = Path(__file__).resolve().parent / "workload_sources"
 #: The environment variable that moves the cache folder.
-CACHE_ENV = "VMLAB_CACHE"
+CACHE_ENV = "VMLAB_CACHE_DIR"
 
 
 def cache_dir() -> Path:
-    """Where captured traces and native builds go: ``$VMLAB_CACHE`` if set,
+    """Where captured traces and native builds go: ``$VMLAB_CACHE_DIR`` if set,
     else the user's cache folder for vmlab (platformdirs: ``~/.cache/vmlab``
     on Linux, honouring ``XDG_CACHE_HOME``). Read at each call, so setting
     the variable takes effect at once."""

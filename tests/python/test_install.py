@@ -8,9 +8,9 @@ Checked: ``vmlab --help``; ``vmlab run`` on a hand-worked lackey trace
 ``/bin/true`` (with valgrind); ``vmlab reproduce s2`` without matplotlib
 (tables, and a note that the figures are skipped); ``vmlab reproduce s1
 --grid test`` (with valgrind and sqlite3), its trace captured into
-``$VMLAB_CACHE``; the workloads' sources
+``$VMLAB_CACHE_DIR``; the workloads' sources
 shipped inside the package and a native build of one going to
-``$VMLAB_CACHE``; and, after all of it, not one file written into the
+``$VMLAB_CACHE_DIR``; and, after all of it, not one file written into the
 installed package. Marked ``install`` (``pytest -m 'not install'`` skips
 it; ``make test-install`` runs only it)."""
 
@@ -54,7 +54,7 @@ class Installed:
     def run(self, *args: str, check: bool = True, program: str = "vmlab") -> subprocess.CompletedProcess:
         # A clean environment: no PYTHONPATH into the checkout, no venv of ours.
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-        env.update(VMLAB_CACHE=str(self.cache), COLUMNS="200")
+        env.update(VMLAB_CACHE_DIR=str(self.cache), COLUMNS="200")
         proc = subprocess.run([str(self.venv / "bin" / program), *args], cwd=self.work, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, timeout=600, env=env)
         if check and proc.returncode != 0:

@@ -16,7 +16,7 @@ def test_registry_names_and_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert list(workloads.WORKLOADS) == ["compiler", "database", "bigfoot", "sparse"]
     w = workloads.get("database")
     assert w.trace_path("small", tmp_path) == tmp_path / "database-small.vmt"
-    monkeypatch.setenv("VMLAB_CACHE", str(tmp_path / "c"))
+    monkeypatch.setenv("VMLAB_CACHE_DIR", str(tmp_path / "c"))
     assert w.trace_path("full") == tmp_path / "c" / "traces" / "s1" / "database-full.vmt"
     assert workloads.default_build_dir() == tmp_path / "c" / "build" / "workloads"
     for name, wl in workloads.WORKLOADS.items():
@@ -29,7 +29,7 @@ def test_registry_names_and_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_the_default_cache_is_the_users_never_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     import platformdirs
 
-    monkeypatch.delenv("VMLAB_CACHE", raising=False)
+    monkeypatch.delenv("VMLAB_CACHE_DIR", raising=False)
     assert workloads.cache_dir() == platformdirs.user_cache_path("vmlab")
     monkeypatch.setenv("XDG_CACHE_HOME", "/somewhere/cache")
     assert workloads.default_trace_dir() == Path("/somewhere/cache/vmlab/traces/s1")
@@ -42,7 +42,7 @@ def test_the_default_cache_is_the_users_never_the_package(monkeypatch: pytest.Mo
 def test_a_build_goes_to_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if shutil.which("cc") is None:
         pytest.skip("needs a C compiler")
-    monkeypatch.setenv("VMLAB_CACHE", str(tmp_path))
+    monkeypatch.setenv("VMLAB_CACHE_DIR", str(tmp_path))
     workloads.build("bigfoot")
     assert sorted(p.name for p in (tmp_path / "build" / "workloads").iterdir()) == ["hashjoin"]
 
