@@ -14,15 +14,22 @@ TRACE    ?= traces/matmul.vmt
 REPORT   ?= report/index.html
 # Build products of `make reproduce` (inside cargo's ignored target folder).
 BUILD    ?= target/reproduce
+# Where vmlab keeps what it makes from its workloads (S1 traces under
+# traces/s1/, native builds under build/workloads/). Outside make it is the
+# user's cache folder (~/.cache/vmlab); from the checkout it stays in cargo's
+# ignored target folder, so `make` never writes into ~ and a clone is
+# self-contained. Override with `make ... VMLAB_CACHE_DIR=DIR`.
+export VMLAB_CACHE_DIR ?= $(CURDIR)/target/vmlab-cache
 
-.PHONY: test reproduce bench develop venv cargo-test pytest fmt clean help traces-s1 traces-s1-small
+.PHONY: test reproduce bench develop venv cargo-test pytest test-install fmt clean help traces-s1 traces-s1-small
 
 help:
 	@echo "make test       build the engine, run the Rust tests (release) and the Python tests"
 	@echo "make reproduce  capture real traces with valgrind, run every preset and every study, write $(REPORT)"
 	@echo "make bench      throughput benchmarks (bench/run.sh)"
 	@echo "make fmt        format the Rust code (cargo fmt, rustfmt.toml)"
-	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into traces/s1/"
+	@echo "make test-install  only the install test: the wheel in a fresh venv, run from elsewhere (part of make test)"
+	@echo "make traces-s1-small / traces-s1   capture the S1 workload traces (small / full) into \$$VMLAB_CACHE_DIR/traces/s1/"
 
 # -- environment ---------------------------------------------------------------
 # The stamp depends on pyproject.toml so a changed dependency list reinstalls.
@@ -49,6 +56,13 @@ cargo-test:
 
 pytest: develop
 	$(VENV)/bin/pytest -q tests/python
+
+# Only the install test (tests/python/test_install.py, also part of `pytest`):
+# the wheel, built after `develop` so cargo compiles nothing and only packs
+# it, installed with no extras into a fresh venv outside the checkout, and
+# run from another folder.
+test-install: develop
+	$(VENV)/bin/pytest -q -m install tests/python
 
 # The workspace's Rust code in its one style (rustfmt.toml).
 fmt:
@@ -80,9 +94,10 @@ reproduce: develop $(TRACE)
 	$(VMLAB) report --trace $(TRACE) --out $(REPORT)
 	@echo "report: $(REPORT)"
 
-# -- S1 workload traces (workloads/README.md) ---------------------------------
-# traces/s1/<name>-<size>.vmt for the compiler, database, bigfoot and sparse
-# workloads; each is built and captured only if its file is missing.
+# -- S1 workload traces (python/vmlab/workload_sources/README.md) -------------
+# $(VMLAB_CACHE_DIR)/traces/s1/<name>-<size>.vmt for the compiler, database,
+# bigfoot and sparse workloads; each is built and captured only if its file
+# is missing.
 traces-s1-small: develop
 	$(VPY) -m vmlab.workloads small
 

@@ -1,8 +1,9 @@
-//! Arbitrary bytes as lackey text: events or an error, never a panic.
+//! Arbitrary bytes as lackey text: events or an error, never a panic; every
+//! access read has a size within lackey's range for its kind.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vmlab_trace::{Event, EventSource, LackeyReader};
+use vmlab_trace::{lackey, Event, EventSource, LackeyReader};
 
 fuzz_target!(|data: &[u8]| {
     let mut r = LackeyReader::new(data, "fuzz");
@@ -10,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     while let Ok(true) = r.fill(&mut buf) {
         for e in &buf {
             if let Event::Access(a) = e {
-                assert!(a.size >= 1);
+                assert!(a.size >= 1 && a.size <= lackey::max_size(a.kind));
             }
         }
     }

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 import click
 
-from vmlab import _engine
+from vmlab import _engine, optional
 from vmlab.machine import COMPAT_MODES, Machine, presets, preset_text
 from vmlab.traces import capture_trace, convert_trace, default_capture_name, describe_capture, trace_header, trace_info
 
@@ -60,18 +60,18 @@ def run(machine: str, trace: str, fmt: Optional[str], sets: Sequence[str], json_
     """Simulate a trace on a machine and print the miss table."""
     m = Machine.from_preset(machine, sets=list(sets))
     if parquet_out:
-        _need("pyarrow", "--parquet", "parquet")
+        optional.need("pyarrow.parquet", "--parquet")
     start = time.perf_counter()
     result = m.run(trace, format=fmt, progress=not quiet, compat=compat)
     seconds = time.perf_counter() - start
     if json_out == "-":
         click.echo(result.to_json())
     elif json_out:
-        _write(json_out, result.write_json)
+        result.write_json(json_out)
     if csv_out:
-        _write(csv_out, result.to_csv)
+        result.to_csv(csv_out)
     if parquet_out:
-        _write(parquet_out, result.to_parquet)
+        result.to_parquet(parquet_out)
     if not quiet and json_out != "-":
         click.echo(result.table(), nl=False)
     if not quiet and sys.stderr.isatty():
@@ -80,20 +80,6 @@ def run(machine: str, trace: str, fmt: Optional[str], sets: Sequence[str], json_
         refs = result.references
         click.echo(f"simulated {refs:,} references in {seconds:.2f} s "
                    f"({refs / max(seconds, 1e-9) / 1e6:.1f} M refs/s)", err=True)
-
-
-def _need(module: str, option: str, extra: str) -> None:
-    try:
-        __import__(module)
-    except ImportError:
-        _fail(f"{option} needs the {module} package: pip install 'vmlab[{extra}]'")
-
-
-def _write(path: str, writer) -> None:
-    try:
-        writer(path)
-    except OSError as e:
-        _fail(f"{path}: cannot write: {e.strerror or e}")
 
 
 # -- trace -----------------------------------------------------------------
@@ -233,7 +219,7 @@ def show(name: str) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 def report(traces: Sequence[str], machines: Sequence[str], out: str, quiet: bool) -> None:
     """Run presets on traces and write an HTML report with tables and plots."""
-    _need("matplotlib", "report", "report")
+    optional.need("matplotlib", "vmlab report")
     from vmlab.report import presets_report
 
     path = presets_report(list(traces), list(machines) or None, out, progress=not quiet)
@@ -305,11 +291,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except OSError:
             pass
         return 0
+    except OSError as e:
+        # A file or folder the user named (an output in a read-only folder, a
+        # results path that is a file): their input, said in one line. An
+        # OSError without a file name is not about their input.
+        if e.filename is None:
+            return _internal(e)
+        return _error(f"{e.filename}: {e.strerror or e}")
     except Exception as e:  # noqa: BLE001 - a bug in vmlab, not in the input
-        if os.environ.get("VMLAB_DEBUG"):
-            raise
-        return _error(f"internal error: {type(e).__name__}: {e} (rerun with VMLAB_DEBUG=1 for a traceback)", 1)
+        return _internal(e)
     return rv if isinstance(rv, int) else 0
+
+
+def _internal(e: Exception) -> int:
+    """A bug in vmlab, not in the input: exit status 1, or the traceback with VMLAB_DEBUG=1."""
+    if os.environ.get("VMLAB_DEBUG"):
+        raise e
+    return _error(f"internal error: {type(e).__name__}: {e} (rerun with VMLAB_DEBUG=1 for a traceback)", 1)
 
 
 # click >= 8.2 raises this for a group called with no arguments.

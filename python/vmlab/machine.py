@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence, Union
 
 from vmlab import _engine
+from vmlab._files import fspath
 from vmlab.result import Result
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -175,10 +176,11 @@ class Machine:
         and Ctrl-C stops it with ``KeyboardInterrupt``. ``compat`` (one of
         :data:`COMPAT_MODES`) counts as Dinero IV or Cachegrind would.
         """
+        path = fspath(trace, "Machine.run: trace")
         compat = _compat(compat)
-        callback = _progress_callback(progress, os.fspath(trace))
+        callback = _progress_callback(progress, path)
         try:
-            text = _engine.run(self._config_json, os.fspath(trace), format, callback, compat)
+            text = _engine.run(self._config_json, path, format, callback, compat)
         finally:
             if hasattr(callback, "close"):
                 callback.close()

@@ -16,6 +16,7 @@ import os
 from typing import Any, Optional, Union
 
 from vmlab import _engine
+from vmlab._files import write_text, writing
 
 KINDS = ("ifetch", "read", "write")
 
@@ -216,12 +217,12 @@ class Result:
 
     # -- files ------------------------------------------------------------
     def write_json(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json())
-            f.write("\n")
+        """Writes :meth:`to_json` to ``path``; a file that cannot be written is a ``VmlabError``."""
+        write_text(path, self.to_json() + "\n", "the result as JSON")
 
     def to_csv(self, path: Union[str, "os.PathLike[str]", None] = None) -> Optional[str]:
-        """Writes :meth:`rows` as CSV to ``path``; returns the text if no path is given."""
+        """Writes :meth:`rows` as CSV to ``path``; returns the text if no path is
+        given. A file that cannot be written is a ``VmlabError`` naming it."""
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
         w.writeheader()
@@ -229,15 +230,16 @@ class Result:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
         if path is None:
             return buf.getvalue()
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(buf.getvalue())
+        write_text(path, buf.getvalue(), "the result as CSV")
         return None
 
     def to_parquet(self, path: Union[str, "os.PathLike[str]"]) -> None:
-        """Writes :meth:`rows` as Parquet (needs ``pyarrow``)."""
+        """Writes :meth:`rows` as Parquet (needs ``pyarrow``); a file that cannot
+        be written is a ``VmlabError`` naming it."""
         import pyarrow.parquet as pq
 
-        pq.write_table(self.to_arrow(), os.fspath(path))
+        table = self.to_arrow()
+        writing(path, "the result as Parquet", lambda p: pq.write_table(table, p))
 
     # -- value semantics --------------------------------------------------
     def __eq__(self, other: object) -> bool:

@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable, Optional, Sequence, Union
 
 from vmlab import _engine
+from vmlab._files import fspath
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -38,7 +39,7 @@ class Summary(dict):
 
 def trace_info(path: PathLike, format: Optional[str] = None) -> Summary:
     """Reads the whole trace once and summarises it."""
-    data, text = _engine.trace_info(os.fspath(path), format)
+    data, text = _engine.trace_info(fspath(path, "trace_info: path"), format)
     return Summary(json.loads(data), text)
 
 
@@ -83,8 +84,9 @@ def convert_trace(
 ) -> Summary:
     """Writes ``src`` again as ``dst`` in format ``to`` (default: from ``dst``'s
     extension, else ``vmt``). Returns counts and what the target format lost."""
+    src, dst = fspath(src, "convert_trace: src"), fspath(dst, "convert_trace: dst")
     to = to or format_from_extension(dst) or "vmt"
-    data, text = _engine.trace_convert(os.fspath(src), os.fspath(dst), to, src_format)
+    data, text = _engine.trace_convert(src, dst, to, src_format)
     return Summary(json.loads(data), text)
 
 

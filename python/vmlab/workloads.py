@@ -6,17 +6,21 @@ and ``full`` (for ``make reproduce``). :func:`ensure` builds the program if
 needed and captures the trace under valgrind unless the file already exists:
 
     >>> from vmlab.workloads import ensure
-    >>> path = ensure("database", "small")          # traces/s1/database-small.vmt
+    >>> path = ensure("database", "small")   # <cache>/traces/s1/database-small.vmt
 
-Sources live in ``workloads/`` (see ``workloads/README.md`` and
-``docs/workloads.md``); native builds go to ``target/workloads/``. Every
-input is pinned (arguments, data, seeds), each capture runs in a directory
-of fixed name with a fixed environment and standard streams, and valgrind
-lays the address space out the same way each run, so two captures of a
-workload on one machine are the same file, wherever the checkout is. Each
-trace gets a ``<trace>.json`` sidecar with its sha256 and the versions of
-what it depends on; ``workloads/reference-traces.json`` holds the hashes of
-the reference captures.
+The sources ship inside the package (``vmlab/workload_sources/``, see its
+README and ``docs/workloads.md``) and are only read. Everything made from
+them goes to the cache folder, :func:`cache_dir`: ``$VMLAB_CACHE_DIR`` if set,
+else the user's cache folder (``~/.cache/vmlab`` on Linux); traces under
+``traces/s1/``, native builds under ``build/workloads/``. Nothing is ever
+written next to the installed package. Every input is pinned (arguments,
+data, seeds), each capture runs in a directory of fixed name with a fixed
+environment and standard streams, and valgrind lays the address space out
+the same way each run, so two captures of a workload on one machine are the
+same file, wherever the package or checkout is. Each trace gets a
+``<trace>.json`` sidecar with its sha256 and the versions of what it depends
+on; ``workload_sources/reference-traces.json`` holds the hashes of the
+reference captures.
 """
 
 from __future__ import annotations
@@ -35,13 +39,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
+from vmlab.cache import cache_dir
+
 SIZES = ("small", "full")
 
-#: The repository root (this file is python/vmlab/workloads.py).
-ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ROOT / "workloads"
-TRACE_DIR = ROOT / "traces" / "s1"
-BUILD_DIR = ROOT / "target" / "workloads"
+#: The workloads' sources and inputs, package data beside this module (read only).
+SOURCES = Path(__file__).resolve().parent / "workload_sources"
+def default_trace_dir() -> Path:
+    """The S1 traces: ``<cache>/traces/s1``."""
+    return cache_dir() / "traces" / "s1"
+
+
+def default_build_dir() -> Path:
+    """The workloads' native builds: ``<cache>/build/workloads``."""
+    return cache_dir() / "build" / "workloads"
 
 
 @dataclass(frozen=True)
@@ -71,7 +82,7 @@ class Workload:
 
     def trace_path(self, size: str, trace_dir: Optional[Path] = None) -> Path:
         _check_size(size)
-        return Path(trace_dir or TRACE_DIR) / f"{self.name}-{size}.vmt"
+        return Path(trace_dir or default_trace_dir()) / f"{self.name}-{size}.vmt"
 
 
 def _cc1() -> str:
@@ -203,7 +214,7 @@ def missing_tools(name: str) -> list[str]:
 def build(name: str, build_dir: Optional[Path] = None, log: Callable[[str], None] = lambda s: None) -> None:
     """Compiles the workload's C sources natively (``-O2``), if they are newer than the binary."""
     w = get(name)
-    out_dir = Path(build_dir or BUILD_DIR)
+    out_dir = Path(build_dir or default_build_dir())
     for src, extra in w.build:
         src_path = SOURCES / src
         exe = out_dir / Path(src).stem
@@ -260,7 +271,8 @@ def ensure(
     if missing:
         raise WorkloadError(f"{name}: cannot capture without {', '.join(missing)} "
                             f"(apt-get install {' '.join(missing)})")
-    build(name, log=log)
+    native = default_build_dir()
+    build(name, native, log=log)
     out.parent.mkdir(parents=True, exist_ok=True)
     machine = dependencies(name)
     # Capture to a temporary name and rename: a half-written trace is never
@@ -268,9 +280,9 @@ def ensure(
     tmp = out.with_name(out.name + ".partial")
     started = time.monotonic()
     with _capture_scratch(name, log) as scratch:
-        for f in w.inputs(BUILD_DIR):
+        for f in w.inputs(native):
             shutil.copy(f, scratch / f.name)
-        cmd = w.command(size, BUILD_DIR, scratch)
+        cmd = w.command(size, native, scratch)
         expected = w.expected.get(size)
         about = f" (about {expected / 1e6:.0f} M references)" if expected else ""
         log(f"capturing {out.name}{about} in {scratch}: {' '.join(cmd)}")

@@ -16,16 +16,39 @@ from vmlab import workloads
 from vmlab.traces import convert_trace, trace_info, trace_sha256
 
 
-def test_registry_names_and_paths(tmp_path: Path) -> None:
+def test_registry_names_and_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert list(workloads.WORKLOADS) == ["compiler", "database", "bigfoot", "sparse"]
     w = workloads.get("database")
     assert w.trace_path("small", tmp_path) == tmp_path / "database-small.vmt"
-    assert w.trace_path("full") == workloads.ROOT / "traces" / "s1" / "database-full.vmt"
+    monkeypatch.setenv("VMLAB_CACHE_DIR", str(tmp_path / "c"))
+    assert w.trace_path("full") == tmp_path / "c" / "traces" / "s1" / "database-full.vmt"
+    assert workloads.default_build_dir() == tmp_path / "c" / "build" / "workloads"
     for name, wl in workloads.WORKLOADS.items():
         assert wl.character and wl.why, name
         assert set(wl.expected) == set(workloads.SIZES), name
         for src, _ in wl.build:
             assert (workloads.SOURCES / src).is_file(), src
+
+
+def test_the_default_cache_is_the_users_never_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    import platformdirs
+
+    monkeypatch.delenv("VMLAB_CACHE_DIR", raising=False)
+    assert workloads.cache_dir() == platformdirs.user_cache_path("vmlab")
+    monkeypatch.setenv("XDG_CACHE_HOME", "/somewhere/cache")
+    assert workloads.default_trace_dir() == Path("/somewhere/cache/vmlab/traces/s1")
+    package = Path(workloads.__file__).parent
+    assert not workloads.default_build_dir().is_relative_to(package)
+    # The sources are package data, beside the module.
+    assert workloads.SOURCES == package / "workload_sources"
+
+
+def test_a_build_goes_to_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if shutil.which("cc") is None:
+        pytest.skip("needs a C compiler")
+    monkeypatch.setenv("VMLAB_CACHE_DIR", str(tmp_path))
+    workloads.build("bigfoot")
+    assert sorted(p.name for p in (tmp_path / "build" / "workloads").iterdir()) == ["hashjoin"]
 
 
 def test_unknown_names_and_sizes_are_errors() -> None:
@@ -51,7 +74,7 @@ def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
         if name == "compiler" and not shutil.which("gcc"):
             continue
         cmd = workloads.get(name).command("small", tmp_path, tmp_path)
-        assert not any(str(tmp_path) in word or str(workloads.ROOT) in word for word in cmd), cmd
+        assert not any(str(tmp_path) in word or str(workloads.SOURCES) in word for word in cmd), cmd
     if shutil.which("cc") and shutil.which("gcc"):
         cc = workloads.get("compiler").command("small", tmp_path, tmp_path)
         assert Path(cc[0]).name == "cc1" and "-fsyntax-only" in cc and cc[-1] == "calc.c"
@@ -144,7 +167,7 @@ def test_capture_is_the_same_file_from_another_checkout(
     elsewhere = tmp_path / "a-checkout-at-a-much-longer-path" / "somewhere-else"
     shutil.copytree(workloads.SOURCES, elsewhere / "workloads")
     monkeypatch.setattr(workloads, "SOURCES", elsewhere / "workloads")
-    monkeypatch.setattr(workloads, "BUILD_DIR", elsewhere / "target" / "workloads")
+    monkeypatch.setenv("VMLAB_CACHE_DIR", str(elsewhere / "cache"))  # another build folder
     started_in = tmp_path / "started-from-here"
     started_in.mkdir()
     monkeypatch.chdir(started_in)

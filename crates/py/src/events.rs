@@ -6,7 +6,7 @@
 //! * `("flush",)`: write back and invalidate every cache.
 
 use pyo3::prelude::*;
-use pyo3::types::PySequence;
+use pyo3::types::{PyInt, PySequence};
 use vmlab_addr::Asid;
 use vmlab_trace::{AccessKind, Event};
 
@@ -34,13 +34,9 @@ fn one(item: &Bound<'_, PyAny>) -> Result<Event, String> {
     }
     let head = get(0)?;
     let name: String = head.extract().map_err(|_| format!("the kind {} is not a string; {FORMS}", describe(&head)))?;
-    let int = |i: usize, what: &str| -> Result<u64, String> {
-        let v = get(i)?;
-        v.extract::<u64>().map_err(|_| format!("{what} {} is not an integer >= 0", describe(&v)))
-    };
+    let int = |i: usize, what: &str| unsigned(&get(i)?, what, 64);
     let small = |i: usize, what: &str| -> Result<u32, String> {
-        let v = int(i, what)?;
-        u32::try_from(v).map_err(|_| format!("{what} {v} is larger than 2^32-1"))
+        u32::try_from(unsigned(&get(i)?, what, 32)?).map_err(|e| e.to_string())
     };
     match (name.as_str(), n) {
         ("switch", 2) => Ok(Event::ContextSwitch(Asid(small(1, "asid")?))),
@@ -57,6 +53,22 @@ fn one(item: &Bound<'_, PyAny>) -> Result<Event, String> {
         }
         _ => Err(format!("got {}; {FORMS}", describe(item))),
     }
+}
+
+/// `v` as an integer of `bits` bits (at most 64), or a message giving the range
+/// and whether `v` was negative, too large or no integer at all.
+fn unsigned(v: &Bound<'_, PyAny>, what: &str, bits: u32) -> Result<u64, String> {
+    let range = format!("expected an integer from 0 to 2^{bits}-1");
+    let fits = v.extract::<u64>().ok().filter(|&n| bits >= 64 || n >> bits == 0);
+    fits.ok_or_else(|| {
+        if !v.is_instance_of::<PyInt>() {
+            format!("{what} {} is not an integer: {range}", describe(v))
+        } else if v.lt(0).unwrap_or(false) {
+            format!("{what} {} is negative: {range}", describe(v))
+        } else {
+            format!("{what} {} does not fit in {bits} bits: {range}", describe(v))
+        }
+    })
 }
 
 fn describe(v: &Bound<'_, PyAny>) -> String {

@@ -34,14 +34,14 @@ pub(crate) fn open(path: &Path, format: Option<TraceFormat>) -> Result<Box<dyn E
     let input: Input = Cursor::new(prefix).chain(file);
     Ok(match format {
         TraceFormat::Lackey => {
-            let r = LackeyReader::new(input, path);
+            let r = LackeyReader::new(input, path).refusing_empty();
             Box::new(match total {
                 Some(t) => r.with_total_len(t),
                 None => r,
             })
         }
         TraceFormat::Din => {
-            let r = DinReader::new(input, path);
+            let r = DinReader::new(input, path).refusing_empty();
             Box::new(match total {
                 Some(t) => r.with_total_len(t),
                 None => r,

@@ -7,6 +7,12 @@
 //! `--pid--` / `**pid**` for warnings) and is skipped, as are blank lines.
 //! Anything else is an error naming the line: a silently skipped line would be
 //! a silently wrong simulation.
+//!
+//! Every field has a range, the one lackey itself can print: the address is
+//! 0 to 2^64-1 (any number of leading zeros), an instruction fetch is 1 to
+//! [`MAX_IFETCH_SIZE`] bytes and a load, store or modify 1 to
+//! [`MAX_DATA_SIZE`]. A size outside its range is an error, not a reference:
+//! `99999` is a typo or a different tool, never a valgrind record.
 
 use std::io::{self, BufWriter, Write};
 
@@ -16,12 +22,40 @@ use crate::convert::Losses;
 use crate::text::{self, LineFormat, TextReader};
 use crate::{Access, AccessKind, Event};
 
+/// The longest instruction fetch lackey prints: valgrind's longest
+/// instruction is 16 bytes (`VG_MAX_INSTR_SZB`, x86 and amd64) and its
+/// client-request preamble, fetched as one, is up to 20 (`VG_CLREQ_SZB`, 19
+/// on amd64, 20 on ppc and arm); lackey asserts every fetch is one of these.
+pub const MAX_IFETCH_SIZE: u32 = 20;
+/// The largest data access lackey prints: `MAX_DSIZE` in lackey's
+/// `lk_main.c`, which it asserts for every load and store (the largest come
+/// from helpers such as `fxsave`, not from plain moves, which stop at 32).
+pub const MAX_DATA_SIZE: u32 = 512;
+
+/// The largest size lackey holds for an access of this kind.
+pub fn max_size(kind: AccessKind) -> u32 {
+    match kind {
+        AccessKind::Ifetch => MAX_IFETCH_SIZE,
+        AccessKind::Load | AccessKind::Store | AccessKind::Modify => MAX_DATA_SIZE,
+    }
+}
+
+fn kind_words(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Ifetch => "an instruction fetch",
+        AccessKind::Load => "a load",
+        AccessKind::Store => "a store",
+        AccessKind::Modify => "a modify",
+    }
+}
+
 /// The valgrind lackey format, for [`TextReader`].
 #[derive(Debug)]
 pub struct Lackey;
 
 impl LineFormat for Lackey {
     const NAME: &'static str = "lackey";
+    const SKIPPED: &'static str = "blank or valgrind's own messages";
     fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String> {
         parse_line(line, asid).map(|a| a.map(Event::Access))
     }
@@ -89,30 +123,37 @@ pub(crate) fn parse_line(line: &[u8], asid: Asid) -> Result<Option<Access>, Stri
     if digits.is_empty() {
         return Err(format!("expected a decimal size after `,`, found `{}`", text::show(rest)));
     }
-    let size = parse_size(digits)?;
+    let size = parse_size(digits, kind)?;
     if !rest.iter().all(|&b| text::is_blank(b)) {
         return Err(format!("expected end of line after the size, found `{}`", text::show(rest)));
     }
     Ok(Some(Access { kind, size, addr: VirtAddr(addr), asid }))
 }
 
-fn parse_size(digits: &[u8]) -> Result<u32, String> {
-    let mut v: u64 = 0;
+fn parse_size(digits: &[u8], kind: AccessKind) -> Result<u32, String> {
+    let max = max_size(kind);
+    let mut v: u32 = 0;
     for &d in digits {
-        v = v * 10 + u64::from(d - b'0');
-        if v > u64::from(u32::MAX) {
-            return Err(format!("size `{}` does not fit in 32 bits", text::show(digits)));
+        v = v * 10 + u32::from(d - b'0');
+        if v > max {
+            return Err(format!(
+                "size `{}` is outside lackey's range for {}: 1 to {max} bytes",
+                text::show(digits),
+                kind_words(kind)
+            ));
         }
     }
     if v == 0 {
         return Err("access size must be at least 1, found 0".to_string());
     }
-    Ok(v as u32)
+    Ok(v)
 }
 
 /// Writes lackey text exactly as valgrind prints it (`I  %08lx,%lu` and
 /// ` L %08lx,%lu`). Lackey has no asids, context switches or flushes: those
-/// are dropped and counted in [`LackeyWriter::losses`].
+/// are dropped and counted in [`LackeyWriter::losses`]. An access larger
+/// than lackey's range ([`max_size`]) is an error (`InvalidData`): it would
+/// give a file no lackey reader accepts.
 #[derive(Debug)]
 pub struct LackeyWriter<W: Write> {
     w: BufWriter<W>,
@@ -137,6 +178,18 @@ impl<W: Write> LackeyWriter<W> {
                 return Ok(());
             }
         };
+        if a.size > max_size(a.kind) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{} of {} bytes at {:#x} does not fit lackey text (1 to {} bytes); write .vmt instead",
+                    kind_words(a.kind),
+                    a.size,
+                    a.addr.0,
+                    max_size(a.kind)
+                ),
+            ));
+        }
         if a.asid != Asid(0) {
             self.losses.asids_dropped += 1;
         }
@@ -231,13 +284,16 @@ mod tests {
             Ok(Some((AccessKind::Load, 0x1ffefff8b8, 8)))
         );
         assert_eq!(parse(" S 0,4\r").map(|a| a.map(|a| a.kind)), Ok(Some(AccessKind::Store)));
-        assert_eq!(parse(" M 0,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((0, u32::MAX))));
+        // The ends of each range.
+        assert_eq!(parse(" M 0,512").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((0, 512))));
+        assert_eq!(parse(" L 0,1").map(|a| a.map(|a| a.size)), Ok(Some(1)));
+        assert_eq!(parse("I  0,20").map(|a| a.map(|a| a.size)), Ok(Some(20)));
+        assert_eq!(parse("I  0,0020").map(|a| a.map(|a| a.size)), Ok(Some(20)));
+        // Leading zeros: only the value counts.
+        assert_eq!(parse(" L 0000000000000000001000,8").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((0x1000, 8))));
         // Past the end of the address space: read as written (the engine
         // cuts it at the end, docs/reference-semantics.md).
-        assert_eq!(
-            parse(" M ffffffffffffffff,4294967295").map(|a| a.map(|a| (a.addr.0, a.size))),
-            Ok(Some((u64::MAX, u32::MAX)))
-        );
+        assert_eq!(parse(" M ffffffffffffffff,512").map(|a| a.map(|a| (a.addr.0, a.size))), Ok(Some((u64::MAX, 512))));
         assert_eq!(parse("==123== Command: ls"), Ok(None));
         assert_eq!(parse("--123-- WARNING: x"), Ok(None));
         assert_eq!(parse("   "), Ok(None));
@@ -254,7 +310,12 @@ mod tests {
             (" L -1000,4", "found `-1000` (no hex digits)"),
             ("I 12,", "expected a decimal size"),
             ("I 12,0", "at least 1"),
-            ("I 12,4294967296", "does not fit in 32 bits"),
+            ("I 12,4294967296", "outside lackey's range for an instruction fetch: 1 to 20 bytes"),
+            ("I 12,21", "outside lackey's range for an instruction fetch: 1 to 20 bytes"),
+            (" S 1000,99999", "size `99999` is outside lackey's range for a store: 1 to 512 bytes"),
+            (" L 1000,513", "for a load: 1 to 512"),
+            (" M 1000,513", "for a modify: 1 to 512"),
+            (" L 00001ffffffffffffffff,4", "does not fit in 64 bits"),
             ("I 12,4 x", "expected end of line"),
             ("I12,4", "expected a space"),
             ("--12 x", "expected a lackey record"),
@@ -280,5 +341,20 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&out), "I  04016c0c,3\n L 1ffefff8b8,8\n M 00000000,1\n");
         assert_eq!(losses.asids_dropped, 1);
         assert_eq!(losses.flushes_dropped, 1);
+    }
+
+    #[test]
+    fn refuses_to_write_what_lackey_cannot_hold() {
+        let mut out = Vec::new();
+        write_lackey(&mut out, &[Event::access(AccessKind::Load, 0x1000, 512, 0)]).expect("largest data access");
+        write_lackey(&mut out, &[Event::access(AccessKind::Ifetch, 0x1000, 20, 0)]).expect("largest fetch");
+        for (kind, size, phrase) in [
+            (AccessKind::Load, 513, "a load of 513 bytes at 0x1000 does not fit lackey text (1 to 512 bytes)"),
+            (AccessKind::Ifetch, 21, "an instruction fetch of 21 bytes at 0x1000 does not fit lackey text (1 to 20"),
+        ] {
+            let err = write_lackey(Vec::new(), &[Event::access(kind, 0x1000, size, 0)]).expect_err("too large");
+            assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+            assert!(err.to_string().contains(phrase), "{err}");
+        }
     }
 }

@@ -105,6 +105,9 @@ impl<R: Read> LineReader<R> {
 pub trait LineFormat {
     /// The format's name in error messages ("din", "lackey").
     const NAME: &'static str;
+    /// The lines that carry no event, for the message about a file without
+    /// any ("blank").
+    const SKIPPED: &'static str = "blank";
     /// One line: `Ok(None)` for a line that carries no event, `Err` with
     /// what was expected and found.
     fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String>;
@@ -121,6 +124,9 @@ pub struct TextReader<R, F> {
     asid: Asid,
     total: Option<u64>,
     failed: Option<TraceError>,
+    /// A file with no event at all is an error (see [`Self::refusing_empty`]).
+    refuse_empty: bool,
+    events: u64,
     format: PhantomData<F>,
 }
 
@@ -133,6 +139,8 @@ impl<R: Read, F: LineFormat> TextReader<R, F> {
             asid: Asid(0),
             total: None,
             failed: None,
+            refuse_empty: false,
+            events: 0,
             format: PhantomData,
         }
     }
@@ -148,6 +156,31 @@ impl<R: Read, F: LineFormat> TextReader<R, F> {
     pub fn with_total_len(mut self, total: u64) -> Self {
         self.total = Some(total);
         self
+    }
+
+    /// Ending without a single event is an error naming the file. A trace
+    /// *file* with no reference is a mistake (an empty or wrong file) whose
+    /// simulation would print zeros as if they were results; a stream (a
+    /// capture's pipe, a test's bytes) may legitimately end at once.
+    pub fn refusing_empty(mut self) -> Self {
+        self.refuse_empty = true;
+        self
+    }
+
+    fn no_events_error(&self) -> TraceError {
+        let lines = self.lines.line_no;
+        let message = if self.lines.consumed() == 0 {
+            format!("the file is empty: expected {} references, one a line", F::NAME)
+        } else {
+            format!(
+                "no {} reference in the file: its {lines} line{} {} all {}",
+                F::NAME,
+                if lines == 1 { "" } else { "s" },
+                if lines == 1 { "is" } else { "are" },
+                F::SKIPPED
+            )
+        };
+        TraceError::new(&self.name, Location::File, message)
     }
 
     fn fill_inner(&mut self, buf: &mut Vec<Event>) -> Result<(), TraceError> {
@@ -182,11 +215,18 @@ impl<R: Read + Send, F: LineFormat + Send> EventSource for TextReader<R, F> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
-        if let Err(e) = self.fill_inner(buf) {
+        let filled = self.fill_inner(buf).and_then(|()| {
+            if buf.is_empty() && self.events == 0 && self.refuse_empty {
+                return Err(self.no_events_error());
+            }
+            Ok(())
+        });
+        if let Err(e) = filled {
             buf.clear();
             self.failed = Some(e.clone());
             return Err(e);
         }
+        self.events += buf.len() as u64;
         Ok(!buf.is_empty())
     }
 
@@ -229,16 +269,19 @@ pub(crate) fn trim_start(s: &[u8]) -> &[u8] {
     take_while(s, is_blank).1
 }
 
-/// Parses 1 to 16 hex digits. `Err` says what was wrong, for the message.
+/// Parses hex digits: any number of leading zeros (only the value counts,
+/// as with Dinero's and valgrind's own readers), then at most 16 more. `Err`
+/// says what was wrong, for the message.
 pub(crate) fn parse_hex(digits: &[u8]) -> Result<u64, &'static str> {
     if digits.is_empty() {
         return Err("no hex digits");
     }
-    if digits.len() > 16 {
-        return Err("more than 16 hex digits (does not fit in 64 bits)");
+    let significant = take_while(digits, |b| b == b'0').1;
+    if significant.len() > 16 {
+        return Err("more than 16 hex digits after any leading zeros: does not fit in 64 bits (0 to ffffffffffffffff)");
     }
     let mut v: u64 = 0;
-    for &b in digits {
+    for &b in significant {
         let d = match b {
             b'0'..=b'9' => b - b'0',
             b'a'..=b'f' => b - b'a' + 10,
@@ -284,6 +327,12 @@ mod tests {
         assert_eq!(parse_hex(b"1ffefff8b8"), Ok(0x1ffefff8b8));
         assert_eq!(parse_hex(b"FFFFFFFFFFFFFFFF"), Ok(u64::MAX));
         assert!(parse_hex(b"1FFFFFFFFFFFFFFFF").is_err());
+        // Leading zeros are not digits of the value.
+        assert_eq!(parse_hex(b"0000000000000000001000"), Ok(0x1000));
+        assert_eq!(parse_hex(b"00000000000000000000"), Ok(0));
+        assert_eq!(parse_hex(b"0000FFFFFFFFFFFFFFFF"), Ok(u64::MAX));
+        assert!(parse_hex(b"00001FFFFFFFFFFFFFFFF").is_err());
+        assert!(parse_hex(b"000g").is_err());
         assert!(parse_hex(b"").is_err());
         assert!(parse_hex(b"12g").is_err());
     }

@@ -37,7 +37,36 @@ fn lackey_corpus() {
     expect_error("lackey/bad_kind.txt", l, Location::Line(2), "expected a lackey record");
     expect_error("lackey/missing_comma.txt", l, Location::Line(3), "expected `,` after the address, found ` 3`");
     expect_error("lackey/zero_size.txt", l, Location::Line(1), "size must be at least 1");
-    expect_error("lackey/size_overflow.txt", l, Location::Line(2), "does not fit in 32 bits");
+    // Sizes have lackey's own ranges (1 to 20 for a fetch, 1 to 512 for data).
+    expect_error(
+        "lackey/size_overflow.txt",
+        l,
+        Location::Line(2),
+        "size `99999999999` is outside lackey's range for a store: 1 to 512 bytes",
+    );
+    expect_error(
+        "lackey/size_too_large.txt",
+        l,
+        Location::Line(2),
+        "size `99999` is outside lackey's range for a store: 1 to 512 bytes",
+    );
+    expect_error(
+        "lackey/ifetch_too_large.txt",
+        l,
+        Location::Line(2),
+        "size `21` is outside lackey's range for an instruction fetch: 1 to 20 bytes",
+    );
+    // Leading zeros are read (line 1); 17 digits after them are not.
+    expect_error("lackey/addr_leading_zeros_too_long.txt", l, Location::Line(2), "does not fit in 64 bits");
+    // A file without a single reference is an error, not a run of zeros.
+    expect_error("lackey/empty.txt", l, Location::File, "the file is empty: expected lackey references");
+    expect_error("lackey/empty.txt", None, Location::File, "the file is empty");
+    expect_error(
+        "lackey/no_references.txt",
+        l,
+        Location::File,
+        "no lackey reference in the file: its 4 lines are all blank or valgrind's own messages",
+    );
     expect_error(
         "lackey/trailing_garbage.txt",
         l,
@@ -75,6 +104,8 @@ fn din_corpus() {
     expect_error("din/missing_addr.din", d, Location::Line(3), "found end of line");
     expect_error("din/addr_too_long.din", d, Location::Line(1), "more than 16 hex digits");
     expect_error("din/label3.din", None, Location::Line(3), "label 3");
+    expect_error("din/empty.din", None, Location::File, "the file is empty: expected din references");
+    expect_error("din/blank_lines.din", d, Location::File, "no din reference in the file: its 2 lines are all blank");
 }
 
 /// Offsets in the committed files: the header JSON of the corpus is fixed.

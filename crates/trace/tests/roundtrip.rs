@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use vmlab_addr::Asid;
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{
-    read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, PackedBlock,
+    lackey, read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, PackedBlock,
     VmtHeader, VmtOptions, VmtReader, VmtWriter, BLOCK,
 };
 
@@ -144,7 +144,12 @@ proptest! {
         let ev: Vec<Event> = events(items)
             .into_iter()
             .filter_map(|e| match e {
-                Event::Access(mut a) => { a.asid = Asid(0); Some(Event::Access(a)) }
+                Event::Access(mut a) => {
+                    a.asid = Asid(0);
+                    // Into lackey's range for the kind (1 to 20 or 1 to 512).
+                    a.size = (a.size - 1) % lackey::max_size(a.kind) + 1;
+                    Some(Event::Access(a))
+                }
                 _ => None,
             })
             .collect();

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 import click
 
-from vmlab import _engine
+from vmlab import _engine, optional
 from vmlab.sweep import Batch, RunKey, file_sha256
 from vmlab.sweep import run as run_sweep
 
@@ -894,7 +894,9 @@ def figures(rows: list[dict], grid: Grid) -> list:
     beside the paper's GCC figures, then per trace Figures 13-15 style panels
     (VMCPI against L1 size, one panel per scheme and L2 size, one curve per
     line-size pair) with the paper's GCC point where it gives one."""
-    from matplotlib.figure import Figure  # the Figure API: no pyplot state, no display
+    Figure = optional.figure_class("the S1 figures")
+    if Figure is None:
+        return []
     from matplotlib.lines import Line2D
 
     from vmlab.report import log_axis, sizes_axis
@@ -1016,6 +1018,7 @@ def write_outputs(rows: list[dict], grid: Grid, results_dir: Path, report_dir: P
 
     written = []
     results_dir.mkdir(parents=True, exist_ok=True)
+    report_dir.mkdir(parents=True, exist_ok=True)  # the page is written even without figures
     cols = sorted({k for r in rows for k in r if k != "key"})
     csv_path = results_dir / "runs.csv"
     with open(csv_path, "w", newline="", encoding="utf-8") as f:

@@ -26,7 +26,7 @@ from typing import Dict, List, Tuple
 import click
 import numpy as np
 
-from vmlab import _engine
+from vmlab import _engine, optional
 from vmlab.report import Verdict
 
 KB = 1024
@@ -474,9 +474,8 @@ def figures(res: dict) -> list:
     """(file name, matplotlib Figure, caption) of each plot: the IPC curves on
     both machines with Table 3 beside them, and the calibration tables beside
     the fit. Empty when matplotlib is not installed."""
-    try:
-        from matplotlib.figure import Figure  # the Figure API: no pyplot state, no display
-    except ImportError:
+    Figure = optional.figure_class("the S2 figures")
+    if Figure is None:
         return []
     from vmlab.report import log_axis, sizes_axis
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
-from vmlab.sweep.digest import cache_dir, file_sha256
+from vmlab.cache import cache_dir
+from vmlab.sweep.digest import file_sha256
 from vmlab.sweep.executor import Batch, dask_client, execute
 from vmlab.sweep.key import RunKey, canonical_json, engine_identity
 from vmlab.sweep.store import Store

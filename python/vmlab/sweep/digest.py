@@ -10,9 +10,8 @@ JSON file, keyed by what changes whenever the bytes can have changed
 (the resolved path, size, modification time in ns and inode), and hashed
 again when any of them differs.
 
-The cache lives in ``$VMLAB_CACHE_DIR`` if set, else
-``$XDG_CACHE_HOME/vmlab``, else ``~/.cache/vmlab``. It is an optimisation
-only: a cache that cannot be read or written is ignored.
+The file lives in vmlab's cache folder (``vmlab.cache``). It is an
+optimisation only: a cache that cannot be read or written is ignored.
 """
 
 from __future__ import annotations
@@ -22,20 +21,13 @@ import hashlib
 import json
 import os
 import tempfile
-from pathlib import Path
 from typing import Union
+
+from vmlab.cache import cache_dir
 
 CACHE_FILE = "file-digests.json"
 _CHUNK = 1 << 20
 _memo: dict[tuple, str] = {}
-
-
-def cache_dir() -> Path:
-    """Where vmlab keeps what it can recompute (``VMLAB_CACHE_DIR`` overrides)."""
-    if os.environ.get("VMLAB_CACHE_DIR"):
-        return Path(os.environ["VMLAB_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "vmlab"
 
 
 def file_sha256(path: Union[str, "os.PathLike[str]"]) -> str:
