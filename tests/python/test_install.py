@@ -142,7 +142,7 @@ def test_reproduce_s2_without_matplotlib(installed: Installed) -> None:
     for table in ("params.csv", "comparison.csv", "findings.csv"):
         assert (results / table).stat().st_size > 0, table
     findings = (results / "findings.csv").read_text().splitlines()
-    assert findings[0] == "finding,verdict" and len(findings) == len(verdicts) + 1
+    assert findings[0] == "finding,verdict,measured,paper" and len(findings) == len(verdicts) + 1
     assert not list((installed.work / "p2").glob("*.png"))
 
 
@@ -154,7 +154,8 @@ def test_reproduce_s1_captures_into_the_cache(installed: Installed) -> None:
     p = installed.run("reproduce", "s1", "--grid", "test", "-j", "2", "--results", "r1", "--report", "p1")
     assert sum(line.lstrip().startswith(("HOLDS", "FAILS")) for line in p.stdout.splitlines()) == 5
     assert "vmlab: note: the S1 figures skipped: matplotlib is not installed" in p.stderr
-    assert [t.name for t in (installed.cache / "traces" / "s1").iterdir()] == ["database-small.vmt"]
+    assert sorted(t.name for t in (installed.cache / "traces" / "s1").iterdir()) == [
+        "database-small.vmt", "database-small.vmt.json"]  # the trace and its sidecar (sha256, versions)
     assert (installed.work / "r1" / "test" / "runs.csv").stat().st_size > 0
     assert (installed.work / "p1" / "index.html").is_file()
 
