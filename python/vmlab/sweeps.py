@@ -152,7 +152,7 @@ def curves_figure(df, grid: Grid):
     miss ratio of the cache that key belongs to (``l2.size`` -> ``l2``; a
     memory key -> every cache of the last level), a line per value of the
     other varied keys."""
-    from vmlab.report import _figure, log_axis
+    from vmlab.report import _figure, log_axis, sizes_axis
 
     keys = list(grid.vary)
     x_key = keys[0]
@@ -164,21 +164,34 @@ def curves_figure(df, grid: Grid):
     caches = [table] if table in set(df["cache"]) else sorted(set(df[df["level"] == df["level"].max()]["cache"]))
     for ax, trace in zip(axes, traces):
         sub = df[(df["trace"] == trace) & (df["cache"].isin(caches))]
-        groups = sub.groupby(others + ["cache"], sort=False) if others or len(caches) > 1 else [((), sub)]
+        by = others + (["cache"] if len(caches) > 1 else [])
+        groups = sub.groupby(by, sort=False) if by else [((), sub)]
         for label, g in groups:
             xs = [_number(v) for v in g[f"point.{x_key}"]]
             order = sorted(range(len(xs)), key=lambda i: xs[i])
             ax.plot([xs[i] for i in order], [list(g["miss_ratio"])[i] for i in order], marker=".",
                     label=", ".join(str(x) for x in (label if isinstance(label, tuple) else (label,))) or None)
-        ax.set_xscale("log", base=2)
+        xs = sorted({_number(v) for v in sub[f"point.{x_key}"]})
+        if xs and all(x > 0 and float(x).is_integer() and int(x) & (int(x) - 1) == 0 for x in xs):
+            sizes_axis(ax, [int(x) for x in xs], x_key)
+            ax.set_xticks(xs, [_size_label(int(x)) for x in xs], fontsize="small", rotation=45)
+        else:
+            ax.set_xscale("log")
+            ax.set_xlabel(x_key)
         log_axis(ax, "y")
-        ax.set_xlabel(x_key)
         ax.set_ylabel(f"{'/'.join(caches)} miss ratio")
         ax.set_title(trace)
-        if others or len(caches) > 1:
-            ax.legend(fontsize="small", title=", ".join(k.removeprefix("point.") for k in others + ["cache"]))
+        if by:
+            ax.legend(fontsize="small", title=", ".join(k.removeprefix("point.") for k in by))
     fig.tight_layout()
     return fig
+
+
+def _size_label(n: int) -> str:
+    for unit, suffix in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
 
 
 def _number(v: Any) -> float:

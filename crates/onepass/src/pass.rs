@@ -26,7 +26,7 @@ use crate::stacks::SweptLevel;
 /// A cache of the machine: one simulated once, or the swept one.
 #[derive(Debug)]
 enum Slot {
-    Fixed(Cache),
+    Fixed(Box<Cache>),
     Swept,
 }
 
@@ -120,7 +120,7 @@ impl OnePass {
             if name == swept {
                 return Ok(Slot::Swept);
             }
-            Cache::new(c.clone(), false).map(Slot::Fixed).map_err(|e| refuse(first, format!("[{name}]: {e}")))
+            Cache::new(c.clone(), false).map(|c| Slot::Fixed(Box::new(c))).map_err(|e| refuse(first, format!("[{name}]: {e}")))
         };
         let mut tiers = Vec::new();
         let mut names = Vec::new();

@@ -26,16 +26,6 @@ use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, RefKin
 /// `dirty_from` of a clean entry: dirty in no configuration.
 const CLEAN: u32 = u32::MAX;
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u64,
-    /// The address space when the level's tags hold one, else 0.
-    asid: u32,
-    dirty_from: u32,
-}
-
-const EMPTY_ENTRY: Entry = Entry { key: u64::MAX, asid: 0, dirty_from: CLEAN };
-
 /// The configurations of one set count: their stacks, and what happened at
 /// each depth.
 #[derive(Debug)]
@@ -44,7 +34,12 @@ struct SetCount {
     mask: Option<u64>,
     /// The most ways of any configuration here: deeper entries are in none.
     depth: usize,
-    entries: Vec<Entry>,
+    /// Per set, `depth` entries, most recent first (`len` of them used), in
+    /// three arrays: the search reads only the keys, 8 bytes an entry.
+    keys: Vec<u64>,
+    /// The address space when the level's tags hold one, else 0.
+    asids: Vec<u32>,
+    dirty_from: Vec<u32>,
     len: Vec<u32>,
     /// References by kind and depth found (`depth` = not found).
     found_at: [Vec<u64>; 3],
@@ -62,7 +57,9 @@ impl SetCount {
             sets,
             mask: sets.is_power_of_two().then(|| sets - 1),
             depth: 0,
-            entries: Vec::new(),
+            keys: Vec::new(),
+            asids: Vec::new(),
+            dirty_from: Vec::new(),
             len: Vec::new(),
             found_at: Default::default(),
             whole_line_writes_at: Vec::new(),
@@ -74,7 +71,10 @@ impl SetCount {
     fn allocate(&mut self) {
         self.members.sort_unstable();
         self.depth = self.members.last().map_or(0, |&(w, _)| w as usize);
-        self.entries = vec![EMPTY_ENTRY; self.sets as usize * self.depth];
+        let slots = self.sets as usize * self.depth;
+        self.keys = vec![u64::MAX; slots];
+        self.asids = vec![0; slots];
+        self.dirty_from = vec![CLEAN; slots];
         self.len = vec![0; self.sets as usize];
         self.found_at = std::array::from_fn(|_| vec![0; self.depth + 1]);
         self.whole_line_writes_at = vec![0; self.depth + 1];
@@ -88,8 +88,7 @@ impl SetCount {
         let depth = self.depth;
         let base = set * depth;
         let n = self.len[set] as usize;
-        let stack = &self.entries[base..base + n];
-        let found = stack.iter().position(|e| e.key == key && e.asid == asid);
+        let found = find(&self.keys[base..base + n], &self.asids[base..base + n], key, asid);
         let p = found.unwrap_or(depth);
         self.found_at[kind as usize][p] += 1;
         if whole_line {
@@ -99,19 +98,20 @@ impl SetCount {
             // The configuration of `a` ways evicts depth `a - 1` when the
             // line is not within its first `a` entries and it held `a`.
             let reach = p.min(n);
+            let dirty_from = &self.dirty_from[base..base + n];
             for (m, &(a, _)) in self.members.iter().enumerate() {
                 let a = a as usize;
                 if a > reach {
                     break;
                 }
-                if stack[a - 1].dirty_from as usize <= a {
+                if dirty_from[a - 1] as usize <= a {
                     self.writebacks[m] += 1;
                 }
             }
         }
         let write = kind == RefKind::Write;
         let (previous, moved) = match found {
-            Some(p) => (stack[p].dirty_from, p),
+            Some(p) => (self.dirty_from[base + p], p),
             None if n < depth => {
                 self.len[set] += 1;
                 (CLEAN, n)
@@ -125,8 +125,12 @@ impl SetCount {
         } else {
             CLEAN
         };
-        self.entries.copy_within(base..base + moved, base + 1);
-        self.entries[base] = Entry { key, asid, dirty_from };
+        self.keys.copy_within(base..base + moved, base + 1);
+        self.asids.copy_within(base..base + moved, base + 1);
+        self.dirty_from.copy_within(base..base + moved, base + 1);
+        self.keys[base] = key;
+        self.asids[base] = asid;
+        self.dirty_from[base] = dirty_from;
         dirty_from <= 1
     }
 
@@ -144,8 +148,8 @@ impl SetCount {
                 let mut f = FlushStats::default();
                 for set in 0..self.sets as usize {
                     let n = (self.len[set] as usize).min(a as usize);
-                    let stack = &self.entries[set * self.depth..set * self.depth + n];
-                    let dirty = if write_back { stack.iter().filter(|e| e.dirty_from <= a).count() } else { 0 };
+                    let stack = &self.dirty_from[set * self.depth..set * self.depth + n];
+                    let dirty = if write_back { stack.iter().filter(|&&d| d <= a).count() } else { 0 };
                     f.dirty += dirty as u64;
                     f.clean += (n - dirty) as u64;
                 }
@@ -325,6 +329,19 @@ impl SweptLevel {
     pub fn is_empty(&self) -> bool {
         self.configs.is_empty()
     }
+}
+
+/// The depth of (`key`, `asid`) in a stack, scanning the keys alone.
+#[inline(always)]
+fn find(keys: &[u64], asids: &[u32], key: u64, asid: u32) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = keys[from..].iter().position(|&k| k == key) {
+        if asids[from + i] == asid {
+            return Some(from + i);
+        }
+        from += i + 1;
+    }
+    None
 }
 
 /// The set of a line, as `Cache` computes it for a level of `sets` sets.
