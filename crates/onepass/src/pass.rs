@@ -120,7 +120,9 @@ impl OnePass {
             if name == swept {
                 return Ok(Slot::Swept);
             }
-            Cache::new(c.clone(), false).map(|c| Slot::Fixed(Box::new(c))).map_err(|e| refuse(first, format!("[{name}]: {e}")))
+            Cache::new(c.clone(), false)
+                .map(|c| Slot::Fixed(Box::new(c)))
+                .map_err(|e| refuse(first, format!("[{name}]: {e}")))
         };
         let mut tiers = Vec::new();
         let mut names = Vec::new();
