@@ -13,10 +13,15 @@ polars, the ``vmlab`` command line, and HTML reports.
 from vmlab._engine import VmlabError, __version__
 from vmlab.machine import FlushCounts, LiveMachine, Machine, Progress, presets, preset_text
 from vmlab.result import Result, results_frame
+from vmlab.grid import Grid
+# The grid sweep: ``vmlab.sweep(grid, traces)`` -> DataFrame. (The stored-run
+# machinery it shares with the studies is ``vmlab.runs``.)
+from vmlab.sweeps import sweep
 from vmlab.traces import capture_trace, convert_trace, trace_formats, trace_info
 
 __all__ = [
     "FlushCounts",
+    "Grid",
     "LiveMachine",
     "Machine",
     "Progress",
@@ -28,6 +33,7 @@ __all__ = [
     "preset_text",
     "presets",
     "results_frame",
+    "sweep",
     "trace_formats",
     "trace_info",
 ]

@@ -82,6 +82,57 @@ def run(machine: str, trace: str, fmt: Optional[str], sets: Sequence[str], json_
                    f"({refs / max(seconds, 1e-9) / 1e6:.1f} M refs/s)", err=True)
 
 
+# -- sweep -----------------------------------------------------------------
+@cli.command("sweep", context_settings=CONTEXT)
+@click.argument("grid_file", metavar="GRID.toml")
+@click.option("--trace", "-t", "traces", multiple=True, required=True, metavar="FILE",
+              help="A trace to sweep over (repeatable).")
+@click.option("--out", "-o", "out", required=True, metavar="DIR",
+              help=f"Where the table ({'sweep.parquet'}), the stored runs (runs.jsonl) and the curves go.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Local processes (default: every CPU).")
+@click.option("--dask", "dask_address", metavar="ADDRESS", default=None,
+              help="Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT) instead; needs vmlab[cluster].")
+@click.option("--fresh", is_flag=True, help="Forget the stored runs in DIR and run everything again.")
+@click.option("--no-plot", is_flag=True, help="Write no curves (no matplotlib needed).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def sweep_cmd(grid_file: str, traces: Sequence[str], out: str, jobs: Optional[int], dask_address: Optional[str],
+              fresh: bool, no_plot: bool, quiet: bool) -> None:
+    """Run every point of a grid of preset keys on every trace, into one Parquet table.
+
+    \b
+    Configurations that differ only in the size and associativity of one LRU
+    cache of the last level share one pass over each trace (exactly the
+    numbers of single runs); the others run on every local core, or on Dask.
+    A rerun reuses every stored run whose trace bytes, configuration and engine
+    are unchanged. The grid format: docs/python.md (Grid files).
+    """
+    from vmlab.grid import Grid
+    from vmlab.sweeps import CURVES_FILE, TABLE_FILE, curves_figure, sweep
+
+    grid = Grid.load(grid_file)
+    optional.need("pyarrow.parquet", "vmlab sweep")
+    optional.need("pandas", "vmlab sweep")
+    if not no_plot:
+        optional.need("matplotlib", "vmlab sweep's curves (--no-plot skips them)")
+    if dask_address:
+        from vmlab.runs.executor import check_dask
+
+        check_dask(dask_address)
+    log = (lambda s: None) if quiet else (lambda s: click.echo(s, err=True))
+    start = time.perf_counter()
+    df = sweep(grid, list(traces), out=out, jobs=jobs, dask=dask_address, log=log, fresh=fresh)
+    table = os.path.join(out, TABLE_FILE)
+    df.to_parquet(table, index=False)
+    wrote = [table]
+    if not no_plot:
+        path = os.path.join(out, CURVES_FILE)
+        curves_figure(df, grid).savefig(path, dpi=120)
+        wrote.append(path)
+    log(f"sweep: {df['run_key'].nunique()} runs, {len(df)} rows in {time.perf_counter() - start:.1f} s; "
+        f"wrote {', '.join(wrote)}")
+
+
 # -- trace -----------------------------------------------------------------
 class TraceGroup(click.Group):
     """``vmlab trace`` is both a group (``info``, ``convert``) and the capture

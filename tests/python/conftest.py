@@ -98,7 +98,7 @@ _real_stderr = None
 def pytest_configure(config):
     global _real_stderr
     _real_stderr = os.fdopen(os.dup(2), "w")
-    # Digests of the tests' traces (vmlab.sweep) go to a folder of this run,
+    # Digests of the tests' traces (vmlab.runs) go to a folder of this run,
     # not the user's cache; subprocesses inherit it.
     os.environ["VMLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="vmlab-test-cache-")
 

@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 mod events;
 mod machine;
 mod mmu;
+mod onepass;
 mod os;
 mod signals;
 mod trace;
@@ -97,6 +98,9 @@ mod _engine {
         apply_overrides, check_config, load_config, preset_names, preset_text, result_table, run, run_events,
         LiveMachine,
     };
+
+    #[pymodule_export]
+    use super::onepass::{onepass_plan, onepass_refusal, onepass_run};
 
     #[pymodule_export]
     use super::translation::{vm_load_config, vm_preset_names, vm_sweep};

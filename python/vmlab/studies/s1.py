@@ -11,7 +11,7 @@ points that differ only in their L2 (size, line), which the engine runs as
 one pass over the L1s and TLBs feeding every L2 (``VmSim::fanout``; not for
 SOFTVM, SPUR or protection changes, whose L1 traffic depends on the L2).
 The sweep itself (run keys, the ``runs.jsonl`` store, resume, workers,
-Ctrl-C) is ``vmlab.sweep``'s: a stored run is reused only when its trace's
+Ctrl-C) is ``vmlab.runs``'s: a stored run is reused only when its trace's
 bytes, event limit, resolved configuration and engine are the same.
 """
 
@@ -29,8 +29,8 @@ from typing import Any, Iterable, Optional, Sequence
 import click
 
 from vmlab import _engine, optional
-from vmlab.sweep import Batch, RunKey, file_sha256
-from vmlab.sweep import run as run_sweep
+from vmlab.runs import Batch, RunKey, file_sha256
+from vmlab.runs import run as run_sweep
 
 PRESET = "jacob-mudge"
 TLB_SCHEMES = ("ultrix", "mach", "intel", "parisc")
@@ -231,7 +231,7 @@ def _batches(todo: list[Point], size: int) -> list[list[Point]]:
     return out
 
 
-#: What S1 stores per run (``sweep.RunKey.kind``): bump the number when
+#: What S1 stores per run (``runs.RunKey.kind``): bump the number when
 #: ``_measured`` stores something new, so stored runs are not reused.
 RUN_KIND = "s1.vm_sweep/1"
 
@@ -239,7 +239,7 @@ RUN_KIND = "s1.vm_sweep/1"
 def sweep(grid: Grid, trace_paths: dict[str, str], out_dir: Path, jobs: int, dask: Optional[str] = None,
           log=print) -> list[dict]:
     """Every point of ``grid`` as a row: its labels, what the engine
-    measured, and its run key (``vmlab.sweep``). A run whose key is in
+    measured, and its run key (``vmlab.runs``). A run whose key is in
     ``out_dir/runs.jsonl`` is reused; the rest run now (on ``jobs`` local
     processes, or on the Dask scheduler at ``dask``) and are added to it."""
     pts = points(grid)
@@ -1108,7 +1108,7 @@ def command(grid_name: str, trace_names: Optional[str], trace_files: dict[str, s
             jobs: int, dask_address: Optional[str], results_dir: str, report_dir: str, fresh: bool) -> None:
     """Study S1: VMCPI of ULTRIX, MACH, INTEL, PA-RISC, SOFTVM, SPUR and NOTLB over cache sizes and line sizes."""
     from vmlab import workloads
-    from vmlab.sweep.executor import check_dask
+    from vmlab.runs.executor import check_dask
 
     grid = GRIDS[grid_name]
     names = tuple(n.strip() for n in trace_names.split(",")) if trace_names else grid.traces

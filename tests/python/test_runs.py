@@ -1,4 +1,4 @@
-"""The shared sweep module (`vmlab.sweep`): run keys, the store, the digest
+"""The shared sweep module (`vmlab.runs`): run keys, the store, the digest
 cache, and stopping. The interrupt tests run the real `vmlab reproduce s1`
 in a subprocess and send it real signals."""
 
@@ -19,11 +19,11 @@ import pytest
 
 from conftest import vmlab_command, write_random_trace
 import vmlab
-from vmlab import sweep
-from vmlab.sweep import digest as digest_mod
-from vmlab.sweep.executor import Batch, execute
-from vmlab.sweep.key import RunKey
-from vmlab.sweep.store import Store
+from vmlab import runs
+from vmlab.runs import digest as digest_mod
+from vmlab.runs.executor import Batch, execute
+from vmlab.runs.key import RunKey
+from vmlab.runs.store import Store
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -39,7 +39,7 @@ def test_run_key_changes_with_every_part_and_only_with_them():
     base = RunKey.make("test/1", "ab" * 32, 1000, '{"b": 1, "a": [1, 2]}')
     same = RunKey.make("test/1", "ab" * 32, 1000, {"a": [1, 2], "b": 1})  # another spelling of the same config
     assert base.digest == same.digest and len(base.digest) == 64
-    assert base.engine == sweep.engine_identity() and base.engine.startswith(vmlab.__version__ + "+")
+    assert base.engine == runs.engine_identity() and base.engine.startswith(vmlab.__version__ + "+")
     variants = [
         RunKey.make("test/2", "ab" * 32, 1000, '{"b": 1, "a": [1, 2]}'),
         RunKey.make("test/1", "cd" * 32, 1000, '{"b": 1, "a": [1, 2]}'),
@@ -60,7 +60,7 @@ def test_file_digest_is_sha256_and_is_remembered_until_the_file_changes(tmp_path
     f = tmp_path / "t.vmt"
     f.write_bytes(b"x" * 3_000_000)
     real = hashlib.sha256(f.read_bytes()).hexdigest()
-    assert sweep.file_sha256(f) == real
+    assert runs.file_sha256(f) == real
     cache_file = tmp_path / "cache" / digest_mod.CACHE_FILE
     cached = json.loads(cache_file.read_text())
     assert cached[os.path.realpath(f)]["sha256"] == real
@@ -69,11 +69,11 @@ def test_file_digest_is_sha256_and_is_remembered_until_the_file_changes(tmp_path
     cached[os.path.realpath(f)]["sha256"] = "planted"
     cache_file.write_text(json.dumps(cached))
     monkeypatch.setattr(digest_mod, "_memo", {})
-    assert sweep.file_sha256(f) == "planted"
+    assert runs.file_sha256(f) == "planted"
     # Rewritten (new size, mtime): hashed again.
     f.write_bytes(b"y" * 3_000_001)
     monkeypatch.setattr(digest_mod, "_memo", {})
-    assert sweep.file_sha256(f) == hashlib.sha256(b"y" * 3_000_001).hexdigest()
+    assert runs.file_sha256(f) == hashlib.sha256(b"y" * 3_000_001).hexdigest()
 
 
 # -- the store ---------------------------------------------------------------------
@@ -153,11 +153,11 @@ def test_run_resumes_by_key_and_runs_a_repeated_key_once(tmp_path):
         return [Batch((k,), ("now", json.loads(k.config)["n"])) for k in todo]
 
     log: list[str] = []
-    out = sweep.run(keys, plan, work_for_test, tmp_path / "runs.jsonl", log=log.append, name="T")
+    out = runs.run(keys, plan, work_for_test, tmp_path / "runs.jsonl", log=log.append, name="T")
     assert planned == [[_key(0), _key(1)]] and {out[_key(n).digest]["v"] for n in (0, 1)} == {0, 1}
     assert log[0] == "T: 2 runs, 0 already done, 2 batches on 1 worker"
     log.clear()
-    out = sweep.run([_key(1), _key(3)], plan, work_for_test, tmp_path / "runs.jsonl", log=log.append, name="T")
+    out = runs.run([_key(1), _key(3)], plan, work_for_test, tmp_path / "runs.jsonl", log=log.append, name="T")
     assert planned[-1] == [_key(3)] and out[_key(1).digest]["v"] == 1 and out[_key(3).digest]["v"] == 3
     assert log[0] == ("T: 2 runs, 1 already done, 1 batches on 1 worker "
                       "(1 stored runs of another trace, event limit, configuration or engine left unused)")
@@ -286,7 +286,7 @@ def test_workers_die_with_their_parent(tmp_path, long_trace):
 
 _ORPHAN_SCRIPT = """
 import multiprocessing, os, sys, time
-from vmlab.sweep import worker
+from vmlab.runs import worker
 
 def child(parent):
     worker._watch(parent)  # the fallback alone, without the kernel's help
@@ -305,7 +305,7 @@ def test_the_portable_watchdog_also_ends_an_orphaned_worker(tmp_path):
                               start_new_session=True)
     try:
         child = int(parent.stdout.readline())
-        time.sleep(2 * sweep.worker.POLL_SECONDS)
+        time.sleep(2 * runs.worker.POLL_SECONDS)
         assert _alive(child)
         os.kill(parent.pid, signal.SIGKILL)
         end = time.monotonic() + 5

@@ -1,15 +1,16 @@
-"""Sweeps: many engine runs, each stored under a key made of everything
-that made it, resumed after any stop, run here, on local processes or on a
-Dask cluster.
+"""Stored runs: many engine runs, each stored under a key made of
+everything that made it, resumed after any stop, run here, on local
+processes or on a Dask cluster. The machinery of every sweep: S1's and
+``vmlab.sweep`` (``vmlab/sweeps.py``, the grid sweep of ``vmlab sweep``).
 
 A study describes its runs as ``RunKey``\\ s (trace content hash, event
 limit, resolved configuration, engine; ``key.py``), groups the ones still
 to do into ``Batch``\\ es (runs that share a pass over one trace), and gives
 a module-level ``work(payload) -> [result, ...]`` that a worker runs:
 
-    >>> from vmlab import sweep
-    >>> keys = [sweep.RunKey.make("s1.vm/1", sweep.file_sha256(path), 0, cfg) for cfg in configs]  # doctest: +SKIP
-    >>> results = sweep.run(keys, make_batches, work, "results/x/runs.jsonl", jobs=2)        # doctest: +SKIP
+    >>> from vmlab import runs
+    >>> keys = [runs.RunKey.make("s1.vm/1", runs.file_sha256(path), 0, cfg) for cfg in configs]  # doctest: +SKIP
+    >>> results = runs.run(keys, make_batches, work, "results/x/runs.jsonl", jobs=2)        # doctest: +SKIP
     >>> results[keys[0].digest]                                                              # doctest: +SKIP
 
 | module | owns |
@@ -30,10 +31,10 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from vmlab.cache import cache_dir
-from vmlab.sweep.digest import file_sha256
-from vmlab.sweep.executor import Batch, dask_client, execute
-from vmlab.sweep.key import RunKey, canonical_json, engine_identity
-from vmlab.sweep.store import Store
+from vmlab.runs.digest import file_sha256
+from vmlab.runs.executor import Batch, dask_client, execute
+from vmlab.runs.key import RunKey, canonical_json, engine_identity
+from vmlab.runs.store import Store
 
 __all__ = ["Batch", "RunKey", "Store", "cache_dir", "canonical_json", "dask_client", "engine_identity", "execute",
            "file_sha256", "run"]

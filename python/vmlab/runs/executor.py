@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from vmlab._engine import VmlabError
-from vmlab.sweep import worker
-from vmlab.sweep.key import RunKey
-from vmlab.sweep.store import Store
+from vmlab.runs import worker
+from vmlab.runs.key import RunKey
+from vmlab.runs.store import Store
 
 #: How long to wait for a Dask scheduler before saying it cannot be reached.
 DASK_CONNECT_SECONDS = 5

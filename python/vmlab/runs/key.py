@@ -39,7 +39,7 @@ def engine_identity() -> str:
     between development builds; the library's bytes do whenever the code
     does (a rebuild of unchanged code may also differ; that only reruns)."""
     from vmlab import _engine
-    from vmlab.sweep.digest import file_sha256
+    from vmlab.runs.digest import file_sha256
 
     return f"{_engine.__version__}+{file_sha256(_engine.__file__)[:16]}"
 

@@ -1,0 +1,520 @@
+//! One pass over a trace for every configuration of a sweep (`plan.rs`
+//! says which configurations may share one). The levels above the swept
+//! cache, and its sibling in a split last level, are the engine's own
+//! `Cache`s, simulated once; the swept cache is a `SweptLevel`. Requests
+//! move between them by the hierarchy's rules (docs/reference-semantics.md,
+//! `vmlab_machine::hierarchy`): a reference is split into lines of the top
+//! level; a miss fetches the whole line below (an instruction miss's fill
+//! stays a fetch), then the write-through, then the dirty victim's
+//! write-back, each split into lines of the level it reaches; below the
+//! last level is memory, which counts.
+//!
+//! Every configuration's `RunResult` equals `Machine::run`'s
+//! (tests/onepass_vs_machine.rs), counter for counter.
+
+use vmlab_addr::{Asid, VirtAddr};
+use vmlab_cache::{Cache, LineRef, Lookup, Outcome, RefKind};
+use vmlab_machine::config::TierConfig;
+use vmlab_machine::mapper::{MapError, PageMapper};
+use vmlab_machine::{EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult};
+use vmlab_trace::vmt::packed::{asid_after, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
+use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
+
+use crate::plan::{pass_key, refusal};
+use crate::stacks::SweptLevel;
+
+/// A cache of the machine: one simulated once, or the swept one.
+#[derive(Debug)]
+enum Slot {
+    Fixed(Box<Cache>),
+    Swept,
+}
+
+#[derive(Debug)]
+enum Tier {
+    Unified(Slot),
+    Split { i: Slot, d: Slot },
+}
+
+impl Tier {
+    fn serving(&mut self, kind: RefKind) -> &mut Slot {
+        match self {
+            Tier::Unified(s) => s,
+            Tier::Split { i, .. } if kind == RefKind::Ifetch => i,
+            Tier::Split { d, .. } => d,
+        }
+    }
+}
+
+/// The top-level line the previous reference of a repeat slot touched (as
+/// `Machine`'s repeat line): a reference within it that reads, or writes a
+/// line already dirty, is a hit that changes nothing but a counter.
+#[derive(Clone, Copy, Debug)]
+struct Repeat {
+    line: u64,
+    asid: u32,
+    dirty: bool,
+}
+
+const NO_REPEAT: Repeat = Repeat { line: u64::MAX, asid: u32::MAX, dirty: false };
+
+/// Why a set of configurations cannot share a pass.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("machine {name}: no one-pass sweep of [{swept}]: {reason}")]
+pub struct Refused {
+    pub name: String,
+    pub swept: String,
+    pub reason: String,
+}
+
+#[derive(Debug)]
+pub struct OnePass {
+    configs: Vec<MachineConfig>,
+    swept_name: String,
+    tiers: Vec<Tier>,
+    /// Cache names per tier, as `Hierarchy::caches` orders them.
+    names: Vec<Vec<String>>,
+    swept: SweptLevel,
+    mapper: PageMapper,
+    /// What the fixed caches of the last level sent to memory.
+    memory: MemoryStats,
+    access_counts: [u64; 4],
+    context_switches: u64,
+    flushes: u64,
+    /// Per repeat slot (0: instructions or unified, 1: data of a split top).
+    repeat: [Repeat; 2],
+    top_shift: [u32; 2],
+    d_slot: usize,
+    fetch_skip: FetchSkip,
+}
+
+impl OnePass {
+    /// A pass for `configs`, sweeping the cache named `swept`.
+    pub fn new(configs: Vec<MachineConfig>, swept: &str) -> Result<Self, Refused> {
+        let refuse = |c: &MachineConfig, reason: String| Refused { name: c.name.clone(), swept: swept.into(), reason };
+        let first = configs.first().ok_or_else(|| Refused {
+            name: String::new(),
+            swept: swept.into(),
+            reason: "no configurations".into(),
+        })?;
+        let key = pass_key(first, swept);
+        for c in &configs {
+            if let Some(r) = refusal(c, swept) {
+                return Err(refuse(c, r));
+            }
+            if pass_key(c, swept) != key {
+                let reason = format!("it differs from machine {} in more than [{swept}] size and assoc", first.name);
+                return Err(refuse(c, reason));
+            }
+        }
+        let cache_of = |c: &MachineConfig| {
+            c.caches().into_iter().find(|(n, _)| *n == swept).map(|(_, c)| c.clone()).unwrap_or_else(|| {
+                // `refusal` has checked it is there.
+                vmlab_cache::CacheConfig::simple(64, 64, 1)
+            })
+        };
+        let swept_configs: Vec<_> = configs.iter().map(cache_of).collect();
+        let level = SweptLevel::new(&swept_configs).map_err(|r| refuse(first, r))?;
+        let tier_configs = first.tiers().map_err(|r| refuse(first, r))?;
+        let build = |name: &str, c: &vmlab_cache::CacheConfig| -> Result<Slot, Refused> {
+            if name == swept {
+                return Ok(Slot::Swept);
+            }
+            Cache::new(c.clone(), false)
+                .map(|c| Slot::Fixed(Box::new(c)))
+                .map_err(|e| refuse(first, format!("[{name}]: {e}")))
+        };
+        let mut tiers = Vec::new();
+        let mut names = Vec::new();
+        for t in &tier_configs {
+            match t {
+                TierConfig::Unified { name, cache } => {
+                    tiers.push(Tier::Unified(build(name, cache)?));
+                    names.push(vec![name.clone()]);
+                }
+                TierConfig::Split { i_name, i, d_name, d } => {
+                    tiers.push(Tier::Split { i: build(i_name, i)?, d: build(d_name, d)? });
+                    names.push(vec![i_name.clone(), d_name.clone()]);
+                }
+            }
+        }
+        let page = first.memory.page_size;
+        let frames = first.memory.size.0 / page.bytes();
+        let mapper = PageMapper::new(page, frames, first.memory.allocation, first.colours(), first.memory.seed);
+        let unified_top = matches!(tiers.first(), Some(Tier::Unified(_)));
+        let mut pass = Self {
+            swept_name: swept.to_string(),
+            tiers,
+            names,
+            swept: level,
+            mapper,
+            memory: MemoryStats::default(),
+            access_counts: [0; 4],
+            context_switches: 0,
+            flushes: 0,
+            repeat: [NO_REPEAT; 2],
+            top_shift: [0; 2],
+            d_slot: if unified_top { 0 } else { 1 },
+            fetch_skip: FetchSkip { line_shift: 0, across_data: !unified_top },
+            configs,
+        };
+        pass.top_shift = [RefKind::Ifetch, RefKind::Read].map(|k| pass.line_of(0, k).trailing_zeros());
+        pass.fetch_skip.line_shift = pass.top_shift[0];
+        Ok(pass)
+    }
+
+    /// The swept cache's name.
+    pub fn swept(&self) -> &str {
+        &self.swept_name
+    }
+
+    fn line_of(&mut self, t: usize, kind: RefKind) -> u64 {
+        match self.tiers[t].serving(kind) {
+            Slot::Fixed(c) => c.line_bytes(),
+            Slot::Swept => self.swept.line_bytes(),
+        }
+    }
+
+    /// A request of `size` bytes (within one page) to tier `t`; tier
+    /// `tiers.len()` is memory.
+    fn request(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        if t == self.tiers.len() {
+            if kind == RefKind::Write {
+                self.memory.write(size);
+            } else {
+                self.memory.read(size);
+            }
+            return;
+        }
+        let line = self.line_of(t, kind);
+        let end = va + size;
+        let mut a = va;
+        while a < end {
+            let chunk = ((a & !(line - 1)) + line).min(end) - a;
+            self.access_line(t, kind, a, pa + (a - va), asid, chunk);
+            a += chunk;
+        }
+    }
+
+    /// One access within one line of tier `t`, with what it sends below.
+    fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        let out = match self.tiers[t].serving(kind) {
+            Slot::Swept => {
+                self.swept.access(kind, va, pa, asid, size);
+                return;
+            }
+            Slot::Fixed(c) => (c.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size), c.line_bytes()),
+        };
+        self.send(t + 1, kind, va, pa, asid, size, out);
+    }
+
+    /// What `out`, an access of `size` bytes to a level of `line`-byte lines
+    /// above tier `t`, asks of tier `t`, in `Outcome`'s order.
+    #[allow(clippy::too_many_arguments)]
+    fn send(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, (out, line): (Outcome, u64)) {
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            self.request(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+        }
+        if out.write_through {
+            self.request(t, RefKind::Write, va, pa, asid, size);
+        }
+        if let Some(v) = out.writeback {
+            self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
+    }
+
+    /// One reference of one request kind: one piece per top-level line.
+    #[inline]
+    fn reference(&mut self, kind: RefKind, asid: u32, va: u64, size: u64) -> Result<(), MapError> {
+        let slot = if kind == RefKind::Ifetch { 0 } else { self.d_slot };
+        let shift = self.top_shift[slot];
+        let last = va.saturating_add(size.max(1) - 1);
+        let mut a = va;
+        loop {
+            let piece_last = last.min(((a >> shift) + 1).wrapping_shl(shift).wrapping_sub(1));
+            self.piece(kind, slot, shift, asid, a, piece_last - a + 1)?;
+            if piece_last >= last {
+                return Ok(());
+            }
+            a = piece_last + 1;
+        }
+    }
+
+    /// One access within one top-level line. Translating every piece maps
+    /// pages in the order `Machine` does: it skips translation only on a
+    /// hit that proves the page was touched before.
+    #[inline]
+    fn piece(&mut self, kind: RefKind, slot: usize, shift: u32, asid: u32, va: u64, size: u64) -> Result<(), MapError> {
+        let ln = va >> shift;
+        let swept_top = matches!(self.tiers[0].serving(kind), Slot::Swept);
+        if swept_top {
+            if self.swept.repeats(kind, ln, asid) {
+                self.swept.count_repeats(kind, 1, size);
+                return Ok(());
+            }
+        } else {
+            let r = self.repeat[slot];
+            if ln == r.line && asid == r.asid && (kind != RefKind::Write || r.dirty) {
+                if let Slot::Fixed(c) = self.tiers[0].serving(kind) {
+                    c.count_repeat_hits(kind, 1);
+                }
+                return Ok(());
+            }
+        }
+        let pa = self.mapper.translate(Asid(asid), VirtAddr(va))?.0;
+        let Slot::Fixed(c) = self.tiers[0].serving(kind) else {
+            self.swept.access(kind, va, pa, asid, size);
+            return Ok(());
+        };
+        let r = LineRef { vaddr: va, paddr: pa, asid };
+        let write_breaks = kind == RefKind::Write && !c.repeat_after_write_is_exact();
+        let resident = match c.lookup(r, kind) {
+            Lookup::Hit(dirty) => Some(dirty),
+            look => {
+                let out = match look {
+                    Lookup::Miss { set, key } => c.access_missed(set, key, r, kind, size),
+                    _ => c.access(r, kind, size),
+                };
+                let line = c.line_bytes();
+                self.send(1, kind, va, pa, asid, size, (out, line));
+                out.resident_dirty
+            }
+        };
+        self.repeat[slot] = match resident {
+            Some(dirty) if !write_breaks => Repeat { line: ln, asid, dirty },
+            _ => NO_REPEAT,
+        };
+        Ok(())
+    }
+
+    /// Applies one event.
+    pub fn step(&mut self, ev: &Event) -> Result<(), MapError> {
+        match ev {
+            Event::Access(a) => {
+                let k = a.kind as usize & 3;
+                self.access_counts[k] += 1;
+                self.access(a.kind, a.asid.0, a.addr.0, u64::from(a.size.max(1)))
+            }
+            Event::ContextSwitch(_) => {
+                self.context_switches += 1;
+                Ok(())
+            }
+            Event::FlushAll => {
+                self.flushes += 1;
+                self.flush_all();
+                Ok(())
+            }
+        }
+    }
+
+    #[inline]
+    fn access(&mut self, kind: AccessKind, asid: u32, va: u64, size: u64) -> Result<(), MapError> {
+        match kind {
+            AccessKind::Ifetch => self.reference(RefKind::Ifetch, asid, va, size),
+            AccessKind::Load => self.reference(RefKind::Read, asid, va, size),
+            AccessKind::Store => self.reference(RefKind::Write, asid, va, size),
+            AccessKind::Modify => {
+                self.reference(RefKind::Read, asid, va, size)?;
+                self.reference(RefKind::Write, asid, va, size)
+            }
+        }
+    }
+
+    /// Writes back and invalidates every level, top down, each level's
+    /// dirty lines written into the next before that one is flushed.
+    fn flush_all(&mut self) {
+        self.repeat = [NO_REPEAT; 2];
+        for t in 0..self.tiers.len() {
+            let mut dirty = Vec::new();
+            let slots: Vec<&mut Slot> = match &mut self.tiers[t] {
+                Tier::Unified(s) => vec![s],
+                Tier::Split { i, d } => vec![i, d],
+            };
+            for s in slots {
+                match s {
+                    Slot::Fixed(c) => {
+                        let (_, lines) = c.flush_all(false);
+                        dirty.push((lines, c.line_bytes()));
+                    }
+                    Slot::Swept => self.swept.flush(),
+                }
+            }
+            for (lines, line) in dirty {
+                for v in lines {
+                    self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+                }
+            }
+        }
+    }
+
+    /// Applies a packed block (`first` numbers its first event).
+    pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        if block.skipped > 0 && !block.fetch_skip.is_some_and(|g| g.within(self.fetch_skip)) {
+            return Err(RunError::FetchSkip {
+                trace: origin.to_string(),
+                first,
+                skipped: block.skipped,
+                given: block.fetch_skip,
+                allowed: Some(self.fetch_skip),
+            });
+        }
+        let memory_error = |i: usize, source| RunError::Memory {
+            trace: origin.into(),
+            event: first + i as u64,
+            dropped: block.skipped,
+            source,
+        };
+        let mut extra = block.extra.iter();
+        let mut asid = 0u32;
+        for (i, &w) in block.words.iter().enumerate() {
+            let op = (w >> ADDR_BITS) as u8;
+            let Some(&(kind, size)) = OPS.get(usize::from(op)).filter(|_| op != PACKED_ESCAPE) else {
+                let Some(ev) = extra.next() else {
+                    return Err(RunError::Trace(TraceError::new(
+                        origin,
+                        vmlab_trace::Location::File,
+                        format!("malformed packed block: escape word {i} has no event"),
+                    )));
+                };
+                asid = asid_after(ev, asid);
+                self.step(ev).map_err(|e| memory_error(i, e))?;
+                continue;
+            };
+            self.access_counts[kind as usize & 3] += 1;
+            self.access(kind, asid, w & ADDR_MASK, u64::from(size.max(1))).map_err(|e| memory_error(i, e))?;
+        }
+        // Dropped fetches repeat the top instruction cache's latest line.
+        self.access_counts[AccessKind::Ifetch as usize] += block.skipped;
+        if block.skipped > 0 {
+            match self.tiers[0].serving(RefKind::Ifetch) {
+                Slot::Fixed(c) => c.count_repeat_hits(RefKind::Ifetch, block.skipped),
+                Slot::Swept => self.swept.count_repeats(RefKind::Ifetch, block.skipped, 0),
+            }
+        }
+        Ok(())
+    }
+
+    /// An empty block whose source may drop the fetches this pass only counts.
+    fn block(&self) -> PackedBlock {
+        let mut b = PackedBlock::new();
+        b.fetch_skip = Some(self.fetch_skip);
+        b
+    }
+
+    /// Applies events (packed as the `.vmt` reader would).
+    pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
+        let mut packed = self.block();
+        for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
+            packed.pack(chunk);
+            self.feed_packed(&packed, origin, first + (n * vmlab_trace::BLOCK) as u64)?;
+        }
+        Ok(())
+    }
+
+    /// Runs a whole trace, decoding on a second thread a few blocks ahead
+    /// (as `Machine::run`); `progress` is called after every block and
+    /// stops the run with an `Err`.
+    pub fn run(
+        &mut self,
+        src: &mut dyn EventSource,
+        origin: &str,
+        progress: &mut dyn FnMut(Progress) -> Result<(), String>,
+    ) -> Result<Vec<RunResult>, RunError> {
+        use std::sync::mpsc::sync_channel;
+        type Block = (PackedBlock, u64, Option<u64>);
+        let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(3);
+        let (empty_tx, empty_rx) = sync_channel::<PackedBlock>(4);
+        for _ in 0..4 {
+            let _ = empty_tx.send(self.block());
+        }
+        std::thread::scope(|s| {
+            let (full_rx, empty_tx) = (full_rx, empty_tx);
+            s.spawn(move || {
+                while let Ok(mut buf) = empty_rx.recv() {
+                    let sent = match src.fill_packed(&mut buf) {
+                        Ok(true) => {
+                            let (read, total) = src.progress();
+                            full_tx.send(Ok((buf, read, total))).is_ok()
+                        }
+                        Ok(false) => false,
+                        Err(e) => {
+                            let _ = full_tx.send(Err(e));
+                            false
+                        }
+                    };
+                    if !sent {
+                        return;
+                    }
+                }
+            });
+            let mut n = 0u64;
+            for block in full_rx.iter() {
+                let (buf, bytes_read, bytes_total) = block?;
+                self.feed_packed(&buf, origin, n)?;
+                n += buf.events();
+                progress(Progress { events: n, bytes_read, bytes_total })
+                    .map_err(|reason| RunError::Interrupted { events: n, reason })?;
+                let _ = empty_tx.send(buf);
+            }
+            Ok(self.results(origin))
+        })
+    }
+
+    /// Every configuration's result so far, in the order given to `new`.
+    pub fn results(&self, origin: &str) -> Vec<RunResult> {
+        let [ifetch, load, store, modify] = self.access_counts;
+        let events = EventCounts {
+            ifetch,
+            load,
+            store,
+            modify,
+            context_switches: self.context_switches,
+            flush_all: self.flushes,
+        };
+        (0..self.configs.len())
+            .map(|i| {
+                let mut memory = self.memory;
+                let mut caches = Vec::new();
+                for (tier, names) in self.tiers.iter().zip(&self.names) {
+                    let slots = match tier {
+                        Tier::Unified(s) => vec![s],
+                        Tier::Split { i, d } => vec![i, d],
+                    };
+                    for (s, name) in slots.into_iter().zip(names) {
+                        caches.push(match s {
+                            Slot::Fixed(c) => {
+                                // This configuration's own table: equal but for names and sources.
+                                let config = self.configs[i]
+                                    .caches()
+                                    .into_iter()
+                                    .find(|(n, _)| n == name)
+                                    .map_or_else(|| c.config().clone(), |(_, own)| own.clone());
+                                LevelResult { name: name.clone(), indexing: c.indexing(), config, stats: *c.stats() }
+                            }
+                            Slot::Swept => {
+                                let stats = self.swept.stats(i);
+                                // The swept cache is in the last level: what it sends goes to memory.
+                                memory.reads += stats.fetches;
+                                memory.bytes_read += stats.bytes_in;
+                                memory.writes += stats.writebacks + stats.write_throughs;
+                                memory.bytes_written += stats.bytes_out;
+                                let config = self.swept.config(i).clone();
+                                LevelResult { name: name.clone(), indexing: config.indexing, config, stats }
+                            }
+                        });
+                    }
+                }
+                RunResult {
+                    machine: self.configs[i].clone(),
+                    trace: origin.to_string(),
+                    events,
+                    instructions: ifetch,
+                    caches,
+                    memory,
+                    pages_mapped: self.mapper.pages_mapped(),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,363 @@
+//! Every size and associativity of one LRU level at once: per set count,
+//! one LRU stack per set (Mattson et al. 1970), shared by every way count
+//! of that set count (Hill and Smith 1989's all-associativity simulation,
+//! without their set-refinement step: each set count has its own stacks, so
+//! any index function and any set count, power of two or not, stays exact).
+//!
+//! A reference found at depth `p` of its set's stack (0 = most recent) hits
+//! in every configuration of more than `p` ways and misses in the others;
+//! one not found misses everywhere. That is LRU's inclusion property, which
+//! holds because an LRU level's content after any reference is the `ways`
+//! most recent distinct lines of the set, whatever the way count. It needs
+//! every reference to update recency whether it hits or not, so a level
+//! that does not allocate on a write miss is refused (`plan.rs`).
+//!
+//! Dirty lines are tracked per stack entry as `dirty_from`: the entry is
+//! dirty in exactly the configurations of `dirty_from` ways or more (a set
+//! that only grows, so one number holds it; Thompson and Smith 1989). A
+//! write makes it dirty everywhere (write-allocate: every configuration
+//! holds the line afterwards); a read found at depth `p` refetched it clean
+//! in the configurations of `p` ways or fewer. The configuration of `a`
+//! ways evicts the entry at depth `a - 1` whenever a reference is not found
+//! within its first `a` entries: so write-backs are exact too.
+
+use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, RefKind, WritePolicy};
+
+/// `dirty_from` of a clean entry: dirty in no configuration.
+const CLEAN: u32 = u32::MAX;
+
+/// The configurations of one set count: their stacks, and what happened at
+/// each depth.
+#[derive(Debug)]
+struct SetCount {
+    sets: u64,
+    mask: Option<u64>,
+    /// The most ways of any configuration here: deeper entries are in none.
+    depth: usize,
+    /// Per set, `depth` entries, most recent first (`len` of them used), in
+    /// three arrays: the search reads only the keys, 8 bytes an entry.
+    keys: Vec<u64>,
+    /// The address space when the level's tags hold one, else 0.
+    asids: Vec<u32>,
+    dirty_from: Vec<u32>,
+    len: Vec<u32>,
+    /// References by kind and depth found (`depth` = not found).
+    found_at: [Vec<u64>; 3],
+    /// Writes of a whole line by depth found: their misses fetch nothing.
+    whole_line_writes_at: Vec<u64>,
+    /// (ways, configuration), ascending by ways.
+    members: Vec<(u32, usize)>,
+    /// Dirty victims by member.
+    writebacks: Vec<u64>,
+}
+
+impl SetCount {
+    fn new(sets: u64) -> Self {
+        Self {
+            sets,
+            mask: sets.is_power_of_two().then(|| sets - 1),
+            depth: 0,
+            keys: Vec::new(),
+            asids: Vec::new(),
+            dirty_from: Vec::new(),
+            len: Vec::new(),
+            found_at: Default::default(),
+            whole_line_writes_at: Vec::new(),
+            members: Vec::new(),
+            writebacks: Vec::new(),
+        }
+    }
+
+    fn allocate(&mut self) {
+        self.members.sort_unstable();
+        self.depth = self.members.last().map_or(0, |&(w, _)| w as usize);
+        let slots = self.sets as usize * self.depth;
+        self.keys = vec![u64::MAX; slots];
+        self.asids = vec![0; slots];
+        self.dirty_from = vec![CLEAN; slots];
+        self.len = vec![0; self.sets as usize];
+        self.found_at = std::array::from_fn(|_| vec![0; self.depth + 1]);
+        self.whole_line_writes_at = vec![0; self.depth + 1];
+        self.writebacks = vec![0; self.members.len()];
+    }
+
+    /// One reference to `set`; returns whether the line is now dirty in
+    /// every configuration.
+    #[inline]
+    fn access(&mut self, set: usize, key: u64, asid: u32, kind: RefKind, whole_line: bool, write_back: bool) -> bool {
+        let depth = self.depth;
+        let base = set * depth;
+        let n = self.len[set] as usize;
+        let found = find(&self.keys[base..base + n], &self.asids[base..base + n], key, asid);
+        let p = found.unwrap_or(depth);
+        self.found_at[kind as usize][p] += 1;
+        if whole_line {
+            self.whole_line_writes_at[p] += 1;
+        }
+        if write_back {
+            // The configuration of `a` ways evicts depth `a - 1` when the
+            // line is not within its first `a` entries and it held `a`.
+            let reach = p.min(n);
+            let dirty_from = &self.dirty_from[base..base + n];
+            for (m, &(a, _)) in self.members.iter().enumerate() {
+                let a = a as usize;
+                if a > reach {
+                    break;
+                }
+                if dirty_from[a - 1] as usize <= a {
+                    self.writebacks[m] += 1;
+                }
+            }
+        }
+        let write = kind == RefKind::Write;
+        let (previous, moved) = match found {
+            Some(p) => (self.dirty_from[base + p], p),
+            None if n < depth => {
+                self.len[set] += 1;
+                (CLEAN, n)
+            }
+            None => (CLEAN, depth - 1),
+        };
+        let dirty_from = if write && write_back {
+            1
+        } else if found.is_some() {
+            previous.max(p as u32 + 1)
+        } else {
+            CLEAN
+        };
+        self.keys.copy_within(base..base + moved, base + 1);
+        self.asids.copy_within(base..base + moved, base + 1);
+        self.dirty_from.copy_within(base..base + moved, base + 1);
+        self.keys[base] = key;
+        self.asids[base] = asid;
+        self.dirty_from[base] = dirty_from;
+        dirty_from <= 1
+    }
+
+    /// References of `kind` that miss with `ways` ways.
+    fn misses(&self, kind: RefKind, ways: u32) -> u64 {
+        self.found_at[kind as usize][ways as usize..].iter().sum()
+    }
+
+    /// Per member: what a flush of the whole level finds, then empties it.
+    fn flush(&mut self, write_back: bool) -> Vec<FlushStats> {
+        let counts = self
+            .members
+            .iter()
+            .map(|&(a, _)| {
+                let mut f = FlushStats::default();
+                for set in 0..self.sets as usize {
+                    let n = (self.len[set] as usize).min(a as usize);
+                    let stack = &self.dirty_from[set * self.depth..set * self.depth + n];
+                    let dirty = if write_back { stack.iter().filter(|&&d| d <= a).count() } else { 0 };
+                    f.dirty += dirty as u64;
+                    f.clean += (n - dirty) as u64;
+                }
+                f.empty = self.sets * u64::from(a) - f.dirty - f.clean;
+                f
+            })
+            .collect();
+        self.len.iter_mut().for_each(|n| *n = 0);
+        counts
+    }
+}
+
+/// One LRU level in every configuration of a sweep, which share the line
+/// size and everything else but size and associativity. The caller feeds
+/// it the requests that reach the level, each within one of its lines.
+#[derive(Debug)]
+pub struct SweptLevel {
+    shift: u32,
+    line: u64,
+    cfg: CacheConfig,
+    write_back: bool,
+    configs: Vec<CacheConfig>,
+    set_counts: Vec<SetCount>,
+    /// Per configuration: (set count, member) in `set_counts`.
+    place: Vec<(usize, usize)>,
+    accesses: [u64; 3],
+    /// Writes and their bytes (each a write-through in a write-through level).
+    writes: u64,
+    write_bytes: u64,
+    /// Per configuration, over all flushes.
+    flushed: Vec<FlushStats>,
+    /// The last reference's (virtual line, physical line, asid): a
+    /// reference repeating it is at depth 0 everywhere.
+    last: Option<(u64, u64, u32)>,
+    /// Whether that line is dirty in every configuration (a write to it
+    /// then changes nothing either).
+    last_dirty_everywhere: bool,
+}
+
+impl SweptLevel {
+    /// `configs` must agree in everything but size and associativity and
+    /// be valid (`Geometry::new`); `plan::refusal` checks both.
+    pub fn new(configs: &[CacheConfig]) -> Result<Self, String> {
+        let first = configs.first().ok_or("a one-pass sweep needs at least one configuration")?;
+        let mut set_counts: Vec<SetCount> = Vec::new();
+        let mut place = Vec::new();
+        for (i, c) in configs.iter().enumerate() {
+            let g = Geometry::new(c).map_err(|e| e.to_string())?;
+            let s = match set_counts.iter().position(|s| s.sets == g.sets) {
+                Some(s) => s,
+                None => {
+                    set_counts.push(SetCount::new(g.sets));
+                    set_counts.len() - 1
+                }
+            };
+            set_counts[s].members.push((g.ways, i));
+            place.push(s);
+        }
+        for s in &mut set_counts {
+            s.allocate();
+        }
+        let place = place
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, set_counts[s].members.iter().position(|&(_, c)| c == i).unwrap_or(0)))
+            .collect();
+        let line = first.line.0;
+        Ok(Self {
+            shift: line.trailing_zeros(),
+            line,
+            cfg: first.clone(),
+            write_back: first.write == WritePolicy::WriteBack,
+            configs: configs.to_vec(),
+            set_counts,
+            place,
+            accesses: [0; 3],
+            writes: 0,
+            write_bytes: 0,
+            flushed: vec![FlushStats::default(); configs.len()],
+            last: None,
+            last_dirty_everywhere: false,
+        })
+    }
+
+    pub fn line_bytes(&self) -> u64 {
+        self.line
+    }
+
+    /// Whether a reference of `kind` to virtual line `vline` of `asid` is
+    /// known to repeat the last line without translating it: then it is
+    /// counted (`count_repeats`) and done.
+    #[inline(always)]
+    pub fn repeats(&self, kind: RefKind, vline: u64, asid: u32) -> bool {
+        matches!(self.last, Some((v, _, a)) if v == vline && a == asid)
+            && (kind != RefKind::Write || !self.write_back || self.last_dirty_everywhere)
+    }
+
+    /// `n` references of `kind`, `size` bytes each, that repeat the last
+    /// line (`repeats`): depth 0 everywhere, a hit changing nothing.
+    #[inline(always)]
+    pub fn count_repeats(&mut self, kind: RefKind, n: u64, size: u64) {
+        self.accesses[kind as usize] += n;
+        if kind == RefKind::Write {
+            self.writes += n;
+            self.write_bytes += n * size;
+        }
+    }
+
+    /// One request of `size` bytes within one line.
+    #[inline]
+    pub fn access(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        let (vline, pline) = (va >> self.shift, pa >> self.shift);
+        if self.repeats(kind, vline, asid) && matches!(self.last, Some((_, p, _)) if p == pline) {
+            self.count_repeats(kind, 1, size);
+            return;
+        }
+        self.count_repeats(kind, 1, size);
+        let c = &self.cfg;
+        let key = if c.indexing.tag_is_virtual() { vline } else { pline };
+        let tag_asid = if c.asid_tags { asid } else { 0 };
+        let index_addr = if c.indexing.index_is_virtual() { va } else { pa };
+        let whole_line = kind == RefKind::Write && size == self.line;
+        let mut everywhere = true;
+        for s in &mut self.set_counts {
+            let set = set_of(c, s.sets, s.mask, self.shift, index_addr, asid);
+            everywhere &= s.access(set, key, tag_asid, kind, whole_line, self.write_back);
+        }
+        self.last = Some((vline, pline, asid));
+        self.last_dirty_everywhere = self.write_back && everywhere;
+    }
+
+    /// Flushes the level in every configuration (write back and invalidate).
+    pub fn flush(&mut self) {
+        for s in &mut self.set_counts {
+            let counts = s.flush(self.write_back);
+            for (&(_, i), f) in s.members.iter().zip(counts) {
+                self.flushed[i] += f;
+            }
+        }
+        self.last = None;
+    }
+
+    /// Configuration `i`'s counters, as `Cache::stats` would have them, and
+    /// what it sent below: (line reads, bytes written, writes).
+    pub fn stats(&self, i: usize) -> CacheStats {
+        let (s, m) = self.place[i];
+        let sc = &self.set_counts[s];
+        let ways = sc.members[m].0;
+        let mut st = CacheStats::default();
+        for k in RefKind::ALL {
+            let ks = st.kind_mut(k);
+            ks.accesses = self.accesses[k as usize];
+            ks.misses = sc.misses(k, ways);
+        }
+        let whole_line_misses: u64 = sc.whole_line_writes_at[ways as usize..].iter().sum();
+        st.fetches = st.ifetch.misses + st.read.misses + st.write.misses - whole_line_misses;
+        st.bytes_in = st.fetches * self.line;
+        let flushed = self.flushed[i];
+        st.writebacks = sc.writebacks[m] + flushed.dirty;
+        st.bytes_out = st.writebacks * self.line;
+        if !self.write_back {
+            st.write_throughs = self.writes;
+            st.bytes_out += self.write_bytes;
+        }
+        st.flushed = flushed;
+        st
+    }
+
+    pub fn config(&self, i: usize) -> &CacheConfig {
+        &self.configs[i]
+    }
+
+    pub fn len(&self) -> usize {
+        self.configs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.configs.is_empty()
+    }
+}
+
+/// The depth of (`key`, `asid`) in a stack, scanning the keys alone.
+#[inline(always)]
+fn find(keys: &[u64], asids: &[u32], key: u64, asid: u32) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = keys[from..].iter().position(|&k| k == key) {
+        if asids[from + i] == asid {
+            return Some(from + i);
+        }
+        from += i + 1;
+    }
+    None
+}
+
+/// The set of a line, as `Cache` computes it for a level of `sets` sets.
+#[inline(always)]
+fn set_of(c: &CacheConfig, sets: u64, mask: Option<u64>, shift: u32, addr: u64, asid: u32) -> usize {
+    let line = addr >> shift;
+    let hashed = match c.index {
+        IndexFn::BitSelect => line,
+        IndexFn::Xor => line ^ (line >> sets.trailing_zeros()),
+        IndexFn::SpaceHash => {
+            let space = u64::from(asid) & ((1u64 << c.space_hash_bits) - 1);
+            (addr ^ (space << c.space_hash_at)) >> shift
+        }
+    };
+    (match mask {
+        Some(m) => hashed & m,
+        None => hashed % sets,
+    }) as usize
+}
