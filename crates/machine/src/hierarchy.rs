@@ -415,7 +415,7 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
 const NO_LINE: Outcome =
     Outcome { hit: false, fetch: false, write_through: false, writeback: None, resident_dirty: None };
 
-impl<'m> Below<'_, &'m mut MemoryStats> {
+impl Below<'_, &mut MemoryStats> {
     /// These levels as a `DirectLower`, when they are one level whose every
     /// cache is a `VirtualDirectBelow` and every miss fills in place
     /// (`simple`: its lines are no shorter than the level above's, so each
