@@ -313,6 +313,17 @@ impl CountMiss for ViewCounts {
     }
 }
 
+/// What a flush does with a dirty line. The two cache-control operations
+/// of the seeds (PA-RISC `fdc` and `pdc`); a bool here read as `true` at the
+/// call site and meant "discard" only at the callee.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Flush {
+    /// A flush: write a dirty line back below, then invalidate.
+    WriteBack,
+    /// A purge: invalidate, dropping dirty data.
+    Discard,
+}
+
 /// The state a flush or purge found a line in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineState {
@@ -1044,9 +1055,10 @@ impl Cache {
         self.stamps[slot] = 0;
     }
 
-    /// Flush (`purge == false`: write back if dirty, then invalidate) or purge
-    /// (invalidate, discarding dirty data) the line holding `r`.
-    pub fn flush_line(&mut self, r: LineRef, purge: bool) -> LineState {
+    /// Flushes (`Flush::WriteBack`) or purges (`Flush::Discard`) the line
+    /// holding `r`; a dirty line found is returned for the caller to write
+    /// back (or drop).
+    pub fn flush_line(&mut self, r: LineRef, how: Flush) -> LineState {
         let base = self.set_of(&r) as usize * self.geo.ways as usize;
         let state = match self.find_slot(base, self.key_of(&r), r.asid) {
             None => LineState::Empty,
@@ -1060,15 +1072,15 @@ impl Cache {
                 }
             }
         };
-        self.record_flush(state, purge);
+        self.record_flush(state, how);
         state
     }
 
     /// Counts `n` lines of a flush or purge range as found empty without
     /// looking them up: for a caller that knows the level cannot hold them
     /// (a physically tagged level and a virtual page never mapped).
-    pub fn count_empty_flushes(&mut self, n: u64, purge: bool) {
-        let f = if purge { &mut self.stats.purged } else { &mut self.stats.flushed };
+    pub fn count_empty_flushes(&mut self, n: u64, how: Flush) {
+        let f = if how == Flush::Discard { &mut self.stats.purged } else { &mut self.stats.flushed };
         f.empty += n;
     }
 
@@ -1097,7 +1109,7 @@ impl Cache {
         out
     }
 
-    /// Flushes (`purge == false`) or purges every resident copy of every
+    /// Flushes or purges (`how`) every resident copy of every
     /// line whose physical address lies in `[pa, last]` (both inclusive, so
     /// a range may end at the last address), whatever virtual address or
     /// address space it was filled under: in a VIVT level this catches
@@ -1107,7 +1119,7 @@ impl Cache {
     /// in ascending physical address order (copies of one line by virtual
     /// address, then ASID), so the level below sees the same sequence
     /// however the lines were found.
-    pub fn flush_physical_range(&mut self, pa: u64, last: u64, purge: bool) -> (FlushStats, Vec<Evicted>) {
+    pub fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> (FlushStats, Vec<Evicted>) {
         let shift = self.line_shift;
         let (lo, hi) = (pa >> shift, last >> shift);
         let in_range = hi - lo + 1;
@@ -1121,10 +1133,10 @@ impl Cache {
         if direct {
             for line in lo..=hi {
                 let r = LineRef { vaddr: 0, paddr: line << shift, asid: 0 };
-                let state = self.flush_line(r, purge);
+                let state = self.flush_line(r, how);
                 counts.count(&state);
                 match state {
-                    LineState::Dirty(e) if !purge => dirty.push(e),
+                    LineState::Dirty(e) if how == Flush::WriteBack => dirty.push(e),
                     _ => {}
                 }
             }
@@ -1144,39 +1156,39 @@ impl Cache {
                 continue;
             }
             found.push(pline);
-            self.flush_slot(slot, purge, &mut counts, &mut dirty);
+            self.flush_slot(slot, how, &mut counts, &mut dirty);
         }
         found.sort_unstable();
         found.dedup();
         let empty = in_range - found.len() as u64;
         counts.empty = empty;
-        self.count_empty_flushes(empty, purge);
+        self.count_empty_flushes(empty, how);
         dirty.sort_unstable_by_key(|e| (e.paddr, e.vaddr, e.asid));
         (counts, dirty)
     }
 
     /// Flushes or purges the occupied frame `slot`: counts it clean or
     /// dirty and keeps a dirty line for write-back unless purging.
-    fn flush_slot(&mut self, slot: usize, purge: bool, counts: &mut FlushStats, dirty: &mut Vec<Evicted>) {
+    fn flush_slot(&mut self, slot: usize, how: Flush, counts: &mut FlushStats, dirty: &mut Vec<Evicted>) {
         let e = self.evicted(slot);
         self.invalidate_slot(slot);
         let state = if e.dirty { LineState::Dirty(e) } else { LineState::Clean };
         counts.count(&state);
-        self.record_flush(state, purge);
-        if e.dirty && !purge {
+        self.record_flush(state, how);
+        if e.dirty && how == Flush::WriteBack {
             dirty.push(e);
         }
     }
 
-    fn record_flush(&mut self, state: LineState, purge: bool) {
+    fn record_flush(&mut self, state: LineState, how: Flush) {
         let line = self.geo.line_bytes();
-        let f = if purge { &mut self.stats.purged } else { &mut self.stats.flushed };
+        let f = if how == Flush::Discard { &mut self.stats.purged } else { &mut self.stats.flushed };
         match state {
             LineState::Empty => f.empty += 1,
             LineState::Clean => f.clean += 1,
             LineState::Dirty(_) => {
                 f.dirty += 1;
-                if !purge {
+                if how == Flush::WriteBack {
                     self.stats.writebacks += 1;
                     self.stats.bytes_out += line;
                 }
@@ -1261,15 +1273,15 @@ impl Cache {
 
     /// Flushes or purges every slot. Returns the counts and the dirty lines
     /// (empty for a purge) for the caller to write back downstream.
-    pub fn flush_all(&mut self, purge: bool) -> (FlushStats, Vec<Evicted>) {
+    pub fn flush_all(&mut self, how: Flush) -> (FlushStats, Vec<Evicted>) {
         let mut counts = FlushStats::default();
         let mut dirty = Vec::new();
         for slot in 0..self.tags.len() {
             if self.tags[slot].key == EMPTY {
                 counts.empty += 1;
-                self.record_flush(LineState::Empty, purge);
+                self.record_flush(LineState::Empty, how);
             } else {
-                self.flush_slot(slot, purge, &mut counts, &mut dirty);
+                self.flush_slot(slot, how, &mut counts, &mut dirty);
             }
         }
         self.plru.iter_mut().for_each(|b| *b = 0);
@@ -1345,7 +1357,7 @@ mod tests {
             assert!(!c.access(r(p, p, 0), RefKind::Read, 4).hit);
         }
         assert!(c.access(r(0, 0, 0), RefKind::Read, 4).hit);
-        assert_eq!(c.flush_line(r(32, 32, 0), false), LineState::Clean);
+        assert_eq!(c.flush_line(r(32, 32, 0), Flush::WriteBack), LineState::Clean);
         // The flushed way (2) first, though older stamps remain elsewhere.
         c.access(r(64, 64, 0), RefKind::Read, 4);
         // Then the least recently used: line 16 in way 1.
@@ -1369,13 +1381,13 @@ mod tests {
         // [0x00, 0x2f]: 3 lines, fewer than the 4 frames, each looked up:
         // clean, dirty, clean.
         let mut c = filled();
-        let (f, lines) = c.flush_physical_range(0x00, 0x2f, false);
+        let (f, lines) = c.flush_physical_range(0x00, 0x2f, Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (0, 2, 1));
         assert_eq!(lines, [dirty]);
         // [0x08, 0x4f]: lines 0x00..0x40, 5 of them, more than the frames:
         // searched. 0x00, 0x20 clean, 0x10 dirty, 0x30 and 0x40 empty.
         let mut c = filled();
-        let (f, lines) = c.flush_physical_range(0x08, 0x4f, false);
+        let (f, lines) = c.flush_physical_range(0x08, 0x4f, Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (2, 2, 1));
         assert_eq!(lines, [dirty]);
         let s = c.stats();
@@ -1384,7 +1396,7 @@ mod tests {
         assert!(c.resident().is_empty());
         // A purge hands back no line to write, and writes none back.
         let mut c = filled();
-        let (f, lines) = c.flush_physical_range(0x10, 0x10, true);
+        let (f, lines) = c.flush_physical_range(0x10, 0x10, Flush::Discard);
         assert_eq!((f.empty, f.clean, f.dirty, lines.len()), (0, 0, 1, 0));
         assert_eq!((c.stats().purged.dirty, c.stats().writebacks), (1, 0));
     }
@@ -1404,7 +1416,7 @@ mod tests {
         c.access(r(0x2000, 0x40, 1), RefKind::Write, 4);
         c.access(r(0x1000, 0x40, 2), RefKind::Write, 4);
         c.access(r(0x1010, 0x50, 2), RefKind::Read, 4);
-        let (f, lines) = c.flush_physical_range(0x40, 0x7f, false);
+        let (f, lines) = c.flush_physical_range(0x40, 0x7f, Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (2, 1, 2));
         let order: Vec<(u64, u32)> = lines.iter().map(|e| (e.vaddr, e.asid)).collect();
         assert_eq!(order, [(0x1000, 2), (0x2000, 1)]);

@@ -9,5 +9,7 @@ pub mod stats;
 
 pub use config::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 pub use geometry::{Geometry, GeometryError};
-pub use level::{Cache, Evicted, HitCheck, LineRef, LineState, Lookup, Outcome, VirtualDirect, VirtualDirectBelow};
+pub use level::{
+    Cache, Evicted, Flush, HitCheck, LineRef, LineState, Lookup, Outcome, VirtualDirect, VirtualDirectBelow,
+};
 pub use stats::{CacheStats, FlushStats, KindStats, RefKind};

@@ -109,10 +109,14 @@ pub struct MachineConfig {
 
 /// One level of the hierarchy as configured.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TierConfig {
+pub enum LevelConfig {
     Unified { name: String, cache: CacheConfig },
     Split { i_name: String, i: CacheConfig, d_name: String, d: CacheConfig },
 }
+
+/// The old name of `LevelConfig`, still used by crates/os (to go in
+/// phase 3 of issue 24, with `MachineConfig::tiers`).
+pub type TierConfig = LevelConfig;
 
 impl MachineConfig {
     /// A machine with memory but no caches yet; set the `l*` fields after.
@@ -161,18 +165,24 @@ impl MachineConfig {
         CACHE_NAMES.iter().filter_map(|&n| self.slot(n).map(|c| (n, c))).collect()
     }
 
+    /// `levels` under its old name, still used by crates/os (to go in
+    /// phase 3 of issue 24).
+    pub fn tiers(&self) -> Result<Vec<LevelConfig>, String> {
+        self.levels()
+    }
+
     /// Checks the level structure and every cache's geometry and returns the
-    /// tiers top-down. Errors name the offending table.
-    pub fn tiers(&self) -> Result<Vec<TierConfig>, String> {
-        let mut tiers = Vec::new();
+    /// levels top-down. Errors name the offending table.
+    pub fn levels(&self) -> Result<Vec<LevelConfig>, String> {
+        let mut levels = Vec::new();
         for level in 1..=4u32 {
             let u = format!("l{level}");
             let (i, d) = (format!("l{level}i"), format!("l{level}d"));
-            let tier = match (self.slot(&u), self.slot(&i), self.slot(&d)) {
+            let found = match (self.slot(&u), self.slot(&i), self.slot(&d)) {
                 (None, None, None) => None,
-                (Some(c), None, None) => Some(TierConfig::Unified { name: u.clone(), cache: c.clone() }),
+                (Some(c), None, None) => Some(LevelConfig::Unified { name: u.clone(), cache: c.clone() }),
                 (None, Some(ic), Some(dc)) => {
-                    Some(TierConfig::Split { i_name: i.clone(), i: ic.clone(), d_name: d.clone(), d: dc.clone() })
+                    Some(LevelConfig::Split { i_name: i.clone(), i: ic.clone(), d_name: d.clone(), d: dc.clone() })
                 }
                 (Some(_), _, _) => {
                     return Err(format!("level {level} has both [{u}] and a split [{i}]/[{d}]; choose one"))
@@ -180,19 +190,19 @@ impl MachineConfig {
                 (None, Some(_), None) => return Err(format!("[{i}] needs a matching [{d}] (a split level has both)")),
                 (None, None, Some(_)) => return Err(format!("[{d}] needs a matching [{i}] (a split level has both)")),
             };
-            match tier {
-                Some(t) if tiers.len() as u32 + 1 == level => tiers.push(t),
+            match found {
+                Some(t) if levels.len() as u32 + 1 == level => levels.push(t),
                 Some(t) => {
                     let table = match &t {
-                        TierConfig::Unified { name, .. } => name.clone(),
-                        TierConfig::Split { i_name, .. } => i_name.clone(),
+                        LevelConfig::Unified { name, .. } => name.clone(),
+                        LevelConfig::Split { i_name, .. } => i_name.clone(),
                     };
                     return Err(format!("[{table}]: level {level} is configured but level {} is missing", level - 1));
                 }
                 None => {}
             }
         }
-        if tiers.is_empty() {
+        if levels.is_empty() {
             return Err("a machine needs at least one cache: [l1] or [l1i] + [l1d]".into());
         }
         let page = self.memory.page_size.bytes();
@@ -205,7 +215,7 @@ impl MachineConfig {
         if self.memory.size.0 < page || !self.memory.size.0.is_multiple_of(page) {
             return Err(format!("[memory]: size {} is not a whole number of {page}-byte pages", self.memory.size.0));
         }
-        Ok(tiers)
+        Ok(levels)
     }
 
     /// Page colours for colour-preserving allocation.

@@ -10,12 +10,16 @@
 
 use serde::{Deserialize, Serialize};
 use vmlab_cache::{
-    Cache, Evicted, FlushStats, GeometryError, HitCheck, LineRef, LineState, Outcome, RefKind, VirtualDirectBelow,
+    Cache, Evicted, Flush, FlushStats, GeometryError, HitCheck, LineRef, LineState, Outcome, RefKind,
+    VirtualDirectBelow,
 };
 
-use crate::config::TierConfig;
+use crate::config::LevelConfig;
+use crate::request::{Reached, Request, Served};
 
-/// What reaches memory below the last level.
+/// What leaves the last level of a hierarchy downwards: for a whole
+/// machine, what reaches memory; for a CPU's private levels in a `System`
+/// with shared levels, what that CPU sends to them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryStats {
     pub reads: u64,
@@ -38,23 +42,57 @@ impl MemoryStats {
         self.writes += 1;
         self.bytes_written += bytes;
     }
+
+    /// A read (fill) or write of `bytes`, as `kind` says.
+    #[inline(always)]
+    pub fn count(&mut self, kind: RefKind, bytes: u64) {
+        if kind == RefKind::Write {
+            self.write(bytes);
+        } else {
+            self.read(bytes);
+        }
+    }
 }
 
-// Split tiers are the common case and there is one Tier per level, so the
+/// What lies under the last level a `Below` walks: memory, which only
+/// counts (`&mut MemoryStats`: the whole machine, and every hot loop), or
+/// in a `System` the shared levels (`system::Onward`). A type parameter, so
+/// the replayer's miss chain ends in memory's two counters with no call.
+pub(crate) trait Backing {
+    /// A request of `bytes` at `r` leaving the last level (a fill: `Read`
+    /// or `Ifetch`; or a write); returns where it was served, counted from
+    /// the top of the path that issued it.
+    fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64) -> Reached;
+}
+
+impl Backing for &mut MemoryStats {
+    #[inline(always)]
+    fn request(&mut self, kind: RefKind, _: LineRef, bytes: u64) -> Reached {
+        self.count(kind, bytes);
+        Reached::Memory
+    }
+}
+
+/// The largest number of levels one path through a system may have: the
+/// configuration's four (`MachineConfig::levels`), which is what a
+/// `Ledger` keeps a count for.
+pub const MAX_LEVELS: usize = 4;
+
+// Split levels are the common case and there is one `Level` per level, so the
 // size difference between the variants costs nothing worth a Box.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-pub enum Tier {
+pub enum Level {
     Unified(Cache),
     Split { i: Cache, d: Cache },
 }
 
-impl Tier {
+impl Level {
     #[inline]
     fn serving(&mut self, kind: RefKind) -> &mut Cache {
         match self {
-            Tier::Unified(c) => c,
-            Tier::Split { i, d } => {
+            Level::Unified(c) => c,
+            Level::Split { i, d } => {
                 if kind == RefKind::Ifetch {
                     i
                 } else {
@@ -65,8 +103,8 @@ impl Tier {
     }
     fn caches_mut(&mut self) -> Vec<&mut Cache> {
         match self {
-            Tier::Unified(c) => vec![c],
-            Tier::Split { i, d } => vec![i, d],
+            Level::Unified(c) => vec![c],
+            Level::Split { i, d } => vec![i, d],
         }
     }
 }
@@ -74,10 +112,10 @@ impl Tier {
 /// A named cache in the hierarchy, for results.
 #[derive(Debug)]
 pub struct Hierarchy {
-    tiers: Vec<Tier>,
-    /// Per tier, the inline hit check of its instruction (or unified) cache
+    levels: Vec<Level>,
+    /// Per level, the inline hit check of its instruction (or unified) cache
     /// and of its data cache (`Cache::hit_check`; the same for a unified
-    /// tier), copied once: a request to a level that has one is looked up
+    /// level), copied once: a request to a level that has one is looked up
     /// with `Cache::probe` instead of `Cache::access`.
     checks: Vec<[Option<HitCheck>; 2]>,
     /// Whether every miss can be completed by `Below::fill_below`: every
@@ -91,17 +129,17 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
-    pub fn new(tiers: &[TierConfig], classify_misses: bool) -> Result<Self, GeometryError> {
+    pub fn new(levels: &[LevelConfig], classify_misses: bool) -> Result<Self, GeometryError> {
         let mut built = Vec::new();
         let mut names = Vec::new();
-        for t in tiers {
+        for t in levels {
             match t {
-                TierConfig::Unified { name, cache } => {
-                    built.push(Tier::Unified(Cache::new(cache.clone(), classify_misses)?));
+                LevelConfig::Unified { name, cache } => {
+                    built.push(Level::Unified(Cache::new(cache.clone(), classify_misses)?));
                     names.push(vec![name.clone()]);
                 }
-                TierConfig::Split { i_name, i, d_name, d } => {
-                    built.push(Tier::Split {
+                LevelConfig::Split { i_name, i, d_name, d } => {
+                    built.push(Level::Split {
                         i: Cache::new(i.clone(), classify_misses)?,
                         d: Cache::new(d.clone(), classify_misses)?,
                     });
@@ -112,14 +150,14 @@ impl Hierarchy {
         let checks = built
             .iter()
             .map(|t| match t {
-                Tier::Unified(c) => [c.hit_check(), c.hit_check()],
-                Tier::Split { i, d } => [i.hit_check(), d.hit_check()],
+                Level::Unified(c) => [c.hit_check(), c.hit_check()],
+                Level::Split { i, d } => [i.hit_check(), d.hit_check()],
             })
             .collect();
         let shape = |c: &Cache| (c.hit_check().is_some() && c.fills_in_place(), c.line_bytes());
-        let caches = |t: &Tier| match t {
-            Tier::Unified(c) => vec![shape(c)],
-            Tier::Split { i, d } => vec![shape(i), shape(d)],
+        let caches = |t: &Level| match t {
+            Level::Unified(c) => vec![shape(c)],
+            Level::Split { i, d } => vec![shape(i), shape(d)],
         };
         let shapes: Vec<Vec<(bool, u64)>> = built.iter().map(caches).collect();
         let simple = shapes.iter().flatten().all(|&(ok, _)| ok)
@@ -127,9 +165,13 @@ impl Hierarchy {
                 let above = w[0].iter().map(|&(_, l)| l).max().unwrap_or(0);
                 w[1].iter().all(|&(_, l)| l >= above)
             });
-        Ok(Self { tiers: built, checks, simple, names, memory: MemoryStats::default() })
+        if built.len() > MAX_LEVELS {
+            return Err(GeometryError(format!("{} levels: a path holds at most {MAX_LEVELS}", built.len())));
+        }
+        Ok(Self { levels: built, checks, simple, names, memory: MemoryStats::default() })
     }
 
+    /// What left the last level downwards (see `MemoryStats`).
     pub fn memory(&self) -> &MemoryStats {
         &self.memory
     }
@@ -137,10 +179,10 @@ impl Hierarchy {
     /// Every cache with its name, top level first (I before D).
     pub fn caches(&self) -> Vec<(&str, &Cache)> {
         let mut v = Vec::new();
-        for (t, names) in self.tiers.iter().zip(&self.names) {
+        for (t, names) in self.levels.iter().zip(&self.names) {
             match t {
-                Tier::Unified(c) => v.push((names[0].as_str(), c)),
-                Tier::Split { i, d } => {
+                Level::Unified(c) => v.push((names[0].as_str(), c)),
+                Level::Split { i, d } => {
                     v.push((names[0].as_str(), i));
                     v.push((names[1].as_str(), d));
                 }
@@ -155,49 +197,62 @@ impl Hierarchy {
 
     /// The line size of the top-level cache serving `kind`.
     pub fn top_line(&mut self, kind: RefKind) -> u64 {
-        self.tiers.first_mut().map_or(u64::MAX, |t| t.serving(kind).line_bytes())
+        self.levels.first_mut().map_or(u64::MAX, |t| t.serving(kind).line_bytes())
     }
 
-    /// Every tier and memory, as a `Below` starting at tier 0.
+    /// Every level and memory, as a `Below` starting at level 0.
     #[inline(always)]
     fn all(&mut self) -> Below<'_> {
-        Below { tiers: &mut self.tiers, checks: &self.checks, simple: self.simple, memory: &mut self.memory }
+        Below { levels: &mut self.levels, checks: &self.checks, simple: self.simple, memory: &mut self.memory }
     }
 
-    /// The top tier's caches (as `top_pair_mut`) and, separately borrowed,
+    /// Every level, over `backing` instead of memory: a CPU's private
+    /// levels over a system's shared ones (`system::Onward`).
+    #[inline(always)]
+    pub(crate) fn over<'s, B: Backing>(&'s mut self, make: impl FnOnce(&'s mut MemoryStats) -> B) -> Below<'s, B> {
+        Below { levels: &mut self.levels, checks: &self.checks, simple: self.simple, memory: make(&mut self.memory) }
+    }
+
+    /// The top level's caches (as `top_pair_mut`) and, separately borrowed,
     /// everything under them: what a run loop needs to finish a top-level
     /// miss without giving its borrow of the top caches back.
     #[inline(always)]
     pub(crate) fn split_top(&mut self) -> ((&mut Cache, Option<&mut Cache>), Below<'_>) {
-        let (top, rest) = self.tiers.split_at_mut(1);
+        let (top, rest) = self.levels.split_at_mut(1);
         let pair = match &mut top[0] {
-            Tier::Unified(c) => (c, None),
-            Tier::Split { i, d } => (i, Some(d)),
+            Level::Unified(c) => (c, None),
+            Level::Split { i, d } => (i, Some(d)),
         };
         let checks = self.checks.get(1..).unwrap_or(&[]);
-        (pair, Below { tiers: rest, checks, simple: self.simple, memory: &mut self.memory })
+        (pair, Below { levels: rest, checks, simple: self.simple, memory: &mut self.memory })
     }
 
-    /// A request of `size` bytes at `vaddr`/`paddr` (both within one page) to
-    /// tier `t`; tier `len()` is memory.
-    #[inline(never)]
-    pub fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
-        self.all().request_inline(t, kind, vaddr, paddr, asid, size);
+    /// The access path: `r` entering the hierarchy at level `from`
+    /// (`levels()` is memory), split into lines of that level, each line
+    /// accessed with everything it causes below (the rules at the top of
+    /// this file). Every faster path of this crate (`hit_loop`, `Below`'s
+    /// fill chain, `DirectLower`) changes exactly what this changes; the
+    /// tests in tests/engine_vs_naive.rs hold them to it.
+    pub fn request(&mut self, from: usize, r: Request) -> Served {
+        self.all().serve(from, r)
     }
 
-    /// One access that lies within one line of tier `t` (which must exist),
-    /// with everything it causes below. Returns the tier's outcome.
+    /// One access that lies within one line of level `t` (which must exist),
+    /// with everything it causes below. Returns the level's outcome.
+    ///
+    /// The old surface (crates/os `Cpu`): `request` says the same and where
+    /// the access was served; to go in phase 3 of issue 24.
     #[inline]
     pub fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> Outcome {
-        self.all().access_line(t, kind, va, pa, asid, size)
+        self.all().access_line(t, kind, va, pa, asid, size).0
     }
 
-    /// Completes an access to the top tier that `Cache::lookup` found to
+    /// Completes an access to the top level that `Cache::lookup` found to
     /// miss (`set`, `key` from its `Miss`), with everything it causes below.
     /// Returns whether the line is resident afterwards, and if so dirty.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub fn top_missed(
+    pub(crate) fn top_missed(
         &mut self,
         kind: RefKind,
         va: u64,
@@ -218,7 +273,7 @@ impl Hierarchy {
     /// The top-level cache that serves `kind`.
     #[inline]
     pub fn top_mut(&mut self, kind: RefKind) -> &mut Cache {
-        self.tiers[0].serving(kind)
+        self.levels[0].serving(kind)
     }
 
     /// The top-level cache of repeat slot `slot`: 0 is the instruction (or
@@ -234,46 +289,213 @@ impl Hierarchy {
     /// split top level, the data cache.
     #[inline(always)]
     pub fn top_pair_mut(&mut self) -> (&mut Cache, Option<&mut Cache>) {
-        match &mut self.tiers[0] {
-            Tier::Unified(c) => (c, None),
-            Tier::Split { i, d } => (i, Some(d)),
+        match &mut self.levels[0] {
+            Level::Unified(c) => (c, None),
+            Level::Split { i, d } => (i, Some(d)),
         }
     }
 
     /// Whether the top level is one cache for instructions and data.
     pub fn top_is_unified(&self) -> bool {
-        matches!(self.tiers.first(), Some(Tier::Unified(_)))
+        matches!(self.levels.first(), Some(Level::Unified(_)))
     }
 
-    fn write_back(&mut self, t: usize, lines: Vec<Evicted>, line: u64) {
-        for v in lines {
-            self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
-        }
-    }
-
-    /// Writes back and invalidates (`purge == false`) or invalidates every
-    /// line of every level, top-down, so dirty data from above lands in a
-    /// level before that level is flushed. A frame counts once: empty,
-    /// clean or dirty.
-    pub fn flush_all(&mut self, purge: bool) -> FlushStats {
-        self.flush_each(|c| c.flush_all(purge))
+    /// Writes back (`Flush::WriteBack`) and invalidates, or invalidates
+    /// (`Flush::Discard`), every line of every level, top-down, so dirty
+    /// data from above lands in a level before that level is flushed. A
+    /// frame counts once: empty, clean or dirty.
+    pub fn flush_all(&mut self, how: Flush) -> FlushStats {
+        self.all().flush_all(how)
     }
 
     /// Flushes or purges, top-down as `flush_all`, every copy in every
     /// cache of every line whose physical address lies in `[pa, last]`
     /// (`Cache::flush_physical_range`: a line of the range with no copy in
     /// a cache counts once there as empty).
-    pub fn flush_physical_range(&mut self, pa: u64, last: u64, purge: bool) -> FlushStats {
-        self.flush_each(|c| c.flush_physical_range(pa, last, purge))
+    pub fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> FlushStats {
+        self.all().flush_physical_range(pa, last, how)
     }
 
-    /// Applies a flush to every cache, tier by tier from the top, writing
-    /// each tier's dirty lines into the next before that one is flushed.
+    /// Dinero IV's copy-back of everything (`Below::copy_back_all`).
+    pub fn copy_back_all(&mut self) {
+        self.all().copy_back_all();
+    }
+
+    /// The cache of level `t` that serves `kind`, if there is a level `t`.
+    pub(crate) fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
+        self.levels.get_mut(t).map(|level| level.serving(kind))
+    }
+
+    pub(crate) fn memory_mut(&mut self) -> &mut MemoryStats {
+        &mut self.memory
+    }
+
+    /// How many caches level `t` has: 1 for a unified level, 2 for a split
+    /// one (instruction cache first), 0 past the last level.
+    pub fn caches_in(&self, t: usize) -> usize {
+        match self.levels.get(t) {
+            None => 0,
+            Some(Level::Unified(_)) => 1,
+            Some(Level::Split { .. }) => 2,
+        }
+    }
+
+    /// Cache `c` of level `t`, in `caches_in`'s order.
+    pub fn level_cache(&self, t: usize, c: usize) -> Option<&Cache> {
+        match (self.levels.get(t)?, c) {
+            (Level::Unified(u), 0) => Some(u),
+            (Level::Split { i, .. }, 0) => Some(i),
+            (Level::Split { d, .. }, 1) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Flushes (or purges) the line holding `r` from cache `c` of level `t`
+    /// alone (`Below::flush_line`). Returns what was found: one line,
+    /// empty, clean or dirty; nothing for a cache that does not exist.
+    pub fn flush_line(&mut self, t: usize, c: usize, r: LineRef, how: Flush) -> FlushStats {
+        let mut found = FlushStats::default();
+        if let Some(state) = self.all().flush_line(t, c, r, how) {
+            found.count(&state);
+        }
+        found
+    }
+
+    /// `Below::flush_line` over memory: the state the line was found in.
+    pub(crate) fn flush_line_state(&mut self, t: usize, c: usize, r: LineRef, how: Flush) -> Option<LineState> {
+        self.all().flush_line(t, c, r, how)
+    }
+
+    /// `Cache::count_empty_flushes` of cache `c` of level `t`.
+    pub fn count_empty_flushes(&mut self, t: usize, c: usize, n: u64, how: Flush) {
+        if let Some(cache) = cache_of(&mut self.levels, t, c) {
+            cache.count_empty_flushes(n, how);
+        }
+    }
+
+    /// Whether every miss is completed by the specialised miss chain
+    /// (`Cache::fill` at each level; see `simple`).
+    pub fn misses_fill_in_place(&self) -> bool {
+        self.simple
+    }
+
+    pub fn levels(&self) -> usize {
+        self.levels.len()
+    }
+}
+
+/// Cache `c` of level `t` of `levels`, in `Hierarchy::caches_in`'s order.
+fn cache_of(levels: &mut [Level], t: usize, c: usize) -> Option<&mut Cache> {
+    match (levels.get_mut(t)?, c) {
+        (Level::Unified(u), 0) => Some(u),
+        (Level::Split { i, .. }, 0) => Some(i),
+        (Level::Split { d, .. }, 1) => Some(d),
+        _ => None,
+    }
+}
+
+/// A hit in a level that allows a probe: nothing goes further down.
+const HIT_DOWN_HERE: Outcome =
+    Outcome { hit: true, fetch: false, write_through: false, writeback: None, resident_dirty: None };
+
+/// The levels from some level down to memory: what a miss in the level above
+/// them reaches. Level 0 of a `Below` is the first level under that one.
+/// `B`: what lies under the last of them (`Backing`).
+#[derive(Debug)]
+pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
+    levels: &'a mut [Level],
+    /// `Hierarchy::checks` of the same levels.
+    checks: &'a [[Option<HitCheck>; 2]],
+    /// `Hierarchy::simple`, for the whole hierarchy these levels end.
+    simple: bool,
+    memory: B,
+}
+
+/// What a request to memory touched: no line of any level.
+const NO_LINE: Outcome =
+    Outcome { hit: false, fetch: false, write_through: false, writeback: None, resident_dirty: None };
+
+impl Below<'_, &mut MemoryStats> {
+    /// These levels as a `DirectLower`, when they are one level whose every
+    /// cache is a `VirtualDirectBelow` and every miss fills in place
+    /// (`simple`: its lines are no shorter than the level above's, so each
+    /// fetch and write-back lies within one of its lines).
+    pub(crate) fn direct_lower(&mut self) -> Option<DirectLowers<'_>> {
+        if !self.simple {
+            return None;
+        }
+        let [level] = &mut *self.levels else { return None };
+        let memory = &mut *self.memory;
+        Some(match level {
+            Level::Unified(c) => {
+                DirectLowers::Unified(DirectLower { i: c.virtual_direct_below()?, d: Unified, memory })
+            }
+            Level::Split { i, d } => {
+                DirectLowers::Split(DirectLower { i: i.virtual_direct_below()?, d: d.virtual_direct_below()?, memory })
+            }
+        })
+    }
+}
+
+impl<B: Backing> Below<'_, B> {
+    /// `Hierarchy::request` on these levels: `r` entering at level `from`.
+    pub(crate) fn serve(&mut self, from: usize, r: Request) -> Served {
+        let Some(level) = self.levels.get_mut(from) else {
+            let level = self.memory.request(r.kind, r.line_ref(), r.size);
+            return Served { level, lines: 0, last: NO_LINE };
+        };
+        let line = level.serving(r.kind).line_bytes();
+        let (vaddr, paddr, asid) = (r.vaddr.0, r.paddr.0, r.space.0);
+        let mut served = Served { level: Reached::Level(from), lines: 0, last: NO_LINE };
+        // Line by line in address order, as `request_inline` splits.
+        let mut va = vaddr;
+        let end = vaddr + r.size;
+        while va < end {
+            let next = (va & !(line - 1)) + line;
+            let chunk = next.min(end) - va;
+            let (out, reached) = self.access_line(from, r.kind, va, paddr + (va - vaddr), asid, chunk);
+            served.level = served.level.max(reached);
+            served.lines += 1;
+            served.last = out;
+            va += chunk;
+        }
+        served
+    }
+
+    /// Flushes (or purges) the line holding `r` from cache `c` of level `t`
+    /// alone; a dirty line flushed is written to level `t + 1` (or what lies
+    /// under the last level). Returns the state it found the line in, or
+    /// `None`, changing nothing, for a cache that does not exist.
+    pub(crate) fn flush_line(&mut self, t: usize, c: usize, r: LineRef, how: Flush) -> Option<LineState> {
+        let cache = cache_of(self.levels, t, c)?;
+        let line = cache.line_bytes();
+        let aligned = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+        let state = cache.flush_line(aligned, how);
+        if let LineState::Dirty(e) = state {
+            if how == Flush::WriteBack {
+                self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
+            }
+        }
+        Some(state)
+    }
+
+    /// `Hierarchy::flush_all` on these levels.
+    pub(crate) fn flush_all(&mut self, how: Flush) -> FlushStats {
+        self.flush_each(|c| c.flush_all(how))
+    }
+
+    /// `Hierarchy::flush_physical_range` on these levels.
+    pub(crate) fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> FlushStats {
+        self.flush_each(|c| c.flush_physical_range(pa, last, how))
+    }
+
+    /// Applies a flush to every cache, level by level from the top, writing
+    /// each level's dirty lines into the next before that one is flushed.
     fn flush_each(&mut self, mut flush: impl FnMut(&mut Cache) -> (FlushStats, Vec<Evicted>)) -> FlushStats {
         let mut total = FlushStats::default();
-        for t in 0..self.tiers.len() {
+        for t in 0..self.levels.len() {
             let mut dirty = Vec::new();
-            for c in self.tiers[t].caches_mut() {
+            for c in self.levels[t].caches_mut() {
                 let (counts, lines) = flush(c);
                 total += counts;
                 dirty.push((lines, c.line_bytes()));
@@ -288,116 +510,31 @@ impl Hierarchy {
     /// Dinero IV's copy-back of everything (`--compat dinero`): its driver
     /// ends a run with a `D4XCOPYB` of size 0 to the top data cache
     /// (`cmdmain.c`, after `done:`), which `d4copyback` (`misc.c`) passes
-    /// down level by level after writing back its own dirty lines. So, tier
-    /// by tier from the top, the data side's dirty lines
+    /// down level by level after writing back its own dirty lines. So, level
+    /// by level from the top, the data side's dirty lines
     /// (`Cache::copy_back_all`, in Dinero's order) are written into the
     /// level below as whole-line writes, counted there as any write is,
     /// before that level copies back in turn; the last level's go to
     /// memory. Lines stay resident, clean. An instruction cache of a split
     /// level is never dirty (only fetches reach it), and Dinero does not
     /// copy it back.
-    pub fn copy_back_all(&mut self) {
-        for t in 0..self.tiers.len() {
-            let cache = self.tiers[t].serving(RefKind::Write);
+    pub(crate) fn copy_back_all(&mut self) {
+        for t in 0..self.levels.len() {
+            let cache = self.levels[t].serving(RefKind::Write);
             let line = cache.line_bytes();
             let lines = cache.copy_back_all();
             self.write_back(t, lines, line);
         }
     }
 
-    /// The cache of tier `t` that serves `kind`, if there is a tier `t`.
-    pub(crate) fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
-        self.tiers.get_mut(t).map(|tier| tier.serving(kind))
-    }
-
-    pub(crate) fn memory_mut(&mut self) -> &mut MemoryStats {
-        &mut self.memory
-    }
-
-    /// How many caches tier `t` has: 1 for a unified level, 2 for a split
-    /// one (instruction cache first), 0 past the last level.
-    pub fn caches_in(&self, t: usize) -> usize {
-        match self.tiers.get(t) {
-            None => 0,
-            Some(Tier::Unified(_)) => 1,
-            Some(Tier::Split { .. }) => 2,
+    /// Writes `lines` of `line` bytes, flushed from level `t`, below it.
+    fn write_back(&mut self, t: usize, lines: Vec<Evicted>, line: u64) {
+        for v in lines {
+            self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
         }
     }
 
-    /// Cache `c` of tier `t`, in `caches_in`'s order.
-    pub fn tier_cache(&self, t: usize, c: usize) -> Option<&Cache> {
-        match (self.tiers.get(t)?, c) {
-            (Tier::Unified(u), 0) => Some(u),
-            (Tier::Split { i, .. }, 0) => Some(i),
-            (Tier::Split { d, .. }, 1) => Some(d),
-            _ => None,
-        }
-    }
-
-    fn tier_cache_mut(&mut self, t: usize, c: usize) -> Option<&mut Cache> {
-        match (self.tiers.get_mut(t)?, c) {
-            (Tier::Unified(u), 0) => Some(u),
-            (Tier::Split { i, .. }, 0) => Some(i),
-            (Tier::Split { d, .. }, 1) => Some(d),
-            _ => None,
-        }
-    }
-
-    /// Flushes (or purges) the line holding `r` from cache `c` of tier `t`
-    /// alone (a dirty line flushed is written to tier `t + 1`). Returns what
-    /// was found: one line, empty, clean or dirty. Nothing, changing
-    /// nothing, for a cache that does not exist.
-    pub fn flush_line(&mut self, t: usize, c: usize, r: LineRef, purge: bool) -> FlushStats {
-        let mut found = FlushStats::default();
-        let Some(cache) = self.tier_cache_mut(t, c) else { return found };
-        let line = cache.line_bytes();
-        let aligned = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-        let state = cache.flush_line(aligned, purge);
-        found.count(&state);
-        if let LineState::Dirty(e) = state {
-            if !purge {
-                self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
-            }
-        }
-        found
-    }
-
-    /// `Cache::count_empty_flushes` of cache `c` of tier `t`.
-    pub fn count_empty_flushes(&mut self, t: usize, c: usize, n: u64, purge: bool) {
-        if let Some(cache) = self.tier_cache_mut(t, c) {
-            cache.count_empty_flushes(n, purge);
-        }
-    }
-
-    /// Whether every miss is completed by the specialised miss chain
-    /// (`Cache::fill` at each level; see `simple`).
-    pub fn misses_fill_in_place(&self) -> bool {
-        self.simple
-    }
-
-    pub fn tier_count(&self) -> usize {
-        self.tiers.len()
-    }
-}
-
-/// A hit in a level that allows a probe: nothing goes further down.
-const HIT_DOWN_HERE: Outcome =
-    Outcome { hit: true, fetch: false, write_through: false, writeback: None, resident_dirty: None };
-
-/// The tiers from some level down to memory: what a miss in the level above
-/// them reaches. Tier 0 of a `Below` is the first level under that one.
-#[derive(Debug)]
-pub(crate) struct Below<'a> {
-    tiers: &'a mut [Tier],
-    /// `Hierarchy::checks` of the same tiers.
-    checks: &'a [[Option<HitCheck>; 2]],
-    /// `Hierarchy::simple`, for the whole hierarchy these tiers end.
-    simple: bool,
-    memory: &'a mut MemoryStats,
-}
-
-impl Below<'_> {
-    /// Completes an access to `cache`, the level just above these tiers,
+    /// Completes an access to `cache`, the level just above these levels,
     /// that missed there at `set`, `key` (as `Cache::lookup` or a failed
     /// `Cache::probe` found), with everything it causes below. Returns
     /// whether the line is resident afterwards, and if so dirty.
@@ -430,26 +567,8 @@ impl Below<'_> {
         out.resident_dirty
     }
 
-    /// These tiers as a `DirectLower`, when they are one level whose every
-    /// cache is a `VirtualDirectBelow` and every miss fills in place
-    /// (`simple`: its lines are no shorter than the level above's, so each
-    /// fetch and write-back lies within one of its lines).
-    pub(crate) fn direct_lower(&mut self) -> Option<DirectLowers<'_>> {
-        if !self.simple {
-            return None;
-        }
-        let [tier] = &mut *self.tiers else { return None };
-        let memory = &mut *self.memory;
-        Some(match tier {
-            Tier::Unified(c) => DirectLowers::Unified(DirectLower { i: c.virtual_direct_below()?, d: Unified, memory }),
-            Tier::Split { i, d } => {
-                DirectLowers::Split(DirectLower { i: i.virtual_direct_below()?, d: d.virtual_direct_below()?, memory })
-            }
-        })
-    }
-
     /// What a `Cache::fill` of a `line`-byte line at `va`/`pa` in the level
-    /// above tier `t` sends down, in `send`'s order: the line read (kept an
+    /// above level `t` sends down, in `send`'s order: the line read (kept an
     /// instruction fetch for an instruction miss), then the victim written.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -464,13 +583,16 @@ impl Below<'_> {
         fetch: bool,
         victim: Option<Evicted>,
     ) {
-        if t >= self.tiers.len() {
-            // Memory, which only counts: no call for it.
+        if t >= self.levels.len() {
+            // Memory, which only counts (no call for it), or in a system
+            // the shared levels.
             if fetch {
-                self.memory.read(line);
+                let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+                let a = LineRef { vaddr: va & !(line - 1), paddr: pa & !(line - 1), asid };
+                self.memory.request(fill, a, line);
             }
-            if victim.is_some() {
-                self.memory.write(line);
+            if let Some(v) = victim {
+                self.memory.request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
             }
             return;
         }
@@ -483,7 +605,7 @@ impl Below<'_> {
         }
     }
 
-    /// One access within one line of tier `t` (or memory) of a hierarchy
+    /// One access within one line of level `t` (or memory) of a hierarchy
     /// where `simple` holds: a probe, and for a miss a `Cache::fill` and
     /// what it sends down. Exactly `access_line`'s effect, in fewer steps.
     /// The probe inline (a hit, the common case, costs no call), the
@@ -492,13 +614,13 @@ impl Below<'_> {
     fn simple_access(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
         let side = usize::from(kind != RefKind::Ifetch);
         let hc = self.checks.get(t).and_then(|c| c[side]);
-        let (Some(tier), Some(hc)) = (self.tiers.get_mut(t), hc) else {
+        let (Some(level), Some(hc)) = (self.levels.get_mut(t), hc) else {
             // Memory (a level without a hit check is not reached: `simple`
             // does not hold then, but the general path stays exact).
             self.request(t, kind, va, pa, asid, size);
             return;
         };
-        let cache = tier.serving(kind);
+        let cache = level.serving(kind);
         let (set, key, hit) = probe_counted(cache, &hc, kind, va, pa, asid);
         if hit.is_some() {
             return;
@@ -510,7 +632,7 @@ impl Below<'_> {
         }
     }
 
-    /// `simple_access` after its probe missed at `set`, `key` of tier `t`,
+    /// `simple_access` after its probe missed at `set`, `key` of level `t`,
     /// a one-way level.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
@@ -550,9 +672,9 @@ impl Below<'_> {
         set: usize,
         key: u64,
     ) {
-        // Not reached without tier `t`: the probe just found it.
-        let Some(tier) = self.tiers.get_mut(t) else { return };
-        let cache = tier.serving(kind);
+        // Not reached without level `t`: the probe just found it.
+        let Some(level) = self.levels.get_mut(t) else { return };
+        let cache = level.serving(kind);
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         let filled =
@@ -563,7 +685,7 @@ impl Below<'_> {
         }
     }
 
-    /// A miss at `set`, `key` of tier `t` completed by the general rules
+    /// A miss at `set`, `key` of level `t` completed by the general rules
     /// (`Cache::access_missed`, then `send`). Not reached from
     /// `simple_miss` (every level of a `simple` hierarchy fills in place),
     /// but exact all the same; out of line so the fill keeps its `LineRef`
@@ -572,51 +694,51 @@ impl Below<'_> {
     #[cold]
     #[inline(never)]
     fn general_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
-        let Some(tier) = self.tiers.get_mut(t) else { return };
-        let cache = tier.serving(kind);
+        let Some(level) = self.levels.get_mut(t) else { return };
+        let cache = level.serving(kind);
         let line = cache.line_bytes();
         let out = cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size);
         self.send(t + 1, kind, va, pa, asid, size, line, &out);
     }
 
     #[inline(never)]
-    fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
-        self.request_inline(t, kind, vaddr, paddr, asid, size);
+    fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) -> Reached {
+        self.request_inline(t, kind, vaddr, paddr, asid, size)
     }
 
+    /// A request of `size` bytes at `vaddr`/`paddr` to level `t` (or what
+    /// lies under the last level), split into that level's lines. Returns
+    /// the deepest level any line was served at (`Served::level`).
     #[inline(always)]
-    fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) {
-        let Some(tier) = self.tiers.get_mut(t) else {
-            if kind == RefKind::Write {
-                self.memory.write(size);
-            } else {
-                self.memory.read(size);
-            }
-            return;
+    fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) -> Reached {
+        let Some(level) = self.levels.get_mut(t) else {
+            return self.memory.request(kind, LineRef { vaddr, paddr, asid }, size);
         };
-        let line = tier.serving(kind).line_bytes();
+        let line = level.serving(kind).line_bytes();
         if size != 0 && (vaddr & (line - 1)) + size <= line {
             // Within one line (every fill, write-back and write-through between
             // levels of equal line size).
-            self.access_line(t, kind, vaddr, paddr, asid, size);
-            return;
+            return self.access_line(t, kind, vaddr, paddr, asid, size).1;
         }
+        let mut reached = Reached::Level(t);
         let mut va = vaddr;
         let end = vaddr + size;
         while va < end {
             let next = (va & !(line - 1)) + line;
             let chunk = next.min(end) - va;
-            self.access_line(t, kind, va, paddr + (va - vaddr), asid, chunk);
+            reached = reached.max(self.access_line(t, kind, va, paddr + (va - vaddr), asid, chunk).1);
             va += chunk;
         }
+        reached
     }
 
-    /// One access that lies within one line of tier `t` (which must exist),
-    /// with everything it causes below. Returns the tier's outcome.
+    /// One access that lies within one line of level `t` (which must exist),
+    /// with everything it causes below. Returns the level's outcome and
+    /// where the access was served (`Served::level`).
     #[inline]
-    fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> Outcome {
+    fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> (Outcome, Reached) {
         let side = usize::from(kind != RefKind::Ifetch);
-        let cache = self.tiers[t].serving(kind);
+        let cache = self.levels[t].serving(kind);
         let line = cache.line_bytes();
         let out = match self.checks.get(t).and_then(|c| c[side]) {
             // A level that allows a probe: a hit changes what `access`
@@ -626,34 +748,49 @@ impl Below<'_> {
             Some(hc) => {
                 let (set, key, hit) = probe_counted(cache, &hc, kind, va, pa, asid);
                 if let Some(dirty) = hit {
-                    return Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE };
+                    return (Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE }, Reached::Level(t));
                 }
                 cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size)
             }
             None => cache.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size),
         };
+        let mut reached = Reached::Level(t);
         if out.fetch || out.write_through || out.writeback.is_some() {
-            self.send(t + 1, kind, va, pa, asid, size, line, &out);
+            reached = reached.max(self.send(t + 1, kind, va, pa, asid, size, line, &out));
         }
-        out
+        (out, reached)
     }
 
-    /// Issues to tier `t` what `out`, the outcome of an access of `size`
+    /// Issues to level `t` what `out`, the outcome of an access of `size`
     /// bytes at `va`/`pa` to a level of `line`-byte lines just above it,
-    /// asks of the level below, in `Outcome`'s (Dinero's) order.
+    /// asks of the level below, in `Outcome`'s (Dinero's) order. Returns
+    /// where the fill and the write passed on were served (a victim's
+    /// write-back is not the access's own: `Served::level`).
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn send(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, line: u64, out: &Outcome) {
+    fn send(
+        &mut self,
+        t: usize,
+        kind: RefKind,
+        va: u64,
+        pa: u64,
+        asid: u32,
+        size: u64,
+        line: u64,
+        out: &Outcome,
+    ) -> Reached {
+        let mut reached = Reached::Level(t);
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.request_inline(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+            reached = self.request_inline(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
         }
         if out.write_through {
-            self.request(t, RefKind::Write, va, pa, asid, size);
+            reached = reached.max(self.request(t, RefKind::Write, va, pa, asid, size));
         }
         if let Some(v) = out.writeback {
             self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
         }
+        reached
     }
 }
 
@@ -665,10 +802,10 @@ impl Below<'_> {
 pub(crate) trait Lower {
     /// Whether a top-level miss may be finished with a fill there and
     /// `fill_below` here (for `Below`: `Hierarchy::misses_fill_in_place`
-    /// of the hierarchy these tiers end).
+    /// of the hierarchy these levels end).
     fn fills_in_place(&self) -> bool;
 
-    /// `Below::fill_below` from the level just above these tiers (`t` = 0).
+    /// `Below::fill_below` from the level just above these levels (`t` = 0).
     #[allow(clippy::too_many_arguments)]
     fn fill_below(
         &mut self,
@@ -682,7 +819,7 @@ pub(crate) trait Lower {
     );
 }
 
-impl Lower for Below<'_> {
+impl<B: Backing> Lower for Below<'_, B> {
     #[inline(always)]
     fn fills_in_place(&self) -> bool {
         self.simple
@@ -703,12 +840,12 @@ impl Lower for Below<'_> {
     }
 }
 
-/// The tiers under the top when they are one level of direct-mapped VIVT
+/// The levels under the top when they are one level of direct-mapped VIVT
 /// caches with ASID tags that fill in place, over memory (`Below::direct_lower`),
 /// borrowed as `VirtualDirectBelow` views for a run: a top-level miss's
 /// fetch and write-back are then each one slot compare and, on a miss
 /// there, one slot replaced and memory counted, without the general
-/// chain's per-access look-ups (tier, hit check, serving cache, flags).
+/// chain's per-access look-ups (level, hit check, serving cache, flags).
 /// `D`: the data cache of a split level, or `Unified`; a type, so the cache
 /// a data access reaches is fixed in each copy of the miss path (an
 /// `Option` chosen per access was a conditional move per field of the
@@ -767,7 +904,7 @@ impl<'a, D: DataSide<'a>> DirectLower<'a, D> {
     }
 
     /// One access within one line of the level (`Below::simple_access` at
-    /// tier 0), then what its miss sends to memory.
+    /// level 0), then what its miss sends to memory.
     #[inline(always)]
     fn access(&mut self, kind: RefKind, r: LineRef, size: u64) {
         let c = if kind == RefKind::Ifetch { &mut self.i } else { self.d.data(&mut self.i) };

@@ -3,18 +3,27 @@
 
 pub mod compat;
 pub mod config;
+pub mod cpu;
 pub mod hierarchy;
 mod hit_loop;
 pub mod host;
+pub mod ledger;
 pub mod machine;
 pub mod mapper;
 pub mod preset;
+pub mod request;
 pub mod result;
+pub mod system;
 
 pub use compat::Compat;
-pub use config::{MachineConfig, MemoryConfig, StatsConfig, TierConfig};
-pub use hierarchy::{Hierarchy, MemoryStats};
+pub use config::{LevelConfig, MachineConfig, MemoryConfig, StatsConfig, TierConfig};
+pub use cpu::{Code, CodeFetch, Cpu};
+pub use hierarchy::{Hierarchy, MemoryStats, MAX_LEVELS};
+pub use ledger::{Ledger, Mechanism, Tally};
 pub use machine::{Machine, Progress, RangeError, RunError};
 pub use mapper::{FrameAllocation, MapError, PageMapper};
 pub use preset::ConfigError;
+pub use request::{Reached, Request, Served};
 pub use result::{EventCounts, LevelResult, RunResult};
+pub use system::{OnCpu, System};
+pub use vmlab_cache::Flush;

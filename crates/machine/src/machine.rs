@@ -1,8 +1,12 @@
-//! A machine: the hierarchy, the page mapper, and the loop that feeds them
-//! events. Every reference walks down the stack once.
+//! The trace replayer: a one-CPU `System` whose levels are all the CPU's
+//! own, the page mapper that translates for it, and the loop that feeds
+//! them events. Every reference walks down the stack once, through the
+//! public path (`Hierarchy::request`) or through one of its fast paths
+//! (`hit_loop`, the repeat line below), which change exactly what it
+//! changes (tests/engine_vs_naive.rs).
 
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
-use vmlab_cache::{FlushStats, HitCheck, LineRef, Lookup, RefKind, WriteMissPolicy};
+use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_cache::{Flush, FlushStats, HitCheck, LineRef, Lookup, RefKind, WriteMissPolicy};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
@@ -12,7 +16,9 @@ use crate::hierarchy::Hierarchy;
 use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop};
 use crate::mapper::{MapError, PageMapper};
 use crate::preset::ConfigError;
+use crate::request::Request;
 use crate::result::{EventCounts, LevelResult, RunResult};
+use crate::system::System;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -95,6 +101,9 @@ pub(crate) struct RepeatLine {
 
 pub(crate) const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
 
+/// The replayer's one CPU.
+const CPU: CpuId = CpuId(0);
+
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
 const MODIFY: usize = AccessKind::Modify as usize;
 
@@ -104,7 +113,10 @@ const FIRST_KIND: [RefKind; 4] = [RefKind::Ifetch, RefKind::Read, RefKind::Write
 #[derive(Debug)]
 pub struct Machine {
     config: MachineConfig,
-    hierarchy: Hierarchy,
+    /// One CPU (`CPU`), every level its own, over memory: the fast paths
+    /// borrow its levels directly, which is exact only because no other
+    /// CPU and no shared level exists.
+    system: System,
     mapper: PageMapper,
     /// Events by `AccessKind` index, then context switches and flushes.
     access_counts: [u64; 4],
@@ -165,8 +177,9 @@ pub(crate) struct OpInfo {
 impl Machine {
     pub fn new(config: MachineConfig) -> Result<Self, ConfigError> {
         let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
-        let tiers = config.tiers().map_err(err)?;
-        let mut hierarchy = Hierarchy::new(&tiers, config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
+        let levels = config.levels().map_err(err)?;
+        let mut system = System::new(1, &levels, &[], config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
+        let hierarchy = system.levels_mut(CPU);
         let page = config.memory.page_size;
         let frames = config.memory.size.0 / page.bytes();
         let mapper = PageMapper::new(page, frames, config.memory.allocation, config.colours(), config.memory.seed);
@@ -239,7 +252,7 @@ impl Machine {
         }
         Ok(Self {
             config,
-            hierarchy,
+            system,
             mapper,
             access_counts: [0; 4],
             context_switches: 0,
@@ -324,7 +337,7 @@ impl Machine {
     /// Whether every miss below the top level is completed by the
     /// specialised miss chain (`Hierarchy::misses_fill_in_place`).
     pub fn misses_fill_in_place(&self) -> bool {
-        self.hierarchy.misses_fill_in_place()
+        self.system.cpu(CPU).levels().misses_fill_in_place()
     }
 
     pub fn config(&self) -> &MachineConfig {
@@ -334,7 +347,7 @@ impl Machine {
     /// The hierarchy, with every counter up to date.
     pub fn hierarchy(&mut self) -> &Hierarchy {
         self.settle();
-        &self.hierarchy
+        self.system.cpu(CPU).levels()
     }
 
     pub fn mapper_mut(&mut self) -> &mut PageMapper {
@@ -349,7 +362,7 @@ impl Machine {
         for (k, n) in [(RefKind::Ifetch, ifetch), (RefKind::Read, load + modify), (RefKind::Write, store + modify)] {
             if n > 0 {
                 // The cache serving `k` is the one the hits happened in.
-                self.hierarchy.top_mut(k).count_repeat_hits(k, n);
+                self.system.levels_mut(CPU).top_mut(k).count_repeat_hits(k, n);
             }
         }
     }
@@ -433,7 +446,7 @@ impl Machine {
         let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
         let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
         let ln = va >> shift;
-        let line = match self.hierarchy.top_mut(kind).lookup(r, kind) {
+        let line = match self.system.levels_mut(CPU).top_mut(kind).lookup(r, kind) {
             Lookup::Hit(dirty) => RepeatLine { line: ln, asid, dirty },
             look => self.piece_below(look, kind, asid, va, pa, needs_translation, size, ln)?,
         };
@@ -460,8 +473,12 @@ impl Machine {
             pa = self.mapper.translate(asid, VirtAddr(va))?.0;
         }
         let resident_dirty = match look {
-            Lookup::Miss { set, key } => self.hierarchy.top_missed(kind, va, pa, asid.0, size, set, key),
-            _ => self.hierarchy.access_line(0, kind, va, pa, asid.0, size).resident_dirty,
+            Lookup::Miss { set, key } => self.system.levels_mut(CPU).top_missed(kind, va, pa, asid.0, size, set, key),
+            // A write to a write-through top level: the public path.
+            _ => {
+                let req = Request::new(kind, VirtAddr(va), PhysAddr(pa), asid, size);
+                self.system.levels_mut(CPU).request(0, req).last.resident_dirty
+            }
         };
         Ok(match resident_dirty {
             Some(dirty) => RepeatLine { line: ln, asid, dirty },
@@ -514,8 +531,8 @@ impl Machine {
         let pa_of =
             |x: u64| if page.vpn(VirtAddr(x)) == first_page { pa_first + (x - va) } else { pa_last - (last - x) };
         let write = kind == RefKind::Write;
-        for t in 0..self.hierarchy.tier_count() {
-            let Some(cache) = self.hierarchy.serving_mut(t, kind) else { break };
+        for t in 0..self.system.levels_mut(CPU).levels() {
+            let Some(cache) = self.system.levels_mut(CPU).serving_mut(t, kind) else { break };
             let allocates = !write || cache.config().write_miss == WriteMissPolicy::WriteAllocate;
             let shift = cache.line_bytes().trailing_zeros();
             let mut missed = 0u64;
@@ -539,7 +556,7 @@ impl Machine {
                 return Ok(());
             }
         }
-        let memory = self.hierarchy.memory_mut();
+        let memory = self.system.levels_mut(CPU).memory_mut();
         if write {
             memory.write(size);
         } else {
@@ -565,9 +582,9 @@ impl Machine {
                 if self.compat.copies_back() {
                     // Dinero's `-flushcount` flush: a copy-back down the
                     // data side, then every cache invalidated (found clean).
-                    self.hierarchy.copy_back_all();
+                    self.system.levels_mut(CPU).copy_back_all();
                 }
-                self.hierarchy.flush_all(false);
+                self.system.levels_mut(CPU).flush_all(Flush::WriteBack);
                 Ok(())
             }
         }
@@ -739,7 +756,7 @@ impl Machine {
         let words = &block.words[..];
         let mut i = 0;
         loop {
-            let (top, below) = self.hierarchy.split_top();
+            let (top, below) = self.system.levels_mut(CPU).split_top();
             let borrowed = Borrowed {
                 top,
                 below,
@@ -824,8 +841,9 @@ impl Machine {
         })
     }
 
-    /// Flushes (`purge == false`: writes back dirty lines, then invalidates)
-    /// or purges (invalidates, dropping dirty data) the virtual range
+    /// Flushes (`Flush::WriteBack`: writes back dirty lines, then
+    /// invalidates) or purges (`Flush::Discard`: invalidates, dropping
+    /// dirty data) the virtual range
     /// `[va, va + len)` of `asid` in every cache, top level first, so what
     /// a level writes back lands in the level below before that one is
     /// flushed. Each cache looks up each of its own lines the range touches
@@ -835,15 +853,15 @@ impl Machine {
     /// touched, and no page is mapped by a flush; those lines count as
     /// empty without a look-up. `len` 0 flushes nothing; a range past the
     /// last address is refused.
-    pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, purge: bool) -> Result<FlushStats, RangeError> {
+    pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, how: Flush) -> Result<FlushStats, RangeError> {
         let mut total = FlushStats::default();
         let Some(last) = range_last("virtual", va, len)? else { return Ok(total) };
         self.forget_repeats();
         let page = self.mapper.page_size();
         let asid = Asid(asid);
-        for t in 0..self.hierarchy.tier_count() {
-            for c in 0..self.hierarchy.caches_in(t) {
-                let Some(cache) = self.hierarchy.tier_cache(t, c) else { continue };
+        for t in 0..self.system.cpu(CPU).levels().levels() {
+            for c in 0..self.system.cpu(CPU).levels().caches_in(t) {
+                let Some(cache) = self.system.cpu(CPU).levels().level_cache(t, c) else { continue };
                 let shift = cache.line_bytes().trailing_zeros();
                 let (lo, hi) = (va >> shift, last >> shift);
                 let in_range = hi - lo + 1;
@@ -874,10 +892,15 @@ impl Machine {
                     // Without a frame (a homonym) the look-up reads only `vaddr`.
                     let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(a)));
                     let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
-                    total += self.hierarchy.flush_line(t, c, LineRef { vaddr: a, paddr: pa, asid: asid.0 }, purge);
+                    total += self.system.levels_mut(CPU).flush_line(
+                        t,
+                        c,
+                        LineRef { vaddr: a, paddr: pa, asid: asid.0 },
+                        how,
+                    );
                 }
                 let empty = in_range - lines.len() as u64;
-                self.hierarchy.count_empty_flushes(t, c, empty, purge);
+                self.system.levels_mut(CPU).count_empty_flushes(t, c, empty, how);
                 total.empty += empty;
             }
         }
@@ -892,18 +915,18 @@ impl Machine {
     /// the range with no copy counts once as empty and each copy as clean
     /// or dirty. `len` 0 flushes nothing; a range past the last address is
     /// refused.
-    pub fn flush_physical_range(&mut self, pa: u64, len: u64, purge: bool) -> Result<FlushStats, RangeError> {
+    pub fn flush_physical_range(&mut self, pa: u64, len: u64, how: Flush) -> Result<FlushStats, RangeError> {
         let Some(last) = range_last("physical", pa, len)? else { return Ok(FlushStats::default()) };
         self.forget_repeats();
-        Ok(self.hierarchy.flush_physical_range(pa, last, purge))
+        Ok(self.system.levels_mut(CPU).flush_physical_range(pa, last, how))
     }
 
     /// Flushes or purges every cache whole, top level first; every frame
     /// counts once, empty, clean or dirty. Unlike a trace's `FlushAll`
     /// event, not counted among the events.
-    pub fn flush_all(&mut self, purge: bool) -> FlushStats {
+    pub fn flush_all(&mut self, how: Flush) -> FlushStats {
         self.forget_repeats();
-        self.hierarchy.flush_all(purge)
+        self.system.levels_mut(CPU).flush_all(how)
     }
 
     /// Ends a run as the compatibility mode's simulator ends it: under
@@ -914,7 +937,7 @@ impl Machine {
     pub fn finish(&mut self) {
         if self.compat.copies_back() {
             self.forget_repeats();
-            self.hierarchy.copy_back_all();
+            self.system.levels_mut(CPU).copy_back_all();
         }
     }
 
@@ -936,7 +959,9 @@ impl Machine {
             events,
             instructions: ifetch,
             caches: self
-                .hierarchy
+                .system
+                .cpu(CPU)
+                .levels()
                 .caches()
                 .into_iter()
                 .map(|(name, c)| LevelResult {
@@ -946,7 +971,7 @@ impl Machine {
                     stats: *c.stats(),
                 })
                 .collect(),
-            memory: *self.hierarchy.memory(),
+            memory: self.system.memory(),
             pages_mapped: self.mapper.pages_mapped(),
             compat: self.compat,
         }

@@ -5,6 +5,7 @@ mod support;
 
 use proptest::prelude::*;
 use support::naive::{NaiveCache, NaiveMachine, NaiveTier};
+use support::public::PublicReplay;
 use vmlab_addr::PageSize;
 use vmlab_cache::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Machine, MachineConfig, MemoryConfig, StatsConfig};
@@ -86,6 +87,13 @@ fn event_strategy() -> impl Strategy<Value = Event> {
 }
 
 fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachine) {
+    let (m, n, _) = build_all(tiers, page, classify);
+    (m, n)
+}
+
+/// The engine, the naive simulator and the public-path replayer
+/// (`support::public`) of one random machine.
+fn build_all(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachine, PublicReplay) {
     let mut cfg = MachineConfig::bare("random", MemoryConfig::sequential(PageSize::new(page).expect("page"), 1 << 30));
     cfg.stats = StatsConfig { classify_misses: classify };
     let mut naive = Vec::new();
@@ -106,8 +114,9 @@ fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachi
             }
         });
     }
+    let public = PublicReplay::new(&cfg);
     let m = Machine::new(cfg).expect("valid random machine");
-    (m, NaiveMachine::new(naive, page))
+    (m, NaiveMachine::new(naive, page), public)
 }
 
 /// Feeds the same events to the engine and the naive simulator and compares
@@ -134,18 +143,41 @@ fn check(
             }
         }
     }
-    let (mut m, mut n) = build(tiers, page, classify && !any_random(tiers));
+    let (mut m, mut n, mut p) = build_all(tiers, page, classify && !any_random(tiers));
     if share {
         // A synonym: page 0 of asid 0 and page 3 of asid 1 share a frame.
         m.share_page(0, 0, 1, 3 * page).expect("frames");
         n.share(0, 0, 1, 3 * page);
+        p.share(0, 0, 1, 3 * page);
     }
     m.feed(&events, "random", 0).expect("no exhaustion");
     for e in &events {
         n.event(e);
     }
-    equals_naive(&m.result("random"), &n, &events)?;
+    let r = m.result("random");
+    equals_naive(&r, &n, &events)?;
+    if p.comparable() {
+        for e in &events {
+            p.event(e);
+        }
+        equals_public(&r, &p)?;
+    }
     Ok(m.inner_loop())
+}
+
+/// Every cache counter, memory and the pages mapped of the engine's result
+/// `r` against the public-path replayer `p` that saw the same events: the
+/// engine's fast paths change exactly what `Hierarchy::request` changes.
+fn equals_public(r: &vmlab_machine::RunResult, p: &PublicReplay) -> Result<(), TestCaseError> {
+    let public = p.stats();
+    prop_assert_eq!(r.caches.len(), public.len());
+    for (e, (name, stats)) in r.caches.iter().zip(&public) {
+        prop_assert_eq!(&e.name, name);
+        prop_assert_eq!(&e.stats, stats, "cache {} differs from the public path", e.name);
+    }
+    prop_assert_eq!(r.memory, p.memory());
+    prop_assert_eq!(r.pages_mapped, p.pages_mapped());
+    Ok(())
 }
 
 /// Random replacement's 3C shadow draws its own random numbers; the naive

@@ -9,7 +9,7 @@ use vmlab_addr::PageSize;
 use vmlab_cache::{
     Assoc, CacheConfig, CacheStats, IndexFn, Indexing, RefKind, Replacement, WriteMissPolicy, WritePolicy,
 };
-use vmlab_machine::{Machine, MachineConfig, MemoryConfig, RunResult, StatsConfig};
+use vmlab_machine::{Flush, Machine, MachineConfig, MemoryConfig, RunResult, StatsConfig};
 use vmlab_trace::{AccessKind, Event};
 
 fn machine_with(l1: CacheConfig) -> Machine {
@@ -235,11 +235,11 @@ fn flush_virtual_range_reports_line_states() {
     let mut m = machine_with(CacheConfig::simple(256, 16, 1));
     m.feed(&[r(0x00), w(0x10), r(0x20)], "flush", 0).expect("runs");
     // Lines 0x00..0x40: clean, dirty, clean, empty.
-    let f = m.flush_virtual_range(0, 0x00, 0x40, false).expect("in range");
+    let f = m.flush_virtual_range(0, 0x00, 0x40, Flush::WriteBack).expect("in range");
     assert_eq!((f.empty, f.clean, f.dirty), (1, 2, 1));
     assert_eq!(m.result("flush").memory.writes, 1);
     // Everything is gone now.
-    let f = m.flush_virtual_range(0, 0x00, 0x40, true).expect("in range");
+    let f = m.flush_virtual_range(0, 0x00, 0x40, Flush::Discard).expect("in range");
     assert_eq!((f.empty, f.clean, f.dirty), (4, 0, 0));
 }
 

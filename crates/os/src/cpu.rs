@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
-use vmlab_machine::{Hierarchy, MachineConfig};
+use vmlab_cache::{Flush, Indexing, LineRef, LineState, RefKind};
+use vmlab_machine::{Hierarchy, MachineConfig, Request};
 use vmlab_mmu::{Slot, TlbEntry};
 
 use crate::cost::Counters;
@@ -229,12 +229,13 @@ impl Cpu {
         let mask = !(self.line - 1);
         let r = LineRef { vaddr: va & mask, paddr: pa & mask, asid };
         self.counters.cache_ops += 1;
-        let state = self.hier.top_mut(RefKind::Read).flush_line(r, purge);
+        let how = if purge { Flush::Discard } else { Flush::WriteBack };
+        let state = self.hier.top_mut(RefKind::Read).flush_line(r, how);
         let access = Access { asid, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
             LineState::Dirty(e) if !purge => {
                 self.counters.writebacks += 1;
-                self.hier.request(1, RefKind::Write, e.vaddr, e.paddr, e.asid, self.line);
+                self.hier.request(1, Request::write(VirtAddr(e.vaddr), PhysAddr(e.paddr), Asid(e.asid), self.line));
                 if let Some(o) = self.oracle.as_mut() {
                     o.write_back(&e, &access);
                 }
@@ -254,9 +255,9 @@ impl Cpu {
     pub fn reset_cache(&mut self) {
         let cache = self.hier.top_mut(RefKind::Read);
         let resident = cache.resident();
-        let (_, dirty) = cache.flush_all(false);
+        let (_, dirty) = cache.flush_all(Flush::WriteBack);
         for e in &dirty {
-            self.hier.request(1, RefKind::Write, e.vaddr, e.paddr, e.asid, self.line);
+            self.hier.request(1, Request::write(VirtAddr(e.vaddr), PhysAddr(e.paddr), Asid(e.asid), self.line));
         }
         if let Some(o) = self.oracle.as_mut() {
             let access = Access { asid: 0, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use pyo3::prelude::*;
 use vmlab_cache::FlushStats;
-use vmlab_machine::{preset, Compat, Machine, MachineConfig, RunError, RunResult};
+use vmlab_machine::{preset, Compat, Flush, Machine, MachineConfig, RunError, RunResult};
 use vmlab_trace::TraceFormat;
 
 use crate::events::events_from_python;
@@ -198,20 +198,20 @@ impl LiveMachine {
     /// `Machine::flush_virtual_range`: (empty, clean, dirty) over every cache.
     fn flush_virtual(&mut self, asid: u32, addr: u64, length: u64, purge: bool) -> PyResult<(u64, u64, u64)> {
         guard("flush_virtual", || {
-            self.machine.flush_virtual_range(asid, addr, length, purge).map(counts).map_err(vmlab_error)
+            self.machine.flush_virtual_range(asid, addr, length, flush_of(purge)).map(counts).map_err(vmlab_error)
         })
     }
 
     /// `Machine::flush_physical_range`: (empty, clean, dirty) over every cache.
     fn flush_physical(&mut self, addr: u64, length: u64, purge: bool) -> PyResult<(u64, u64, u64)> {
         guard("flush_physical", || {
-            self.machine.flush_physical_range(addr, length, purge).map(counts).map_err(vmlab_error)
+            self.machine.flush_physical_range(addr, length, flush_of(purge)).map(counts).map_err(vmlab_error)
         })
     }
 
     /// `Machine::flush_all`: (empty, clean, dirty) over every cache.
     fn flush_all(&mut self, purge: bool) -> PyResult<(u64, u64, u64)> {
-        guard("flush_all", || Ok(counts(self.machine.flush_all(purge))))
+        guard("flush_all", || Ok(counts(self.machine.flush_all(flush_of(purge)))))
     }
 
     /// The physical address of `addr` in `asid`, mapping its page on first
@@ -240,4 +240,14 @@ pub fn result_table(result_json: &str) -> PyResult<String> {
             serde_json::from_str(result_json).map_err(|e| vmlab_error(format!("run result: {e}")))?;
         Ok(result.to_table())
     })
+}
+
+/// Python's `purge` flag (`Machine.purge_*` methods pass `True`) as the
+/// engine's `Flush`.
+fn flush_of(purge: bool) -> Flush {
+    if purge {
+        Flush::Discard
+    } else {
+        Flush::WriteBack
+    }
 }

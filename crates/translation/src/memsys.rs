@@ -10,7 +10,9 @@
 //! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
 //! write-backs and fills it must translate.
 
-use vmlab_cache::{Cache, CacheStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect};
+use vmlab_cache::{
+    Cache, CacheStats, Flush, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
+};
 use vmlab_machine::MemoryStats;
 
 use crate::config::VmConfig;
@@ -245,7 +247,7 @@ impl Tail {
         };
         for &kind in l2s {
             let line = self.l2(kind).line_bytes();
-            let (_, dirty) = self.l2(kind).flush_all(false);
+            let (_, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
             for v in dirty {
                 self.memory.write(line);
                 self.note(true, v.vaddr, v.asid);
@@ -476,7 +478,7 @@ impl MemSys {
     pub fn flush_all(&mut self) {
         for kind in [RefKind::Ifetch, RefKind::Read] {
             let line = self.l1(kind).line_bytes();
-            let (_, dirty) = self.l1(kind).flush_all(false);
+            let (_, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
             for v in dirty {
                 let r = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
                 for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
