@@ -53,7 +53,18 @@ def ensure_traces() -> dict[str, Path]:
         subprocess.run([os.environ.get("CC", "cc"), "-O1", "-o", str(binary), str(ROOT / "traces/src/matmul.c")],
                        check=True)
         print("golden: capturing traces/matmul.vmt (about a minute)", file=sys.stderr)
-        vmlab("trace", "-o", str(MATMUL), "--", str(binary))
+        # Pinned, as a workload capture is: the trace must not depend on who
+        # captures it from where (docs/workloads.md, "Determinism").
+        # The program runs as ./matmul from a folder of fixed name, so the
+        # checkout's path reaches neither its arguments nor its PWD.
+        run_dir = Path(tempfile.gettempdir()) / "vmlab-golden-capture"
+        shutil.rmtree(run_dir, ignore_errors=True)
+        run_dir.mkdir()
+        shutil.copy(binary, run_dir / "matmul")
+        subprocess.run([sys.executable, "-m", "vmlab", "trace", "-q", "--pin-env", "-o", str(MATMUL.resolve()),
+                        "--", "./matmul"], check=True, capture_output=True, text=True, cwd=run_dir,
+                       stdin=subprocess.DEVNULL)
+        shutil.rmtree(run_dir, ignore_errors=True)
     from vmlab import workloads
 
     return {"matmul": MATMUL, "database": Path(workloads.ensure("database", "small"))}
@@ -90,8 +101,14 @@ def outputs(traces: dict[str, Path]) -> dict[str, str]:
         vmlab("reproduce", "s1", "--grid", "test", "--trace", f"database={traces['database']}",
               "--results", str(s1), "--report", str(Path(tmp) / "s1-report"), "-j", "2")
         rows = [json.loads(line) for line in (s1 / "test" / "runs.jsonl").read_text().splitlines() if line.strip()]
+        # What names the build and not the numbers: the engine's identity (a
+        # hash of the library) and the run keys made from it.
+        for r in rows:
+            for k in ("engine", "key", "run_key"):
+                r.pop(k, None)
         out["s1/test/rows"] = "\n".join(sorted(canonical(r) for r in rows))
-        out["s1/test/footprint"] = canonical(json.loads((s1 / "test" / "footprint.json").read_text()))
+        fp = json.loads((s1 / "test" / "footprint.json").read_text())
+        out["s1/test/footprint"] = canonical(fp).replace(str(traces["database"]), traces["database"].name)
 
         s2 = Path(tmp) / "s2"
         vmlab("reproduce", "s2", "--results", str(s2), "--report", str(Path(tmp) / "s2-report"))

@@ -13,10 +13,10 @@
 //! (tests/onepass_vs_machine.rs), counter for counter.
 
 use vmlab_addr::{Asid, VirtAddr};
-use vmlab_cache::{Cache, LineRef, Lookup, Outcome, RefKind};
+use vmlab_cache::{Cache, Flush, LineRef, Lookup, Outcome, RefKind};
 use vmlab_machine::config::TierConfig;
 use vmlab_machine::mapper::{MapError, PageMapper};
-use vmlab_machine::{EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult};
+use vmlab_machine::{Compat, EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult};
 use vmlab_trace::vmt::packed::{asid_after, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
@@ -334,7 +334,7 @@ impl OnePass {
             for s in slots {
                 match s {
                     Slot::Fixed(c) => {
-                        let (_, lines) = c.flush_all(false);
+                        let (_, lines) = c.flush_all(Flush::WriteBack);
                         dirty.push((lines, c.line_bytes()));
                     }
                     Slot::Swept => self.swept.flush(),
@@ -513,6 +513,9 @@ impl OnePass {
                     caches,
                     memory,
                     pages_mapped: self.mapper.pages_mapped(),
+                    // One pass follows vmlab's own rules only (the planner
+                    // is never asked for a compatibility mode).
+                    compat: Compat::Vmlab,
                 }
             })
             .collect()
