@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
 use vmlab_machine::{Hierarchy, MachineConfig};
@@ -19,6 +20,59 @@ use vmlab_mmu::{Slot, TlbEntry};
 
 use crate::cost::Counters;
 use crate::oracle::{Access, Oracle, Violation};
+
+/// Where a reference lands: the virtual address the code uses, the
+/// physical address it translates to, and the space the cache tags the
+/// line with (the translation's own space, or a global segment's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub va: VirtAddr,
+    pub pa: PhysAddr,
+    pub space: Asid,
+}
+
+impl Place {
+    /// The kernel's absolute (physical) access to `pa`: virtual address =
+    /// physical address, in the kernel's cache space.
+    pub fn physical(pa: PhysAddr) -> Self {
+        Self { va: VirtAddr(pa.0), pa, space: OS_KERNEL_SPACE }
+    }
+
+    /// The place `bytes` further on (same page, so the same translation).
+    pub fn plus(self, bytes: u64) -> Self {
+        Self { va: VirtAddr(self.va.0 + bytes), pa: PhysAddr(self.pa.0 + bytes), ..self }
+    }
+}
+
+/// Where kernel or user code reads or writes, and whether the page is
+/// cached there (an uncached page's references go around the caches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub at: Place,
+    pub cached: bool,
+}
+
+impl Span {
+    /// The span `bytes` further on (same page).
+    pub fn plus(self, bytes: u64) -> Self {
+        Self { at: self.at.plus(bytes), ..self }
+    }
+}
+
+/// A data reference: a load or a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataRef {
+    Load,
+    Store,
+}
+
+/// What a flush does with a dirty line: PA-RISC `fdc` writes it back,
+/// `pdc` (a purge) drops it. Both invalidate the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flush {
+    WriteBack,
+    Discard,
+}
 
 #[derive(Debug)]
 pub struct Cpu {
@@ -178,26 +232,26 @@ impl Cpu {
         f(&mut self.counters);
     }
 
-    /// One data reference of `size` bytes at `va` (translated to `pa`),
-    /// tagged with cache space `asid`; split at line boundaries. Counts the
-    /// references, not the instruction that issues them.
-    #[allow(clippy::too_many_arguments)]
-    pub fn reference(&mut self, write: bool, va: u64, pa: u64, asid: u32, size: u64, cached: bool, origin: &str) {
+    /// One data reference of `size` bytes at `span`; split at line
+    /// boundaries. Counts the references, not the instruction that issues
+    /// them.
+    pub fn reference(&mut self, op: DataRef, span: Span, size: u64, origin: &str) {
         let line = self.line;
         let mut off = 0;
         while off < size {
-            let v = va + off;
-            let chunk = (line - (v & (line - 1))).min(size - off);
-            self.piece(write, v, pa + off, asid, chunk, cached, origin);
+            let piece = span.plus(off);
+            let chunk = (line - (piece.at.va.0 & (line - 1))).min(size - off);
+            self.piece(op, piece, chunk, origin);
             off += chunk;
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn piece(&mut self, write: bool, va: u64, pa: u64, asid: u32, size: u64, cached: bool, origin: &str) {
+    fn piece(&mut self, op: DataRef, span: Span, size: u64, origin: &str) {
         self.counters.references += 1;
+        let (va, pa, asid) = (span.at.va.0, span.at.pa.0, span.at.space.0);
+        let write = op == DataRef::Store;
         let access = || Access { asid, vaddr: va, paddr: pa, write, origin: origin.to_string() };
-        if !cached {
+        if !span.cached {
             self.counters.uncached += 1;
             if let Some(o) = self.oracle.as_mut() {
                 o.uncached(pa, size, &access());
@@ -218,21 +272,22 @@ impl Cpu {
                 o.write_back(&e, &a);
             }
             let r = LineRef { vaddr: va, paddr: pa, asid };
-            o.cached(&r, size, out.hit, out.fetch, out.write_through, out.resident_dirty.is_some(), &a);
+            o.cached(&r, size, &out, &a);
         }
     }
 
-    /// Flushes (writes back if dirty, invalidates) or purges (invalidates)
-    /// the top-level D-cache line holding `va`/`pa` in space `asid`: one
-    /// cache-control instruction. Returns the state it found.
-    pub fn flush_line(&mut self, va: u64, pa: u64, asid: u32, purge: bool, origin: &str) -> LineState {
+    /// Flushes or purges (`how`) the top-level D-cache line holding `at`:
+    /// one cache-control instruction. Returns the state it found.
+    pub fn flush_line(&mut self, at: Place, how: Flush, origin: &str) -> LineState {
         let mask = !(self.line - 1);
-        let r = LineRef { vaddr: va & mask, paddr: pa & mask, asid };
+        let asid = at.space.0;
+        let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid };
         self.counters.cache_ops += 1;
+        let purge = how == Flush::Discard;
         let state = self.hier.top_mut(RefKind::Read).flush_line(r, purge);
         let access = Access { asid, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
-            LineState::Dirty(e) if !purge => {
+            LineState::Dirty(e) if how == Flush::WriteBack => {
                 self.counters.writebacks += 1;
                 self.hier.request(1, RefKind::Write, e.vaddr, e.paddr, e.asid, self.line);
                 if let Some(o) = self.oracle.as_mut() {

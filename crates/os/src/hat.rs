@@ -24,16 +24,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use vmlab_addr::layout::OS_KERNEL_SPACE;
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteRef};
 use vmlab_mmu::FramePool;
 
 use crate::cost::{CostModel, Routine};
-use crate::cpu::Cpu;
+use crate::cpu::{Cpu, DataRef, Flush, Place, Span};
 use crate::oracle::{CopyId, CopyNamer};
 use crate::policy::{Conflict, Policy};
-use crate::primitives::{flush_range, Span, BOOKKEEPING, PTE, TLB_MISS, TLB_PURGE};
+use crate::primitives::{flush_range, BOOKKEEPING, PTE, TLB_MISS, TLB_PURGE};
 use crate::prot::Prot;
 
 /// One translation to a page: address space, page address, the space the
@@ -188,6 +188,11 @@ impl Hat {
             .collect()
     }
 
+    /// Where the first byte of translation `m` to frame `pfn` lands.
+    fn place(&self, m: &Mapping, pfn: u64) -> Place {
+        Place { va: VirtAddr(m.va), pa: PhysAddr(pfn * self.page), space: Asid(m.tag) }
+    }
+
     fn class_of(&self, m: &Mapping, pfn: u64) -> Vec<CopyId> {
         self.class(m.va, pfn, m.tag)
     }
@@ -196,23 +201,19 @@ impl Hat {
         self.policy != Policy::None && !self.physical_cache
     }
 
-    /// Interface 1: loads the translation `va` -> `pfn` of `asid` on `cpu`
-    /// with `prot`, cache-tagged `tag`. `need_write` says the access that
-    /// caused the load writes (read-only aliasing loads readers read-only).
+    /// Interface 1: loads translation `m` (its page, on its CPU, with its
+    /// rights and cache tag) to frame `pfn`. `cause` is the access that
+    /// caused the load (read-only aliasing loads readers read-only).
     /// Returns the rights actually loaded and what happened to the others.
-    #[allow(clippy::too_many_arguments)]
     pub fn load(
         &mut self,
         cpu: &mut Cpu,
         cost: &CostModel,
-        cpu_id: usize,
-        asid: u32,
-        va: u64,
+        m: Mapping,
         pfn: u64,
-        prot: Prot,
-        tag: u32,
-        need_write: bool,
+        cause: DataRef,
     ) -> Result<(Prot, LoadEffects), String> {
+        let Mapping { asid, va, tag, prot, cpu: cpu_id } = m;
         let va = va & !(self.page - 1);
         let mut fx = LoadEffects::default();
         if let Some((old, _)) = self.translation(asid, va, cpu_id) {
@@ -237,7 +238,7 @@ impl Hat {
                     }
                 }
                 Conflict::ReadersOrOneWriter => {
-                    if need_write {
+                    if cause == DataRef::Store {
                         for m in &differ {
                             self.unload(cpu, cost, m.asid, m.va, UnloadReason::Conflict);
                             fx.unloaded += 1;
@@ -296,7 +297,8 @@ impl Hat {
         cpu.count(|c| c.pte_refs += n);
         // The kernel reads PTEs physically: virtual = physical address, in its own space.
         for r in &self.refs {
-            cpu.reference(false, r.addr, r.addr, OS_KERNEL_SPACE.0, u64::from(r.bytes), true, origin);
+            let at = Place::physical(PhysAddr(r.addr));
+            cpu.reference(DataRef::Load, Span { at, cached: true }, u64::from(r.bytes), origin);
         }
     }
 
@@ -339,7 +341,7 @@ impl Hat {
         for m in &maps {
             let c = self.class_of(m, pfn);
             if !seen.contains(&c) {
-                flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: uncache");
+                flush_range(cpu, cost, self.place(m, pfn), self.page, Flush::WriteBack, "hat: uncache");
                 seen.push(c);
             }
         }
@@ -352,7 +354,7 @@ impl Hat {
     /// Takes write permission away from a live translation in another class:
     /// its dirty lines go to memory first, so readers elsewhere see them.
     fn downgrade(&mut self, cpu: &mut Cpu, cost: &CostModel, m: &Mapping, pfn: u64) {
-        flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: downgrade");
+        flush_range(cpu, cost, self.place(m, pfn), self.page, Flush::WriteBack, "hat: downgrade");
         self.purge_tlb(cpu, cost, m.asid, m.va);
         self.set_rights(m.asid, m.va, pfn, |p| p.without_write());
     }
@@ -405,8 +407,12 @@ impl Hat {
         if self.acts() {
             let cls = self.class_of(&m, pfn);
             if !uncached && !remaining.iter().any(|o| self.class_of(o, pfn) == cls) {
-                let purge = self.purge_destroyed && destroy && remaining.is_empty();
-                flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, purge, "hat: unload");
+                let how = if self.purge_destroyed && destroy && remaining.is_empty() {
+                    Flush::Discard
+                } else {
+                    Flush::WriteBack
+                };
+                flush_range(cpu, cost, self.place(&m, pfn), self.page, how, "hat: unload");
             }
             if uncached {
                 let back = match self.policy.on_conflict() {
@@ -516,12 +522,12 @@ impl Hat {
 
     /// A span for kernel code touching `va` of a loaded translation.
     pub fn span(&self, asid: u32, va: u64, pfn: u64) -> Span {
-        Span {
-            va,
-            pa: pfn * self.page + (va & (self.page - 1)),
-            asid: self.tag_of(asid, va, pfn),
-            cached: !self.uncached(pfn),
-        }
+        let at = Place {
+            va: VirtAddr(va),
+            pa: PhysAddr(pfn * self.page + (va & (self.page - 1))),
+            space: Asid(self.tag_of(asid, va, pfn)),
+        };
+        Span { at, cached: !self.uncached(pfn) }
     }
 
     /// Frames with at least one live translation.

@@ -20,7 +20,7 @@
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use vmlab_cache::{CacheConfig, Evicted, Geometry, IndexFn, LineRef};
+use vmlab_cache::{CacheConfig, Evicted, Geometry, IndexFn, LineRef, Outcome};
 
 /// Versions are tracked per 4-byte word, the PA-RISC and MIPS word.
 pub const WORD: u64 = 4;
@@ -245,19 +245,11 @@ impl Oracle {
     }
 
     /// One cached access of `size` bytes within one line, after the cache
-    /// did it: `hit`, `fetch` and `write_through` are the cache's outcome
-    /// (any write-back it caused must already have gone to `write_back`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn cached(
-        &mut self,
-        r: &LineRef,
-        size: u64,
-        hit: bool,
-        fetch: bool,
-        write_through: bool,
-        allocated: bool,
-        access: &Access,
-    ) {
+    /// did it with outcome `out` (any write-back it caused must already
+    /// have gone to `write_back`).
+    pub fn cached(&mut self, r: &LineRef, size: u64, out: &Outcome, access: &Access) {
+        let (hit, fetch) = (out.hit, out.fetch);
+        let allocated = out.resident_dirty.is_some();
         let id = self.namer.id(r);
         let pline = self.line_of(r.paddr);
         let words = self.word_range(r.paddr, size);
@@ -276,7 +268,7 @@ impl Oracle {
         };
         if access.write {
             self.apply_write(&mut copy, pline, words.clone(), access);
-            if write_through {
+            if out.write_through {
                 let mut m = self.mem(pline);
                 for w in words {
                     m.words[w] = self.latest_of(pline, w);

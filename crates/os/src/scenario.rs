@@ -31,7 +31,7 @@ use crate::cost::{CostModel, Counters};
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
-use crate::vm::{FaultCounts, ObjectKind, Os};
+use crate::vm::{FaultCounts, ObjectKind, Os, Region};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -154,15 +154,15 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
                     Some(toml::Value::Boolean(b)) => *b,
                     Some(v) => return Err(e.err(format!("private must be true or false, got {v}"))),
                 };
-                os.map(
-                    e.space("space")?,
-                    id,
-                    e.int("addr")?,
-                    e.int_or("len", page)?,
-                    e.int_or("offset", 0)?,
+                let region = Region {
+                    start: e.int("addr")?,
+                    len: e.int_or("len", page)?,
+                    object: id,
+                    offset: e.int_or("offset", 0)?,
                     prot,
                     private,
-                )
+                };
+                os.map(e.space("space")?, region)
             }
             "unmap" => {
                 e.allow(&["op", "space", "addr", "len"])?;

@@ -30,7 +30,7 @@ use crate::cost::{CostModel, Counters};
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
-use crate::vm::{FaultCounts, ObjectKind, Os};
+use crate::vm::{FaultCounts, ObjectKind, Os, Region};
 use vmlab_addr::layout::USER_LIMIT;
 
 /// Violations kept in full in an outcome; the rest are only counted.
@@ -109,7 +109,11 @@ pub fn run_trace(
                 let obj = os
                     .object(&format!("trace asid {}", a.asid.0), ObjectKind::Anonymous, USER_LIMIT.0 / page)
                     .map_err(|e| format!("trace event {n}: {e}"))?;
-                os.map(space, obj, 0, USER_LIMIT.0, 0, Prot::RW, false).map_err(|e| format!("trace event {n}: {e}"))?;
+                os.map(
+                    space,
+                    Region { start: 0, len: USER_LIMIT.0, object: obj, offset: 0, prot: Prot::RW, private: false },
+                )
+                .map_err(|e| format!("trace event {n}: {e}"))?;
             }
             let write = matches!(a.kind, AccessKind::Store | AccessKind::Modify);
             let (mut va, end) = (a.addr.0, a.addr.0.saturating_add(u64::from(a.size.max(1))));

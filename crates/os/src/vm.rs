@@ -18,8 +18,8 @@ use serde::Serialize;
 use vmlab_machine::MachineConfig;
 
 use crate::cost::{CostModel, Counters, Routine};
-use crate::cpu::Cpu;
-use crate::hat::{Hat, UnloadReason};
+use crate::cpu::{Cpu, DataRef};
+use crate::hat::{Hat, Mapping, UnloadReason};
 use crate::oracle::Violation;
 use crate::physmem::PhysMem;
 use crate::policy::Policy;
@@ -249,19 +249,11 @@ impl Os {
         (va < r.start + r.len).then_some(r)
     }
 
-    /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1;
-    /// `private` asks for copy-on-write semantics.
-    #[allow(clippy::too_many_arguments)]
-    pub fn map(
-        &mut self,
-        asid: u32,
-        object: usize,
-        addr: u64,
-        len: u64,
-        offset: u64,
-        prot: Prot,
-        private: bool,
-    ) -> Result<(), OsError> {
+    /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1:
+    /// `region` says which part of which object goes where, with what
+    /// rights, shared or copy-on-write (`private`).
+    pub fn map(&mut self, asid: u32, region: Region) -> Result<(), OsError> {
+        let Region { start: addr, len, object, offset, prot: _, private } = region;
         if asid == OS_KERNEL_SPACE.0 {
             return Err(OsError::Invalid("address space 0 is the kernel's".into()));
         }
@@ -311,7 +303,7 @@ impl Os {
             _ => {}
         }
         let s = self.spaces.entry(asid).or_insert_with(|| AddressSpace { asid, ..AddressSpace::default() });
-        s.regions.insert(addr, Region { start: addr, len, object, offset, prot, private });
+        s.regions.insert(addr, region);
         Ok(())
     }
 
@@ -516,7 +508,7 @@ impl Os {
             self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
         }
         let span = self.hat.span(asid, va, pfn);
-        self.cpu.reference(write, span.va, span.pa, span.asid, size, span.cached, origin);
+        self.cpu.reference(if write { DataRef::Store } else { DataRef::Load }, span, size, origin);
         self.hat.set_refmod(pfn, true, write);
         Ok(())
     }
@@ -604,8 +596,9 @@ impl Os {
         }
         let rights = if vp.cow { r.prot.without_write() } else { r.prot };
         let tag = self.tag_for(asid, &r);
+        let cause = if write { DataRef::Store } else { DataRef::Load };
         self.hat
-            .load(&mut self.cpu, &self.cost, 0, asid, page, vp.pfn, rights, tag, write)
+            .load(&mut self.cpu, &self.cost, Mapping { asid, va: page, tag, prot: rights, cpu: 0 }, vp.pfn, cause)
             .map_err(OsError::Invalid)?;
         Ok(kind)
     }
@@ -655,11 +648,7 @@ impl Os {
     }
 
     fn load_window(&mut self, pfn: u64) -> Result<(), OsError> {
-        let va = self.window(pfn);
-        self.hat
-            .load(&mut self.cpu, &self.cost, 0, OS_KERNEL_SPACE.0, va, pfn, Prot::RW, OS_KERNEL_SPACE.0, true)
-            .map(|_| ())
-            .map_err(OsError::Invalid)
+        self.kernel_map(self.window(pfn), pfn)
     }
 
     fn unload_window(&mut self, pfn: u64) {
@@ -711,7 +700,8 @@ impl Os {
         }
         if eager {
             let tag = self.tag_for(asid, &r);
-            self.hat.load(&mut self.cpu, &self.cost, 0, asid, va, pfn, r.prot, tag, false).map_err(OsError::Invalid)?;
+            let m = Mapping { asid, va, tag, prot: r.prot, cpu: 0 };
+            self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Load).map_err(OsError::Invalid)?;
         }
         Ok(())
     }
@@ -747,10 +737,9 @@ impl Os {
 
     /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
     pub fn kernel_map(&mut self, va: u64, pfn: u64) -> Result<(), OsError> {
-        self.hat
-            .load(&mut self.cpu, &self.cost, 0, OS_KERNEL_SPACE.0, va, pfn, Prot::RW, OS_KERNEL_SPACE.0, true)
-            .map(|_| ())
-            .map_err(OsError::Invalid)
+        let kernel = OS_KERNEL_SPACE.0;
+        let m = Mapping { asid: kernel, va, tag: kernel, prot: Prot::RW, cpu: 0 };
+        self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
     }
 
     /// Unloads a kernel translation (with the policy's flush).

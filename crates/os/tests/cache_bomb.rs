@@ -15,7 +15,7 @@
 
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WritePolicy};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Violation};
+use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const PAGE: u64 = 4096;
 const A: u64 = 0x10000;
@@ -46,7 +46,8 @@ fn provoke(policy: Policy) -> Vec<Violation> {
     let mut os = Os::new(&machine(), CostModel::load("hp9000-834").expect("cost"), policy, true).expect("os");
     for (space, va, pages) in [(1, A, 1), (2, B, 1), (3, FILLER, 9)] {
         let obj = os.object(&format!("region {space}"), ObjectKind::Anonymous, pages).expect("obj");
-        os.map(space, obj, va, pages * PAGE, 0, Prot::RW, false).expect("map");
+        os.map(space, Region { start: va, len: pages * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+            .expect("map");
     }
     // One frame, attached (no zero-fill through a kernel alias) at A and B.
     let frame = os.alloc_frame(A).expect("frame");

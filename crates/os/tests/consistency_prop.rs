@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot};
+use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Region};
 
 const PAGE: u64 = 4096;
 
@@ -66,7 +66,7 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
         let _ = match *op {
             Op::Map { space, obj, slot, offset, write, private } => {
                 let prot = if write { Prot::RW } else { Prot::R };
-                os.map(space, obj, va(slot), PAGE, offset * PAGE, prot, private)
+                os.map(space, Region { start: va(slot), len: PAGE, object: obj, offset: offset * PAGE, prot, private })
             }
             Op::Unmap { space, slot } => os.unmap(space, va(slot), PAGE),
             Op::Protect { space, slot, write } => {

@@ -6,7 +6,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)]
 
 use vmlab_os::scenario::run_text;
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Violation};
+use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios");
 
@@ -23,8 +23,10 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
     let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(1, shm, 0x10000, 0x1000, 0, Prot::RW, false).expect("map 1");
-    os.map(2, shm, 0x11000, 0x1000, 0, Prot::RW, false).expect("map 2");
+    os.map(1, Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map 1");
+    os.map(2, Region { start: 0x11000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map 2");
     os.access(1, 0x10000, false, 4, "read A").expect("read");
     os.access(2, 0x11000, false, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
@@ -94,8 +96,10 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
     let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(1, shm, 0x10000, 0x1000, 0, Prot::RW, false).expect("map");
-    os.map(2, shm, 0x12000, 0x1000, 0, Prot::RW, false).expect("map");
+    os.map(1, Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
+    os.map(2, Region { start: 0x12000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
     os.access(1, 0x10000, false, 4, "a").expect("read");
     os.access(2, 0x12000, false, 4, "b").expect("read");
     let pa = os.hat().translation(1, 0x10000, 0).expect("loaded").0 * 4096;

@@ -8,7 +8,7 @@
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::hat::UnloadReason;
-use vmlab_os::{CostModel, Counters, ObjectKind, Os, Policy, Prot, TlbPreset};
+use vmlab_os::{CostModel, Counters, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
 
 const PAGE: u64 = 4096;
 const BASE: u64 = 0x10000;
@@ -41,7 +41,8 @@ fn tlb(c: Counters) -> (u64, u64, u64, u64) {
 fn lru_misses_refills_and_purges_count_exactly() {
     let mut os = os(2, Policy::None);
     let obj = os.object("a", ObjectKind::Anonymous, 4).expect("obj");
-    os.map(1, obj, BASE, 4 * PAGE, 0, Prot::RW, false).expect("map");
+    os.map(1, Region { start: BASE, len: 4 * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
     let read = |os: &mut Os, page: u64| os.access(1, BASE + page * PAGE, false, 4, "t").expect("read");
     // 0 miss, 0 hit, 1 miss, 2 miss (evicts 0), 0 miss (evicts 1).
     for p in [0, 0, 1, 2, 0] {
@@ -68,8 +69,9 @@ fn lru_misses_refills_and_purges_count_exactly() {
 fn unload_frame_purges_every_space_mapping_it() {
     let mut os = os(8, Policy::None);
     let obj = os.object("shared", ObjectKind::Anonymous, 1).expect("obj");
-    os.map(1, obj, BASE, PAGE, 0, Prot::RW, false).expect("map");
-    os.map(2, obj, BASE + 4 * PAGE, PAGE, 0, Prot::RW, false).expect("map");
+    os.map(1, Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false }).expect("map");
+    os.map(2, Region { start: BASE + 4 * PAGE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
     os.access(1, BASE, true, 4, "a").expect("w");
     os.access(2, BASE + 4 * PAGE, false, 4, "b").expect("r");
     let before = os.counters();
@@ -92,7 +94,7 @@ fn no_tlb_preset_counts_pdtlb_only() {
     cost.tlb = None;
     let mut os = Os::new(&machine(), cost, Policy::None, false).expect("os");
     let obj = os.object("a", ObjectKind::Anonymous, 1).expect("obj");
-    os.map(1, obj, BASE, PAGE, 0, Prot::RW, false).expect("map");
+    os.map(1, Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false }).expect("map");
     os.access(1, BASE, false, 4, "t").expect("read");
     os.unmap(1, BASE, PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (0, 0, 2, 0));

@@ -647,7 +647,7 @@ impl VmSim {
                 if self.mem.l2(kind).contains(r) {
                     let mark = self.mem.tail.log.len();
                     let level = self.mem.l1_missed(kind, set, key, r, size);
-                    return self.finish_piece_at_memory(kind, s, ln, asid, va, level, mark);
+                    return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
                 let mark = self.mem.tail.log.len();
@@ -662,21 +662,22 @@ impl VmSim {
                 (self.mem.access(kind, r, size), mark)
             }
         };
-        self.finish_piece_at_memory(kind, s, ln, asid, va, level.0, level.1)
+        self.finish_piece_at_memory(kind, asid, va, level.0, level.1)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Counts a piece that missed L1 at `level` and translates what it
+    /// moved to or from memory since log position `mark`.
     #[inline(never)]
     fn finish_piece_at_memory(
         &mut self,
         kind: RefKind,
-        s: usize,
-        ln: u64,
         asid: u32,
         va: u64,
         level: Level,
         mark: usize,
     ) -> Result<(), SimError> {
+        let s = side(kind);
+        let ln = va >> self.l1_shift[s];
         self.sides[s].count(level, false);
         self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
