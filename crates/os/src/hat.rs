@@ -24,9 +24,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, Indexing};
-use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteRef};
+use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteAddr, PteRef};
 use vmlab_mmu::FramePool;
 
 use crate::cost::{CostModel, Routine};
@@ -266,7 +266,7 @@ impl Hat {
         // Machine-dependent part: the hashed table entry.
         self.refs.clear();
         self.table
-            .insert_refs(asid, va / self.page, pfn, &mut self.table_pool, &mut self.refs)
+            .insert_refs(Asid(asid), Vpn(va / self.page), Pfn(pfn), &mut self.table_pool, &mut self.refs)
             .map_err(|e| format!("hat: page table: {e}"))?;
         self.charge_pte(cpu, cost, Routine::PteInsert);
         let outer = cpu.enter(BOOKKEEPING);
@@ -297,8 +297,9 @@ impl Hat {
         cpu.count(|c| c.pte_refs += n);
         // The kernel reads PTEs physically: virtual = physical address, in its own space.
         for r in &self.refs {
-            let at = Place::physical(PhysAddr(r.addr));
-            cpu.reference(DataRef::Load, Span { at, cached: true }, u64::from(r.bytes), origin);
+            // The hashed table's entries are all physical.
+            let PteAddr::Physical(pa) = r.at else { continue };
+            cpu.reference(DataRef::Load, Span { at: Place::physical(pa), cached: true }, u64::from(r.bytes), origin);
         }
     }
 
@@ -312,7 +313,7 @@ impl Hat {
         self.refs.clear();
         // An address outside the table's range has no chain to walk; the
         // handler then reads nothing (cannot happen below USER_LIMIT).
-        let _ = self.table.walk(asid, va & !(self.page - 1), &mut self.refs);
+        let _ = self.table.walk(Asid(asid), VirtAddr(va & !(self.page - 1)), &mut self.refs);
         let extra = (self.refs.len() as u64).saturating_sub(1);
         cpu.instructions(cost.path_of(Routine::TlbMissHandler) + cost.path_of(Routine::PteChainStep) * extra);
         self.charge_refs(cpu, "tlb refill");
@@ -398,7 +399,7 @@ impl Hat {
         let remaining = frame.mappings.clone();
         self.refs.clear();
         // A translation the table lost is a hat bug; the cost is still the walk.
-        let _ = self.table.remove_refs(asid, va / self.page, &mut self.table_pool, &mut self.refs);
+        let _ = self.table.remove_refs(Asid(asid), Vpn(va / self.page), &mut self.table_pool, &mut self.refs);
         self.charge_pte(cpu, cost, Routine::PteDelete);
         self.purge_tlb(cpu, cost, asid, va);
         let outer = cpu.enter(BOOKKEEPING);

@@ -20,11 +20,11 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
-use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
+use vmlab_mmu::{FramePool, PageTable, PteAddr, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
@@ -784,7 +784,7 @@ impl VmSim {
     fn physical_of(&self, asid: u32, va: u64) -> Option<u64> {
         let table = self.table.as_ref()?;
         let page = self.cfg.page_size.bytes();
-        table.lookup(asid, va / page).map(|pfn| pfn * page + va % page)
+        table.lookup(Asid(asid), Vpn(va / page)).map(|pfn| pfn.0 * page + va % page)
     }
 
     /// Maps a user page on first touch (the paper excludes page-table
@@ -792,9 +792,10 @@ impl VmSim {
     fn ensure_mapped(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
         let page = self.cfg.page_size.bytes();
         let Some(table) = self.table.as_mut() else { return Ok(()) };
-        if va < USER_LIMIT.0 && table.lookup(asid, va / page).is_none() {
+        let vpn = Vpn(va / page);
+        if va < USER_LIMIT.0 && table.lookup(Asid(asid), vpn).is_none() {
             let pfn = self.frames.alloc().map_err(TableError::from)?;
-            table.insert(asid, va / page, pfn, &mut self.frames)?;
+            table.insert(Asid(asid), vpn, Pfn(pfn), &mut self.frames)?;
         }
         Ok(())
     }
@@ -807,22 +808,24 @@ impl VmSim {
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
         if va < USER_LIMIT.0 {
             return table
-                .lookup(space, va / page)
+                .lookup(Asid(space), Vpn(va / page))
+                .map(|pfn| pfn.0)
                 .ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
         }
         let mut refs = Vec::new();
-        table.walk(space, va, &mut refs)?;
+        table.walk(Asid(space), VirtAddr(va), &mut refs)?;
         let pte = *refs.last().ok_or_else(|| SimError::Config(format!("empty walk for {va:#x}")))?;
-        let pa = if pte.mapped {
-            if depth > 4 {
-                return Err(SimError::Config(format!("page-table walk for {va:#x} does not end")));
+        let pa = match pte.at {
+            PteAddr::Mapped(at) => {
+                if depth > 4 {
+                    return Err(SimError::Config(format!("page-table walk for {va:#x} does not end")));
+                }
+                PhysAddr(self.frame_of(space, at.0, depth + 1)? * page + at.0 % page)
             }
-            self.frame_of(space, pte.addr, depth + 1)? * page + pte.addr % page
-        } else {
-            pte.addr
+            PteAddr::Physical(pa) => pa,
         };
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
-        table.pte_at(pa).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
+        table.pte_at(pa).map(|pfn| pfn.0).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
     }
 
     /// A TLB lookup on side `s`, refilling on a miss. Returns the physical
@@ -990,7 +993,7 @@ impl VmSim {
     fn walk_and_load(&mut self, space: u32, va: u64) -> Result<(), SimError> {
         let mut refs = std::mem::take(&mut self.walk);
         refs.clear();
-        let walked = self.table.as_ref().map(|t| t.walk(space, va, &mut refs));
+        let walked = self.table.as_ref().map(|t| t.walk(Asid(space), VirtAddr(va), &mut refs));
         match walked {
             Some(r) => r?,
             None => return Err(SimError::Config("no page table".into())),
@@ -1099,22 +1102,21 @@ impl VmSim {
     fn load_pte(&mut self, space: u32, pte: PteRef) -> Result<(), SimError> {
         self.pte_loads += 1;
         let bytes = u64::from(pte.bytes.max(1));
-        let (addr, pa) = if pte.mapped {
-            match self.at {
+        let (addr, pa) = match pte.at {
+            PteAddr::Mapped(VirtAddr(va)) => match self.at {
                 TranslateAt::L2Miss => {
-                    let r = LineRef { vaddr: pte.addr, paddr: pte.addr, asid: TRACE_KERNEL_SPACE.0 };
+                    let r = LineRef { vaddr: va, paddr: va, asid: TRACE_KERNEL_SPACE.0 };
                     if !self.mem.resident(RefKind::Read, r) {
-                        self.translate_at_memory(space, pte.addr)?;
+                        self.translate_at_memory(space, va)?;
                     }
-                    (pte.addr, pte.addr)
+                    (va, va)
                 }
                 _ => {
-                    let (pa, _) = self.tlb_translate(1, space, pte.addr)?;
-                    (pte.addr, pa)
+                    let (pa, _) = self.tlb_translate(1, space, va)?;
+                    (va, pa)
                 }
-            }
-        } else {
-            (UNMAPPED_BASE | pte.addr, pte.addr)
+            },
+            PteAddr::Physical(PhysAddr(pa)) => (UNMAPPED_BASE | pa, pa),
         };
         let level = self.kernel_access(RefKind::Read, addr, pa, bytes)?;
         let (l2, mem) = match pte.tier {
