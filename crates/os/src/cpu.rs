@@ -199,24 +199,23 @@ impl Cpu {
     /// A user access's translation of page `va` of `asid` through the TLB:
     /// a miss refills the entry from the hat's frame at `pa` (pages of
     /// `page` bytes). Returns whether it hit; without a TLB, `true`.
-    pub fn tlb_translate(&mut self, asid: u32, va: u64, pa: u64, page: u64) -> Result<bool, String> {
+    pub fn tlb_translate(&mut self, asid: Asid, va: VirtAddr, pa: PhysAddr, page: u64) -> Result<bool, String> {
         let Some(tlb) = self.tlb.as_mut() else { return Ok(true) };
-        let (asid, va) = (Asid(asid), VirtAddr(va));
         if tlb.lookup(asid, va).is_some() {
             self.counters.tlb_hits += 1;
             return Ok(true);
         }
         self.counters.tlb_misses += 1;
         let page = PageSize::new(page).map_err(|e| format!("tlb: {e}"))?;
-        tlb.insert(TlbEntry::new(asid, va, PhysAddr(pa), page), Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
+        tlb.insert(TlbEntry::new(asid, va, pa, page), Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
         Ok(false)
     }
 
     /// One `pdtlb` of page `va` of `asid`: counts it, removes the entry if
     /// the TLB holds it, and returns whether it did.
-    pub fn tlb_purge(&mut self, asid: u32, va: u64) -> bool {
+    pub fn tlb_purge(&mut self, asid: Asid, va: VirtAddr) -> bool {
         self.counters.tlb_purges += 1;
-        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(Asid(asid), VirtAddr(va)));
+        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(asid, va));
         if found {
             self.counters.tlb_purge_hits += 1;
         }
@@ -248,7 +247,7 @@ impl Cpu {
 
     fn piece(&mut self, op: DataRef, span: Span, size: u64, origin: &str) {
         self.counters.references += 1;
-        let (va, pa, asid) = (span.at.va.0, span.at.pa.0, span.at.space.0);
+        let (va, pa, asid) = (span.at.va.0, span.at.pa.0, span.at.space);
         let write = op == DataRef::Store;
         let access = || Access { asid, vaddr: va, paddr: pa, write, origin: origin.to_string() };
         if !span.cached {
@@ -259,7 +258,7 @@ impl Cpu {
             return;
         }
         let kind = if write { RefKind::Write } else { RefKind::Read };
-        let out = self.hier.access_line(0, kind, va, pa, asid, size);
+        let out = self.hier.access_line(0, kind, va, pa, asid.0, size);
         if out.fetch {
             self.counters.misses += 1;
         }
@@ -271,7 +270,7 @@ impl Cpu {
             if let Some(e) = out.writeback {
                 o.write_back(&e, &a);
             }
-            let r = LineRef { vaddr: va, paddr: pa, asid };
+            let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
             o.cached(&r, size, &out, &a);
         }
     }
@@ -280,12 +279,12 @@ impl Cpu {
     /// one cache-control instruction. Returns the state it found.
     pub fn flush_line(&mut self, at: Place, how: Flush, origin: &str) -> LineState {
         let mask = !(self.line - 1);
-        let asid = at.space.0;
-        let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid };
+        let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid: at.space.0 };
         self.counters.cache_ops += 1;
         let purge = how == Flush::Discard;
         let state = self.hier.top_mut(RefKind::Read).flush_line(r, purge);
-        let access = Access { asid, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
+        let access =
+            Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
             LineState::Dirty(e) if how == Flush::WriteBack => {
                 self.counters.writebacks += 1;
@@ -314,7 +313,7 @@ impl Cpu {
             self.hier.request(1, RefKind::Write, e.vaddr, e.paddr, e.asid, self.line);
         }
         if let Some(o) = self.oracle.as_mut() {
-            let access = Access { asid: 0, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
+            let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
             for e in resident {
                 if e.dirty {
                     o.write_back(&e, &access);

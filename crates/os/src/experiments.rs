@@ -124,7 +124,7 @@ impl Measurement {
 }
 
 /// User writes (or reads) one word of every line, or every word.
-fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) -> Result<(), String> {
+fn touch(os: &mut Os, asid: Asid, va: u64, bytes: u64, write: bool, step: u64) -> Result<(), String> {
     let mut off = 0;
     while off < bytes {
         os.access(asid, va + off, write, 4, "setup").map_err(e)?;
@@ -133,11 +133,11 @@ fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) ->
     Ok(())
 }
 
-fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
-    let pfn = if asid == OS_KERNEL_SPACE.0 {
+fn span(os: &mut Os, asid: Asid, va: u64) -> Result<Span, String> {
+    let pfn = if asid == OS_KERNEL_SPACE {
         // Kernel buffers have translations but no VM pages.
         os.hat()
-            .translation(OS_KERNEL_SPACE.0, va, 0)
+            .translation(OS_KERNEL_SPACE, va, 0)
             .map(|t| t.0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
@@ -147,7 +147,7 @@ fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
 }
 
 /// One `pdcache()` call over a virtual block that may cross pages.
-fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, how: Flush) -> Result<(), String> {
+fn flush_block(os: &mut Os, asid: Asid, va: u64, bytes: u64, how: Flush) -> Result<(), String> {
     let line = os.cpu().line_bytes();
     let per = os.cost().path_of(Routine::FlushLinesPerIteration).max(1);
     let iter = os.cost().path_of(Routine::FlushLoopIteration);
@@ -168,7 +168,7 @@ fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, how: Flush) -> Resul
 }
 
 /// One copy-routine call between two virtual blocks (in any spaces).
-fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
+fn copy_block(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Result<(), String> {
     let line = os.cpu().line_bytes();
     let per_line = os.cost().path_of(Routine::CopyPerLine);
     let w = crate::oracle::WORD;
@@ -192,7 +192,7 @@ fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Resu
 
 /// A copy between a user actor and the kernel: the recovery set-up of seed
 /// 000 footnote 10 (`copy_recovery` instructions), then the copy routine.
-fn user_kernel_copy(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
+fn user_kernel_copy(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Result<(), String> {
     let n = os.cost().path_of(Routine::CopyRecovery);
     let cpu = os.cpu();
     let outer = cpu.enter(COPY_RECOVERY);
@@ -209,17 +209,17 @@ const BUF: u64 = 0x0010_0000;
 pub fn table1(cost: &CostModel, state: &str, bytes: u64) -> Result<Measurement, String> {
     let mut os = os(CacheKind::Vac, cost, Policy::PseudoAlias)?;
     let obj = os.object("block", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, vm::Region { start: BUF, len: 16 * KB, object: obj, offset: 0, prot: Prot::RW, private: false })
+    os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: obj, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, 1, BUF, 16 * KB, true, 32)?;
+    touch(&mut os, Asid(1), BUF, 16 * KB, true, 32)?;
     os.cpu().reset_cache();
     match state {
         "empty" => {}
-        "clean" => touch(&mut os, 1, BUF, bytes, false, 32)?,
-        "dirty" => touch(&mut os, 1, BUF, bytes, true, 32)?,
+        "clean" => touch(&mut os, Asid(1), BUF, bytes, false, 32)?,
+        "dirty" => touch(&mut os, Asid(1), BUF, bytes, true, 32)?,
         s => return Err(format!("unknown cache state {s:?}")),
     }
-    let c = measure(&mut os, |os| flush_block(os, 1, BUF, bytes, Flush::WriteBack))?;
+    let c = measure(&mut os, |os| flush_block(os, Asid(1), BUF, bytes, Flush::WriteBack))?;
     Ok(Measurement::new("table1", state, CacheKind::Vac, bytes, c))
 }
 
@@ -231,26 +231,26 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
     let dst = src + 0x1_0000 + 0x4000 + 0x800; // other sets than the source
     let big = 0x0040_0000;
     let o = os.object("src", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, vm::Region { start: src, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+    os.map(Asid(1), vm::Region { start: src, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
     let o = os.object("dst", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, vm::Region { start: dst, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+    os.map(Asid(1), vm::Region { start: dst, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
     let o = os.object("big", ObjectKind::Anonymous, 128).map_err(e)?;
-    os.map(1, vm::Region { start: big, len: 256 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+    os.map(Asid(1), vm::Region { start: big, len: 256 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, 1, src, 16 * KB, true, 32)?;
-    touch(&mut os, 1, dst, 16 * KB, true, 32)?;
-    touch(&mut os, 1, big, 256 * KB, true, 2 * KB)?;
+    touch(&mut os, Asid(1), src, 16 * KB, true, 32)?;
+    touch(&mut os, Asid(1), dst, 16 * KB, true, 32)?;
+    touch(&mut os, Asid(1), big, 256 * KB, true, 2 * KB)?;
     match case {
-        "best" => copy_block(&mut os, (1, src), (1, dst), bytes)?,
+        "best" => copy_block(&mut os, (Asid(1), src), (Asid(1), dst), bytes)?,
         "worst" => {
             os.cpu().reset_cache();
-            touch(&mut os, 1, big, 256 * KB, true, 32)?;
+            touch(&mut os, Asid(1), big, 256 * KB, true, 32)?;
         }
         s => return Err(format!("unknown copy case {s:?}")),
     }
-    let c = measure(&mut os, |os| copy_block(os, (1, src), (1, dst), bytes))?;
+    let c = measure(&mut os, |os| copy_block(os, (Asid(1), src), (Asid(1), dst), bytes))?;
     Ok(Measurement::new("table2", case, CacheKind::Vac, bytes, c))
 }
 
@@ -258,10 +258,10 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
 pub fn unmap(cost: &CostModel) -> Result<Measurement, String> {
     let mut os = os(CacheKind::Vac, cost, Policy::None)?;
     let o = os.object("page", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, vm::Region { start: BUF, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+    os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, 1, BUF, 16 * KB, true, 2 * KB)?;
-    let c = measure(&mut os, |os| os.unmap(1, BUF + 2 * KB, 2 * KB).map_err(e))?;
+    touch(&mut os, Asid(1), BUF, 16 * KB, true, 2 * KB)?;
+    let c = measure(&mut os, |os| os.unmap(Asid(1), BUF + 2 * KB, 2 * KB).map_err(e))?;
     Ok(Measurement::new("unmap", "no-flush", CacheKind::Vac, 2 * KB, c))
 }
 
@@ -291,12 +291,12 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     let page = os.page_bytes();
     let pages = bytes.div_ceil(page);
     let so = os.object("send", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, vm::Region { start: SEND, len: 8 * page, object: so, offset: 0, prot: Prot::RW, private: true })
+    os.map(Asid(1), vm::Region { start: SEND, len: 8 * page, object: so, offset: 0, prot: Prot::RW, private: true })
         .map_err(e)?;
     let ro = os.object("recv", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(2, vm::Region { start: RECV, len: 8 * page, object: ro, offset: 0, prot: Prot::RW, private: true })
+    os.map(Asid(2), vm::Region { start: RECV, len: 8 * page, object: ro, offset: 0, prot: Prot::RW, private: true })
         .map_err(e)?;
-    touch(&mut os, 2, RECV, 8 * page, true, 32)?;
+    touch(&mut os, Asid(2), RECV, 8 * page, true, 32)?;
     let by_copy = variant == "pure-copy" || !bytes.is_multiple_of(page);
     if by_copy {
         for i in 0..pages {
@@ -306,7 +306,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     }
     let mut last = (Region::default(), Region::default());
     for _round in 0..3 {
-        touch(&mut os, 1, SEND, bytes, true, 4)?;
+        touch(&mut os, Asid(1), SEND, bytes, true, 4)?;
         let total = measure(&mut os, |os| {
             let fixed = os.cost().path_of(Routine::IpcNull) + pages * os.cost().path_of(Routine::IpcPerPage);
             let cpu = os.cpu();
@@ -318,8 +318,8 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
             let at = |base: u64, i: u64| base + i * page;
             if by_copy {
                 if bytes > 0 {
-                    user_kernel_copy(os, (1, SEND), (OS_KERNEL_SPACE.0, KBUF), bytes)?;
-                    user_kernel_copy(os, (OS_KERNEL_SPACE.0, KBUF), (2, RECV), bytes)?;
+                    user_kernel_copy(os, (Asid(1), SEND), (OS_KERNEL_SPACE, KBUF), bytes)?;
+                    user_kernel_copy(os, (OS_KERNEL_SPACE, KBUF), (Asid(2), RECV), bytes)?;
                 }
                 return Ok(());
             }
@@ -332,48 +332,48 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                         os.kernel_map(at(KIPC, i), f).map_err(e)?;
                     }
                     for i in 0..pages {
-                        user_kernel_copy(os, (1, at(SEND, i)), (OS_KERNEL_SPACE.0, at(KIPC, i)), page)?;
+                        user_kernel_copy(os, (Asid(1), at(SEND, i)), (OS_KERNEL_SPACE, at(KIPC, i)), page)?;
                     }
                     // Step 5: the receiver's old page is unmapped and destroyed.
                     for i in 0..pages {
-                        os.destroy_page(2, at(RECV, i));
+                        os.destroy_page(Asid(2), at(RECV, i));
                     }
                     // Step 6: the IPC buffer is unloaded from the kernel (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        let f = os.hat().translation(OS_KERNEL_SPACE.0, at(KIPC, i), 0).map(|t| t.0);
+                        let f = os.hat().translation(OS_KERNEL_SPACE, at(KIPC, i), 0).map(|t| t.0);
                         os.kernel_unmap(at(KIPC, i));
                         frames.push(f.ok_or_else(|| format!("IPC buffer {:#x} lost its translation", at(KIPC, i)))?);
                     }
                     // Step 7: lazily mapped into the receiver.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(2, at(RECV, i as u64), f, false).map_err(e)?;
+                        os.attach(Asid(2), at(RECV, i as u64), f, false).map_err(e)?;
                     }
                 }
                 "ipc-move" | "ipc-move-eager" => {
                     // Step 2: unload the sender's pages (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        frames.push(os.detach(1, at(SEND, i)).map_err(e)?);
+                        frames.push(os.detach(Asid(1), at(SEND, i)).map_err(e)?);
                     }
                     // Step 3: unmap and destroy the receiver's old pages.
                     for i in 0..pages {
-                        os.destroy_page(2, at(RECV, i));
+                        os.destroy_page(Asid(2), at(RECV, i));
                     }
                     // Step 4: map into the receiver, lazily or eagerly.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(2, at(RECV, i as u64), f, variant == "ipc-move-eager").map_err(e)?;
+                        os.attach(Asid(2), at(RECV, i as u64), f, variant == "ipc-move-eager").map_err(e)?;
                     }
                 }
                 _ => {
                     for i in 0..pages {
-                        os.share_cow(1, at(SEND, i), 2, at(RECV, i)).map_err(e)?;
+                        os.share_cow(Asid(1), at(SEND, i), Asid(2), at(RECV, i)).map_err(e)?;
                     }
                 }
             }
             Ok(())
         })?;
-        let read = measure(&mut os, |os| touch(os, 2, RECV, pages * page, false, page))?;
+        let read = measure(&mut os, |os| touch(os, Asid(2), RECV, pages * page, false, page))?;
         last = (total + read.clone(), read);
     }
     Ok((
@@ -394,11 +394,12 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let page = os.page_bytes();
     let a = 0x0030_0000;
     let o = os.object("cow", ObjectKind::Anonymous, 1).map_err(e)?;
-    os.map(1, vm::Region { start: a, len: page, object: o, offset: 0, prot: Prot::RW, private: false }).map_err(e)?;
-    touch(&mut os, 1, a, page, true, 32)?; // the original is warm (and dirty)
-    let old = os.frame_of(1, a).map_err(e)?;
+    os.map(Asid(1), vm::Region { start: a, len: page, object: o, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
+    touch(&mut os, Asid(1), a, page, true, 32)?; // the original is warm (and dirty)
+    let old = os.frame_of(Asid(1), a).map_err(e)?;
     let new = os.alloc_frame(a).map_err(e)?;
-    let child = 3;
+    let child = Asid(3);
     let ob = os.object("child", ObjectKind::Anonymous, 1).map_err(e)?;
     os.map(child, vm::Region { start: a, len: page, object: ob, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
@@ -413,7 +414,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             1 => {
                 let w = os.window(new);
                 os.kernel_map(w, new).map_err(e)?;
-                copy_block(os, (1, a), (OS_KERNEL_SPACE.0, w), page)?;
+                copy_block(os, (Asid(1), a), (OS_KERNEL_SPACE, w), page)?;
             }
             2 => {
                 let (cpu, cost, _) = os.parts();
@@ -430,7 +431,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
                 let m = Mapping { asid: child, va: a, tag: child, prot: Prot::NONE, cpu: 0 };
                 hat.load(cpu, cost, m, new, DataRef::Load)?;
                 let s = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(old_pa), space: Asid(1) }, cached: true };
-                let d = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(new_pa), space: Asid(child) }, cached: true };
+                let d = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(new_pa), space: child }, cached: true };
                 crate::primitives::copy(cpu, cost, s, d, page, "case 3: virtual copy");
             }
             n => return Err(format!("no pmap case {n}; cases are 1, 2, 3")),
@@ -446,7 +447,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let line = os.cpu().line_bytes();
     let mut warm = 0;
     for i in 0..page / line {
-        let at = Place { va: VirtAddr(a + i * line), pa: PhysAddr(new_pa + i * line), space: Asid(child) };
+        let at = Place { va: VirtAddr(a + i * line), pa: PhysAddr(new_pa + i * line), space: child };
         let probe = os.cpu().flush_line(at, Flush::Discard, "probe");
         if !matches!(probe, LineState::Empty) {
             warm += 1;

@@ -26,6 +26,7 @@
 //! Every error names the file and the line of the offending entry.
 
 use serde::{Deserialize, Serialize};
+use vmlab_addr::Asid;
 
 use crate::cost::{CostModel, Counters};
 use crate::oracle::Violation;
@@ -103,9 +104,9 @@ impl Entry<'_> {
             None => Err(self.err(format!("missing {key}"))),
         }
     }
-    fn space(&self, key: &str) -> Result<u32, String> {
+    fn space(&self, key: &str) -> Result<Asid, String> {
         let v = self.int(key)?;
-        u32::try_from(v).map_err(|_| self.err(format!("{key} {v} does not fit 32 bits")))
+        u32::try_from(v).map(Asid).map_err(|_| self.err(format!("{key} {v} does not fit 32 bits")))
     }
     fn allow(&self, keys: &[&str]) -> Result<(), String> {
         for k in self.t.keys() {

@@ -32,6 +32,7 @@ use crate::policy::Policy;
 use crate::prot::Prot;
 use crate::vm::{FaultCounts, ObjectKind, Os, Region};
 use vmlab_addr::layout::USER_LIMIT;
+use vmlab_addr::Asid;
 
 /// Violations kept in full in an outcome; the rest are only counted.
 pub const KEPT_VIOLATIONS: usize = 100;
@@ -46,7 +47,7 @@ pub struct TraceOutcome {
     pub ifetches_skipped: u64,
     pub flushes: u64,
     /// Trace ASID -> address space id, in order of appearance.
-    pub spaces: BTreeMap<u32, u32>,
+    pub spaces: BTreeMap<Asid, Asid>,
     /// Distinct pages touched whose address was folded below the user limit.
     pub folded_pages: u64,
     pub counters: Counters,
@@ -84,7 +85,7 @@ pub fn run_trace(
         oracle_checks: 0,
     };
     // (space, folded page) -> the unfolded page that owns it.
-    let mut owner: BTreeMap<(u32, u64), u64> = BTreeMap::new();
+    let mut owner: BTreeMap<(Asid, u64), u64> = BTreeMap::new();
     let mut buf = Vec::new();
     while src.fill(&mut buf).map_err(|e| format!("trace: {e}"))? {
         for ev in &buf {
@@ -103,8 +104,8 @@ pub fn run_trace(
                 out.ifetches_skipped += 1;
                 continue;
             }
-            let next = out.spaces.len() as u32 + 1;
-            let space = *out.spaces.entry(a.asid.0).or_insert(next);
+            let next = Asid(out.spaces.len() as u32 + 1);
+            let space = *out.spaces.entry(a.asid).or_insert(next);
             if space == next {
                 let obj = os
                     .object(&format!("trace asid {}", a.asid.0), ObjectKind::Anonymous, USER_LIMIT.0 / page)
