@@ -18,7 +18,7 @@ use crate::hat::Mapping;
 use crate::policy::Policy;
 use crate::primitives::{flush_range, COPY, COPY_RECOVERY, FLUSH, IPC_PATH};
 use crate::prot::Prot;
-use crate::vm::{self, ObjectKind, Os};
+use crate::vm::{self, Attach, ObjectKind, Os};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 
@@ -124,10 +124,10 @@ impl Measurement {
 }
 
 /// User writes (or reads) one word of every line, or every word.
-fn touch(os: &mut Os, asid: Asid, va: u64, bytes: u64, write: bool, step: u64) -> Result<(), String> {
+fn touch(os: &mut Os, asid: Asid, va: u64, bytes: u64, op: DataRef, step: u64) -> Result<(), String> {
     let mut off = 0;
     while off < bytes {
-        os.access(asid, va + off, write, 4, "setup").map_err(e)?;
+        os.access(asid, va + off, op, 4, "setup").map_err(e)?;
         off += step;
     }
     Ok(())
@@ -211,12 +211,12 @@ pub fn table1(cost: &CostModel, state: &str, bytes: u64) -> Result<Measurement, 
     let obj = os.object("block", ObjectKind::Anonymous, 8).map_err(e)?;
     os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: obj, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, Asid(1), BUF, 16 * KB, true, 32)?;
+    touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 32)?;
     os.cpu().reset_cache();
     match state {
         "empty" => {}
-        "clean" => touch(&mut os, Asid(1), BUF, bytes, false, 32)?,
-        "dirty" => touch(&mut os, Asid(1), BUF, bytes, true, 32)?,
+        "clean" => touch(&mut os, Asid(1), BUF, bytes, DataRef::Load, 32)?,
+        "dirty" => touch(&mut os, Asid(1), BUF, bytes, DataRef::Store, 32)?,
         s => return Err(format!("unknown cache state {s:?}")),
     }
     let c = measure(&mut os, |os| flush_block(os, Asid(1), BUF, bytes, Flush::WriteBack))?;
@@ -239,14 +239,14 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
     let o = os.object("big", ObjectKind::Anonymous, 128).map_err(e)?;
     os.map(Asid(1), vm::Region { start: big, len: 256 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, Asid(1), src, 16 * KB, true, 32)?;
-    touch(&mut os, Asid(1), dst, 16 * KB, true, 32)?;
-    touch(&mut os, Asid(1), big, 256 * KB, true, 2 * KB)?;
+    touch(&mut os, Asid(1), src, 16 * KB, DataRef::Store, 32)?;
+    touch(&mut os, Asid(1), dst, 16 * KB, DataRef::Store, 32)?;
+    touch(&mut os, Asid(1), big, 256 * KB, DataRef::Store, 2 * KB)?;
     match case {
         "best" => copy_block(&mut os, (Asid(1), src), (Asid(1), dst), bytes)?,
         "worst" => {
             os.cpu().reset_cache();
-            touch(&mut os, Asid(1), big, 256 * KB, true, 32)?;
+            touch(&mut os, Asid(1), big, 256 * KB, DataRef::Store, 32)?;
         }
         s => return Err(format!("unknown copy case {s:?}")),
     }
@@ -260,7 +260,7 @@ pub fn unmap(cost: &CostModel) -> Result<Measurement, String> {
     let o = os.object("page", ObjectKind::Anonymous, 8).map_err(e)?;
     os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, Asid(1), BUF, 16 * KB, true, 2 * KB)?;
+    touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 2 * KB)?;
     let c = measure(&mut os, |os| os.unmap(Asid(1), BUF + 2 * KB, 2 * KB).map_err(e))?;
     Ok(Measurement::new("unmap", "no-flush", CacheKind::Vac, 2 * KB, c))
 }
@@ -296,7 +296,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     let ro = os.object("recv", ObjectKind::Anonymous, 8).map_err(e)?;
     os.map(Asid(2), vm::Region { start: RECV, len: 8 * page, object: ro, offset: 0, prot: Prot::RW, private: true })
         .map_err(e)?;
-    touch(&mut os, Asid(2), RECV, 8 * page, true, 32)?;
+    touch(&mut os, Asid(2), RECV, 8 * page, DataRef::Store, 32)?;
     let by_copy = variant == "pure-copy" || !bytes.is_multiple_of(page);
     if by_copy {
         for i in 0..pages {
@@ -306,7 +306,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     }
     let mut last = (Region::default(), Region::default());
     for _round in 0..3 {
-        touch(&mut os, Asid(1), SEND, bytes, true, 4)?;
+        touch(&mut os, Asid(1), SEND, bytes, DataRef::Store, 4)?;
         let total = measure(&mut os, |os| {
             let fixed = os.cost().path_of(Routine::IpcNull) + pages * os.cost().path_of(Routine::IpcPerPage);
             let cpu = os.cpu();
@@ -347,7 +347,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                     }
                     // Step 7: lazily mapped into the receiver.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(Asid(2), at(RECV, i as u64), f, false).map_err(e)?;
+                        os.attach(Asid(2), at(RECV, i as u64), f, Attach::Lazy).map_err(e)?;
                     }
                 }
                 "ipc-move" | "ipc-move-eager" => {
@@ -362,7 +362,13 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                     }
                     // Step 4: map into the receiver, lazily or eagerly.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(Asid(2), at(RECV, i as u64), f, variant == "ipc-move-eager").map_err(e)?;
+                        os.attach(
+                            Asid(2),
+                            at(RECV, i as u64),
+                            f,
+                            if variant == "ipc-move-eager" { Attach::Eager } else { Attach::Lazy },
+                        )
+                        .map_err(e)?;
                     }
                 }
                 _ => {
@@ -373,7 +379,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
             }
             Ok(())
         })?;
-        let read = measure(&mut os, |os| touch(os, Asid(2), RECV, pages * page, false, page))?;
+        let read = measure(&mut os, |os| touch(os, Asid(2), RECV, pages * page, DataRef::Load, page))?;
         last = (total + read.clone(), read);
     }
     Ok((
@@ -396,7 +402,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let o = os.object("cow", ObjectKind::Anonymous, 1).map_err(e)?;
     os.map(Asid(1), vm::Region { start: a, len: page, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    touch(&mut os, Asid(1), a, page, true, 32)?; // the original is warm (and dirty)
+    touch(&mut os, Asid(1), a, page, DataRef::Store, 32)?; // the original is warm (and dirty)
     let old = os.frame_of(Asid(1), a).map_err(e)?;
     let new = os.alloc_frame(a).map_err(e)?;
     let child = Asid(3);

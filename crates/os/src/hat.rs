@@ -508,11 +508,12 @@ impl Hat {
         }
     }
 
-    /// Interface 5: sets referenced / modified bits of a page.
-    pub fn set_refmod(&mut self, pfn: u64, referenced: bool, modified: bool) {
+    /// Interface 5: an access `op` to the page sets its referenced bit, and
+    /// a store its modified bit.
+    pub fn set_refmod(&mut self, pfn: u64, op: DataRef) {
         let f = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
-        f.referenced |= referenced;
-        f.modified |= modified;
+        f.referenced = true;
+        f.modified |= op == DataRef::Store;
     }
 
     /// Interface 5: clears both bits; returns what they were.

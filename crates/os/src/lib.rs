@@ -24,4 +24,4 @@ pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;
 pub use tracerun::{run_trace, TraceOutcome};
-pub use vm::{ObjectKind, Os, OsError, Region};
+pub use vm::{Attach, ObjectKind, Os, OsError, Region};

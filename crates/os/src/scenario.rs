@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use vmlab_addr::Asid;
 
 use crate::cost::{CostModel, Counters};
+use crate::cpu::DataRef;
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
@@ -180,7 +181,8 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
             }
             "read" | "write" => {
                 e.allow(&["op", "space", "addr", "size"])?;
-                os.access(e.space("space")?, e.int("addr")?, name == "write", e.int_or("size", 4)?, &here)
+                let op = if name == "write" { DataRef::Store } else { DataRef::Load };
+                os.access(e.space("space")?, e.int("addr")?, op, e.int_or("size", 4)?, &here)
             }
             other => {
                 return Err(e.err(format!(

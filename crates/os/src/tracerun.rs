@@ -27,6 +27,7 @@ use vmlab_machine::MachineConfig;
 use vmlab_trace::{AccessKind, Event, EventSource};
 
 use crate::cost::{CostModel, Counters};
+use crate::cpu::DataRef;
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
@@ -116,7 +117,8 @@ pub fn run_trace(
                 )
                 .map_err(|e| format!("trace event {n}: {e}"))?;
             }
-            let write = matches!(a.kind, AccessKind::Store | AccessKind::Modify);
+            let op =
+                if matches!(a.kind, AccessKind::Store | AccessKind::Modify) { DataRef::Store } else { DataRef::Load };
             let (mut va, end) = (a.addr.0, a.addr.0.saturating_add(u64::from(a.size.max(1))));
             while va < end {
                 let chunk = (page - va % page).min(end - va);
@@ -138,7 +140,7 @@ pub fn run_trace(
                         }
                     }
                 }
-                os.access(space, folded, write, chunk, "trace").map_err(|e| format!("trace event {n}: {e}"))?;
+                os.access(space, folded, op, chunk, "trace").map_err(|e| format!("trace event {n}: {e}"))?;
                 out.accesses += 1;
                 va += chunk;
             }

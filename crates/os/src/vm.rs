@@ -105,6 +105,15 @@ pub struct AddressSpace {
     pub pages: BTreeMap<u64, VmPage>,
 }
 
+/// When [`Os::attach`] loads the page's translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attach {
+    /// Now.
+    Eager,
+    /// At the first access, which takes a pseudo page fault (lazy mapping).
+    Lazy,
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct FaultCounts {
     pub minor: u64,
@@ -473,7 +482,8 @@ impl Os {
     }
 
     /// A user read or write of `size` bytes (within one page) at `va`.
-    pub fn access(&mut self, asid: Asid, va: u64, write: bool, size: u64, origin: &str) -> Result<(), OsError> {
+    pub fn access(&mut self, asid: Asid, va: u64, op: DataRef, size: u64, origin: &str) -> Result<(), OsError> {
+        let write = op == DataRef::Store;
         if size == 0 || (va % self.page) + size > self.page {
             return Err(OsError::Invalid(format!("access of {size} bytes at {va:#x} must lie within one page")));
         }
@@ -513,8 +523,8 @@ impl Os {
             self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
         }
         let span = self.hat.span(asid, va, pfn);
-        self.cpu.reference(if write { DataRef::Store } else { DataRef::Load }, span, size, origin);
-        self.hat.set_refmod(pfn, true, write);
+        self.cpu.reference(op, span, size, origin);
+        self.hat.set_refmod(pfn, op);
         Ok(())
     }
 
@@ -694,9 +704,10 @@ impl Os {
 
     /// Gives frame `pfn` (and its reference) to `asid` at `va`, replacing
     /// any page there (destroyed: flush, or purge when unshared).
-    /// `eager` loads the translation now; otherwise the first access takes a
-    /// pseudo page fault (lazy mapping).
-    pub fn attach(&mut self, asid: Asid, va: u64, pfn: u64, eager: bool) -> Result<(), OsError> {
+    /// `how` says whether the translation is loaded now or at the first
+    /// access (a pseudo page fault).
+    pub fn attach(&mut self, asid: Asid, va: u64, pfn: u64, how: Attach) -> Result<(), OsError> {
+        let eager = how == Attach::Eager;
         let r =
             self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
         self.drop_page(asid, va);
@@ -758,7 +769,7 @@ impl Os {
         if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)) {
             return Ok(v.pfn);
         }
-        self.access(asid, page, false, 4, "frame_of")?;
+        self.access(asid, page, DataRef::Load, 4, "frame_of")?;
         self.spaces
             .get(&asid)
             .and_then(|s| s.pages.get(&page))

@@ -16,7 +16,7 @@
 use vmlab_addr::Asid;
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WritePolicy};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Region, Violation};
+use vmlab_os::{Attach, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const PAGE: u64 = 4096;
 const A: u64 = 0x10000;
@@ -52,25 +52,25 @@ fn provoke(policy: Policy) -> Vec<Violation> {
     }
     // One frame, attached (no zero-fill through a kernel alias) at A and B.
     let frame = os.alloc_frame(A).expect("frame");
-    os.attach(Asid(1), A, frame, true).expect("attach A");
-    os.attach(Asid(2), B, frame, true).expect("attach B");
+    os.attach(Asid(1), A, frame, Attach::Eager).expect("attach A");
+    os.attach(Asid(2), B, frame, Attach::Eager).expect("attach B");
     // Filler frames at same-set addresses: 0x101000/0x105000 share B's sets,
     // 0x100000/0x104000 share A's.
     for va in [0x10_0000, 0x10_1000, 0x10_4000, 0x10_5000] {
         let f = os.alloc_frame(va).expect("filler");
-        os.attach(Asid(3), va, f, true).expect("attach filler");
+        os.attach(Asid(3), va, f, Attach::Eager).expect("attach filler");
     }
-    os.access(Asid(1), A + W, true, 4, "write through A").expect("A");
+    os.access(Asid(1), A + W, DataRef::Store, 4, "write through A").expect("A");
     // Unmap alias A keeping the frame (the sender side of a move); `none`
     // leaves A's dirty line in the cache.
     os.detach(Asid(1), A).expect("detach A");
-    os.access(Asid(2), B + W, true, 4, "write through B").expect("B");
+    os.access(Asid(2), B + W, DataRef::Store, 4, "write through B").expect("B");
     // Evict B's line: memory now holds B's newer word.
-    os.access(Asid(3), 0x10_1000 + W, false, 4, "evict B 1").expect("f");
-    os.access(Asid(3), 0x10_5000 + W, false, 4, "evict B 2").expect("f");
+    os.access(Asid(3), 0x10_1000 + W, DataRef::Load, 4, "evict B 1").expect("f");
+    os.access(Asid(3), 0x10_5000 + W, DataRef::Load, 4, "evict B 2").expect("f");
     // Evict A's orphaned dirty line: it is written back over B's word.
-    os.access(Asid(3), 0x10_0000 + W, false, 4, "evict A 1").expect("f");
-    os.access(Asid(3), 0x10_4000 + W, false, 4, "evict A 2").expect("f");
+    os.access(Asid(3), 0x10_0000 + W, DataRef::Load, 4, "evict A 1").expect("f");
+    os.access(Asid(3), 0x10_4000 + W, DataRef::Load, 4, "evict A 2").expect("f");
     os.violations().to_vec()
 }
 

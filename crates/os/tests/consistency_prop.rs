@@ -11,7 +11,7 @@ use proptest::test_runner::{Config, TestError, TestRunner};
 use vmlab_addr::Asid;
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Region};
+use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region};
 
 const PAGE: u64 = 4096;
 
@@ -80,8 +80,8 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
                 }
                 r
             }
-            Op::Read { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, false, 4, &origin),
-            Op::Write { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, true, 4, &origin),
+            Op::Read { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, DataRef::Load, 4, &origin),
+            Op::Write { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, DataRef::Store, 4, &origin),
         };
     }
     os.violations().to_vec()

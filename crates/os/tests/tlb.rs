@@ -9,7 +9,7 @@ use vmlab_addr::Asid;
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::hat::UnloadReason;
-use vmlab_os::{CostModel, Counters, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
+use vmlab_os::{CostModel, Counters, DataRef, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
 
 const PAGE: u64 = 4096;
 const BASE: u64 = 0x10000;
@@ -44,7 +44,7 @@ fn lru_misses_refills_and_purges_count_exactly() {
     let obj = os.object("a", ObjectKind::Anonymous, 4).expect("obj");
     os.map(Asid(1), Region { start: BASE, len: 4 * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
         .expect("map");
-    let read = |os: &mut Os, page: u64| os.access(Asid(1), BASE + page * PAGE, false, 4, "t").expect("read");
+    let read = |os: &mut Os, page: u64| os.access(Asid(1), BASE + page * PAGE, DataRef::Load, 4, "t").expect("read");
     // 0 miss, 0 hit, 1 miss, 2 miss (evicts 0), 0 miss (evicts 1).
     for p in [0, 0, 1, 2, 0] {
         read(&mut os, p);
@@ -77,8 +77,8 @@ fn unload_frame_purges_every_space_mapping_it() {
         Region { start: BASE + 4 * PAGE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
     )
     .expect("map");
-    os.access(Asid(1), BASE, true, 4, "a").expect("w");
-    os.access(Asid(2), BASE + 4 * PAGE, false, 4, "b").expect("r");
+    os.access(Asid(1), BASE, DataRef::Store, 4, "a").expect("w");
+    os.access(Asid(2), BASE + 4 * PAGE, DataRef::Load, 4, "b").expect("r");
     let before = os.counters();
     let pfn = os.frame_of(Asid(1), BASE).expect("frame");
     let (cpu, cost, hat) = os.parts();
@@ -87,8 +87,8 @@ fn unload_frame_purges_every_space_mapping_it() {
     assert_eq!((d.tlb_purges, d.tlb_purge_hits), (2, 2));
     assert!(os.cpu().tlb().expect("tlb").entries().next().is_none());
     // Both spaces miss again after their minor faults.
-    os.access(Asid(1), BASE, false, 4, "a").expect("r");
-    os.access(Asid(2), BASE + 4 * PAGE, false, 4, "b").expect("r");
+    os.access(Asid(1), BASE, DataRef::Load, 4, "a").expect("r");
+    os.access(Asid(2), BASE + 4 * PAGE, DataRef::Load, 4, "b").expect("r");
     assert_eq!(os.faults().minor, 3);
     assert_eq!(tlb(os.counters() - before).1, 2);
 }
@@ -101,7 +101,7 @@ fn no_tlb_preset_counts_pdtlb_only() {
     let obj = os.object("a", ObjectKind::Anonymous, 1).expect("obj");
     os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
         .expect("map");
-    os.access(Asid(1), BASE, false, 4, "t").expect("read");
+    os.access(Asid(1), BASE, DataRef::Load, 4, "t").expect("read");
     os.unmap(Asid(1), BASE, PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (0, 0, 2, 0));
 }
