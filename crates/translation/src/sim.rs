@@ -484,7 +484,7 @@ impl VmSim {
         if self.protect_countdown >= self.protect_every {
             self.protect_countdown = 0;
             if let Some((asid, va)) = self.last_data {
-                self.protection_change(asid, va);
+                self.protection_change(Asid(asid), VirtAddr(va));
             }
         }
     }
@@ -754,7 +754,8 @@ impl VmSim {
     /// checked in L1 D and in the L2 that serves data; the lines present
     /// are updated instead. `va` is a (folded) user address. Returns the
     /// cycles, which are also added to the run's protection total.
-    pub fn protection_change(&mut self, asid: u32, va: u64) -> u64 {
+    pub fn protection_change(&mut self, asid: Asid, va: VirtAddr) -> u64 {
+        let (asid, va) = (asid.0, va.0);
         let page = self.cfg.page_size.bytes();
         let base = va & !(page - 1);
         let c = self.cfg.costs;
