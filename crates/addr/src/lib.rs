@@ -51,6 +51,13 @@ newtype_u64!(
 #[serde(transparent)]
 pub struct Asid(pub u32);
 
+/// Prints the number, as error messages and reports name a space.
+impl fmt::Display for Asid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
 /// One CPU of a multiprocessor: its index in the system's list of CPUs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

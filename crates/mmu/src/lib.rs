@@ -7,6 +7,6 @@ pub mod tlb;
 pub mod tlbs;
 
 pub use frames::{FrameError, FramePool};
-pub use pagetable::{PageTable, PteRef, TableError, TableMemory, Tier};
+pub use pagetable::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 pub use tlb::{Slot, Tlb, TlbConfig, TlbEntry, TlbError, TlbReplacement, TlbStats};
 pub use tlbs::{NamedTlbStats, Side, TlbLayout, TlbSet};

@@ -3,22 +3,23 @@
 
 #![allow(clippy::unwrap_used)] // a test failing on an unexpected error is the point
 
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_mmu::pagetable::{Mach, Ultrix};
-use vmlab_mmu::{FrameError, FramePool, PageTable, PteRef, TableError, TableMemory, Tier};
+use vmlab_mmu::{FrameError, FramePool, PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 
 fn one(t: &dyn PageTable, space: u32, va: u64) -> PteRef {
     let mut out = Vec::new();
-    t.walk(space, va, &mut out).unwrap();
+    t.walk(Asid(space), VirtAddr(va), &mut out).unwrap();
     assert_eq!(out.len(), 1, "bottom-up walks give one reference per tier");
     out[0]
 }
 
 fn user(addr: u64) -> PteRef {
-    PteRef { addr, mapped: true, tier: Tier::User, bytes: 4 }
+    PteRef { at: PteAddr::Mapped(VirtAddr(addr)), tier: Tier::User, bytes: 4 }
 }
 
 fn root(addr: u64) -> PteRef {
-    PteRef { addr, mapped: false, tier: Tier::Root, bytes: 4 }
+    PteRef { at: PteAddr::Physical(PhysAddr(addr)), tier: Tier::Root, bytes: 4 }
 }
 
 /// Pool frames start at 0x200.
@@ -40,9 +41,9 @@ fn root(addr: u64) -> PteRef {
 fn mips_hand_worked_two_tier_walks() {
     let mut pool = FramePool::new(4096, 0x200, 64);
     let mut t = Ultrix::new();
-    t.insert(0, 0x400, 0x1000, &mut pool).unwrap();
-    t.insert(1, 0x7FFFF, 0x1001, &mut pool).unwrap();
-    t.insert(3, 0, 0x1002, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0x400), Pfn(0x1000), &mut pool).unwrap();
+    t.insert(Asid(1), Vpn(0x7FFFF), Pfn(0x1001), &mut pool).unwrap();
+    t.insert(Asid(3), Vpn(0), Pfn(0x1002), &mut pool).unwrap();
     assert_eq!(t.root_pa(0), Some(0x20_0000));
     assert_eq!(t.root_pa(1), Some(0x20_0800));
     assert_eq!(t.root_pa(3), Some(0x20_3800));
@@ -50,19 +51,19 @@ fn mips_hand_worked_two_tier_walks() {
 
     assert_eq!(one(&t, 0, 0x40_0123), user(0xC000_1000));
     assert_eq!(one(&t, 0, 0xC000_1000), root(0x20_0004));
-    assert_eq!(t.pte_at(0x20_0004), Some(0x201));
-    assert_eq!(t.pte_at(0x20_1000), Some(0x1000));
+    assert_eq!(t.pte_at(PhysAddr(0x20_0004)), Some(Pfn(0x201)));
+    assert_eq!(t.pte_at(PhysAddr(0x20_1000)), Some(Pfn(0x1000)));
 
     assert_eq!(one(&t, 1, 0x7FFF_FFFC), user(0xC03F_FFFC));
     assert_eq!(one(&t, 1, 0xC03F_FFFC), root(0x20_0FFC));
-    assert_eq!(t.pte_at(0x20_0FFC), Some(0x202));
-    assert_eq!(t.pte_at(0x20_2FFC), Some(0x1001));
+    assert_eq!(t.pte_at(PhysAddr(0x20_0FFC)), Some(Pfn(0x202)));
+    assert_eq!(t.pte_at(PhysAddr(0x20_2FFC)), Some(Pfn(0x1001)));
 
     assert_eq!(one(&t, 3, 0), user(0xC060_0000));
     assert_eq!(one(&t, 3, 0xC060_0000), root(0x20_3800));
-    assert_eq!(t.pte_at(0x20_3800), Some(0x204));
+    assert_eq!(t.pte_at(PhysAddr(0x20_3800)), Some(Pfn(0x204)));
     // Root entries of UPT pages without a frame are invalid.
-    assert_eq!(t.pte_at(0x20_0008), None);
+    assert_eq!(t.pte_at(PhysAddr(0x20_0008)), None);
     // kseg2 is global: space 0's handler walking space 3's UPT address
     // reads space 3's root.
     assert_eq!(one(&t, 0, 0xC060_0000), root(0x20_3800));
@@ -77,34 +78,49 @@ fn mips_hand_worked_two_tier_walks() {
         }
     );
     // Another page in an existing UPT page costs no frame.
-    t.insert(0, 0x401, 0x1003, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0x401), Pfn(0x1003), &mut pool).unwrap();
     assert_eq!((t.memory().bytes, t.memory().useful_bytes), (5 * 4096, 7 * 4));
     // Removing space 3's only page frees its UPT page; its root stays.
-    t.remove(3, 0, &mut pool).unwrap();
+    t.remove(Asid(3), Vpn(0), &mut pool).unwrap();
     assert_eq!(t.memory().bytes, 4 * 4096);
     assert_eq!(pool.in_use(), 4);
-    assert_eq!(t.pte_at(0x20_3800), None);
-    assert_eq!(t.lookup(3, 0), None);
-    assert_eq!(t.lookup(0, 0x401), Some(0x1003));
+    assert_eq!(t.pte_at(PhysAddr(0x20_3800)), None);
+    assert_eq!(t.lookup(Asid(3), Vpn(0)), None);
+    assert_eq!(t.lookup(Asid(0), Vpn(0x401)), Some(Pfn(0x1003)));
 }
 
 #[test]
 fn mips_errors() {
     let mut pool = FramePool::new(4096, 0, 1);
     let mut t = Ultrix::new();
-    assert_eq!(t.insert(256, 0, 1, &mut pool), Err(TableError::SpaceOutOfRange { space: 256, max_spaces: 256 }));
-    assert_eq!(t.insert(0, 0x80000, 1, &mut pool), Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 }));
-    assert_eq!(t.insert(0, 0, 1 << 20, &mut pool), Err(TableError::FrameOutOfRange { pfn: 1 << 20, bits: 20 }));
+    assert_eq!(
+        t.insert(Asid(256), Vpn(0), Pfn(1), &mut pool),
+        Err(TableError::SpaceOutOfRange { space: 256, max_spaces: 256 })
+    );
+    assert_eq!(
+        t.insert(Asid(0), Vpn(0x80000), Pfn(1), &mut pool),
+        Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 })
+    );
+    assert_eq!(
+        t.insert(Asid(0), Vpn(0), Pfn(1 << 20), &mut pool),
+        Err(TableError::FrameOutOfRange { pfn: 1 << 20, bits: 20 })
+    );
     // The root takes the only frame; the UPT page cannot be had.
-    assert!(matches!(t.insert(0, 0, 1, &mut pool), Err(TableError::Frames(FrameError::Exhausted { .. }))));
-    assert_eq!(t.lookup(0, 0), None);
-    assert_eq!(t.remove(0, 0, &mut pool), Err(TableError::NotMapped { space: 0, vpn: 0 }));
+    assert!(matches!(
+        t.insert(Asid(0), Vpn(0), Pfn(1), &mut pool),
+        Err(TableError::Frames(FrameError::Exhausted { .. }))
+    ));
+    assert_eq!(t.lookup(Asid(0), Vpn(0)), None);
+    assert_eq!(t.remove(Asid(0), Vpn(0), &mut pool), Err(TableError::NotMapped { space: 0, vpn: 0 }));
     let mut out = Vec::new();
-    assert_eq!(t.walk(0, 1 << 32, &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
-    assert_eq!(t.walk(0, 0x8000_0000, &mut out), Err(TableError::NotMapped { space: 0, vpn: 0x80000 }));
+    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert_eq!(t.walk(Asid(0), VirtAddr(0x8000_0000), &mut out), Err(TableError::NotMapped { space: 0, vpn: 0x80000 }));
     // Space 5 has no root table yet.
-    assert_eq!(t.walk(5, 0xC0A0_0000, &mut out), Err(TableError::NotMapped { space: 5, vpn: 0xC0A00 }));
-    assert_eq!(t.walk(300, 0, &mut out), Err(TableError::SpaceOutOfRange { space: 300, max_spaces: 256 }));
+    assert_eq!(t.walk(Asid(5), VirtAddr(0xC0A0_0000), &mut out), Err(TableError::NotMapped { space: 5, vpn: 0xC0A00 }));
+    assert_eq!(
+        t.walk(Asid(300), VirtAddr(0), &mut out),
+        Err(TableError::SpaceOutOfRange { space: 300, max_spaces: 256 })
+    );
     assert!(out.is_empty());
 }
 
@@ -126,19 +142,25 @@ fn mach_hand_worked_three_tier_walks() {
     let mut pool = FramePool::new(4096, 0x300, 64);
     let mut t = Mach::new(&mut pool).unwrap();
     assert_eq!(t.root_pa(), 0x30_0000);
-    t.insert(0, 0x400, 0x1000, &mut pool).unwrap();
-    t.insert(1, 0, 0x1001, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0x400), Pfn(0x1000), &mut pool).unwrap();
+    t.insert(Asid(1), Vpn(0), Pfn(0x1001), &mut pool).unwrap();
 
     assert_eq!(one(&t, 0, 0x40_0000), user(0xC000_1000));
-    assert_eq!(one(&t, 0, 0xC000_1000), PteRef { addr: 0xFFF0_0004, mapped: true, tier: Tier::Kernel, bytes: 4 });
+    assert_eq!(
+        one(&t, 0, 0xC000_1000),
+        PteRef { at: PteAddr::Mapped(VirtAddr(0xFFF0_0004)), tier: Tier::Kernel, bytes: 4 }
+    );
     assert_eq!(one(&t, 0, 0xFFF0_0004), root(0x30_0C00));
-    assert_eq!(t.pte_at(0x30_0C00), Some(0x302));
-    assert_eq!(t.pte_at(0x30_2004), Some(0x301));
-    assert_eq!(t.pte_at(0x30_1000), Some(0x1000));
+    assert_eq!(t.pte_at(PhysAddr(0x30_0C00)), Some(Pfn(0x302)));
+    assert_eq!(t.pte_at(PhysAddr(0x30_2004)), Some(Pfn(0x301)));
+    assert_eq!(t.pte_at(PhysAddr(0x30_1000)), Some(Pfn(0x1000)));
 
     assert_eq!(one(&t, 1, 0), user(0xC020_0000));
-    assert_eq!(one(&t, 1, 0xC020_0000), PteRef { addr: 0xFFF0_0800, mapped: true, tier: Tier::Kernel, bytes: 4 });
-    assert_eq!(t.pte_at(0x30_2800), Some(0x303));
+    assert_eq!(
+        one(&t, 1, 0xC020_0000),
+        PteRef { at: PteAddr::Mapped(VirtAddr(0xFFF0_0800)), tier: Tier::Kernel, bytes: 4 }
+    );
+    assert_eq!(t.pte_at(PhysAddr(0x30_2800)), Some(Pfn(0x303)));
 
     // Root + 1 KPT page + 2 UPT pages; useful: 2 UPTEs + 2 KPTEs + 1 root PTE.
     assert_eq!(
@@ -154,11 +176,11 @@ fn mach_hand_worked_three_tier_walks() {
         }
     );
     // Removing both pages frees both UPT pages and then the KPT page.
-    t.remove(0, 0x400, &mut pool).unwrap();
-    t.remove(1, 0, &mut pool).unwrap();
+    t.remove(Asid(0), Vpn(0x400), &mut pool).unwrap();
+    t.remove(Asid(1), Vpn(0), &mut pool).unwrap();
     assert_eq!(t.memory().bytes, 4096);
     assert_eq!(pool.in_use(), 1);
-    assert_eq!(t.pte_at(0x30_0C00), None);
+    assert_eq!(t.pte_at(PhysAddr(0x30_0C00)), None);
 }
 
 #[test]
@@ -166,11 +188,14 @@ fn mach_errors_leave_no_half_mapping() {
     // Root + UPT page fit; the KPT page does not.
     let mut pool = FramePool::new(4096, 0, 2);
     let mut t = Mach::new(&mut pool).unwrap();
-    assert!(matches!(t.insert(0, 0, 1, &mut pool), Err(TableError::Frames(FrameError::Exhausted { .. }))));
-    assert_eq!(t.lookup(0, 0), None);
+    assert!(matches!(
+        t.insert(Asid(0), Vpn(0), Pfn(1), &mut pool),
+        Err(TableError::Frames(FrameError::Exhausted { .. }))
+    ));
+    assert_eq!(t.lookup(Asid(0), Vpn(0)), None);
     assert_eq!(pool.in_use(), 1);
     assert_eq!(t.memory().bytes, 4096);
     let mut out = Vec::new();
-    assert_eq!(t.walk(0, 1 << 32, &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
     assert!(matches!(Mach::new(&mut FramePool::new(4096, 0, 0)), Err(TableError::Frames(_))));
 }

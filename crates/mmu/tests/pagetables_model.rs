@@ -8,37 +8,42 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_mmu::pagetable::{build, TableKind, TableParams};
-use vmlab_mmu::{FramePool, PageTable, PteRef, TableError};
+use vmlab_mmu::{FramePool, PageTable, PteAddr, PteRef, TableError};
 
 const PAGE: u64 = 4096;
 
 /// The physical address a reference reads: itself if physical, else the
 /// frame the next tier's walk ends at plus the page offset.
-fn physical(t: &dyn PageTable, space: u32, r: PteRef, depth: u32) -> Result<u64, String> {
-    if !r.mapped {
-        return Ok(r.addr);
-    }
+fn physical(t: &dyn PageTable, space: u32, r: PteRef, depth: u32) -> Result<PhysAddr, String> {
+    let va = match r.at {
+        PteAddr::Physical(pa) => return Ok(pa),
+        PteAddr::Mapped(va) => va,
+    };
     if depth > 4 {
         return Err("more than 4 tiers".into());
     }
     let mut up = Vec::new();
-    t.walk(space, r.addr, &mut up).map_err(|e| format!("walk of PTE address {:#x}: {e}", r.addr))?;
-    let [up] = up[..] else { return Err(format!("tier walk of {:#x} gave {} references", r.addr, up.len())) };
+    t.walk(Asid(space), va, &mut up).map_err(|e| format!("walk of PTE address {va:#x}: {e}"))?;
+    let [up] = up[..] else { return Err(format!("tier walk of {va:#x} gave {} references", up.len())) };
     let pa = physical(t, space, up, depth + 1)?;
     let frame = t.pte_at(pa).ok_or_else(|| format!("invalid upper PTE at {pa:#x}"))?;
-    Ok(frame * PAGE + r.addr % PAGE)
+    Ok(PhysAddr(frame.0 * PAGE + va.0 % PAGE))
 }
 
 /// The frame a walk of `va` ends at.
-fn walk_to_frame(t: &dyn PageTable, kind: TableKind, space: u32, va: u64) -> Result<u64, String> {
+fn walk_to_frame(t: &dyn PageTable, kind: TableKind, space: u32, va: u64) -> Result<Pfn, String> {
     let mut refs = Vec::new();
-    t.walk(space, va, &mut refs).map_err(|e| e.to_string())?;
+    t.walk(Asid(space), VirtAddr(va), &mut refs).map_err(|e| e.to_string())?;
     if matches!(kind, TableKind::X86TwoLevel | TableKind::X86FourLevel) {
         // Top-down: each entry names the page the next reference is in.
         for w in refs.windows(2) {
-            if t.pte_at(w[0].addr) != Some(w[1].addr / PAGE) {
-                return Err(format!("entry at {:#x} does not point at {:#x}", w[0].addr, w[1].addr));
+            let (PteAddr::Physical(a), PteAddr::Physical(b)) = (w[0].at, w[1].at) else {
+                return Err("an x86 walk reads physical entries only".into());
+            };
+            if t.pte_at(a) != Some(Pfn(b.0 / PAGE)) {
+                return Err(format!("entry at {a:#x} does not point at {b:#x}"));
             }
         }
     }
@@ -88,14 +93,14 @@ proptest! {
             match op {
                 Op::Insert(s, v) => {
                     next_pfn += 1;
-                    match t.insert(s, v, next_pfn, &mut pool) {
+                    match t.insert(Asid(s), Vpn(v), Pfn(next_pfn), &mut pool) {
                         Ok(()) => { model.insert((s, v), next_pfn); }
                         Err(TableError::Full { .. }) if kind == TableKind::Powerpc => {}
                         Err(e) => prop_assert!(false, "{kind}: insert ({s}, {v:#x}): {e}"),
                     }
                 }
                 Op::Remove(s, v) => {
-                    let r = t.remove(s, v, &mut pool);
+                    let r = t.remove(Asid(s), Vpn(v), &mut pool);
                     match model.remove(&(s, v)) {
                         Some(_) => prop_assert!(r.is_ok(), "{kind}: remove ({s}, {v:#x}): {r:?}"),
                         None => prop_assert_eq!(r, Err(TableError::NotMapped { space: s, vpn: v })),
@@ -103,9 +108,9 @@ proptest! {
                 }
             }
             for (&(s, v), &pfn) in &model {
-                prop_assert_eq!(t.lookup(s, v), Some(pfn));
+                prop_assert_eq!(t.lookup(Asid(s), Vpn(v)), Some(Pfn(pfn)));
                 let reached = walk_to_frame(&*t, kind, s, v * PAGE + 0x123);
-                prop_assert_eq!(reached, Ok(pfn), "{} walk of ({}, {:#x})", kind, s, v);
+                prop_assert_eq!(reached, Ok(Pfn(pfn)), "{} walk of ({}, {:#x})", kind, s, v);
             }
             let m = t.memory();
             prop_assert_eq!(m.bytes, m.parts.iter().map(|p| p.1).sum::<u64>());
@@ -115,13 +120,13 @@ proptest! {
         // Unmapped pages are not found.
         for s in 0..3 {
             for v in [0u64, 0x3FF, 0x40000] {
-                prop_assert_eq!(t.lookup(s, v), model.get(&(s, v)).copied());
+                prop_assert_eq!(t.lookup(Asid(s), Vpn(v)), model.get(&(s, v)).copied().map(Pfn));
             }
         }
         // Removing everything returns every on-demand table page.
         let keys: Vec<(u32, u64)> = model.keys().copied().collect();
         for (s, v) in keys {
-            t.remove(s, v, &mut pool).unwrap();
+            t.remove(Asid(s), Vpn(v), &mut pool).unwrap();
         }
         let m = t.memory();
         prop_assert_eq!(m.useful_bytes, 0);

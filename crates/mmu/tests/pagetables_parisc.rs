@@ -6,18 +6,20 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_mmu::pagetable::parisc::{ChainStats, HashedInverted, HashedParams};
-use vmlab_mmu::{FrameError, FramePool, PageTable, PteRef, TableError, Tier};
+use vmlab_mmu::{FrameError, FramePool, PageTable, PteAddr, PteRef, TableError, Tier};
 
 fn entry(addr: u64) -> PteRef {
-    PteRef { addr, mapped: false, tier: Tier::User, bytes: 16 }
+    PteRef { at: PteAddr::Physical(PhysAddr(addr)), tier: Tier::User, bytes: 16 }
 }
 
 fn walk(t: &HashedInverted, space: u32, va: u64) -> Vec<u64> {
     let mut out = Vec::new();
-    t.walk(space, va, &mut out).expect("walk");
-    assert!(out.iter().all(|r| !r.mapped && r.tier == Tier::User && r.bytes == 16));
-    out.iter().map(|r| r.addr).collect()
+    t.walk(Asid(space), VirtAddr(va), &mut out).expect("walk");
+    assert!(out.iter().all(|r| r.tier == Tier::User && r.bytes == 16));
+    // A hashed table reads physical entries only.
+    out.iter().map(|r| if let PteAddr::Physical(pa) = r.at { pa.0 } else { u64::MAX }).collect()
 }
 
 /// 8 buckets of 16 bytes = 128 bytes, so the hash table takes one 4 KB frame:
@@ -42,15 +44,15 @@ fn hand_worked_collision_chain() {
     assert_eq!(t.bucket(0, 5), 5);
 
     let mut refs = Vec::new();
-    t.insert_refs(0, 3, 0x50, &mut pool, &mut refs).unwrap();
+    t.insert_refs(Asid(0), Vpn(3), Pfn(0x50), &mut pool, &mut refs).unwrap();
     assert_eq!(refs, vec![entry(0x10_0030)], "an empty head is read, then written");
     refs.clear();
-    t.insert_refs(0, 10, 0x51, &mut pool, &mut refs).unwrap();
+    t.insert_refs(Asid(0), Vpn(10), Pfn(0x51), &mut pool, &mut refs).unwrap();
     assert_eq!(refs, vec![entry(0x10_0030)]);
     refs.clear();
-    t.insert_refs(1, 2, 0x52, &mut pool, &mut refs).unwrap();
+    t.insert_refs(Asid(1), Vpn(2), Pfn(0x52), &mut pool, &mut refs).unwrap();
     assert_eq!(refs, vec![entry(0x10_0030), entry(0x10_1000)]);
-    t.insert(0, 5, 0x53, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(5), Pfn(0x53), &mut pool).unwrap();
 
     assert_eq!(walk(&t, 0, 3 << 12), vec![0x10_0030]);
     assert_eq!(walk(&t, 0, (10 << 12) + 0xabc), vec![0x10_0030, 0x10_1000]);
@@ -58,11 +60,11 @@ fn hand_worked_collision_chain() {
     assert_eq!(walk(&t, 0, 5 << 12), vec![0x10_0050]);
     // Unmapped (0, 17): the whole chain is read before the fault.
     assert_eq!(walk(&t, 0, 17 << 12), vec![0x10_0030, 0x10_1000, 0x10_1010]);
-    assert_eq!(t.lookup(0, 17), None);
+    assert_eq!(t.lookup(Asid(0), Vpn(17)), None);
     // The walk ends at the entry holding the frame.
-    assert_eq!(t.pte_at(0x10_1010), Some(0x52));
-    assert_eq!(t.pte_at(0x10_0050), Some(0x53));
-    assert_eq!(t.pte_at(0x10_0040), None);
+    assert_eq!(t.pte_at(PhysAddr(0x10_1010)), Some(Pfn(0x52)));
+    assert_eq!(t.pte_at(PhysAddr(0x10_0050)), Some(Pfn(0x53)));
+    assert_eq!(t.pte_at(PhysAddr(0x10_0040)), None);
 
     let m = t.memory();
     assert_eq!(m.bytes, 2 * 4096);
@@ -76,20 +78,20 @@ fn hand_worked_collision_chain() {
     // Delete from the middle: the search reads head and entry 0 (found, its
     // predecessor is the head); the head now links to entry 1.
     refs.clear();
-    t.remove_refs(0, 10, &mut pool, &mut refs).unwrap();
+    t.remove_refs(Asid(0), Vpn(10), &mut pool, &mut refs).unwrap();
     assert_eq!(refs, vec![entry(0x10_0030), entry(0x10_1000)]);
     assert_eq!(walk(&t, 1, 2 << 12), vec![0x10_0030, 0x10_1010]);
     // Delete the head: entry 1 is read and copied into the head, the overflow
     // page is empty and goes back to the pool.
     refs.clear();
-    t.remove_refs(0, 3, &mut pool, &mut refs).unwrap();
+    t.remove_refs(Asid(0), Vpn(3), &mut pool, &mut refs).unwrap();
     assert_eq!(refs, vec![entry(0x10_0030), entry(0x10_1010)]);
     assert_eq!(walk(&t, 1, 2 << 12), vec![0x10_0030]);
-    assert_eq!(t.lookup(1, 2), Some(0x52));
+    assert_eq!(t.lookup(Asid(1), Vpn(2)), Some(Pfn(0x52)));
     assert_eq!(pool.in_use(), 1);
     assert_eq!(t.memory().bytes, 4096);
     // The next collision reuses the lowest free frame, 0x101 again.
-    t.insert(0, 10, 0x60, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(10), Pfn(0x60), &mut pool).unwrap();
     assert_eq!(walk(&t, 0, 10 << 12), vec![0x10_0030, 0x10_1000]);
 }
 
@@ -97,10 +99,10 @@ fn hand_worked_collision_chain() {
 fn replacing_a_mapping_keeps_its_place() {
     let mut pool = FramePool::new(4096, 0, 16);
     let mut t = HashedInverted::new(&HashedParams { entries: Some(8), ..HashedParams::default() }, &mut pool).unwrap();
-    t.insert(0, 3, 1, &mut pool).unwrap();
-    t.insert(0, 10, 2, &mut pool).unwrap();
-    t.insert(0, 10, 7, &mut pool).unwrap();
-    assert_eq!(t.lookup(0, 10), Some(7));
+    t.insert(Asid(0), Vpn(3), Pfn(1), &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(10), Pfn(2), &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(10), Pfn(7), &mut pool).unwrap();
+    assert_eq!(t.lookup(Asid(0), Vpn(10)), Some(Pfn(7)));
     assert_eq!(t.chain_stats().mappings, 2);
     assert_eq!(walk(&t, 0, 10 << 12), vec![0x30, 0x1000]);
 }
@@ -133,16 +135,19 @@ fn errors_are_errors() {
     assert!(matches!(HashedInverted::new(&huge, &mut pool), Err(TableError::Frames(FrameError::Exhausted { .. }))));
 
     let mut t = HashedInverted::new(&HashedParams { entries: Some(8), ..HashedParams::default() }, &mut pool).unwrap();
-    t.insert(0, 3, 1, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(3), Pfn(1), &mut pool).unwrap();
     // A collision needs an overflow page and the pool is empty.
-    assert!(matches!(t.insert(0, 10, 2, &mut pool), Err(TableError::Frames(FrameError::Exhausted { .. }))));
-    assert_eq!((t.lookup(0, 3), t.lookup(0, 10)), (Some(1), None));
+    assert!(matches!(
+        t.insert(Asid(0), Vpn(10), Pfn(2), &mut pool),
+        Err(TableError::Frames(FrameError::Exhausted { .. }))
+    ));
+    assert_eq!((t.lookup(Asid(0), Vpn(3)), t.lookup(Asid(0), Vpn(10))), (Some(Pfn(1)), None));
     assert_eq!(t.chain_stats().mappings, 1);
-    assert_eq!(t.remove(0, 10, &mut pool), Err(TableError::NotMapped { space: 0, vpn: 10 }));
+    assert_eq!(t.remove(Asid(0), Vpn(10), &mut pool), Err(TableError::NotMapped { space: 0, vpn: 10 }));
     let mut out = Vec::new();
-    assert_eq!(t.walk(0, 1 << 32, &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
-    assert!(matches!(t.insert(0, 1 << 20, 1, &mut pool), Err(TableError::OutOfRange { .. })));
-    assert_eq!(t.lookup(0, 1 << 40), None);
+    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert!(matches!(t.insert(Asid(0), Vpn(1 << 20), Pfn(1), &mut pool), Err(TableError::OutOfRange { .. })));
+    assert_eq!(t.lookup(Asid(0), Vpn(1 << 40)), None);
 }
 
 #[derive(Clone, Debug)]
@@ -175,11 +180,11 @@ proptest! {
             match op {
                 Op::Insert(s, v) => {
                     next_pfn += 1;
-                    t.insert(s, v, next_pfn, &mut pool).unwrap();
+                    t.insert(Asid(s), Vpn(v), Pfn(next_pfn), &mut pool).unwrap();
                     model.insert((s, v), next_pfn);
                 }
                 Op::Remove(s, v) => {
-                    let r = t.remove(s, v, &mut pool);
+                    let r = t.remove(Asid(s), Vpn(v), &mut pool);
                     match model.remove(&(s, v)) {
                         Some(_) => prop_assert!(r.is_ok()),
                         None => prop_assert_eq!(r, Err(TableError::NotMapped { space: s, vpn: v })),
@@ -188,16 +193,16 @@ proptest! {
             }
             for s in 0..4 {
                 for v in 0..64 {
-                    prop_assert_eq!(t.lookup(s, v), model.get(&(s, v)).copied());
+                    prop_assert_eq!(t.lookup(Asid(s), Vpn(v)), model.get(&(s, v)).copied().map(Pfn));
                 }
             }
             for (&(s, v), &pfn) in &model {
                 let refs = walk(&t, s, v * 256);
                 prop_assert_eq!(refs[0], t.head_addr(t.bucket(s, v)));
-                prop_assert_eq!(t.pte_at(*refs.last().unwrap()), Some(pfn));
+                prop_assert_eq!(t.pte_at(PhysAddr(*refs.last().unwrap())), Some(Pfn(pfn)));
                 // No earlier entry on the way holds this page's frame.
                 for a in &refs[..refs.len() - 1] {
-                    prop_assert_ne!(t.pte_at(*a), Some(pfn));
+                    prop_assert_ne!(t.pte_at(PhysAddr(*a)), Some(Pfn(pfn)));
                 }
             }
             let stats = t.chain_stats();

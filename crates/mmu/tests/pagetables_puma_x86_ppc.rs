@@ -3,18 +3,21 @@
 
 #![allow(clippy::unwrap_used)] // a test failing on an unexpected error is the point
 
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_mmu::pagetable::puma::TABLE_BASE;
 use vmlab_mmu::pagetable::{HashedPageTable, HtabParams, Puma, Radix};
-use vmlab_mmu::{FrameError, FramePool, PageTable, PteRef, TableError, TableMemory, Tier};
+use vmlab_mmu::{FrameError, FramePool, PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 
 fn walk(t: &dyn PageTable, space: u32, va: u64) -> Vec<PteRef> {
     let mut out = Vec::new();
-    t.walk(space, va, &mut out).unwrap();
+    t.walk(Asid(space), VirtAddr(va), &mut out).unwrap();
     out
 }
 
+/// A reference at `addr`, a mapped virtual address when `mapped`, else physical.
 fn r(addr: u64, mapped: bool, tier: Tier, bytes: u32) -> PteRef {
-    PteRef { addr, mapped, tier, bytes }
+    let at = if mapped { PteAddr::Mapped(VirtAddr(addr)) } else { PteAddr::Physical(PhysAddr(addr)) };
+    PteRef { at, tier, bytes }
 }
 
 /// TABLE_BASE = 2^52 - 2^42 = 0xF_FC00_0000_0000. Pool frames from 0x400.
@@ -37,32 +40,32 @@ fn puma_hand_worked_with_a_shared_segment() {
     assert_eq!(TABLE_BASE, 0xF_FC00_0000_0000);
     let mut pool = FramePool::new(4096, 0x400, 64);
     let mut t = Puma::new();
-    t.insert(0, 0x400, 0x2000, &mut pool).unwrap();
-    t.insert(1, 0x10005, 0x2001, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0x400), Pfn(0x2000), &mut pool).unwrap();
+    t.insert(Asid(1), Vpn(0x10005), Pfn(0x2001), &mut pool).unwrap();
 
     assert_eq!(walk(&t, 0, 0x40_0abc), vec![r(0xF_FC00_0000_1000, true, Tier::User, 4)]);
     assert_eq!(walk(&t, 0, 0xF_FC00_0000_1000), vec![r(0x40_0004, false, Tier::Root, 4)]);
-    assert_eq!(t.pte_at(0x40_0004), Some(0x401));
-    assert_eq!(t.pte_at(0x40_1000), Some(0x2000));
+    assert_eq!(t.pte_at(PhysAddr(0x40_0004)), Some(Pfn(0x401)));
+    assert_eq!(t.pte_at(PhysAddr(0x40_1000)), Some(Pfn(0x2000)));
 
     assert_eq!(walk(&t, 1, 0x1000_5000), vec![r(0xF_FC00_0044_0014, true, Tier::User, 4)]);
     assert_eq!(walk(&t, 1, 0xF_FC00_0044_0014), vec![r(0x40_0900, false, Tier::Root, 4)]);
-    assert_eq!(t.pte_at(0x40_0900), Some(0x402));
-    assert_eq!(t.pte_at(0x40_2014), Some(0x2001));
+    assert_eq!(t.pte_at(PhysAddr(0x40_0900)), Some(Pfn(0x402)));
+    assert_eq!(t.pte_at(PhysAddr(0x40_2014)), Some(Pfn(0x2001)));
 
     t.share_segment(1, 1, 2, 3).unwrap();
-    assert_eq!(t.lookup(2, 0x30005), Some(0x2001));
+    assert_eq!(t.lookup(Asid(2), Vpn(0x30005)), Some(Pfn(0x2001)));
     assert_eq!(walk(&t, 2, 0x3000_5000), vec![r(0xF_FC00_0044_0014, true, Tier::User, 4)]);
     let mut out = Vec::new();
     assert_eq!(
-        t.walk(2, 0xF_FC00_0044_0014, &mut out),
+        t.walk(Asid(2), VirtAddr(0xF_FC00_0044_0014), &mut out),
         Err(TableError::NotMapped { space: 2, vpn: 0xF_FC00_0044_0014 >> 12 }),
         "space 2 has no root table yet"
     );
-    t.insert(2, 0x30006, 0x2002, &mut pool).unwrap();
-    assert_eq!(t.lookup(1, 0x10006), Some(0x2002));
+    t.insert(Asid(2), Vpn(0x30006), Pfn(0x2002), &mut pool).unwrap();
+    assert_eq!(t.lookup(Asid(1), Vpn(0x10006)), Some(Pfn(0x2002)));
     assert_eq!(walk(&t, 2, 0xF_FC00_0044_0014), vec![r(0x40_3300, false, Tier::Root, 4)]);
-    assert_eq!(t.pte_at(0x40_3300), Some(0x402));
+    assert_eq!(t.pte_at(PhysAddr(0x40_3300)), Some(Pfn(0x402)));
 
     // Frames: roots 0x400, 0x403; table pages 0x401, 0x402 (shared, once).
     // Useful: 3 UPTEs + root entries 0:1, 1:64, 2:192.
@@ -77,26 +80,35 @@ fn puma_hand_worked_with_a_shared_segment() {
     // Space 1's segment 1 has mappings: it cannot be replaced by sharing.
     assert!(matches!(t.share_segment(0, 0, 1, 1), Err(TableError::Config(_))));
     // Removing through one space removes it for both.
-    t.remove(2, 0x30005, &mut pool).unwrap();
-    assert_eq!(t.lookup(1, 0x10005), None);
+    t.remove(Asid(2), Vpn(0x30005), &mut pool).unwrap();
+    assert_eq!(t.lookup(Asid(1), Vpn(0x10005)), None);
 }
 
 #[test]
 fn puma_errors() {
     let mut pool = FramePool::new(4096, 0, 1);
     let mut t = Puma::new();
-    assert_eq!(t.insert(0, 0x80000, 1, &mut pool), Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 }));
     assert_eq!(
-        t.insert(1 << 20, 0, 1, &mut pool),
+        t.insert(Asid(0), Vpn(0x80000), Pfn(1), &mut pool),
+        Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 })
+    );
+    assert_eq!(
+        t.insert(Asid(1 << 20), Vpn(0), Pfn(1), &mut pool),
         Err(TableError::SpaceOutOfRange { space: 1 << 20, max_spaces: 1 << 20 })
     );
-    assert!(matches!(t.insert(0, 0, 1, &mut pool), Err(TableError::Frames(FrameError::Exhausted { .. }))));
-    assert_eq!(t.lookup(0, 0), None);
+    assert!(matches!(
+        t.insert(Asid(0), Vpn(0), Pfn(1), &mut pool),
+        Err(TableError::Frames(FrameError::Exhausted { .. }))
+    ));
+    assert_eq!(t.lookup(Asid(0), Vpn(0)), None);
     let mut out = Vec::new();
-    assert_eq!(t.walk(0, 0x8000_0000, &mut out), Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 }));
-    assert_eq!(t.walk(0, 1 << 52, &mut out), Err(TableError::OutOfRange { va: 1 << 52, bits: 52 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(0x8000_0000), &mut out),
+        Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 })
+    );
+    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 52), &mut out), Err(TableError::OutOfRange { va: 1 << 52, bits: 52 }));
     let mut two_k = FramePool::new(2048, 0, 8);
-    assert!(matches!(t.insert(0, 0, 1, &mut two_k), Err(TableError::Config(_))));
+    assert!(matches!(t.insert(Asid(0), Vpn(0), Pfn(1), &mut two_k), Err(TableError::Config(_))));
 }
 
 /// CR3 of space 0 = frame 0x500. va 0x0804_8123: PDE index 0x0804_8123 >> 22
@@ -108,10 +120,10 @@ fn puma_errors() {
 fn x86_two_level_hand_worked() {
     let mut pool = FramePool::new(4096, 0x500, 64);
     let mut t = Radix::two_level();
-    t.insert(0, 0x8048, 0x3000, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0x8048), Pfn(0x3000), &mut pool).unwrap();
     assert_eq!(t.cr3(0), Some(0x50_0000));
     assert_eq!(walk(&t, 0, 0x0804_8123), vec![r(0x50_0080, false, Tier::Root, 4), r(0x50_1120, false, Tier::User, 4)]);
-    assert_eq!((t.pte_at(0x50_0080), t.pte_at(0x50_1120)), (Some(0x501), Some(0x3000)));
+    assert_eq!((t.pte_at(PhysAddr(0x50_0080)), t.pte_at(PhysAddr(0x50_1120))), (Some(Pfn(0x501)), Some(Pfn(0x3000))));
     assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4)]);
     assert_eq!(
         t.memory(),
@@ -121,10 +133,10 @@ fn x86_two_level_hand_worked() {
             parts: vec![("page directories".into(), 4096), ("page tables".into(), 4096)]
         }
     );
-    t.insert(0, 0xBFFFF, 0x3001, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0xBFFFF), Pfn(0x3001), &mut pool).unwrap();
     assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4), r(0x50_2FFC, false, Tier::User, 4)]);
     assert_eq!((t.memory().bytes, t.memory().useful_bytes), (12288, 16));
-    t.remove(0, 0xBFFFF, &mut pool).unwrap();
+    t.remove(Asid(0), Vpn(0xBFFFF), &mut pool).unwrap();
     assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4)]);
     assert_eq!(t.memory().bytes, 8192);
     assert_eq!(pool.in_use(), 2);
@@ -139,7 +151,7 @@ fn x86_two_level_hand_worked() {
 fn x86_four_level_hand_worked() {
     let mut pool = FramePool::new(4096, 0x600, 64);
     let mut t = Radix::four_level();
-    t.insert(0, 0x7_FFFF_FFFF, 0x4000, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(0x7_FFFF_FFFF), Pfn(0x4000), &mut pool).unwrap();
     assert_eq!(
         walk(&t, 0, 0x7FFF_FFFF_F000),
         vec![
@@ -149,10 +161,11 @@ fn x86_four_level_hand_worked() {
             r(0x60_3FF8, false, Tier::User, 8),
         ]
     );
-    t.insert(0, 0x400, 0x4001, &mut pool).unwrap();
-    let addrs: Vec<u64> = walk(&t, 0, 0x40_0000).iter().map(|r| r.addr).collect();
-    assert_eq!(addrs, vec![0x60_0000, 0x60_4000, 0x60_5010, 0x60_6000]);
-    assert_eq!(t.pte_at(0x60_6000), Some(0x4001));
+    t.insert(Asid(0), Vpn(0x400), Pfn(0x4001), &mut pool).unwrap();
+    let addrs: Vec<PteAddr> = walk(&t, 0, 0x40_0000).iter().map(|r| r.at).collect();
+    let physical = |a: u64| PteAddr::Physical(PhysAddr(a));
+    assert_eq!(addrs, [0x60_0000, 0x60_4000, 0x60_5010, 0x60_6000].map(physical));
+    assert_eq!(t.pte_at(PhysAddr(0x60_6000)), Some(Pfn(0x4001)));
     assert_eq!(
         t.memory(),
         TableMemory {
@@ -167,13 +180,16 @@ fn x86_four_level_hand_worked() {
         }
     );
     let mut out = Vec::new();
-    assert_eq!(t.walk(0, 1 << 48, &mut out), Err(TableError::OutOfRange { va: 1 << 48, bits: 48 }));
-    assert_eq!(t.walk(9, 0, &mut out), Err(TableError::NotMapped { space: 9, vpn: 0 }));
-    assert!(matches!(t.insert(0, 1 << 36, 1, &mut pool), Err(TableError::OutOfRange { .. })));
+    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 48), &mut out), Err(TableError::OutOfRange { va: 1 << 48, bits: 48 }));
+    assert_eq!(t.walk(Asid(9), VirtAddr(0), &mut out), Err(TableError::NotMapped { space: 9, vpn: 0 }));
+    assert!(matches!(t.insert(Asid(0), Vpn(1 << 36), Pfn(1), &mut pool), Err(TableError::OutOfRange { .. })));
     // Four fresh pages are needed and only two frames are left: nothing changes.
     let mut small = FramePool::new(4096, 0, 2);
     let mut u = Radix::four_level();
-    assert!(matches!(u.insert(0, 0, 1, &mut small), Err(TableError::Frames(FrameError::Exhausted { .. }))));
+    assert!(matches!(
+        u.insert(Asid(0), Vpn(0), Pfn(1), &mut small),
+        Err(TableError::Frames(FrameError::Exhausted { .. }))
+    ));
     assert_eq!((small.in_use(), u.memory().bytes, u.cr3(0)), (0, 0, None));
 }
 
@@ -189,29 +205,29 @@ fn powerpc_hand_worked_secondary_hash() {
     let mut t = HashedPageTable::new(&HtabParams { ptegs: Some(4), ..HtabParams::default() }, &mut pool).unwrap();
     assert_eq!(t.htab_base(), 0x70_0000);
     for k in 0..8 {
-        t.insert(0, 4 * k, 0x5000 + 4 * k, &mut pool).unwrap();
+        t.insert(Asid(0), Vpn(4 * k), Pfn(0x5000 + 4 * k), &mut pool).unwrap();
     }
     assert_eq!(t.groups(32), (0, 3));
-    t.insert(0, 32, 0x5020, &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(32), Pfn(0x5020), &mut pool).unwrap();
     let primary: Vec<PteRef> = (0..8).map(|k| r(0x70_0000 + 8 * k, false, Tier::User, 8)).collect();
     let mut expect = primary.clone();
     expect.push(r(0x70_00C0, false, Tier::User, 8));
     assert_eq!(walk(&t, 0, 32 << 12), expect);
-    assert_eq!(t.pte_at(0x70_00C0), Some(0x5020));
+    assert_eq!(t.pte_at(PhysAddr(0x70_00C0)), Some(Pfn(0x5020)));
     assert_eq!(walk(&t, 0, 4 << 12), primary[..2].to_vec());
 
-    t.insert(1, 1, 0x6000, &mut pool).unwrap();
+    t.insert(Asid(1), Vpn(1), Pfn(0x6000), &mut pool).unwrap();
     assert_eq!(walk(&t, 1, 0x1000), vec![r(0x70_0040, false, Tier::User, 8)]);
 
     // Fill the secondary: pages 36..=60 (primary 0) take PTEG 3's slots 1..8.
     for k in 9..16 {
-        t.insert(0, 4 * k, 0x5000 + 4 * k, &mut pool).unwrap();
+        t.insert(Asid(0), Vpn(4 * k), Pfn(0x5000 + 4 * k), &mut pool).unwrap();
     }
     assert_eq!(
-        t.insert(0, 64, 1, &mut pool),
+        t.insert(Asid(0), Vpn(64), Pfn(1), &mut pool),
         Err(TableError::Full { space: 0, vpn: 64, what: "primary and secondary PTEGs" })
     );
-    assert_eq!(t.lookup(0, 64), None);
+    assert_eq!(t.lookup(Asid(0), Vpn(64)), None);
     // An unmapped page's walk reads both PTEGs.
     assert_eq!(walk(&t, 0, 64 << 12).len(), 16);
     assert_eq!(
@@ -219,8 +235,8 @@ fn powerpc_hand_worked_secondary_hash() {
         TableMemory { bytes: 4096, useful_bytes: 17 * 8, parts: vec![("hashed page table".into(), 4096)] }
     );
     // A freed primary slot is reused.
-    t.remove(0, 4, &mut pool).unwrap();
-    t.insert(0, 64, 0x7000, &mut pool).unwrap();
+    t.remove(Asid(0), Vpn(4), &mut pool).unwrap();
+    t.insert(Asid(0), Vpn(64), Pfn(0x7000), &mut pool).unwrap();
     assert_eq!(walk(&t, 0, 64 << 12), primary[..2].to_vec());
     assert_eq!(pool.in_use(), 1);
 }
@@ -241,7 +257,10 @@ fn powerpc_recommended_size_and_errors() {
     ));
     let mut t = HashedPageTable::new(&HtabParams { phys_frames: 0, ptegs: Some(64) }, &mut pool).unwrap();
     let mut out = Vec::new();
-    assert_eq!(t.walk(0, 1 << 32, &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
-    assert_eq!(t.insert(0, 0, 1 << 20, &mut pool), Err(TableError::FrameOutOfRange { pfn: 1 << 20, bits: 20 }));
-    assert_eq!(t.remove(0, 5, &mut pool), Err(TableError::NotMapped { space: 0, vpn: 5 }));
+    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert_eq!(
+        t.insert(Asid(0), Vpn(0), Pfn(1 << 20), &mut pool),
+        Err(TableError::FrameOutOfRange { pfn: 1 << 20, bits: 20 })
+    );
+    assert_eq!(t.remove(Asid(0), Vpn(5), &mut pool), Err(TableError::NotMapped { space: 0, vpn: 5 }));
 }

@@ -12,13 +12,64 @@
 
 use std::collections::BTreeMap;
 
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Flush, Indexing, LineRef, LineState, RefKind};
+use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
 use vmlab_machine::{Hierarchy, MachineConfig, Request};
 use vmlab_mmu::{Slot, TlbEntry};
 
 use crate::cost::Counters;
 use crate::oracle::{Access, Oracle, Violation};
+
+/// Where a reference lands: the virtual address the code uses, the
+/// physical address it translates to, and the space the cache tags the
+/// line with (the translation's own space, or a global segment's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub va: VirtAddr,
+    pub pa: PhysAddr,
+    pub space: Asid,
+}
+
+impl Place {
+    /// The kernel's absolute (physical) access to `pa`: virtual address =
+    /// physical address, in the kernel's cache space.
+    pub fn physical(pa: PhysAddr) -> Self {
+        Self { va: VirtAddr(pa.0), pa, space: OS_KERNEL_SPACE }
+    }
+
+    /// The place `bytes` further on (same page, so the same translation).
+    pub fn plus(self, bytes: u64) -> Self {
+        Self { va: VirtAddr(self.va.0 + bytes), pa: PhysAddr(self.pa.0 + bytes), ..self }
+    }
+}
+
+/// Where kernel or user code reads or writes, and whether the page is
+/// cached there (an uncached page's references go around the caches).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub at: Place,
+    pub cached: bool,
+}
+
+impl Span {
+    /// The span `bytes` further on (same page).
+    pub fn plus(self, bytes: u64) -> Self {
+        Self { at: self.at.plus(bytes), ..self }
+    }
+}
+
+/// A data reference: a load or a store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataRef {
+    Load,
+    Store,
+}
+
+/// What a flush does with a dirty line: PA-RISC `fdc` writes it back,
+/// `pdc` (a purge) drops it. Both invalidate the line. The cache's own
+/// type, so the OS passes it straight down.
+pub use vmlab_cache::Flush;
 
 #[derive(Debug)]
 pub struct Cpu {
@@ -145,24 +196,23 @@ impl Cpu {
     /// A user access's translation of page `va` of `asid` through the TLB:
     /// a miss refills the entry from the hat's frame at `pa` (pages of
     /// `page` bytes). Returns whether it hit; without a TLB, `true`.
-    pub fn tlb_translate(&mut self, asid: u32, va: u64, pa: u64, page: u64) -> Result<bool, String> {
+    pub fn tlb_translate(&mut self, asid: Asid, va: VirtAddr, pa: PhysAddr, page: u64) -> Result<bool, String> {
         let Some(tlb) = self.tlb.as_mut() else { return Ok(true) };
-        let (asid, va) = (Asid(asid), VirtAddr(va));
         if tlb.lookup(asid, va).is_some() {
             self.counters.tlb_hits += 1;
             return Ok(true);
         }
         self.counters.tlb_misses += 1;
         let page = PageSize::new(page).map_err(|e| format!("tlb: {e}"))?;
-        tlb.insert(TlbEntry::new(asid, va, PhysAddr(pa), page), Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
+        tlb.insert(TlbEntry::new(asid, va, pa, page), Slot::Normal).map_err(|e| format!("tlb: {e}"))?;
         Ok(false)
     }
 
     /// One `pdtlb` of page `va` of `asid`: counts it, removes the entry if
     /// the TLB holds it, and returns whether it did.
-    pub fn tlb_purge(&mut self, asid: u32, va: u64) -> bool {
+    pub fn tlb_purge(&mut self, asid: Asid, va: VirtAddr) -> bool {
         self.counters.tlb_purges += 1;
-        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(Asid(asid), VirtAddr(va)));
+        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(asid, va));
         if found {
             self.counters.tlb_purge_hits += 1;
         }
@@ -178,26 +228,26 @@ impl Cpu {
         f(&mut self.counters);
     }
 
-    /// One data reference of `size` bytes at `va` (translated to `pa`),
-    /// tagged with cache space `asid`; split at line boundaries. Counts the
-    /// references, not the instruction that issues them.
-    #[allow(clippy::too_many_arguments)]
-    pub fn reference(&mut self, write: bool, va: u64, pa: u64, asid: u32, size: u64, cached: bool, origin: &str) {
+    /// One data reference of `size` bytes at `span`; split at line
+    /// boundaries. Counts the references, not the instruction that issues
+    /// them.
+    pub fn reference(&mut self, op: DataRef, span: Span, size: u64, origin: &str) {
         let line = self.line;
         let mut off = 0;
         while off < size {
-            let v = va + off;
-            let chunk = (line - (v & (line - 1))).min(size - off);
-            self.piece(write, v, pa + off, asid, chunk, cached, origin);
+            let piece = span.plus(off);
+            let chunk = (line - (piece.at.va.0 & (line - 1))).min(size - off);
+            self.piece(op, piece, chunk, origin);
             off += chunk;
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn piece(&mut self, write: bool, va: u64, pa: u64, asid: u32, size: u64, cached: bool, origin: &str) {
+    fn piece(&mut self, op: DataRef, span: Span, size: u64, origin: &str) {
         self.counters.references += 1;
+        let (va, pa, asid) = (span.at.va.0, span.at.pa.0, span.at.space);
+        let write = op == DataRef::Store;
         let access = || Access { asid, vaddr: va, paddr: pa, write, origin: origin.to_string() };
-        if !cached {
+        if !span.cached {
             self.counters.uncached += 1;
             if let Some(o) = self.oracle.as_mut() {
                 o.uncached(pa, size, &access());
@@ -205,7 +255,7 @@ impl Cpu {
             return;
         }
         let kind = if write { RefKind::Write } else { RefKind::Read };
-        let out = self.hier.access_line(0, kind, va, pa, asid, size);
+        let out = self.hier.access_line(0, kind, va, pa, asid.0, size);
         if out.fetch {
             self.counters.misses += 1;
         }
@@ -217,23 +267,22 @@ impl Cpu {
             if let Some(e) = out.writeback {
                 o.write_back(&e, &a);
             }
-            let r = LineRef { vaddr: va, paddr: pa, asid };
-            o.cached(&r, size, out.hit, out.fetch, out.write_through, out.resident_dirty.is_some(), &a);
+            let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
+            o.cached(&r, size, &out, &a);
         }
     }
 
-    /// Flushes (writes back if dirty, invalidates) or purges (invalidates)
-    /// the top-level D-cache line holding `va`/`pa` in space `asid`: one
-    /// cache-control instruction. Returns the state it found.
-    pub fn flush_line(&mut self, va: u64, pa: u64, asid: u32, purge: bool, origin: &str) -> LineState {
+    /// Flushes or purges (`how`) the top-level D-cache line holding `at`:
+    /// one cache-control instruction. Returns the state it found.
+    pub fn flush_line(&mut self, at: Place, how: Flush, origin: &str) -> LineState {
         let mask = !(self.line - 1);
-        let r = LineRef { vaddr: va & mask, paddr: pa & mask, asid };
+        let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid: at.space.0 };
         self.counters.cache_ops += 1;
-        let how = if purge { Flush::Discard } else { Flush::WriteBack };
         let state = self.hier.top_mut(RefKind::Read).flush_line(r, how);
-        let access = Access { asid, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
+        let access =
+            Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
-            LineState::Dirty(e) if !purge => {
+            LineState::Dirty(e) if how == Flush::WriteBack => {
                 self.counters.writebacks += 1;
                 self.hier.request(1, Request::write(VirtAddr(e.vaddr), PhysAddr(e.paddr), Asid(e.asid), self.line));
                 if let Some(o) = self.oracle.as_mut() {
@@ -260,7 +309,7 @@ impl Cpu {
             self.hier.request(1, Request::write(VirtAddr(e.vaddr), PhysAddr(e.paddr), Asid(e.asid), self.line));
         }
         if let Some(o) = self.oracle.as_mut() {
-            let access = Access { asid: 0, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
+            let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
             for e in resident {
                 if e.dirty {
                     o.write_back(&e, &access);

@@ -13,11 +13,14 @@ use vmlab_cache::{Indexing, LineState};
 use vmlab_machine::MachineConfig;
 
 use crate::cost::{CostModel, Counters, Routine};
+use crate::cpu::{DataRef, Flush, Place, Span};
+use crate::hat::Mapping;
 use crate::policy::Policy;
-use crate::primitives::{flush_range, Span, COPY, COPY_RECOVERY, FLUSH, IPC_PATH};
+use crate::primitives::{flush_range, COPY, COPY_RECOVERY, FLUSH, IPC_PATH};
 use crate::prot::Prot;
-use crate::vm::{ObjectKind, Os};
+use crate::vm::{self, Attach, ObjectKind, Os};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 
 /// Which cache the machine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -121,20 +124,20 @@ impl Measurement {
 }
 
 /// User writes (or reads) one word of every line, or every word.
-fn touch(os: &mut Os, asid: u32, va: u64, bytes: u64, write: bool, step: u64) -> Result<(), String> {
+fn touch(os: &mut Os, asid: Asid, va: u64, bytes: u64, op: DataRef, step: u64) -> Result<(), String> {
     let mut off = 0;
     while off < bytes {
-        os.access(asid, va + off, write, 4, "setup").map_err(e)?;
+        os.access(asid, va + off, op, 4, "setup").map_err(e)?;
         off += step;
     }
     Ok(())
 }
 
-fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
-    let pfn = if asid == OS_KERNEL_SPACE.0 {
+fn span(os: &mut Os, asid: Asid, va: u64) -> Result<Span, String> {
+    let pfn = if asid == OS_KERNEL_SPACE {
         // Kernel buffers have translations but no VM pages.
         os.hat()
-            .translation(OS_KERNEL_SPACE.0, va, 0)
+            .translation(OS_KERNEL_SPACE, va, 0)
             .map(|t| t.0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
@@ -144,7 +147,7 @@ fn span(os: &mut Os, asid: u32, va: u64) -> Result<Span, String> {
 }
 
 /// One `pdcache()` call over a virtual block that may cross pages.
-fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, purge: bool) -> Result<(), String> {
+fn flush_block(os: &mut Os, asid: Asid, va: u64, bytes: u64, how: Flush) -> Result<(), String> {
     let line = os.cpu().line_bytes();
     let per = os.cost().path_of(Routine::FlushLinesPerIteration).max(1);
     let iter = os.cost().path_of(Routine::FlushLoopIteration);
@@ -158,14 +161,14 @@ fn flush_block(os: &mut Os, asid: u32, va: u64, bytes: u64, purge: bool) -> Resu
     cpu.count(|c| c.flush_calls += 1);
     cpu.instructions(lines.div_ceil(per) * iter);
     for s in spans {
-        cpu.flush_line(s.va, s.pa, s.asid, purge, "pdcache");
+        cpu.flush_line(s.at, how, "pdcache");
     }
     cpu.leave(outer);
     Ok(())
 }
 
 /// One copy-routine call between two virtual blocks (in any spaces).
-fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
+fn copy_block(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Result<(), String> {
     let line = os.cpu().line_bytes();
     let per_line = os.cost().path_of(Routine::CopyPerLine);
     let w = crate::oracle::WORD;
@@ -180,8 +183,8 @@ fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Resu
     cpu.count(|c| c.copy_calls += 1);
     cpu.instructions(bytes.div_ceil(line) * per_line);
     for (s, d) in pairs {
-        cpu.reference(false, s.va, s.pa, s.asid, w, s.cached, "copy");
-        cpu.reference(true, d.va, d.pa, d.asid, w, d.cached, "copy");
+        cpu.reference(DataRef::Load, s, w, "copy");
+        cpu.reference(DataRef::Store, d, w, "copy");
     }
     cpu.leave(outer);
     Ok(())
@@ -189,7 +192,7 @@ fn copy_block(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Resu
 
 /// A copy between a user actor and the kernel: the recovery set-up of seed
 /// 000 footnote 10 (`copy_recovery` instructions), then the copy routine.
-fn user_kernel_copy(os: &mut Os, src: (u32, u64), dst: (u32, u64), bytes: u64) -> Result<(), String> {
+fn user_kernel_copy(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Result<(), String> {
     let n = os.cost().path_of(Routine::CopyRecovery);
     let cpu = os.cpu();
     let outer = cpu.enter(COPY_RECOVERY);
@@ -206,16 +209,17 @@ const BUF: u64 = 0x0010_0000;
 pub fn table1(cost: &CostModel, state: &str, bytes: u64) -> Result<Measurement, String> {
     let mut os = os(CacheKind::Vac, cost, Policy::PseudoAlias)?;
     let obj = os.object("block", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, obj, BUF, 16 * KB, 0, Prot::RW, false).map_err(e)?;
-    touch(&mut os, 1, BUF, 16 * KB, true, 32)?;
+    os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: obj, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
+    touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 32)?;
     os.cpu().reset_cache();
     match state {
         "empty" => {}
-        "clean" => touch(&mut os, 1, BUF, bytes, false, 32)?,
-        "dirty" => touch(&mut os, 1, BUF, bytes, true, 32)?,
+        "clean" => touch(&mut os, Asid(1), BUF, bytes, DataRef::Load, 32)?,
+        "dirty" => touch(&mut os, Asid(1), BUF, bytes, DataRef::Store, 32)?,
         s => return Err(format!("unknown cache state {s:?}")),
     }
-    let c = measure(&mut os, |os| flush_block(os, 1, BUF, bytes, false))?;
+    let c = measure(&mut os, |os| flush_block(os, Asid(1), BUF, bytes, Flush::WriteBack))?;
     Ok(Measurement::new("table1", state, CacheKind::Vac, bytes, c))
 }
 
@@ -227,23 +231,26 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
     let dst = src + 0x1_0000 + 0x4000 + 0x800; // other sets than the source
     let big = 0x0040_0000;
     let o = os.object("src", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, o, src, 16 * KB, 0, Prot::RW, false).map_err(e)?;
+    os.map(Asid(1), vm::Region { start: src, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
     let o = os.object("dst", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, o, dst, 16 * KB, 0, Prot::RW, false).map_err(e)?;
+    os.map(Asid(1), vm::Region { start: dst, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
     let o = os.object("big", ObjectKind::Anonymous, 128).map_err(e)?;
-    os.map(1, o, big, 256 * KB, 0, Prot::RW, false).map_err(e)?;
-    touch(&mut os, 1, src, 16 * KB, true, 32)?;
-    touch(&mut os, 1, dst, 16 * KB, true, 32)?;
-    touch(&mut os, 1, big, 256 * KB, true, 2 * KB)?;
+    os.map(Asid(1), vm::Region { start: big, len: 256 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
+    touch(&mut os, Asid(1), src, 16 * KB, DataRef::Store, 32)?;
+    touch(&mut os, Asid(1), dst, 16 * KB, DataRef::Store, 32)?;
+    touch(&mut os, Asid(1), big, 256 * KB, DataRef::Store, 2 * KB)?;
     match case {
-        "best" => copy_block(&mut os, (1, src), (1, dst), bytes)?,
+        "best" => copy_block(&mut os, (Asid(1), src), (Asid(1), dst), bytes)?,
         "worst" => {
             os.cpu().reset_cache();
-            touch(&mut os, 1, big, 256 * KB, true, 32)?;
+            touch(&mut os, Asid(1), big, 256 * KB, DataRef::Store, 32)?;
         }
         s => return Err(format!("unknown copy case {s:?}")),
     }
-    let c = measure(&mut os, |os| copy_block(os, (1, src), (1, dst), bytes))?;
+    let c = measure(&mut os, |os| copy_block(os, (Asid(1), src), (Asid(1), dst), bytes))?;
     Ok(Measurement::new("table2", case, CacheKind::Vac, bytes, c))
 }
 
@@ -251,9 +258,10 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
 pub fn unmap(cost: &CostModel) -> Result<Measurement, String> {
     let mut os = os(CacheKind::Vac, cost, Policy::None)?;
     let o = os.object("page", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, o, BUF, 16 * KB, 0, Prot::RW, false).map_err(e)?;
-    touch(&mut os, 1, BUF, 16 * KB, true, 2 * KB)?;
-    let c = measure(&mut os, |os| os.unmap(1, BUF + 2 * KB, 2 * KB).map_err(e))?;
+    os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
+    touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 2 * KB)?;
+    let c = measure(&mut os, |os| os.unmap(Asid(1), BUF + 2 * KB, 2 * KB).map_err(e))?;
     Ok(Measurement::new("unmap", "no-flush", CacheKind::Vac, 2 * KB, c))
 }
 
@@ -283,10 +291,12 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     let page = os.page_bytes();
     let pages = bytes.div_ceil(page);
     let so = os.object("send", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(1, so, SEND, 8 * page, 0, Prot::RW, true).map_err(e)?;
+    os.map(Asid(1), vm::Region { start: SEND, len: 8 * page, object: so, offset: 0, prot: Prot::RW, private: true })
+        .map_err(e)?;
     let ro = os.object("recv", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(2, ro, RECV, 8 * page, 0, Prot::RW, true).map_err(e)?;
-    touch(&mut os, 2, RECV, 8 * page, true, 32)?;
+    os.map(Asid(2), vm::Region { start: RECV, len: 8 * page, object: ro, offset: 0, prot: Prot::RW, private: true })
+        .map_err(e)?;
+    touch(&mut os, Asid(2), RECV, 8 * page, DataRef::Store, 32)?;
     let by_copy = variant == "pure-copy" || !bytes.is_multiple_of(page);
     if by_copy {
         for i in 0..pages {
@@ -296,7 +306,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     }
     let mut last = (Region::default(), Region::default());
     for _round in 0..3 {
-        touch(&mut os, 1, SEND, bytes, true, 4)?;
+        touch(&mut os, Asid(1), SEND, bytes, DataRef::Store, 4)?;
         let total = measure(&mut os, |os| {
             let fixed = os.cost().path_of(Routine::IpcNull) + pages * os.cost().path_of(Routine::IpcPerPage);
             let cpu = os.cpu();
@@ -308,8 +318,8 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
             let at = |base: u64, i: u64| base + i * page;
             if by_copy {
                 if bytes > 0 {
-                    user_kernel_copy(os, (1, SEND), (OS_KERNEL_SPACE.0, KBUF), bytes)?;
-                    user_kernel_copy(os, (OS_KERNEL_SPACE.0, KBUF), (2, RECV), bytes)?;
+                    user_kernel_copy(os, (Asid(1), SEND), (OS_KERNEL_SPACE, KBUF), bytes)?;
+                    user_kernel_copy(os, (OS_KERNEL_SPACE, KBUF), (Asid(2), RECV), bytes)?;
                 }
                 return Ok(());
             }
@@ -322,48 +332,54 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                         os.kernel_map(at(KIPC, i), f).map_err(e)?;
                     }
                     for i in 0..pages {
-                        user_kernel_copy(os, (1, at(SEND, i)), (OS_KERNEL_SPACE.0, at(KIPC, i)), page)?;
+                        user_kernel_copy(os, (Asid(1), at(SEND, i)), (OS_KERNEL_SPACE, at(KIPC, i)), page)?;
                     }
                     // Step 5: the receiver's old page is unmapped and destroyed.
                     for i in 0..pages {
-                        os.destroy_page(2, at(RECV, i));
+                        os.destroy_page(Asid(2), at(RECV, i));
                     }
                     // Step 6: the IPC buffer is unloaded from the kernel (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        let f = os.hat().translation(OS_KERNEL_SPACE.0, at(KIPC, i), 0).map(|t| t.0);
+                        let f = os.hat().translation(OS_KERNEL_SPACE, at(KIPC, i), 0).map(|t| t.0);
                         os.kernel_unmap(at(KIPC, i));
                         frames.push(f.ok_or_else(|| format!("IPC buffer {:#x} lost its translation", at(KIPC, i)))?);
                     }
                     // Step 7: lazily mapped into the receiver.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(2, at(RECV, i as u64), f, false).map_err(e)?;
+                        os.attach(Asid(2), at(RECV, i as u64), f, Attach::Lazy).map_err(e)?;
                     }
                 }
                 "ipc-move" | "ipc-move-eager" => {
                     // Step 2: unload the sender's pages (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        frames.push(os.detach(1, at(SEND, i)).map_err(e)?);
+                        frames.push(os.detach(Asid(1), at(SEND, i)).map_err(e)?);
                     }
                     // Step 3: unmap and destroy the receiver's old pages.
                     for i in 0..pages {
-                        os.destroy_page(2, at(RECV, i));
+                        os.destroy_page(Asid(2), at(RECV, i));
                     }
                     // Step 4: map into the receiver, lazily or eagerly.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(2, at(RECV, i as u64), f, variant == "ipc-move-eager").map_err(e)?;
+                        os.attach(
+                            Asid(2),
+                            at(RECV, i as u64),
+                            f,
+                            if variant == "ipc-move-eager" { Attach::Eager } else { Attach::Lazy },
+                        )
+                        .map_err(e)?;
                     }
                 }
                 _ => {
                     for i in 0..pages {
-                        os.share_cow(1, at(SEND, i), 2, at(RECV, i)).map_err(e)?;
+                        os.share_cow(Asid(1), at(SEND, i), Asid(2), at(RECV, i)).map_err(e)?;
                     }
                 }
             }
             Ok(())
         })?;
-        let read = measure(&mut os, |os| touch(os, 2, RECV, pages * page, false, page))?;
+        let read = measure(&mut os, |os| touch(os, Asid(2), RECV, pages * page, DataRef::Load, page))?;
         last = (total + read.clone(), read);
     }
     Ok((
@@ -384,13 +400,15 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let page = os.page_bytes();
     let a = 0x0030_0000;
     let o = os.object("cow", ObjectKind::Anonymous, 1).map_err(e)?;
-    os.map(1, o, a, page, 0, Prot::RW, false).map_err(e)?;
-    touch(&mut os, 1, a, page, true, 32)?; // the original is warm (and dirty)
-    let old = os.frame_of(1, a).map_err(e)?;
+    os.map(Asid(1), vm::Region { start: a, len: page, object: o, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
+    touch(&mut os, Asid(1), a, page, DataRef::Store, 32)?; // the original is warm (and dirty)
+    let old = os.frame_of(Asid(1), a).map_err(e)?;
     let new = os.alloc_frame(a).map_err(e)?;
-    let child = 3;
+    let child = Asid(3);
     let ob = os.object("child", ObjectKind::Anonymous, 1).map_err(e)?;
-    os.map(child, ob, a, page, 0, Prot::RW, false).map_err(e)?;
+    os.map(child, vm::Region { start: a, len: page, object: ob, offset: 0, prot: Prot::RW, private: false })
+        .map_err(e)?;
     let (old_pa, new_pa) = (old * page, new * page);
     let c = measure(&mut os, |os| {
         let h = os.cost().path_of(Routine::FaultHandler);
@@ -402,31 +420,32 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             1 => {
                 let w = os.window(new);
                 os.kernel_map(w, new).map_err(e)?;
-                copy_block(os, (1, a), (OS_KERNEL_SPACE.0, w), page)?;
+                copy_block(os, (Asid(1), a), (OS_KERNEL_SPACE, w), page)?;
             }
             2 => {
                 let (cpu, cost, _) = os.parts();
-                flush_range(cpu, cost, a, old_pa, 1, page, false, "case 2: flush old");
-                let (s, d) = (
-                    Span { va: old_pa, pa: old_pa, asid: OS_KERNEL_SPACE.0, cached: true },
-                    Span { va: new_pa, pa: new_pa, asid: OS_KERNEL_SPACE.0, cached: true },
-                );
-                crate::primitives::copy(cpu, cost, s, d, page, "case 2: physical copy");
-                flush_range(cpu, cost, old_pa, old_pa, OS_KERNEL_SPACE.0, page, false, "case 2: flush old physical");
-                flush_range(cpu, cost, new_pa, new_pa, OS_KERNEL_SPACE.0, page, false, "case 2: flush new physical");
+                let old = Place { va: VirtAddr(a), pa: PhysAddr(old_pa), space: Asid(1) };
+                flush_range(cpu, cost, old, page, Flush::WriteBack, "case 2: flush old");
+                let (s, d) = (Place::physical(PhysAddr(old_pa)), Place::physical(PhysAddr(new_pa)));
+                let (sc, dc) = (Span { at: s, cached: true }, Span { at: d, cached: true });
+                crate::primitives::copy(cpu, cost, sc, dc, page, "case 2: physical copy");
+                flush_range(cpu, cost, s, page, Flush::WriteBack, "case 2: flush old physical");
+                flush_range(cpu, cost, d, page, Flush::WriteBack, "case 2: flush new physical");
             }
             3 => {
                 let (cpu, cost, hat) = os.parts();
-                hat.load(cpu, cost, 0, child, a, new, Prot::NONE, child, false)?;
-                let s = Span { va: a, pa: old_pa, asid: 1, cached: true };
-                let d = Span { va: a, pa: new_pa, asid: child, cached: true };
+                let m = Mapping { asid: child, va: a, tag: child, prot: Prot::NONE, cpu: 0 };
+                hat.load(cpu, cost, m, new, DataRef::Load)?;
+                let s = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(old_pa), space: Asid(1) }, cached: true };
+                let d = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(new_pa), space: child }, cached: true };
                 crate::primitives::copy(cpu, cost, s, d, page, "case 3: virtual copy");
             }
             n => return Err(format!("no pmap case {n}; cases are 1, 2, 3")),
         }
         if case != 3 {
             let (cpu, cost, hat) = os.parts();
-            hat.load(cpu, cost, 0, child, a, new, Prot::RW, child, false)?;
+            let m = Mapping { asid: child, va: a, tag: child, prot: Prot::RW, cpu: 0 };
+            hat.load(cpu, cost, m, new, DataRef::Load)?;
         }
         Ok(())
     })?;
@@ -434,7 +453,8 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let line = os.cpu().line_bytes();
     let mut warm = 0;
     for i in 0..page / line {
-        let probe = os.cpu().flush_line(a + i * line, new_pa + i * line, child, true, "probe");
+        let at = Place { va: VirtAddr(a + i * line), pa: PhysAddr(new_pa + i * line), space: child };
+        let probe = os.cpu().flush_line(at, Flush::Discard, "probe");
         if !matches!(probe, LineState::Empty) {
             warm += 1;
         }

@@ -24,16 +24,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use vmlab_addr::layout::OS_KERNEL_SPACE;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, Indexing};
-use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteRef};
+use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteAddr, PteRef};
 use vmlab_mmu::FramePool;
 
 use crate::cost::{CostModel, Routine};
-use crate::cpu::Cpu;
+use crate::cpu::{Cpu, DataRef, Flush, Place, Span};
 use crate::oracle::{CopyId, CopyNamer};
 use crate::policy::{Conflict, Policy};
-use crate::primitives::{flush_range, Span, BOOKKEEPING, PTE, TLB_MISS, TLB_PURGE};
+use crate::primitives::{flush_range, BOOKKEEPING, PTE, TLB_MISS, TLB_PURGE};
 use crate::prot::Prot;
 
 /// One translation to a page: address space, page address, the space the
@@ -41,9 +41,9 @@ use crate::prot::Prot;
 /// loaded into the MMU, and the CPU whose MMU holds it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Mapping {
-    pub asid: u32,
+    pub asid: Asid,
     pub va: u64,
-    pub tag: u32,
+    pub tag: Asid,
     pub prot: Prot,
     pub cpu: usize,
 }
@@ -69,7 +69,7 @@ pub struct MmuDescriptor {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct AsDescriptor {
-    pub asid: u32,
+    pub asid: Asid,
     pub mmus: Vec<MmuDescriptor>,
 }
 
@@ -90,10 +90,10 @@ pub struct Hat {
     page: u64,
     namer: CopyNamer,
     physical_cache: bool,
-    spaces: BTreeMap<u32, AsDescriptor>,
+    spaces: BTreeMap<Asid, AsDescriptor>,
     frames: BTreeMap<u64, PageFrame>,
     /// Translations unloaded by the policy whose next fault is a pseudo fault.
-    pseudo: BTreeSet<(u32, u64)>,
+    pseudo: BTreeSet<(Asid, u64)>,
     table: HashedInverted,
     table_pool: FramePool,
     refs: Vec<PteRef>,
@@ -150,18 +150,18 @@ impl Hat {
         self.frames.get(&pfn)
     }
 
-    pub fn space(&self, asid: u32) -> Option<&AsDescriptor> {
+    pub fn space(&self, asid: Asid) -> Option<&AsDescriptor> {
         self.spaces.get(&asid)
     }
 
     /// The loaded translation of `va` in `asid` on `cpu`, if any: (frame, rights).
-    pub fn translation(&self, asid: u32, va: u64, cpu: usize) -> Option<(u64, Prot)> {
+    pub fn translation(&self, asid: Asid, va: u64, cpu: usize) -> Option<(u64, Prot)> {
         let page = va & !(self.page - 1);
         self.spaces.get(&asid)?.mmus.iter().find(|m| m.cpu == cpu)?.translations.get(&page).copied()
     }
 
     /// The cache-space tag of the translation of `va` in `asid`.
-    pub fn tag_of(&self, asid: u32, va: u64, pfn: u64) -> u32 {
+    pub fn tag_of(&self, asid: Asid, va: u64, pfn: u64) -> Asid {
         let page = va & !(self.page - 1);
         self.frames
             .get(&pfn)
@@ -175,17 +175,22 @@ impl Hat {
 
     /// Whether the last unload of this translation was the policy's (so the
     /// fault that reloads it is a pseudo page fault); clears the mark.
-    pub fn take_pseudo(&mut self, asid: u32, va: u64) -> bool {
+    pub fn take_pseudo(&mut self, asid: Asid, va: u64) -> bool {
         self.pseudo.remove(&(asid, va & !(self.page - 1)))
     }
 
     /// The cache copies the lines of page `va`->`pfn` under `tag` land in.
-    pub fn class(&self, va: u64, pfn: u64, tag: u32) -> Vec<CopyId> {
+    pub fn class(&self, va: u64, pfn: u64, tag: Asid) -> Vec<CopyId> {
         let line = self.namer.line_bytes();
         let (va, pa) = (va & !(self.page - 1), pfn * self.page);
         (0..self.page / line)
-            .map(|i| self.namer.id(&vmlab_cache::LineRef { vaddr: va + i * line, paddr: pa + i * line, asid: tag }))
+            .map(|i| self.namer.id(&vmlab_cache::LineRef { vaddr: va + i * line, paddr: pa + i * line, asid: tag.0 }))
             .collect()
+    }
+
+    /// Where the first byte of translation `m` to frame `pfn` lands.
+    fn place(&self, m: &Mapping, pfn: u64) -> Place {
+        Place { va: VirtAddr(m.va), pa: PhysAddr(pfn * self.page), space: m.tag }
     }
 
     fn class_of(&self, m: &Mapping, pfn: u64) -> Vec<CopyId> {
@@ -196,23 +201,19 @@ impl Hat {
         self.policy != Policy::None && !self.physical_cache
     }
 
-    /// Interface 1: loads the translation `va` -> `pfn` of `asid` on `cpu`
-    /// with `prot`, cache-tagged `tag`. `need_write` says the access that
-    /// caused the load writes (read-only aliasing loads readers read-only).
+    /// Interface 1: loads translation `m` (its page, on its CPU, with its
+    /// rights and cache tag) to frame `pfn`. `cause` is the access that
+    /// caused the load (read-only aliasing loads readers read-only).
     /// Returns the rights actually loaded and what happened to the others.
-    #[allow(clippy::too_many_arguments)]
     pub fn load(
         &mut self,
         cpu: &mut Cpu,
         cost: &CostModel,
-        cpu_id: usize,
-        asid: u32,
-        va: u64,
+        m: Mapping,
         pfn: u64,
-        prot: Prot,
-        tag: u32,
-        need_write: bool,
+        cause: DataRef,
     ) -> Result<(Prot, LoadEffects), String> {
+        let Mapping { asid, va, tag, prot, cpu: cpu_id } = m;
         let va = va & !(self.page - 1);
         let mut fx = LoadEffects::default();
         if let Some((old, _)) = self.translation(asid, va, cpu_id) {
@@ -237,7 +238,7 @@ impl Hat {
                     }
                 }
                 Conflict::ReadersOrOneWriter => {
-                    if need_write {
+                    if cause == DataRef::Store {
                         for m in &differ {
                             self.unload(cpu, cost, m.asid, m.va, UnloadReason::Conflict);
                             fx.unloaded += 1;
@@ -265,7 +266,7 @@ impl Hat {
         // Machine-dependent part: the hashed table entry.
         self.refs.clear();
         self.table
-            .insert_refs(asid, va / self.page, pfn, &mut self.table_pool, &mut self.refs)
+            .insert_refs(asid, Vpn(va / self.page), Pfn(pfn), &mut self.table_pool, &mut self.refs)
             .map_err(|e| format!("hat: page table: {e}"))?;
         self.charge_pte(cpu, cost, Routine::PteInsert);
         let outer = cpu.enter(BOOKKEEPING);
@@ -296,7 +297,9 @@ impl Hat {
         cpu.count(|c| c.pte_refs += n);
         // The kernel reads PTEs physically: virtual = physical address, in its own space.
         for r in &self.refs {
-            cpu.reference(false, r.addr, r.addr, OS_KERNEL_SPACE.0, u64::from(r.bytes), true, origin);
+            // The hashed table's entries are all physical.
+            let PteAddr::Physical(pa) = r.at else { continue };
+            cpu.reference(DataRef::Load, Span { at: Place::physical(pa), cached: true }, u64::from(r.bytes), origin);
         }
     }
 
@@ -304,13 +307,13 @@ impl Hat {
     /// `tlb_miss_handler` instructions (one PTE load included) and
     /// `pte_chain_step` per further chain entry, every entry read going
     /// through the cache. The caller has counted the miss itself.
-    pub fn tlb_refill(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64) {
+    pub fn tlb_refill(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: u64) {
         use vmlab_mmu::pagetable::PageTable;
         let outer = cpu.enter(TLB_MISS);
         self.refs.clear();
         // An address outside the table's range has no chain to walk; the
         // handler then reads nothing (cannot happen below USER_LIMIT).
-        let _ = self.table.walk(asid, va & !(self.page - 1), &mut self.refs);
+        let _ = self.table.walk(asid, VirtAddr(va & !(self.page - 1)), &mut self.refs);
         let extra = (self.refs.len() as u64).saturating_sub(1);
         cpu.instructions(cost.path_of(Routine::TlbMissHandler) + cost.path_of(Routine::PteChainStep) * extra);
         self.charge_refs(cpu, "tlb refill");
@@ -320,10 +323,10 @@ impl Hat {
     /// Purges page `va` of `asid` from the TLB (one `pdtlb`). The model has
     /// one TLB, that of CPU 0, so a translation loaded for another CPU is
     /// purged there too (shoot-downs are a later issue).
-    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64) {
+    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: u64) {
         let outer = cpu.enter(TLB_PURGE);
         cpu.instructions(cost.path_of(Routine::TlbPurge));
-        cpu.tlb_purge(asid, va);
+        cpu.tlb_purge(asid, VirtAddr(va));
         cpu.leave(outer);
     }
 
@@ -339,7 +342,7 @@ impl Hat {
         for m in &maps {
             let c = self.class_of(m, pfn);
             if !seen.contains(&c) {
-                flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: uncache");
+                flush_range(cpu, cost, self.place(m, pfn), self.page, Flush::WriteBack, "hat: uncache");
                 seen.push(c);
             }
         }
@@ -352,12 +355,12 @@ impl Hat {
     /// Takes write permission away from a live translation in another class:
     /// its dirty lines go to memory first, so readers elsewhere see them.
     fn downgrade(&mut self, cpu: &mut Cpu, cost: &CostModel, m: &Mapping, pfn: u64) {
-        flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, false, "hat: downgrade");
+        flush_range(cpu, cost, self.place(m, pfn), self.page, Flush::WriteBack, "hat: downgrade");
         self.purge_tlb(cpu, cost, m.asid, m.va);
         self.set_rights(m.asid, m.va, pfn, |p| p.without_write());
     }
 
-    fn set_rights(&mut self, asid: u32, va: u64, pfn: u64, f: impl Fn(Prot) -> Prot) {
+    fn set_rights(&mut self, asid: Asid, va: u64, pfn: u64, f: impl Fn(Prot) -> Prot) {
         if let Some(fr) = self.frames.get_mut(&pfn) {
             for m in fr.mappings.iter_mut().filter(|m| m.asid == asid && m.va == va) {
                 m.prot = f(m.prot);
@@ -377,7 +380,14 @@ impl Hat {
     /// cache class, the page's lines are flushed (purged instead, under
     /// `purge_destroyed`, when the reason is [`UnloadReason::Destroy`]).
     /// Returns the frame it mapped.
-    pub fn unload(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: u32, va: u64, reason: UnloadReason) -> Option<u64> {
+    pub fn unload(
+        &mut self,
+        cpu: &mut Cpu,
+        cost: &CostModel,
+        asid: Asid,
+        va: u64,
+        reason: UnloadReason,
+    ) -> Option<u64> {
         let destroy = reason == UnloadReason::Destroy;
         let va = va & !(self.page - 1);
         let mut pfn = None;
@@ -396,7 +406,7 @@ impl Hat {
         let remaining = frame.mappings.clone();
         self.refs.clear();
         // A translation the table lost is a hat bug; the cost is still the walk.
-        let _ = self.table.remove_refs(asid, va / self.page, &mut self.table_pool, &mut self.refs);
+        let _ = self.table.remove_refs(asid, Vpn(va / self.page), &mut self.table_pool, &mut self.refs);
         self.charge_pte(cpu, cost, Routine::PteDelete);
         self.purge_tlb(cpu, cost, asid, va);
         let outer = cpu.enter(BOOKKEEPING);
@@ -405,8 +415,12 @@ impl Hat {
         if self.acts() {
             let cls = self.class_of(&m, pfn);
             if !uncached && !remaining.iter().any(|o| self.class_of(o, pfn) == cls) {
-                let purge = self.purge_destroyed && destroy && remaining.is_empty();
-                flush_range(cpu, cost, m.va, pfn * self.page, m.tag, self.page, purge, "hat: unload");
+                let how = if self.purge_destroyed && destroy && remaining.is_empty() {
+                    Flush::Discard
+                } else {
+                    Flush::WriteBack
+                };
+                flush_range(cpu, cost, self.place(&m, pfn), self.page, how, "hat: unload");
             }
             if uncached {
                 let back = match self.policy.on_conflict() {
@@ -439,7 +453,7 @@ impl Hat {
         &mut self,
         cpu: &mut Cpu,
         cost: &CostModel,
-        asid: u32,
+        asid: Asid,
         va: u64,
         len: u64,
         reason: &dyn Fn(u64) -> UnloadReason,
@@ -453,7 +467,7 @@ impl Hat {
         }
     }
 
-    fn translation_any(&self, asid: u32, page: u64) -> Option<u64> {
+    fn translation_any(&self, asid: Asid, page: u64) -> Option<u64> {
         self.spaces.get(&asid)?.mmus.iter().find_map(|m| m.translations.get(&page).map(|t| t.0))
     }
 
@@ -478,7 +492,7 @@ impl Hat {
         &mut self,
         cpu: &mut Cpu,
         cost: &CostModel,
-        asid: u32,
+        asid: Asid,
         va: u64,
         len: u64,
         prot: &dyn Fn(u64) -> Prot,
@@ -494,11 +508,12 @@ impl Hat {
         }
     }
 
-    /// Interface 5: sets referenced / modified bits of a page.
-    pub fn set_refmod(&mut self, pfn: u64, referenced: bool, modified: bool) {
+    /// Interface 5: an access `op` to the page sets its referenced bit, and
+    /// a store its modified bit.
+    pub fn set_refmod(&mut self, pfn: u64, op: DataRef) {
         let f = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
-        f.referenced |= referenced;
-        f.modified |= modified;
+        f.referenced = true;
+        f.modified |= op == DataRef::Store;
     }
 
     /// Interface 5: clears both bits; returns what they were.
@@ -515,13 +530,13 @@ impl Hat {
     }
 
     /// A span for kernel code touching `va` of a loaded translation.
-    pub fn span(&self, asid: u32, va: u64, pfn: u64) -> Span {
-        Span {
-            va,
-            pa: pfn * self.page + (va & (self.page - 1)),
-            asid: self.tag_of(asid, va, pfn),
-            cached: !self.uncached(pfn),
-        }
+    pub fn span(&self, asid: Asid, va: u64, pfn: u64) -> Span {
+        let at = Place {
+            va: VirtAddr(va),
+            pa: PhysAddr(pfn * self.page + (va & (self.page - 1))),
+            space: self.tag_of(asid, va, pfn),
+        };
+        Span { at, cached: !self.uncached(pfn) }
     }
 
     /// Frames with at least one live translation.

@@ -19,8 +19,9 @@ pub mod tracerun;
 pub mod vm;
 
 pub use cost::{CostModel, Counters, Routine, TlbPreset};
+pub use cpu::{DataRef, Flush, Place, Span};
 pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;
 pub use tracerun::{run_trace, TraceOutcome};
-pub use vm::{ObjectKind, Os, OsError};
+pub use vm::{Attach, ObjectKind, Os, OsError, Region};

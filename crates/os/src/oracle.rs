@@ -20,7 +20,8 @@
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use vmlab_cache::{CacheConfig, Evicted, Geometry, IndexFn, LineRef};
+use vmlab_addr::Asid;
+use vmlab_cache::{CacheConfig, Evicted, Geometry, IndexFn, LineRef, Outcome};
 
 /// Versions are tracked per 4-byte word, the PA-RISC and MIPS word.
 pub const WORD: u64 = 4;
@@ -74,7 +75,7 @@ impl CopyNamer {
 /// and virtual address, and the scenario step or routine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Access {
-    pub asid: u32,
+    pub asid: Asid,
     pub vaddr: u64,
     pub paddr: u64,
     pub write: bool,
@@ -89,18 +90,18 @@ pub enum Violation {
     StaleRead {
         access: Access,
         /// The alias that wrote the latest version, if a CPU write did.
-        latest_by: Option<(u32, u64)>,
+        latest_by: Option<(Asid, u64)>,
         policy: String,
     },
     /// A write-back overwrote newer data in memory, or wrote one page's
     /// data into another page's frame (an orphaned line after a remap).
     CacheBomb {
         /// The line written back: (tag asid, virtual address, physical address).
-        line: (u32, u64, u64),
+        line: (Asid, u64, u64),
         /// The access, flush or purge that caused the write-back.
         cause: Access,
         /// The alias that wrote the newer data memory held, if known.
-        newer_by: Option<(u32, u64)>,
+        newer_by: Option<(Asid, u64)>,
         policy: String,
     },
 }
@@ -122,7 +123,7 @@ pub struct Oracle {
     /// Latest version per physical word (absent: 0, the initial contents).
     latest: FxHashMap<u64, u64>,
     /// Who wrote each version: version -> (asid, vaddr).
-    writers: FxHashMap<u64, (u32, u64)>,
+    writers: FxHashMap<u64, (Asid, u64)>,
     /// What memory holds per physical line (absent: the page's own version 0).
     memory: FxHashMap<u64, Copy>,
     copies: FxHashMap<CopyId, Copy>,
@@ -229,7 +230,7 @@ impl Oracle {
         }
         if bomb {
             self.violations.push(Violation::CacheBomb {
-                line: (e.asid, e.vaddr, e.paddr),
+                line: (Asid(e.asid), e.vaddr, e.paddr),
                 cause: cause.clone(),
                 newer_by,
                 policy: self.policy.clone(),
@@ -245,19 +246,11 @@ impl Oracle {
     }
 
     /// One cached access of `size` bytes within one line, after the cache
-    /// did it: `hit`, `fetch` and `write_through` are the cache's outcome
-    /// (any write-back it caused must already have gone to `write_back`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn cached(
-        &mut self,
-        r: &LineRef,
-        size: u64,
-        hit: bool,
-        fetch: bool,
-        write_through: bool,
-        allocated: bool,
-        access: &Access,
-    ) {
+    /// did it with outcome `out` (any write-back it caused must already
+    /// have gone to `write_back`).
+    pub fn cached(&mut self, r: &LineRef, size: u64, out: &Outcome, access: &Access) {
+        let (hit, fetch) = (out.hit, out.fetch);
+        let allocated = out.resident_dirty.is_some();
         let id = self.namer.id(r);
         let pline = self.line_of(r.paddr);
         let words = self.word_range(r.paddr, size);
@@ -276,7 +269,7 @@ impl Oracle {
         };
         if access.write {
             self.apply_write(&mut copy, pline, words.clone(), access);
-            if write_through {
+            if out.write_through {
                 let mut m = self.mem(pline);
                 for w in words {
                     m.words[w] = self.latest_of(pline, w);

@@ -3,7 +3,7 @@
 //! the zero loop. Their costs come from the cache states they meet.
 
 use crate::cost::{CostModel, Routine};
-use crate::cpu::Cpu;
+use crate::cpu::{Cpu, DataRef, Flush, Place, Span};
 use vmlab_cache::LineState;
 
 // The mechanisms a measured figure is broken into (`Cpu::enter`); S2 prints
@@ -37,20 +37,10 @@ pub struct FlushFound {
     pub dirty: u64,
 }
 
-/// Flushes (or purges) `bytes` from `va` (physical `pa`, cache space `asid`)
-/// the way HP-UX `pdcache()` does: a call, then `flush_lines_per_iteration`
-/// line flushes per loop iteration (seed 000 footnote 2).
-#[allow(clippy::too_many_arguments)]
-pub fn flush_range(
-    cpu: &mut Cpu,
-    cost: &CostModel,
-    va: u64,
-    pa: u64,
-    asid: u32,
-    bytes: u64,
-    purge: bool,
-    origin: &str,
-) -> FlushFound {
+/// Flushes or purges (`how`) `bytes` from `at` the way HP-UX `pdcache()`
+/// does: a call, then `flush_lines_per_iteration` line flushes per loop
+/// iteration (seed 000 footnote 2).
+pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, at: Place, bytes: u64, how: Flush, origin: &str) -> FlushFound {
     let outer = cpu.enter(FLUSH);
     let line = cpu.line_bytes();
     let lines = bytes.div_ceil(line);
@@ -59,7 +49,7 @@ pub fn flush_range(
     cpu.instructions(lines.div_ceil(per) * cost.path_of(Routine::FlushLoopIteration));
     let mut found = FlushFound::default();
     for i in 0..lines {
-        match cpu.flush_line(va + i * line, pa + i * line, asid, purge, origin) {
+        match cpu.flush_line(at.plus(i * line), how, origin) {
             LineState::Empty => found.empty += 1,
             LineState::Clean => found.clean += 1,
             LineState::Dirty(_) => found.dirty += 1,
@@ -67,15 +57,6 @@ pub fn flush_range(
     }
     cpu.leave(outer);
     found
-}
-
-/// One side of a copy: where the bytes are and whether the page is cached.
-#[derive(Clone, Copy, Debug)]
-pub struct Span {
-    pub va: u64,
-    pub pa: u64,
-    pub asid: u32,
-    pub cached: bool,
 }
 
 /// Copies `bytes` (whole words) from `src` to `dst` with a word loop:
@@ -89,8 +70,8 @@ pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, o
     let w = crate::oracle::WORD;
     let mut off = 0;
     while off < bytes {
-        cpu.reference(false, src.va + off, src.pa + off, src.asid, w, src.cached, origin);
-        cpu.reference(true, dst.va + off, dst.pa + off, dst.asid, w, dst.cached, origin);
+        cpu.reference(DataRef::Load, src.plus(off), w, origin);
+        cpu.reference(DataRef::Store, dst.plus(off), w, origin);
         off += w;
     }
     cpu.leave(outer);
@@ -104,7 +85,7 @@ pub fn zero(cpu: &mut Cpu, cost: &CostModel, dst: Span, bytes: u64, origin: &str
     let w = crate::oracle::WORD;
     let mut off = 0;
     while off < bytes {
-        cpu.reference(true, dst.va + off, dst.pa + off, dst.asid, w, dst.cached, origin);
+        cpu.reference(DataRef::Store, dst.plus(off), w, origin);
         off += w;
     }
     cpu.leave(outer);

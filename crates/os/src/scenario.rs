@@ -26,12 +26,14 @@
 //! Every error names the file and the line of the offending entry.
 
 use serde::{Deserialize, Serialize};
+use vmlab_addr::Asid;
 
 use crate::cost::{CostModel, Counters};
+use crate::cpu::DataRef;
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
-use crate::vm::{FaultCounts, ObjectKind, Os};
+use crate::vm::{FaultCounts, ObjectKind, Os, Region};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -103,9 +105,9 @@ impl Entry<'_> {
             None => Err(self.err(format!("missing {key}"))),
         }
     }
-    fn space(&self, key: &str) -> Result<u32, String> {
+    fn space(&self, key: &str) -> Result<Asid, String> {
         let v = self.int(key)?;
-        u32::try_from(v).map_err(|_| self.err(format!("{key} {v} does not fit 32 bits")))
+        u32::try_from(v).map(Asid).map_err(|_| self.err(format!("{key} {v} does not fit 32 bits")))
     }
     fn allow(&self, keys: &[&str]) -> Result<(), String> {
         for k in self.t.keys() {
@@ -154,15 +156,15 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
                     Some(toml::Value::Boolean(b)) => *b,
                     Some(v) => return Err(e.err(format!("private must be true or false, got {v}"))),
                 };
-                os.map(
-                    e.space("space")?,
-                    id,
-                    e.int("addr")?,
-                    e.int_or("len", page)?,
-                    e.int_or("offset", 0)?,
+                let region = Region {
+                    start: e.int("addr")?,
+                    len: e.int_or("len", page)?,
+                    object: id,
+                    offset: e.int_or("offset", 0)?,
                     prot,
                     private,
-                )
+                };
+                os.map(e.space("space")?, region)
             }
             "unmap" => {
                 e.allow(&["op", "space", "addr", "len"])?;
@@ -179,7 +181,8 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
             }
             "read" | "write" => {
                 e.allow(&["op", "space", "addr", "size"])?;
-                os.access(e.space("space")?, e.int("addr")?, name == "write", e.int_or("size", 4)?, &here)
+                let op = if name == "write" { DataRef::Store } else { DataRef::Load };
+                os.access(e.space("space")?, e.int("addr")?, op, e.int_or("size", 4)?, &here)
             }
             other => {
                 return Err(e.err(format!(

@@ -27,11 +27,13 @@ use vmlab_machine::MachineConfig;
 use vmlab_trace::{AccessKind, Event, EventSource};
 
 use crate::cost::{CostModel, Counters};
+use crate::cpu::DataRef;
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
-use crate::vm::{FaultCounts, ObjectKind, Os};
+use crate::vm::{FaultCounts, ObjectKind, Os, Region};
 use vmlab_addr::layout::USER_LIMIT;
+use vmlab_addr::Asid;
 
 /// Violations kept in full in an outcome; the rest are only counted.
 pub const KEPT_VIOLATIONS: usize = 100;
@@ -46,7 +48,7 @@ pub struct TraceOutcome {
     pub ifetches_skipped: u64,
     pub flushes: u64,
     /// Trace ASID -> address space id, in order of appearance.
-    pub spaces: BTreeMap<u32, u32>,
+    pub spaces: BTreeMap<Asid, Asid>,
     /// Distinct pages touched whose address was folded below the user limit.
     pub folded_pages: u64,
     pub counters: Counters,
@@ -84,7 +86,7 @@ pub fn run_trace(
         oracle_checks: 0,
     };
     // (space, folded page) -> the unfolded page that owns it.
-    let mut owner: BTreeMap<(u32, u64), u64> = BTreeMap::new();
+    let mut owner: BTreeMap<(Asid, u64), u64> = BTreeMap::new();
     let mut buf = Vec::new();
     while src.fill(&mut buf).map_err(|e| format!("trace: {e}"))? {
         for ev in &buf {
@@ -103,15 +105,20 @@ pub fn run_trace(
                 out.ifetches_skipped += 1;
                 continue;
             }
-            let next = out.spaces.len() as u32 + 1;
-            let space = *out.spaces.entry(a.asid.0).or_insert(next);
+            let next = Asid(out.spaces.len() as u32 + 1);
+            let space = *out.spaces.entry(a.asid).or_insert(next);
             if space == next {
                 let obj = os
                     .object(&format!("trace asid {}", a.asid.0), ObjectKind::Anonymous, USER_LIMIT.0 / page)
                     .map_err(|e| format!("trace event {n}: {e}"))?;
-                os.map(space, obj, 0, USER_LIMIT.0, 0, Prot::RW, false).map_err(|e| format!("trace event {n}: {e}"))?;
+                os.map(
+                    space,
+                    Region { start: 0, len: USER_LIMIT.0, object: obj, offset: 0, prot: Prot::RW, private: false },
+                )
+                .map_err(|e| format!("trace event {n}: {e}"))?;
             }
-            let write = matches!(a.kind, AccessKind::Store | AccessKind::Modify);
+            let op =
+                if matches!(a.kind, AccessKind::Store | AccessKind::Modify) { DataRef::Store } else { DataRef::Load };
             let (mut va, end) = (a.addr.0, a.addr.0.saturating_add(u64::from(a.size.max(1))));
             while va < end {
                 let chunk = (page - va % page).min(end - va);
@@ -133,7 +140,7 @@ pub fn run_trace(
                         }
                     }
                 }
-                os.access(space, folded, write, chunk, "trace").map_err(|e| format!("trace event {n}: {e}"))?;
+                os.access(space, folded, op, chunk, "trace").map_err(|e| format!("trace event {n}: {e}"))?;
                 out.accesses += 1;
                 va += chunk;
             }

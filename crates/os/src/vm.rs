@@ -13,13 +13,14 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
 
 use crate::cost::{CostModel, Counters, Routine};
-use crate::cpu::Cpu;
-use crate::hat::{Hat, UnloadReason};
+use crate::cpu::{Cpu, DataRef};
+use crate::hat::{Hat, Mapping, UnloadReason};
 use crate::oracle::Violation;
 use crate::physmem::PhysMem;
 use crate::policy::Policy;
@@ -27,7 +28,7 @@ use crate::primitives::{copy, zero, BOOKKEEPING, FAULT};
 use crate::prot::Prot;
 
 /// Cache space ids of global shared segments (`global-shared` policy).
-pub const GLOBAL_SPACE_BASE: u32 = 0x4000_0000;
+pub const GLOBAL_SPACE_BASE: Asid = Asid(0x4000_0000);
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum OsError {
@@ -99,9 +100,18 @@ pub struct VmPage {
 
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct AddressSpace {
-    pub asid: u32,
+    pub asid: Asid,
     pub regions: BTreeMap<u64, Region>,
     pub pages: BTreeMap<u64, VmPage>,
+}
+
+/// When [`Os::attach`] loads the page's translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attach {
+    /// Now.
+    Eager,
+    /// At the first access, which takes a pseudo page fault (lazy mapping).
+    Lazy,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -135,7 +145,7 @@ pub struct Os {
     page: u64,
     objects: Vec<MemObject>,
     names: BTreeMap<String, usize>,
-    spaces: BTreeMap<u32, AddressSpace>,
+    spaces: BTreeMap<Asid, AddressSpace>,
     faults: FaultCounts,
 }
 
@@ -205,7 +215,7 @@ impl Os {
     pub fn violations(&self) -> &[Violation] {
         self.cpu.violations()
     }
-    pub fn space(&self, asid: u32) -> Option<&AddressSpace> {
+    pub fn space(&self, asid: Asid) -> Option<&AddressSpace> {
         self.spaces.get(&asid)
     }
     pub fn frames_in_use(&self) -> u64 {
@@ -243,26 +253,18 @@ impl Os {
         Ok(())
     }
 
-    fn region_of(&self, asid: u32, va: u64) -> Option<&Region> {
+    fn region_of(&self, asid: Asid, va: u64) -> Option<&Region> {
         let s = self.spaces.get(&asid)?;
         let (_, r) = s.regions.range(..=va).next_back()?;
         (va < r.start + r.len).then_some(r)
     }
 
-    /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1;
-    /// `private` asks for copy-on-write semantics.
-    #[allow(clippy::too_many_arguments)]
-    pub fn map(
-        &mut self,
-        asid: u32,
-        object: usize,
-        addr: u64,
-        len: u64,
-        offset: u64,
-        prot: Prot,
-        private: bool,
-    ) -> Result<(), OsError> {
-        if asid == OS_KERNEL_SPACE.0 {
+    /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1:
+    /// `region` says which part of which object goes where, with what
+    /// rights, shared or copy-on-write (`private`).
+    pub fn map(&mut self, asid: Asid, region: Region) -> Result<(), OsError> {
+        let Region { start: addr, len, object, offset, prot: _, private } = region;
+        if asid == OS_KERNEL_SPACE {
             return Err(OsError::Invalid("address space 0 is the kernel's".into()));
         }
         self.aligned("address", addr)?;
@@ -311,13 +313,13 @@ impl Os {
             _ => {}
         }
         let s = self.spaces.entry(asid).or_insert_with(|| AddressSpace { asid, ..AddressSpace::default() });
-        s.regions.insert(addr, Region { start: addr, len, object, offset, prot, private });
+        s.regions.insert(addr, region);
         Ok(())
     }
 
     /// `cache-aligned`: a new mapping of an object must put each object page
     /// in the same cache class as every other mapping of that page.
-    fn check_aligned(&self, asid: u32, object: usize, addr: u64, len: u64, offset: u64) -> Result<(), OsError> {
+    fn check_aligned(&self, asid: Asid, object: usize, addr: u64, len: u64, offset: u64) -> Result<(), OsError> {
         let probe_pfn = 0;
         for (sid, s) in &self.spaces {
             for r in s.regions.values().filter(|r| r.object == object) {
@@ -340,7 +342,7 @@ impl Os {
 
     /// The common start of `unmap` and `protect`: a page-aligned range that
     /// is wholly mapped, with its regions split at the range's ends.
-    fn claim_range(&mut self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
+    fn claim_range(&mut self, asid: Asid, addr: u64, len: u64) -> Result<(), OsError> {
         self.aligned("address", addr)?;
         self.aligned("length", len)?;
         self.covered(asid, addr, len)?;
@@ -348,7 +350,7 @@ impl Os {
         Ok(())
     }
 
-    fn covered(&self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
+    fn covered(&self, asid: Asid, addr: u64, len: u64) -> Result<(), OsError> {
         let mut p = addr;
         while p < addr + len {
             if self.region_of(asid, p).is_none() {
@@ -360,7 +362,7 @@ impl Os {
     }
 
     /// Splits regions of `asid` so `addr` and `addr+len` are boundaries.
-    fn split(&mut self, asid: u32, addr: u64, len: u64) {
+    fn split(&mut self, asid: Asid, addr: u64, len: u64) {
         let Some(s) = self.spaces.get_mut(&asid) else { return };
         for cut in [addr, addr + len] {
             let hit = s.regions.range(..cut).next_back().map(|(_, r)| r.clone());
@@ -377,7 +379,7 @@ impl Os {
     }
 
     /// `unmap(as, addr, len)`.
-    pub fn unmap(&mut self, asid: u32, addr: u64, len: u64) -> Result<(), OsError> {
+    pub fn unmap(&mut self, asid: Asid, addr: u64, len: u64) -> Result<(), OsError> {
         self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
@@ -395,13 +397,13 @@ impl Os {
     /// Unmaps and destroys the page at `va` of `asid` (if any) while its
     /// region stays: the receiver's old buffer page of seed 000 section 4.2
     /// (IPC-copy step 5, IPC-move step 3).
-    pub fn destroy_page(&mut self, asid: u32, va: u64) {
+    pub fn destroy_page(&mut self, asid: Asid, va: u64) {
         self.drop_page(asid, va & !(self.page - 1));
     }
 
     /// Forgets the VM page at `va` and its translation; frees the frame on
     /// the last reference.
-    fn drop_page(&mut self, asid: u32, va: u64) {
+    fn drop_page(&mut self, asid: Asid, va: u64) {
         let Some(vp) = self.spaces.get_mut(&asid).and_then(|s| s.pages.remove(&va)) else { return };
         let last = self.mem.refs(vp.pfn) <= 1;
         self.hat.unload(
@@ -428,7 +430,7 @@ impl Os {
     /// `change_protections(as, addr, len, prot)`. Taking rights away purges
     /// TLB entries; giving rights unloads the translation so the next access
     /// reloads it under the consistency policy.
-    pub fn protect(&mut self, asid: u32, addr: u64, len: u64, prot: Prot) -> Result<(), OsError> {
+    pub fn protect(&mut self, asid: Asid, addr: u64, len: u64, prot: Prot) -> Result<(), OsError> {
         self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
@@ -452,8 +454,8 @@ impl Os {
 
     /// `fork`: a new address space `child` with the parent's regions;
     /// private pages become copy-on-write in both, shared ones stay shared.
-    pub fn fork(&mut self, parent: u32, child: u32) -> Result<(), OsError> {
-        if child == OS_KERNEL_SPACE.0 || self.spaces.contains_key(&child) {
+    pub fn fork(&mut self, parent: Asid, child: Asid) -> Result<(), OsError> {
+        if child == OS_KERNEL_SPACE || self.spaces.contains_key(&child) {
             return Err(OsError::Invalid(format!("space {child} exists or is the kernel's")));
         }
         let p =
@@ -480,7 +482,8 @@ impl Os {
     }
 
     /// A user read or write of `size` bytes (within one page) at `va`.
-    pub fn access(&mut self, asid: u32, va: u64, write: bool, size: u64, origin: &str) -> Result<(), OsError> {
+    pub fn access(&mut self, asid: Asid, va: u64, op: DataRef, size: u64, origin: &str) -> Result<(), OsError> {
+        let write = op == DataRef::Store;
         if size == 0 || (va % self.page) + size > self.page {
             return Err(OsError::Invalid(format!("access of {size} bytes at {va:#x} must lie within one page")));
         }
@@ -512,23 +515,27 @@ impl Os {
             self.fault(asid, page, write)?;
         };
         self.cpu.instructions(self.cost.path_of(Routine::UserAccess));
-        if !self.cpu.tlb_translate(asid, page, pfn * self.page, self.page).map_err(OsError::Invalid)? {
+        if !self
+            .cpu
+            .tlb_translate(asid, VirtAddr(page), PhysAddr(pfn * self.page), self.page)
+            .map_err(OsError::Invalid)?
+        {
             self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
         }
         let span = self.hat.span(asid, va, pfn);
-        self.cpu.reference(write, span.va, span.pa, span.asid, size, span.cached, origin);
-        self.hat.set_refmod(pfn, true, write);
+        self.cpu.reference(op, span, size, origin);
+        self.hat.set_refmod(pfn, op);
         Ok(())
     }
 
-    fn fault(&mut self, asid: u32, page: u64, write: bool) -> Result<FaultKind, OsError> {
+    fn fault(&mut self, asid: Asid, page: u64, write: bool) -> Result<FaultKind, OsError> {
         let outer = self.cpu.enter(FAULT);
         let kind = self.fault_body(asid, page, write);
         self.cpu.leave(outer);
         kind
     }
 
-    fn fault_body(&mut self, asid: u32, page: u64, write: bool) -> Result<FaultKind, OsError> {
+    fn fault_body(&mut self, asid: Asid, page: u64, write: bool) -> Result<FaultKind, OsError> {
         let r = self.region_of(asid, page).cloned().ok_or_else(|| OsError::Unmapped(format!("{page:#x}")))?;
         let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)).copied();
         let pseudo = self.hat.take_pseudo(asid, page) || vp.is_some_and(|v| v.lazy);
@@ -604,15 +611,16 @@ impl Os {
         }
         let rights = if vp.cow { r.prot.without_write() } else { r.prot };
         let tag = self.tag_for(asid, &r);
+        let cause = if write { DataRef::Store } else { DataRef::Load };
         self.hat
-            .load(&mut self.cpu, &self.cost, 0, asid, page, vp.pfn, rights, tag, write)
+            .load(&mut self.cpu, &self.cost, Mapping { asid, va: page, tag, prot: rights, cpu: 0 }, vp.pfn, cause)
             .map_err(OsError::Invalid)?;
         Ok(kind)
     }
 
-    fn tag_for(&self, asid: u32, r: &Region) -> u32 {
+    fn tag_for(&self, asid: Asid, r: &Region) -> Asid {
         if self.policy == Policy::GlobalShared && !r.private {
-            GLOBAL_SPACE_BASE + r.object as u32
+            Asid(GLOBAL_SPACE_BASE.0 + r.object as u32)
         } else {
             asid
         }
@@ -655,21 +663,17 @@ impl Os {
     }
 
     fn load_window(&mut self, pfn: u64) -> Result<(), OsError> {
-        let va = self.window(pfn);
-        self.hat
-            .load(&mut self.cpu, &self.cost, 0, OS_KERNEL_SPACE.0, va, pfn, Prot::RW, OS_KERNEL_SPACE.0, true)
-            .map(|_| ())
-            .map_err(OsError::Invalid)
+        self.kernel_map(self.window(pfn), pfn)
     }
 
     fn unload_window(&mut self, pfn: u64) {
         let va = self.window(pfn);
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, UnloadReason::Unmap);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
     fn kernel_zero(&mut self, pfn: u64) {
         if self.load_window(pfn).is_ok() {
-            let span = self.hat.span(OS_KERNEL_SPACE.0, self.window(pfn), pfn);
+            let span = self.hat.span(OS_KERNEL_SPACE, self.window(pfn), pfn);
             zero(&mut self.cpu, &self.cost, span, self.page, "kernel zero-fill");
             self.unload_window(pfn);
         }
@@ -677,8 +681,8 @@ impl Os {
 
     fn kernel_copy(&mut self, src: u64, dst: u64) {
         if self.load_window(src).is_ok() && self.load_window(dst).is_ok() {
-            let s = self.hat.span(OS_KERNEL_SPACE.0, self.window(src), src);
-            let d = self.hat.span(OS_KERNEL_SPACE.0, self.window(dst), dst);
+            let s = self.hat.span(OS_KERNEL_SPACE, self.window(src), src);
+            let d = self.hat.span(OS_KERNEL_SPACE, self.window(dst), dst);
             copy(&mut self.cpu, &self.cost, s, d, self.page, "kernel copy-on-write copy");
         }
         self.unload_window(src);
@@ -688,7 +692,7 @@ impl Os {
     /// Takes page `va` away from `asid` without freeing its frame (the
     /// sender side of a move): the translation is unloaded (with the
     /// policy's flush) and the frame returned with its reference.
-    pub fn detach(&mut self, asid: u32, va: u64) -> Result<u64, OsError> {
+    pub fn detach(&mut self, asid: Asid, va: u64) -> Result<u64, OsError> {
         let vp = self
             .spaces
             .get_mut(&asid)
@@ -700,9 +704,10 @@ impl Os {
 
     /// Gives frame `pfn` (and its reference) to `asid` at `va`, replacing
     /// any page there (destroyed: flush, or purge when unshared).
-    /// `eager` loads the translation now; otherwise the first access takes a
-    /// pseudo page fault (lazy mapping).
-    pub fn attach(&mut self, asid: u32, va: u64, pfn: u64, eager: bool) -> Result<(), OsError> {
+    /// `how` says whether the translation is loaded now or at the first
+    /// access (a pseudo page fault).
+    pub fn attach(&mut self, asid: Asid, va: u64, pfn: u64, how: Attach) -> Result<(), OsError> {
+        let eager = how == Attach::Eager;
         let r =
             self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
         self.drop_page(asid, va);
@@ -711,7 +716,8 @@ impl Os {
         }
         if eager {
             let tag = self.tag_for(asid, &r);
-            self.hat.load(&mut self.cpu, &self.cost, 0, asid, va, pfn, r.prot, tag, false).map_err(OsError::Invalid)?;
+            let m = Mapping { asid, va, tag, prot: r.prot, cpu: 0 };
+            self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Load).map_err(OsError::Invalid)?;
         }
         Ok(())
     }
@@ -719,7 +725,7 @@ impl Os {
     /// Mach-style copy-on-write transfer: the page at `src_va` of `src`
     /// becomes copy-on-write in both spaces and appears lazily at `dst_va`
     /// of `dst` (replacing any page there).
-    pub fn share_cow(&mut self, src: u32, src_va: u64, dst: u32, dst_va: u64) -> Result<(), OsError> {
+    pub fn share_cow(&mut self, src: Asid, src_va: u64, dst: Asid, dst_va: u64) -> Result<(), OsError> {
         let vp = self
             .spaces
             .get_mut(&src)
@@ -747,24 +753,23 @@ impl Os {
 
     /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
     pub fn kernel_map(&mut self, va: u64, pfn: u64) -> Result<(), OsError> {
-        self.hat
-            .load(&mut self.cpu, &self.cost, 0, OS_KERNEL_SPACE.0, va, pfn, Prot::RW, OS_KERNEL_SPACE.0, true)
-            .map(|_| ())
-            .map_err(OsError::Invalid)
+        let kernel = OS_KERNEL_SPACE;
+        let m = Mapping { asid: kernel, va, tag: kernel, prot: Prot::RW, cpu: 0 };
+        self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
     }
 
     /// Unloads a kernel translation (with the policy's flush).
     pub fn kernel_unmap(&mut self, va: u64) {
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE.0, va, UnloadReason::Unmap);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
     /// The frame behind a user page, faulting it in for reading if needed.
-    pub fn frame_of(&mut self, asid: u32, va: u64) -> Result<u64, OsError> {
+    pub fn frame_of(&mut self, asid: Asid, va: u64) -> Result<u64, OsError> {
         let page = va & !(self.page - 1);
         if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)) {
             return Ok(v.pfn);
         }
-        self.access(asid, page, false, 4, "frame_of")?;
+        self.access(asid, page, DataRef::Load, 4, "frame_of")?;
         self.spaces
             .get(&asid)
             .and_then(|s| s.pages.get(&page))

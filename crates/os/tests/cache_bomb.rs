@@ -13,9 +13,10 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+use vmlab_addr::Asid;
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WritePolicy};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Violation};
+use vmlab_os::{Attach, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const PAGE: u64 = 4096;
 const A: u64 = 0x10000;
@@ -44,31 +45,32 @@ fn machine() -> MachineConfig {
 /// Runs the operations; returns the oracle's reports.
 fn provoke(policy: Policy) -> Vec<Violation> {
     let mut os = Os::new(&machine(), CostModel::load("hp9000-834").expect("cost"), policy, true).expect("os");
-    for (space, va, pages) in [(1, A, 1), (2, B, 1), (3, FILLER, 9)] {
+    for (space, va, pages) in [(Asid(1), A, 1), (Asid(2), B, 1), (Asid(3), FILLER, 9)] {
         let obj = os.object(&format!("region {space}"), ObjectKind::Anonymous, pages).expect("obj");
-        os.map(space, obj, va, pages * PAGE, 0, Prot::RW, false).expect("map");
+        os.map(space, Region { start: va, len: pages * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+            .expect("map");
     }
     // One frame, attached (no zero-fill through a kernel alias) at A and B.
     let frame = os.alloc_frame(A).expect("frame");
-    os.attach(1, A, frame, true).expect("attach A");
-    os.attach(2, B, frame, true).expect("attach B");
+    os.attach(Asid(1), A, frame, Attach::Eager).expect("attach A");
+    os.attach(Asid(2), B, frame, Attach::Eager).expect("attach B");
     // Filler frames at same-set addresses: 0x101000/0x105000 share B's sets,
     // 0x100000/0x104000 share A's.
     for va in [0x10_0000, 0x10_1000, 0x10_4000, 0x10_5000] {
         let f = os.alloc_frame(va).expect("filler");
-        os.attach(3, va, f, true).expect("attach filler");
+        os.attach(Asid(3), va, f, Attach::Eager).expect("attach filler");
     }
-    os.access(1, A + W, true, 4, "write through A").expect("A");
+    os.access(Asid(1), A + W, DataRef::Store, 4, "write through A").expect("A");
     // Unmap alias A keeping the frame (the sender side of a move); `none`
     // leaves A's dirty line in the cache.
-    os.detach(1, A).expect("detach A");
-    os.access(2, B + W, true, 4, "write through B").expect("B");
+    os.detach(Asid(1), A).expect("detach A");
+    os.access(Asid(2), B + W, DataRef::Store, 4, "write through B").expect("B");
     // Evict B's line: memory now holds B's newer word.
-    os.access(3, 0x10_1000 + W, false, 4, "evict B 1").expect("f");
-    os.access(3, 0x10_5000 + W, false, 4, "evict B 2").expect("f");
+    os.access(Asid(3), 0x10_1000 + W, DataRef::Load, 4, "evict B 1").expect("f");
+    os.access(Asid(3), 0x10_5000 + W, DataRef::Load, 4, "evict B 2").expect("f");
     // Evict A's orphaned dirty line: it is written back over B's word.
-    os.access(3, 0x10_0000 + W, false, 4, "evict A 1").expect("f");
-    os.access(3, 0x10_4000 + W, false, 4, "evict A 2").expect("f");
+    os.access(Asid(3), 0x10_0000 + W, DataRef::Load, 4, "evict A 1").expect("f");
+    os.access(Asid(3), 0x10_4000 + W, DataRef::Load, 4, "evict A 2").expect("f");
     os.violations().to_vec()
 }
 
@@ -79,13 +81,13 @@ fn none_reports_the_write_back_over_newer_data() {
     match &v[0] {
         Violation::CacheBomb { line, cause, newer_by, policy } => {
             // The line of alias A (tag 1) holding the word, to the shared frame.
-            assert_eq!((line.0, line.1), (1, A + W));
+            assert_eq!((line.0, line.1), (Asid(1), A + W));
             assert_eq!(line.2 % PAGE, W);
             // B wrote the newer data in memory.
-            assert_eq!(*newer_by, Some((2, B + W)));
+            assert_eq!(*newer_by, Some((Asid(2), B + W)));
             assert_eq!(policy, "none");
             // The second same-set read evicted it (LRU: the first filled the empty way).
-            assert_eq!((cause.asid, cause.vaddr, cause.origin.as_str()), (3, 0x10_4000 + W, "evict A 2"));
+            assert_eq!((cause.asid, cause.vaddr, cause.origin.as_str()), (Asid(3), 0x10_4000 + W, "evict A 2"));
         }
         other => panic!("expected a cache bomb, got {other:?}"),
     }

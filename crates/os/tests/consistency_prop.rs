@@ -8,20 +8,21 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
+use vmlab_addr::Asid;
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot};
+use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region};
 
 const PAGE: u64 = 4096;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Map { space: u32, obj: usize, slot: u64, offset: u64, write: bool, private: bool },
-    Unmap { space: u32, slot: u64 },
-    Protect { space: u32, slot: u64, write: bool },
-    Fork { space: u32 },
-    Read { space: u32, slot: u64, word: u64 },
-    Write { space: u32, slot: u64, word: u64 },
+    Map { space: Asid, obj: usize, slot: u64, offset: u64, write: bool, private: bool },
+    Unmap { space: Asid, slot: u64 },
+    Protect { space: Asid, slot: u64, write: bool },
+    Fork { space: Asid },
+    Read { space: Asid, slot: u64, word: u64 },
+    Write { space: Asid, slot: u64, word: u64 },
 }
 
 fn va(slot: u64) -> u64 {
@@ -58,7 +59,7 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
     let mut os = Os::new(m, CostModel::load("hp9000-834").expect("cost"), policy, true).expect("os");
     os.object("shared", ObjectKind::Anonymous, 2).expect("obj");
     os.object("file", ObjectKind::File, 2).expect("obj");
-    let mut next_space = 4;
+    let mut next_space = Asid(4);
     for (i, op) in ops.iter().enumerate() {
         let origin = format!("op {i}");
         // Errors (unmapped, overlap, protection, refused) are legal outcomes
@@ -66,7 +67,7 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
         let _ = match *op {
             Op::Map { space, obj, slot, offset, write, private } => {
                 let prot = if write { Prot::RW } else { Prot::R };
-                os.map(space, obj, va(slot), PAGE, offset * PAGE, prot, private)
+                os.map(space, Region { start: va(slot), len: PAGE, object: obj, offset: offset * PAGE, prot, private })
             }
             Op::Unmap { space, slot } => os.unmap(space, va(slot), PAGE),
             Op::Protect { space, slot, write } => {
@@ -75,19 +76,19 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
             Op::Fork { space } => {
                 let r = os.fork(space, next_space);
                 if r.is_ok() {
-                    next_space += 1;
+                    next_space.0 += 1;
                 }
                 r
             }
-            Op::Read { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, false, 4, &origin),
-            Op::Write { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, true, 4, &origin),
+            Op::Read { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, DataRef::Load, 4, &origin),
+            Op::Write { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, DataRef::Store, 4, &origin),
         };
     }
     os.violations().to_vec()
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let space = 1u32..4;
+    let space = (1u32..4).prop_map(Asid);
     let slot = 0u64..6;
     prop_oneof![
         2 => (space.clone(), 0usize..2, slot.clone(), 0u64..2, any::<bool>(), any::<bool>())
@@ -157,8 +158,8 @@ fn none_on_vivt_violates_with_a_minimised_example() {
 #[test]
 fn kept_minimal_example_violates_under_none_only() {
     let ops = vec![
-        Op::Map { space: 3, obj: 0, slot: 3, offset: 0, write: false, private: false },
-        Op::Read { space: 3, slot: 3, word: 112 },
+        Op::Map { space: Asid(3), obj: 0, slot: 3, offset: 0, write: false, private: false },
+        Op::Read { space: Asid(3), slot: 3, word: 112 },
     ];
     let m = small(Indexing::Vivt);
     assert_eq!(run(Policy::None, &m, &ops).len(), 1);

@@ -5,8 +5,9 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)]
 
+use vmlab_addr::Asid;
 use vmlab_os::scenario::run_text;
-use vmlab_os::{CostModel, ObjectKind, Os, Policy, Prot, Violation};
+use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios");
 
@@ -23,29 +24,31 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
     let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(1, shm, 0x10000, 0x1000, 0, Prot::RW, false).expect("map 1");
-    os.map(2, shm, 0x11000, 0x1000, 0, Prot::RW, false).expect("map 2");
-    os.access(1, 0x10000, false, 4, "read A").expect("read");
-    os.access(2, 0x11000, false, 4, "read B").expect("read");
+    os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map 1");
+    os.map(Asid(2), Region { start: 0x11000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map 2");
+    os.access(Asid(1), 0x10000, DataRef::Load, 4, "read A").expect("read");
+    os.access(Asid(2), 0x11000, DataRef::Load, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
-    let pa = os.hat().translation(1, 0x10000, 0).expect("loaded").0 * 4096;
+    let pa = os.hat().translation(Asid(1), 0x10000, 0).expect("loaded").0 * 4096;
     let copies: Vec<_> = os.cpu().resident().into_iter().filter(|e| e.paddr == pa).collect();
     assert_eq!(copies.len(), 2, "{copies:?}");
     assert_ne!(copies[0].vaddr & 0x1000, copies[1].vaddr & 0x1000);
     // Already the first read through B is stale: the kernel zero-filled the
     // frame through its window (colour 0, like A) and nothing flushed it.
     assert_eq!(os.violations().len(), 1, "{:?}", os.violations());
-    assert!(matches!(&os.violations()[0], Violation::StaleRead { access, latest_by: Some((0, w)), .. }
+    assert!(matches!(&os.violations()[0], Violation::StaleRead { access, latest_by: Some((Asid(0), w)), .. }
         if access.origin == "read B" && *w == vmlab_addr::layout::KERNEL_WINDOW.0 + pa));
-    os.access(1, 0x10000, true, 4, "write A").expect("write");
+    os.access(Asid(1), 0x10000, DataRef::Store, 4, "write A").expect("write");
     assert_eq!(os.violations().len(), 1);
-    os.access(2, 0x11000, false, 4, "read B again").expect("read");
+    os.access(Asid(2), 0x11000, DataRef::Load, 4, "read B again").expect("read");
     let v = os.violations();
     assert_eq!(v.len(), 2, "{v:?}");
     match &v[1] {
         Violation::StaleRead { access, latest_by, policy } => {
-            assert_eq!((access.asid, access.vaddr, access.origin.as_str()), (2, 0x11000, "read B again"));
-            assert_eq!(*latest_by, Some((1, 0x10000)));
+            assert_eq!((access.asid, access.vaddr, access.origin.as_str()), (Asid(2), 0x11000, "read B again"));
+            assert_eq!(*latest_by, Some((Asid(1), 0x10000)));
             assert_eq!(policy, "none");
         }
         other => panic!("expected a stale read, got {other:?}"),
@@ -60,7 +63,7 @@ fn scenario_under_none_reports_exactly_the_stale_read() {
     assert!(
         matches!(&out.violations[0], Violation::StaleRead { access, .. } if access.origin == "r4000_synonym.toml:33")
     );
-    assert!(matches!(&out.violations[1], Violation::StaleRead { access, latest_by: Some((1, 0x10000)), .. }
+    assert!(matches!(&out.violations[1], Violation::StaleRead { access, latest_by: Some((Asid(1), 0x10000)), .. }
         if access.origin == "r4000_synonym.toml:43"));
 }
 
@@ -94,11 +97,13 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
     let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(1, shm, 0x10000, 0x1000, 0, Prot::RW, false).expect("map");
-    os.map(2, shm, 0x12000, 0x1000, 0, Prot::RW, false).expect("map");
-    os.access(1, 0x10000, false, 4, "a").expect("read");
-    os.access(2, 0x12000, false, 4, "b").expect("read");
-    let pa = os.hat().translation(1, 0x10000, 0).expect("loaded").0 * 4096;
+    os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
+    os.map(Asid(2), Region { start: 0x12000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
+    os.access(Asid(1), 0x10000, DataRef::Load, 4, "a").expect("read");
+    os.access(Asid(2), 0x12000, DataRef::Load, 4, "b").expect("read");
+    let pa = os.hat().translation(Asid(1), 0x10000, 0).expect("loaded").0 * 4096;
     assert_eq!(os.cpu().resident().into_iter().filter(|e| e.paddr == pa).count(), 1);
 }
 

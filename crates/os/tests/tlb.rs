@@ -5,10 +5,11 @@
 
 #![allow(clippy::unwrap_used)]
 
+use vmlab_addr::Asid;
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::hat::UnloadReason;
-use vmlab_os::{CostModel, Counters, ObjectKind, Os, Policy, Prot, TlbPreset};
+use vmlab_os::{CostModel, Counters, DataRef, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
 
 const PAGE: u64 = 4096;
 const BASE: u64 = 0x10000;
@@ -41,8 +42,9 @@ fn tlb(c: Counters) -> (u64, u64, u64, u64) {
 fn lru_misses_refills_and_purges_count_exactly() {
     let mut os = os(2, Policy::None);
     let obj = os.object("a", ObjectKind::Anonymous, 4).expect("obj");
-    os.map(1, obj, BASE, 4 * PAGE, 0, Prot::RW, false).expect("map");
-    let read = |os: &mut Os, page: u64| os.access(1, BASE + page * PAGE, false, 4, "t").expect("read");
+    os.map(Asid(1), Region { start: BASE, len: 4 * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
+    let read = |os: &mut Os, page: u64| os.access(Asid(1), BASE + page * PAGE, DataRef::Load, 4, "t").expect("read");
     // 0 miss, 0 hit, 1 miss, 2 miss (evicts 0), 0 miss (evicts 1).
     for p in [0, 0, 1, 2, 0] {
         read(&mut os, p);
@@ -53,10 +55,10 @@ fn lru_misses_refills_and_purges_count_exactly() {
     assert_eq!(os.faults().zero_fill, 3);
     assert_eq!(tlb(os.counters()), (1, 4, 3, 0));
     // Unmapping page 2 (in the TLB) and page 1 (evicted): one purge finds.
-    os.unmap(1, BASE + PAGE, 2 * PAGE).expect("unmap");
+    os.unmap(Asid(1), BASE + PAGE, 2 * PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (1, 4, 5, 1));
     // Read-only protection of page 0 purges its entry; the next read misses.
-    os.protect(1, BASE, PAGE, Prot::R).expect("protect");
+    os.protect(Asid(1), BASE, PAGE, Prot::R).expect("protect");
     assert_eq!(tlb(os.counters()), (1, 4, 6, 2));
     read(&mut os, 0);
     assert_eq!(tlb(os.counters()), (1, 5, 6, 2));
@@ -68,20 +70,25 @@ fn lru_misses_refills_and_purges_count_exactly() {
 fn unload_frame_purges_every_space_mapping_it() {
     let mut os = os(8, Policy::None);
     let obj = os.object("shared", ObjectKind::Anonymous, 1).expect("obj");
-    os.map(1, obj, BASE, PAGE, 0, Prot::RW, false).expect("map");
-    os.map(2, obj, BASE + 4 * PAGE, PAGE, 0, Prot::RW, false).expect("map");
-    os.access(1, BASE, true, 4, "a").expect("w");
-    os.access(2, BASE + 4 * PAGE, false, 4, "b").expect("r");
+    os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
+    os.map(
+        Asid(2),
+        Region { start: BASE + 4 * PAGE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
+    os.access(Asid(1), BASE, DataRef::Store, 4, "a").expect("w");
+    os.access(Asid(2), BASE + 4 * PAGE, DataRef::Load, 4, "b").expect("r");
     let before = os.counters();
-    let pfn = os.frame_of(1, BASE).expect("frame");
+    let pfn = os.frame_of(Asid(1), BASE).expect("frame");
     let (cpu, cost, hat) = os.parts();
     hat.unload_frame(cpu, cost, pfn, UnloadReason::Unmap);
     let d = os.counters() - before;
     assert_eq!((d.tlb_purges, d.tlb_purge_hits), (2, 2));
     assert!(os.cpu().tlb().expect("tlb").entries().next().is_none());
     // Both spaces miss again after their minor faults.
-    os.access(1, BASE, false, 4, "a").expect("r");
-    os.access(2, BASE + 4 * PAGE, false, 4, "b").expect("r");
+    os.access(Asid(1), BASE, DataRef::Load, 4, "a").expect("r");
+    os.access(Asid(2), BASE + 4 * PAGE, DataRef::Load, 4, "b").expect("r");
     assert_eq!(os.faults().minor, 3);
     assert_eq!(tlb(os.counters() - before).1, 2);
 }
@@ -92,9 +99,10 @@ fn no_tlb_preset_counts_pdtlb_only() {
     cost.tlb = None;
     let mut os = Os::new(&machine(), cost, Policy::None, false).expect("os");
     let obj = os.object("a", ObjectKind::Anonymous, 1).expect("obj");
-    os.map(1, obj, BASE, PAGE, 0, Prot::RW, false).expect("map");
-    os.access(1, BASE, false, 4, "t").expect("read");
-    os.unmap(1, BASE, PAGE).expect("unmap");
+    os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
+        .expect("map");
+    os.access(Asid(1), BASE, DataRef::Load, 4, "t").expect("read");
+    os.unmap(Asid(1), BASE, PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (0, 0, 2, 0));
 }
 

@@ -49,7 +49,7 @@ fn small_trace_gives_exact_faults_accesses_and_tlb_counts() {
         let cost = CostModel::load("hp9000-834").expect("cost");
         let out = run_trace(&mut Mem(trace()), &machine(), cost, policy, oracle).expect("runs");
         assert_eq!((out.events, out.accesses, out.ifetches_skipped, out.folded_pages), (7, 6, 1, 1));
-        assert_eq!(out.spaces.into_iter().collect::<Vec<_>>(), vec![(7, 1), (9, 2)]);
+        assert_eq!(out.spaces.into_iter().collect::<Vec<_>>(), vec![(Asid(7), Asid(1)), (Asid(9), Asid(2))]);
         // The 834 has 2 KB pages. One zero-fill per distinct page: 0x10000,
         // 0x10800, 0x11000 (asid 7); 0x10000, 0x7000_0000 (asid 9).
         assert_eq!(out.faults.zero_fill, 5);

@@ -118,9 +118,7 @@ impl VmConfig {
         }
         for (name, c) in self.caches() {
             Geometry::new(c).map_err(|e| err(format!("{name}: {e}")))?;
-            if c.indexing != Indexing::Vivt
-                && self.scheme.translate_at(true, true) == crate::scheme::TranslateAt::L2Miss
-            {
+            if c.indexing != Indexing::Vivt && self.scheme.translates_at_memory() {
                 return Err(err(format!(
                     "{name}: scheme {} translates on an L2 miss and needs virtually indexed, virtually tagged caches (got {:?})",
                     self.scheme.name(),

@@ -86,13 +86,19 @@ impl Scheme {
         }
     }
 
+    /// Whether the scheme translates only when a reference misses the last
+    /// cache level (SOFTVM, SPUR), whatever the caches and TLB settings.
+    pub fn translates_at_memory(self) -> bool {
+        matches!(self, Scheme::Softvm | Scheme::Spur)
+    }
+
     /// When translation happens, given whether the L1 caches are virtually
     /// tagged and whether a TLB-based scheme checks protection in the TLB on
     /// every access.
     pub fn translate_at(self, l1_virtual: bool, tlb_every_access: bool) -> TranslateAt {
         match self {
             Scheme::Notlb => TranslateAt::Never,
-            Scheme::Softvm | Scheme::Spur => TranslateAt::L2Miss,
+            _ if self.translates_at_memory() => TranslateAt::L2Miss,
             _ if !l1_virtual || tlb_every_access => TranslateAt::EveryAccess,
             _ => TranslateAt::L1Miss,
         }

@@ -20,11 +20,11 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{FrameAllocation, MapError, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
-use vmlab_mmu::{FramePool, PageTable, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
+use vmlab_mmu::{FramePool, PageTable, PteAddr, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
@@ -484,7 +484,7 @@ impl VmSim {
         if self.protect_countdown >= self.protect_every {
             self.protect_countdown = 0;
             if let Some((asid, va)) = self.last_data {
-                self.protection_change(asid, va);
+                self.protection_change(Asid(asid), VirtAddr(va));
             }
         }
     }
@@ -647,7 +647,7 @@ impl VmSim {
                 if self.mem.l2(kind).contains(r) {
                     let mark = self.mem.tail.log.len();
                     let level = self.mem.l1_missed(kind, set, key, r, size);
-                    return self.finish_piece_at_memory(kind, s, ln, asid, va, level, mark);
+                    return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
                 let mark = self.mem.tail.log.len();
@@ -662,21 +662,22 @@ impl VmSim {
                 (self.mem.access(kind, r, size), mark)
             }
         };
-        self.finish_piece_at_memory(kind, s, ln, asid, va, level.0, level.1)
+        self.finish_piece_at_memory(kind, asid, va, level.0, level.1)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Counts a piece that missed L1 at `level` and translates what it
+    /// moved to or from memory since log position `mark`.
     #[inline(never)]
     fn finish_piece_at_memory(
         &mut self,
         kind: RefKind,
-        s: usize,
-        ln: u64,
         asid: u32,
         va: u64,
         level: Level,
         mark: usize,
     ) -> Result<(), SimError> {
+        let s = side(kind);
+        let ln = va >> self.l1_shift[s];
         self.sides[s].count(level, false);
         self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
@@ -753,7 +754,8 @@ impl VmSim {
     /// checked in L1 D and in the L2 that serves data; the lines present
     /// are updated instead. `va` is a (folded) user address. Returns the
     /// cycles, which are also added to the run's protection total.
-    pub fn protection_change(&mut self, asid: u32, va: u64) -> u64 {
+    pub fn protection_change(&mut self, asid: Asid, va: VirtAddr) -> u64 {
+        let (asid, va) = (asid.0, va.0);
         let page = self.cfg.page_size.bytes();
         let base = va & !(page - 1);
         let c = self.cfg.costs;
@@ -783,7 +785,7 @@ impl VmSim {
     fn physical_of(&self, asid: u32, va: u64) -> Option<u64> {
         let table = self.table.as_ref()?;
         let page = self.cfg.page_size.bytes();
-        table.lookup(asid, va / page).map(|pfn| pfn * page + va % page)
+        table.lookup(Asid(asid), Vpn(va / page)).map(|pfn| pfn.0 * page + va % page)
     }
 
     /// Maps a user page on first touch (the paper excludes page-table
@@ -791,9 +793,10 @@ impl VmSim {
     fn ensure_mapped(&mut self, asid: u32, va: u64) -> Result<(), SimError> {
         let page = self.cfg.page_size.bytes();
         let Some(table) = self.table.as_mut() else { return Ok(()) };
-        if va < USER_LIMIT.0 && table.lookup(asid, va / page).is_none() {
+        let vpn = Vpn(va / page);
+        if va < USER_LIMIT.0 && table.lookup(Asid(asid), vpn).is_none() {
             let pfn = self.frames.alloc().map_err(TableError::from)?;
-            table.insert(asid, va / page, pfn, &mut self.frames)?;
+            table.insert(Asid(asid), vpn, Pfn(pfn), &mut self.frames)?;
         }
         Ok(())
     }
@@ -806,22 +809,24 @@ impl VmSim {
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
         if va < USER_LIMIT.0 {
             return table
-                .lookup(space, va / page)
+                .lookup(Asid(space), Vpn(va / page))
+                .map(|pfn| pfn.0)
                 .ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
         }
         let mut refs = Vec::new();
-        table.walk(space, va, &mut refs)?;
+        table.walk(Asid(space), VirtAddr(va), &mut refs)?;
         let pte = *refs.last().ok_or_else(|| SimError::Config(format!("empty walk for {va:#x}")))?;
-        let pa = if pte.mapped {
-            if depth > 4 {
-                return Err(SimError::Config(format!("page-table walk for {va:#x} does not end")));
+        let pa = match pte.at {
+            PteAddr::Mapped(at) => {
+                if depth > 4 {
+                    return Err(SimError::Config(format!("page-table walk for {va:#x} does not end")));
+                }
+                PhysAddr(self.frame_of(space, at.0, depth + 1)? * page + at.0 % page)
             }
-            self.frame_of(space, pte.addr, depth + 1)? * page + pte.addr % page
-        } else {
-            pte.addr
+            PteAddr::Physical(pa) => pa,
         };
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
-        table.pte_at(pa).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
+        table.pte_at(pa).map(|pfn| pfn.0).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
     }
 
     /// A TLB lookup on side `s`, refilling on a miss. Returns the physical
@@ -989,7 +994,7 @@ impl VmSim {
     fn walk_and_load(&mut self, space: u32, va: u64) -> Result<(), SimError> {
         let mut refs = std::mem::take(&mut self.walk);
         refs.clear();
-        let walked = self.table.as_ref().map(|t| t.walk(space, va, &mut refs));
+        let walked = self.table.as_ref().map(|t| t.walk(Asid(space), VirtAddr(va), &mut refs));
         match walked {
             Some(r) => r?,
             None => return Err(SimError::Config("no page table".into())),
@@ -1098,22 +1103,21 @@ impl VmSim {
     fn load_pte(&mut self, space: u32, pte: PteRef) -> Result<(), SimError> {
         self.pte_loads += 1;
         let bytes = u64::from(pte.bytes.max(1));
-        let (addr, pa) = if pte.mapped {
-            match self.at {
+        let (addr, pa) = match pte.at {
+            PteAddr::Mapped(VirtAddr(va)) => match self.at {
                 TranslateAt::L2Miss => {
-                    let r = LineRef { vaddr: pte.addr, paddr: pte.addr, asid: TRACE_KERNEL_SPACE.0 };
+                    let r = LineRef { vaddr: va, paddr: va, asid: TRACE_KERNEL_SPACE.0 };
                     if !self.mem.resident(RefKind::Read, r) {
-                        self.translate_at_memory(space, pte.addr)?;
+                        self.translate_at_memory(space, va)?;
                     }
-                    (pte.addr, pte.addr)
+                    (va, va)
                 }
                 _ => {
-                    let (pa, _) = self.tlb_translate(1, space, pte.addr)?;
-                    (pte.addr, pa)
+                    let (pa, _) = self.tlb_translate(1, space, va)?;
+                    (va, pa)
                 }
-            }
-        } else {
-            (UNMAPPED_BASE | pte.addr, pte.addr)
+            },
+            PteAddr::Physical(PhysAddr(pa)) => (UNMAPPED_BASE | pa, pa),
         };
         let level = self.kernel_access(RefKind::Read, addr, pa, bytes)?;
         let (l2, mem) = match pte.tier {

@@ -130,9 +130,9 @@ fn protection_change_sweeps_the_page() {
         ev.push(access(AccessKind::Load, p + 0x2000 + i * 16));
     }
     s.feed(&ev).unwrap();
-    assert_eq!(s.protection_change(1, p + 0x123), 6_908);
+    assert_eq!(s.protection_change(Asid(1), VirtAddr(p + 0x123)), 6_908);
     // A page nobody touched: every line is only checked.
-    assert_eq!(s.protection_change(1, 0x5000_0000), 256 * 3 + 256 * 20);
+    assert_eq!(s.protection_change(Asid(1), VirtAddr(0x5000_0000)), 256 * 3 + 256 * 20);
     let r = s.result("hand");
     assert_eq!((r.protection_changes, r.protection_cycles), (2, 6_908 + 5_888));
 }

@@ -21,9 +21,10 @@
 
 use super::linear::{check_pfn20, check_pool, LinearTable, PageChange, UserPageChange, UserTables};
 use super::mips::{MAX_SPACES, PAGE_BYTES, PTE_BYTES, UPT_BASE, UPT_BYTES};
-use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 use vmlab_addr::layout::USER_LIMIT;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 /// Kernel virtual base of the 4 MB kernel page table: the top 4 MB of the
 /// 4 GB space (ours; seed 002 gives the size, not the address).
@@ -82,7 +83,8 @@ impl PageTable for Mach {
         PAGE_BYTES
     }
 
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         UserTables::check(space, vpn, MAX_SPACES)?;
         let c = self.user.insert(space, vpn, pfn, frames)?;
         if let Err(e) = self.follow(c, frames) {
@@ -98,17 +100,20 @@ impl PageTable for Mach {
         Ok(())
     }
 
-    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn) = (space.0, vpn.0);
         UserTables::check(space, vpn, MAX_SPACES)?;
         let c = self.user.remove(space, vpn, frames)?;
         self.follow(c, frames)
     }
 
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
-        self.user.lookup(space, vpn)
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
+        let (space, vpn) = (space.0, vpn.0);
+        self.user.lookup(space, vpn).map(Pfn)
     }
 
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        let (space, va) = (space.0, va.0);
         if space >= MAX_SPACES {
             return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
         }
@@ -117,20 +122,22 @@ impl PageTable for Mach {
         }
         let r = if va < USER_LIMIT.0 {
             PteRef {
-                addr: UPT_BASE + u64::from(space) * UPT_BYTES + (va / PAGE_BYTES) * PTE_BYTES,
-                mapped: true,
+                at: PteAddr::Mapped(VirtAddr(UPT_BASE + u64::from(space) * UPT_BYTES + (va / PAGE_BYTES) * PTE_BYTES)),
                 tier: Tier::User,
                 bytes: 4,
             }
         } else if va >= KPT_BASE {
             PteRef {
-                addr: self.root_pa() + ((va - KPT_BASE) / PAGE_BYTES) * PTE_BYTES,
-                mapped: false,
+                at: PteAddr::Physical(PhysAddr(self.root_pa() + ((va - KPT_BASE) / PAGE_BYTES) * PTE_BYTES)),
                 tier: Tier::Root,
                 bytes: 4,
             }
         } else {
-            PteRef { addr: KPT_BASE + (va / PAGE_BYTES) * PTE_BYTES, mapped: true, tier: Tier::Kernel, bytes: 4 }
+            PteRef {
+                at: PteAddr::Mapped(VirtAddr(KPT_BASE + (va / PAGE_BYTES) * PTE_BYTES)),
+                tier: Tier::Kernel,
+                bytes: 4,
+            }
         };
         out.push(r);
         Ok(())
@@ -152,10 +159,11 @@ impl PageTable for Mach {
         }
     }
 
-    fn pte_at(&self, pa: u64) -> Option<u64> {
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
+        let pa = pa.0;
         if pa / PAGE_BYTES == self.root_pfn {
-            return self.kpt.page_frame((pa % PAGE_BYTES) / PTE_BYTES);
+            return self.kpt.page_frame((pa % PAGE_BYTES) / PTE_BYTES).map(Pfn);
         }
-        self.kpt.pte_at(pa, PAGE_BYTES, PTE_BYTES).or_else(|| self.user.pte_at(pa))
+        self.kpt.pte_at(pa, PAGE_BYTES, PTE_BYTES).or_else(|| self.user.pte_at(pa)).map(Pfn)
     }
 }

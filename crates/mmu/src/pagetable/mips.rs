@@ -19,11 +19,12 @@
 //! [`Tier::Root`] reference.
 
 use rustc_hash::FxHashMap;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 use super::linear::{
     check_pfn20, check_pool, UserTables, USER_PAGE_BYTES, USER_PTE_BYTES, USER_TABLE_BYTES, USER_VA_BITS,
 };
-use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
 /// Kernel virtual base of the user page tables: kseg2 (seed 002 Fig. 4 puts
@@ -84,7 +85,8 @@ impl PageTable for Ultrix {
         PAGE_BYTES
     }
 
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         UserTables::check(space, vpn, MAX_SPACES)?;
         check_pfn20(pfn)?;
         check_pool(frames)?;
@@ -95,24 +97,26 @@ impl PageTable for Ultrix {
         Ok(())
     }
 
-    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn) = (space.0, vpn.0);
         UserTables::check(space, vpn, MAX_SPACES)?;
         self.user.remove(space, vpn, frames)?;
         Ok(())
     }
 
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
-        self.user.lookup(space, vpn)
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
+        let (space, vpn) = (space.0, vpn.0);
+        self.user.lookup(space, vpn).map(Pfn)
     }
 
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        let (space, va) = (space.0, va.0);
         if space >= MAX_SPACES {
             return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
         }
         if va < 1 << USER_VA_BITS {
             out.push(PteRef {
-                addr: Self::upte_addr(space, va / PAGE_BYTES),
-                mapped: true,
+                at: PteAddr::Mapped(VirtAddr(Self::upte_addr(space, va / PAGE_BYTES))),
                 tier: Tier::User,
                 bytes: 4,
             });
@@ -131,7 +135,7 @@ impl PageTable for Ultrix {
         let owner = ((va - UPT_BASE) / UPT_BYTES) as u32;
         let root = self.root_pa(owner).ok_or(TableError::NotMapped { space: owner, vpn: va / PAGE_BYTES })?;
         let index = (va - UPT_BASE - u64::from(owner) * UPT_BYTES) / PAGE_BYTES;
-        out.push(PteRef { addr: root + index * PTE_BYTES, mapped: false, tier: Tier::Root, bytes: 4 });
+        out.push(PteRef { at: PteAddr::Physical(PhysAddr(root + index * PTE_BYTES)), tier: Tier::Root, bytes: 4 });
         Ok(())
     }
 
@@ -146,12 +150,13 @@ impl PageTable for Ultrix {
         }
     }
 
-    fn pte_at(&self, pa: u64) -> Option<u64> {
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
+        let pa = pa.0;
         if let Some(&pair) = self.root_owner.get(&(pa / PAGE_BYTES)) {
             let entry = (pa % PAGE_BYTES) / PTE_BYTES;
             let space = pair * 2 + (entry / (ROOT_BYTES / PTE_BYTES)) as u32;
-            return self.user.page_frame(space, entry % (ROOT_BYTES / PTE_BYTES));
+            return self.user.page_frame(space, entry % (ROOT_BYTES / PTE_BYTES)).map(Pfn);
         }
-        self.user.pte_at(pa)
+        self.user.pte_at(pa).map(Pfn)
     }
 }

@@ -20,6 +20,7 @@
 
 use crate::frames::{FrameError, FramePool};
 use serde::Serialize;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 mod linear;
 pub mod mach;
@@ -47,14 +48,20 @@ pub enum Tier {
     Root,
 }
 
+/// Where a PTE (or hash-table entry) is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PteAddr {
+    /// A mapped (kernel or global) virtual address, itself translated
+    /// through the next tier up.
+    Mapped(VirtAddr),
+    /// A physical (unmapped) address.
+    Physical(PhysAddr),
+}
+
 /// One PTE reference of a walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PteRef {
-    /// The byte address of the PTE (or hash-table entry) read.
-    pub addr: u64,
-    /// True when `addr` is a mapped (kernel or global) virtual address that
-    /// must itself be translated; false when it is physical/unmapped.
-    pub mapped: bool,
+    pub at: PteAddr,
     pub tier: Tier,
     /// Bytes read (the PTE size).
     pub bytes: u32,
@@ -100,19 +107,19 @@ pub trait PageTable: std::fmt::Debug + Send {
     /// Maps virtual page `vpn` of `space` to frame `pfn`, allocating any table
     /// pages it needs from `frames`. Mapping an already-mapped page replaces
     /// the frame.
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError>;
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError>;
 
     /// Removes a mapping; table pages left empty may be returned to `frames`.
-    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError>;
+    fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError>;
 
     /// The frame `vpn` of `space` maps to, if any.
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64>;
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn>;
 
     /// Appends to `out` the PTE references translating `va` in `space`
     /// makes, in order (see the module doc for bottom-up tables). For a
     /// bottom-up table `va` may be a kernel address of a PTE, which gives the
     /// next tier's reference.
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError>;
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError>;
 
     /// Memory the table occupies now.
     fn memory(&self) -> TableMemory;
@@ -122,7 +129,7 @@ pub trait PageTable: std::fmt::Debug + Send {
     /// there is valid. It reads the simulated memory a walk reads, so tests
     /// can follow a walk to its frame: a mapped [`PteRef`] is resolved by
     /// walking its address (next tier) and reading the PTE there.
-    fn pte_at(&self, pa: u64) -> Option<u64>;
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn>;
 }
 
 /// The page-table organisations, by the names presets, the CLI and Python

@@ -37,10 +37,11 @@
 //! [`HashedInverted::remove_refs`] report every entry such an update reads,
 //! for the OS model's PTE insert/delete costs.
 
-use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 use serde::Serialize;
 use std::collections::BTreeSet;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 /// Bytes per hash-table entry: tag (space, vpn), frame/protection, next
 /// pointer, one 4-byte word each (PA-RISC 1.x PDIR entries are 16 bytes;
@@ -238,7 +239,7 @@ impl HashedInverted {
     }
 
     fn pte_ref(&self, slot: Slot) -> PteRef {
-        PteRef { addr: self.slot_addr(slot), mapped: false, tier: Tier::User, bytes: ENTRY_BYTES as u32 }
+        PteRef { at: PteAddr::Physical(PhysAddr(self.slot_addr(slot))), tier: Tier::User, bytes: ENTRY_BYTES as u32 }
     }
 
     /// Visits the chain of (`space`, `vpn`)'s bucket from the head, calling
@@ -312,12 +313,13 @@ impl HashedInverted {
     /// appended overflow entry is written, not read, so it is not listed).
     pub fn insert_refs(
         &mut self,
-        space: u32,
-        vpn: u64,
-        pfn: u64,
+        space: Asid,
+        vpn: Vpn,
+        pfn: Pfn,
         frames: &mut FramePool,
         out: &mut Vec<PteRef>,
     ) -> Result<(), TableError> {
+        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         check_vpn(vpn, self.page_bytes)?;
         let mut visited = Vec::new();
         let (found, _, last) = self.search(space, vpn, |s| visited.push(s));
@@ -347,11 +349,12 @@ impl HashedInverted {
     /// the head slot.
     pub fn remove_refs(
         &mut self,
-        space: u32,
-        vpn: u64,
+        space: Asid,
+        vpn: Vpn,
         frames: &mut FramePool,
         out: &mut Vec<PteRef>,
     ) -> Result<(), TableError> {
+        let (space, vpn) = (space.0, vpn.0);
         check_vpn(vpn, self.page_bytes)?;
         let mut visited = Vec::new();
         let (found, prev, _) = self.search(space, vpn, |s| visited.push(s));
@@ -425,26 +428,28 @@ impl PageTable for HashedInverted {
         self.page_bytes
     }
 
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError> {
         self.insert_refs(space, vpn, pfn, frames, &mut Vec::new())
     }
 
-    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
         self.remove_refs(space, vpn, frames, &mut Vec::new())
     }
 
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
+        let (space, vpn) = (space.0, vpn.0);
         if check_vpn(vpn, self.page_bytes).is_err() {
             return None;
         }
         let (found, _, _) = self.search(space, vpn, |_| {});
-        found.map(|s| self.entry(s).pfn)
+        found.map(|s| Pfn(self.entry(s).pfn))
     }
 
     /// Every entry of the bucket's chain read until the match; for an
     /// unmapped page, the whole chain (what a miss handler reads before it
     /// raises a page fault), which is not an error here.
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        let (space, va) = (space.0, va.0);
         if va >> VA_BITS != 0 {
             return Err(TableError::OutOfRange { va, bits: VA_BITS });
         }
@@ -452,7 +457,8 @@ impl PageTable for HashedInverted {
         Ok(())
     }
 
-    fn pte_at(&self, pa: u64) -> Option<u64> {
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
+        let pa = pa.0;
         let base = self.table_base();
         let entry = if pa >= base && pa < base + self.entries() * ENTRY_BYTES {
             self.heads[((pa - base) / ENTRY_BYTES) as usize]
@@ -461,7 +467,7 @@ impl PageTable for HashedInverted {
             let i = page * self.per_page as usize + ((pa % self.page_bytes) / ENTRY_BYTES) as usize;
             self.overflow[i]
         };
-        entry.tag.map(|_| entry.pfn)
+        entry.tag.map(|_| Pfn(entry.pfn))
     }
 
     fn memory(&self) -> TableMemory {

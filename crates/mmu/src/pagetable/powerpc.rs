@@ -25,10 +25,11 @@
 //!   such backing structure, so evicting would silently lose a mapping.
 
 use rustc_hash::FxHashMap;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 use super::linear::check_pfn20;
 use super::segments::SegmentRegisters;
-use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
 pub const PAGE_BYTES: u64 = 4096;
@@ -194,7 +195,8 @@ impl PageTable for HashedPageTable {
         PAGE_BYTES
     }
 
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, _frames: &mut FramePool) -> Result<(), TableError> {
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, _frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         Self::check(space, vpn)?;
         check_pfn20(pfn)?;
         let gvpn = self.segments.global_vpn(space, vpn);
@@ -217,7 +219,8 @@ impl PageTable for HashedPageTable {
         Err(TableError::Full { space, vpn, what: "primary and secondary PTEGs" })
     }
 
-    fn remove(&mut self, space: u32, vpn: u64, _frames: &mut FramePool) -> Result<(), TableError> {
+    fn remove(&mut self, space: Asid, vpn: Vpn, _frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn) = (space.0, vpn.0);
         Self::check(space, vpn)?;
         let gvpn = self.segments.global_vpn(space, vpn);
         let i = self.scan(gvpn, |_| {}).ok_or(TableError::NotMapped { space, vpn })?;
@@ -229,20 +232,26 @@ impl PageTable for HashedPageTable {
         Ok(())
     }
 
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
+        let (space, vpn) = (space.0, vpn.0);
         Self::check(space, vpn).ok()?;
         let i = self.scan(self.segments.global_vpn(space, vpn), |_| {})?;
-        self.slots[i].map(|p| p.pfn)
+        self.slots[i].map(|p| Pfn(p.pfn))
     }
 
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        let (space, va) = (space.0, va.0);
         SegmentRegisters::check_space(space)?;
         if va >> EA_BITS != 0 {
             return Err(TableError::OutOfRange { va, bits: EA_BITS });
         }
         let base = self.htab_base();
         self.scan(self.segments.global_vpn(space, va / PAGE_BYTES), |i| {
-            out.push(PteRef { addr: base + i * PTE_BYTES, mapped: false, tier: Tier::User, bytes: PTE_BYTES as u32 });
+            out.push(PteRef {
+                at: PteAddr::Physical(PhysAddr(base + i * PTE_BYTES)),
+                tier: Tier::User,
+                bytes: PTE_BYTES as u32,
+            });
         });
         Ok(())
     }
@@ -252,11 +261,12 @@ impl PageTable for HashedPageTable {
         TableMemory { bytes, useful_bytes: self.valid * PTE_BYTES, parts: vec![("hashed page table".into(), bytes)] }
     }
 
-    fn pte_at(&self, pa: u64) -> Option<u64> {
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
+        let pa = pa.0;
         let base = self.htab_base();
         if pa < base || pa >= base + self.ptegs * PTEG_BYTES {
             return None;
         }
-        self.slots[((pa - base) / PTE_BYTES) as usize].map(|p| p.pfn)
+        self.slots[((pa - base) / PTE_BYTES) as usize].map(|p| Pfn(p.pfn))
     }
 }

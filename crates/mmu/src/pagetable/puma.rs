@@ -26,12 +26,13 @@
 //! user segment holding it when a space maps a segment twice).
 
 use std::collections::BTreeSet;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 use rustc_hash::FxHashMap;
 
 use super::linear::{check_pfn20, check_pool, LinearTable, PageChange};
 use super::segments::SegmentRegisters;
-use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
 /// Bits of the global virtual space (seed 002, 4.3).
@@ -140,7 +141,8 @@ impl PageTable for Puma {
         PAGE_BYTES
     }
 
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         Self::check(space, vpn)?;
         check_pfn20(pfn)?;
         check_pool(frames)?;
@@ -164,7 +166,8 @@ impl PageTable for Puma {
         Ok(())
     }
 
-    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn) = (space.0, vpn.0);
         Self::check(space, vpn)?;
         let g = self.segments.global_vpn(space, vpn);
         self.table.clear(g, frames)?.ok_or(TableError::NotMapped { space, vpn })?;
@@ -174,15 +177,21 @@ impl PageTable for Puma {
         Ok(())
     }
 
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
+        let (space, vpn) = (space.0, vpn.0);
         Self::check(space, vpn).ok()?;
-        self.table.get(self.segments.global_vpn(space, vpn))
+        self.table.get(self.segments.global_vpn(space, vpn)).map(Pfn)
     }
 
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        let (space, va) = (space.0, va.0);
         SegmentRegisters::check_space(space)?;
         if va < 1 << USER_VA_BITS {
-            out.push(PteRef { addr: self.upte_addr(space, va / PAGE_BYTES), mapped: true, tier: Tier::User, bytes: 4 });
+            out.push(PteRef {
+                at: PteAddr::Mapped(VirtAddr(self.upte_addr(space, va / PAGE_BYTES))),
+                tier: Tier::User,
+                bytes: 4,
+            });
             return Ok(());
         }
         if va >> GLOBAL_BITS != 0 {
@@ -197,7 +206,7 @@ impl PageTable for Puma {
         let segment = self.segments.segment_of(space, vsid, 0..USER_SEGMENTS).ok_or(not_mapped.clone())?;
         let root = self.root_pa(space).ok_or(not_mapped)?;
         let index = segment as u64 * PAGES_PER_SEGMENT + page % PAGES_PER_SEGMENT;
-        out.push(PteRef { addr: root + index * PTE_BYTES, mapped: false, tier: Tier::Root, bytes: 4 });
+        out.push(PteRef { at: PteAddr::Physical(PhysAddr(root + index * PTE_BYTES)), tier: Tier::Root, bytes: 4 });
         Ok(())
     }
 
@@ -219,15 +228,16 @@ impl PageTable for Puma {
         }
     }
 
-    fn pte_at(&self, pa: u64) -> Option<u64> {
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
+        let pa = pa.0;
         if let Some(&pair) = self.root_owner.get(&(pa / PAGE_BYTES)) {
             let entry = (pa % PAGE_BYTES) / PTE_BYTES;
             let space = pair * 2 + (entry / (ROOT_BYTES / PTE_BYTES)) as u32;
             if !self.root_spaces.contains(&space) {
                 return None;
             }
-            return self.table.page_frame(self.root_target(space, entry % (ROOT_BYTES / PTE_BYTES)));
+            return self.table.page_frame(self.root_target(space, entry % (ROOT_BYTES / PTE_BYTES))).map(Pfn);
         }
-        self.table.pte_at(pa, PAGE_BYTES, PTE_BYTES)
+        self.table.pte_at(pa, PAGE_BYTES, PTE_BYTES).map(Pfn)
     }
 }

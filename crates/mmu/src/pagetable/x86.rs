@@ -20,9 +20,10 @@
 //! directory, is [`Tier::Root`].
 
 use rustc_hash::FxHashMap;
+use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 use super::linear::check_pool;
-use super::{PageTable, PteRef, TableError, TableMemory, Tier};
+use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
 pub const PAGE_BYTES: u64 = 4096;
@@ -171,7 +172,8 @@ impl PageTable for Radix {
         PAGE_BYTES
     }
 
-    fn insert(&mut self, space: u32, vpn: u64, pfn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         self.check(vpn)?;
         if pfn >= 1 << self.shape.pfn_bits {
             return Err(TableError::FrameOutOfRange { pfn, bits: self.shape.pfn_bits });
@@ -211,9 +213,10 @@ impl PageTable for Radix {
         Ok(())
     }
 
-    fn remove(&mut self, space: u32, vpn: u64, frames: &mut FramePool) -> Result<(), TableError> {
+    fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
+        let (space, vpn) = (space.0, vpn.0);
         self.check(vpn)?;
-        if self.lookup(space, vpn).is_none() {
+        if self.lookup(Asid(space), Vpn(vpn)).is_none() {
             return Err(TableError::NotMapped { space, vpn });
         }
         let path = self.path(space, vpn);
@@ -238,7 +241,8 @@ impl PageTable for Radix {
         Ok(())
     }
 
-    fn lookup(&self, space: u32, vpn: u64) -> Option<u64> {
+    fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
+        let (space, vpn) = (space.0, vpn.0);
         self.check(vpn).ok()?;
         let path = self.path(space, vpn);
         if path.len() != self.shape.levels as usize {
@@ -246,10 +250,11 @@ impl PageTable for Radix {
         }
         let leaf = self.nodes.get(path.last()?)?;
         let e = leaf.entries[self.index(vpn, self.shape.levels - 1)];
-        (e != INVALID).then_some(e)
+        (e != INVALID).then_some(Pfn(e))
     }
 
-    fn walk(&self, space: u32, va: u64, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+    fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
+        let (space, va) = (space.0, va.0);
         if va >> self.shape.va_bits != 0 {
             return Err(TableError::OutOfRange { va, bits: self.shape.va_bits });
         }
@@ -258,8 +263,7 @@ impl PageTable for Radix {
         for level in 0..self.shape.levels {
             let i = self.index(vpn, level);
             out.push(PteRef {
-                addr: node * PAGE_BYTES + i as u64 * self.shape.entry_bytes,
-                mapped: false,
+                at: PteAddr::Physical(PhysAddr(node * PAGE_BYTES + i as u64 * self.shape.entry_bytes)),
                 tier: self.tier(level),
                 bytes: self.shape.entry_bytes as u32,
             });
@@ -286,9 +290,10 @@ impl PageTable for Radix {
         }
     }
 
-    fn pte_at(&self, pa: u64) -> Option<u64> {
+    fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
+        let pa = pa.0;
         let n = self.nodes.get(&(pa / PAGE_BYTES))?;
         let e = n.entries[((pa % PAGE_BYTES) / self.shape.entry_bytes) as usize];
-        (e != INVALID).then_some(e)
+        (e != INVALID).then_some(Pfn(e))
     }
 }
