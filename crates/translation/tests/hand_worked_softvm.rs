@@ -6,7 +6,7 @@
 
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{Access, AccessKind, Event};
-use vmlab_translation::{load, Component, VmConfig, VmSim};
+use vmlab_translation::{load, Component, SimError, VmConfig, VmSim};
 
 fn user_load(addr: u64) -> Event {
     Event::Access(Access { kind: AccessKind::Load, size: 4, addr: VirtAddr(addr), asid: Asid(1) })
@@ -20,9 +20,13 @@ fn user_load(addr: u64) -> Event {
 /// `retranslate_writebacks` cannot matter (and is pinned off, the paper's
 /// measured setup).
 fn tiny() -> VmConfig {
-    let set =
-        ["scheme=softvm", "l1i.size=64", "l2i.size=16K", "l1d.size=64", "l2d.size=512", "retranslate_writebacks=false"];
-    load("jacob-mudge", &set.map(String::from)).expect("preset")
+    tiny_with(false)
+}
+
+fn tiny_with(retranslate_writebacks: bool) -> VmConfig {
+    let set = ["scheme=softvm", "l1i.size=64", "l2i.size=16K", "l1d.size=64", "l2d.size=512"].map(String::from);
+    let set = [&set[..], &[format!("retranslate_writebacks={retranslate_writebacks}")]].concat();
+    load("jacob-mudge", &set).expect("preset")
 }
 
 fn tally(s: &VmSim, c: Component) -> (u64, u64) {
@@ -111,4 +115,57 @@ fn softvm_recursion_and_retried_loads_fast_path() {
 #[test]
 fn softvm_recursion_and_retried_loads_general_path() {
     check(VmSim::general(tiny()).unwrap());
+}
+
+/// A dirty line written back from L2 to memory, translated again or not
+/// (section 5.5's "two address translations"; the same tiny machine and
+/// layout as above).
+///
+/// 1. load 0x1001_0050 (va 0x10050: L1 D 1, L2 D 5): as in the test above,
+///    user handler #1 (3 cold lines), UPTE (L1 D 0, L2 D 4) in neither
+///    cache, root handler #1 (5 cold lines), RPTE and UPTE from memory.
+/// 2. store 0x1001_0054: an L1 D hit; the line is now dirty in L1 D.
+/// 3. load 0x1001_0090 (va 0x10090: L1 D 1, L2 D 9): misses both. User
+///    handler #2: 3 L1 I misses that hit L2 I (root lines there). UPTE: an
+///    L1 D hit. The access evicts dirty 0x10050 from L1 D into L2 D set 5
+///    (an L2 hit: nothing reaches memory), then fills 0x10090 (the page
+///    just translated).
+/// 4. load 0x1001_1050 (va 0x11050: L1 D 1, L2 D 5): misses both. User
+///    handler #3: 3 L1 I hits. UPTE (offset 0x44, same line): L1 D hit.
+///    The access writes dirty 0x10050 back from L2 D to memory and fills
+///    0x11050. With `retranslate_writebacks` the write-back of page 0x10
+///    is translated: user handler #4 (3 L1 I hits) and its UPTE (L1 D hit),
+///    which cost only the handler's 10 instructions; without, nothing.
+///
+/// Without: user handler 3 x 10 = 30, root 20, handler L1 I misses
+/// 8 + 3 = 11 (220), memory 8 (4,000), UPTE 1 L1 miss (20) and 1 memory
+/// (500), RPTE likewise (20, 500): 5,310 cycles; PTE loads 2 + 1 + 1 = 4.
+/// With: one more user handler run (10 cycles, 10 fetches) and PTE load.
+#[test]
+fn softvm_writeback_translation() {
+    let cases = [(false, 3, 4, 0), (true, 4, 5, 1)];
+    let paths: [fn(VmConfig) -> Result<VmSim, SimError>; 2] = [VmSim::new, VmSim::general];
+    for ((retranslate, user_runs, pte_loads, translated), make) in cases.into_iter().flat_map(|c| paths.map(|m| (c, m)))
+    {
+        let mut s = make(tiny_with(retranslate)).unwrap();
+        let store =
+            Event::Access(Access { kind: AccessKind::Store, size: 4, addr: VirtAddr(0x1001_0054), asid: Asid(1) });
+        s.feed(&[user_load(0x1001_0050), store, user_load(0x1001_0090), user_load(0x1001_1050)]).unwrap();
+        assert_eq!(tally(&s, Component::Uhandler), (user_runs, user_runs * 10), "retranslate={retranslate}");
+        assert_eq!(tally(&s, Component::Rhandler), (1, 20));
+        assert_eq!(tally(&s, Component::HandlerL2), (11, 220));
+        assert_eq!(tally(&s, Component::HandlerMem), (8, 4000));
+        assert_eq!(tally(&s, Component::UpteL2), (1, 20));
+        assert_eq!(tally(&s, Component::UpteMem), (1, 500));
+        assert_eq!(tally(&s, Component::RpteL2), (1, 20));
+        assert_eq!(tally(&s, Component::RpteMem), (1, 500));
+        let r = s.result("hand");
+        assert_eq!(r.vm_cycles, 5280 + user_runs * 10, "5,310 without, 5,320 with");
+        assert_eq!(r.handler_runs, [user_runs, 0, 1, 0]);
+        assert_eq!(r.handler_fetches, user_runs * 10 + 20);
+        assert_eq!(r.pte_loads, pte_loads);
+        assert_eq!(r.writeback_translations, translated);
+        assert_eq!(r.d_side.l1_hit_tlb_hit, 1, "the store");
+        assert_eq!(r.d_side.l2_misses(), 3);
+    }
 }
