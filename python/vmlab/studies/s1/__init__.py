@@ -32,6 +32,7 @@ from .grid import ALL_SCHEMES, GRIDS, K, PRESET, PROTECTION_RATES, SWEPT_SCHEMES
 from .paper import FINDING1_MIN_L2_KB, PAPER_PROTECTION_CPI, PAPER_TABLE1, PAPER_TABLE4, PAPER_TABLE4_TOTAL
 from .paper import PAPER_TABLE5
 from .render import TITLE, PaperTable, figures, paper_tables, render, write_outputs
+from .rows import Labels
 from .run import RUN_KIND, SIDE_FIELDS, _above_l2, _batches, sweep
 
 __all__ = [
@@ -39,6 +40,6 @@ __all__ = [
     "footprints", "user_l2_misses", "PAPER_SAYS", "findings", "verdicts", "ALL_SCHEMES", "GRIDS", "K", "PRESET",
     "PROTECTION_RATES", "SWEPT_SCHEMES", "TLB_SCHEMES", "Grid", "Point", "points", "FINDING1_MIN_L2_KB",
     "PAPER_PROTECTION_CPI", "PAPER_TABLE1", "PAPER_TABLE4", "PAPER_TABLE4_TOTAL", "PAPER_TABLE5", "TITLE",
-    "PaperTable", "figures", "paper_tables", "render", "write_outputs", "RUN_KIND", "SIDE_FIELDS", "_above_l2",
+    "PaperTable", "Labels", "figures", "paper_tables", "render", "write_outputs", "RUN_KIND", "SIDE_FIELDS", "_above_l2",
     "_batches", "sweep",
 ]

@@ -4,7 +4,25 @@ one field."""
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Iterable, Optional, Sequence, TypedDict
+
+
+class Labels(TypedDict):
+    """The columns of an S1 row that say which point it is (``run._labels``);
+    the rest of the row is what the engine measured (``run._measured``) and
+    the run's key (``vmlab.runs.RunKey.columns``)."""
+
+    trace: str
+    scheme: str
+    l1_kb: int
+    l2_kb: int
+    l1_line: int
+    l2_line: int
+    tlb_entries: int
+    retranslate_writebacks: bool
+    role: str
+    protect_per_million: float
+
 
 #: What places a sweep row in the grid: rows equal in these (and in scheme
 #: and role) are the same point.

@@ -13,18 +13,17 @@ from vmlab.runs import Batch, RunKey, file_sha256
 from vmlab.runs import run as run_sweep
 
 from .grid import PRESET, Grid, Point, points
+from .rows import Labels
 
 SIDE_FIELDS = ("l1_hit_tlb_hit", "l1_hit_tlb_miss", "l2_hit_tlb_hit", "l2_hit_tlb_miss",
                "l2_miss_tlb_hit", "l2_miss_tlb_miss")
 
 
-def _labels(p: Point) -> dict:
+def _labels(p: Point) -> Labels:
     """What a row says about its point (not what the engine measured)."""
-    return {
-        "trace": p.trace, "scheme": p.scheme, "l1_kb": p.l1_kb, "l2_kb": p.l2_kb,
-        "l1_line": p.l1_line, "l2_line": p.l2_line, "tlb_entries": p.tlb,
-        "retranslate_writebacks": p.retranslate, "role": p.role, "protect_per_million": p.protect_per_million,
-    }
+    return Labels(trace=p.trace, scheme=p.scheme, l1_kb=p.l1_kb, l2_kb=p.l2_kb, l1_line=p.l1_line,
+                  l2_line=p.l2_line, tlb_entries=p.tlb, retranslate_writebacks=p.retranslate, role=p.role,
+                  protect_per_million=p.protect_per_million)
 
 
 def _measured(r: dict) -> dict:
