@@ -98,8 +98,11 @@ def outputs(traces: dict[str, Path]) -> dict[str, str]:
         out["pagetables/matmul"] = canonical(json.loads(vmlab("pagetables", "-t", t, "--json", "-").stdout))
 
         s1 = Path(tmp) / "s1"
-        vmlab("reproduce", "s1", "--grid", "test", "--trace", f"database={traces['database']}",
-              "--results", str(s1), "--report", str(Path(tmp) / "s1-report"), "-j", "2")
+        text = vmlab("reproduce", "s1", "--grid", "test", "--trace", f"database={traces['database']}",
+                     "--results", str(s1), "--report", str(Path(tmp) / "s1-report"), "-j", "2").stdout
+        # The rendered tables, findings and diagnoses: what S1's analysis
+        # prints from the rows (the paths are this run's, not its numbers).
+        out["s1/test/text"] = text.replace(str(traces["database"]), traces["database"].name).replace(tmp, "TMP")
         rows = [json.loads(line) for line in (s1 / "test" / "runs.jsonl").read_text().splitlines() if line.strip()]
         # What names the build and not the numbers: the engine's identity (a
         # hash of the library) and the run keys made from it.

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import time
+import typing
 
 import pytest
 
@@ -316,6 +317,15 @@ def test_finding_4_says_when_no_dense_workload_was_run():
     # MACH = ULTRIX + 0.004 CPI at ULTRIX 0.05, 0.04, 0.035 (the three line
     # pairs): geometric mean of 1.08, 1.10, 1.1143 = 1.098.
     assert "dense traces: none in this run" in why and "sparse 1.10x" in why and "nan" not in why
+
+
+def test_row_labels_are_the_typed_labels() -> None:
+    # A label added to a row but not to s1.Labels (or the other way round) fails here.
+    hints = typing.get_type_hints(s1.Labels)
+    for p in s1.points(s1.GRIDS["standard"]):
+        labels = s1.run._labels(p)
+        assert list(labels) == list(hints), p
+        assert all(type(labels[k]) is t for k, t in hints.items()), (p, labels)
 
 
 def test_batches_never_split_points_that_share_l1s():

@@ -1,7 +1,8 @@
 """The studies of ``../shared/design/experiments.md``, one module each.
 
-Each module ``sN.py`` defines a click command named ``command``; ``vmlab
-reproduce sN`` runs it. A study prints the paper's figures beside vmlab's and
+Each module ``sN`` (``sN.py``, or a package ``sN/`` with one module per
+concern for a large study) defines a click command named ``command``;
+``vmlab reproduce sN`` runs it. A study prints the paper's figures beside vmlab's and
 the distance between them, writes its tables under ``results/sN/`` and its
 page and ``verdicts.json`` under ``report/sN/`` (``vmlab.report.write_study``).
 A study that is not built yet has no module here.
