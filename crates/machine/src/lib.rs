@@ -4,6 +4,7 @@
 pub mod compat;
 pub mod config;
 pub mod cpu;
+pub mod decode_ahead;
 pub mod hierarchy;
 mod hit_loop;
 pub mod host;
@@ -18,6 +19,7 @@ pub mod system;
 pub use compat::Compat;
 pub use config::{LevelConfig, MachineConfig, MemoryConfig, StatsConfig, TierConfig};
 pub use cpu::{Code, CodeFetch, Cpu};
+pub use decode_ahead::decode_ahead;
 pub use hierarchy::{Hierarchy, MemoryStats, MAX_LEVELS};
 pub use ledger::{Ledger, Mechanism, Tally};
 pub use machine::{Machine, Progress, RangeError, RunError};

@@ -12,6 +12,7 @@ use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock
 
 use crate::compat::Compat;
 use crate::config::MachineConfig;
+use crate::decode_ahead::decode_ahead;
 use crate::hierarchy::Hierarchy;
 use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop};
 use crate::mapper::{MapError, PageMapper};
@@ -794,51 +795,16 @@ impl Machine {
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<RunResult, RunError> {
-        use std::sync::mpsc::sync_channel;
-        type Block = (PackedBlock, u64, Option<u64>);
-        let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(3);
-        let (empty_tx, empty_rx) = sync_channel::<PackedBlock>(4);
-        for _ in 0..4 {
-            // The source may drop the fetches this machine only counts.
+        // The source may drop the fetches this machine only counts.
+        let fetch_skip = self.fetch_skip;
+        let new_block = || {
             let mut buf = PackedBlock::new();
-            buf.fetch_skip = self.fetch_skip;
-            let _ = empty_tx.send(buf);
-        }
-        std::thread::scope(|s| {
-            // Owned by the scope's closure, so an early return drops them and
-            // the decoder thread, blocked on one of them, ends before the join.
-            let (full_rx, empty_tx) = (full_rx, empty_tx);
-            s.spawn(move || {
-                while let Ok(mut buf) = empty_rx.recv() {
-                    match src.fill_packed(&mut buf) {
-                        Ok(true) => {
-                            let (read, total) = src.progress();
-                            if full_tx.send(Ok((buf, read, total))).is_err() {
-                                return;
-                            }
-                        }
-                        Ok(false) => return,
-                        Err(e) => {
-                            let _ = full_tx.send(Err(e));
-                            return;
-                        }
-                    }
-                }
-            });
-            let mut n = 0u64;
-            // Dropping `full_rx` (by returning) stops the decoder at its next send.
-            for block in full_rx.iter() {
-                let (buf, bytes_read, bytes_total) = block?;
-                self.feed_packed(&buf, origin, n)?;
-                // Events, not words: dropped fetches count.
-                n += buf.events();
-                progress(Progress { events: n, bytes_read, bytes_total })
-                    .map_err(|reason| RunError::Interrupted { events: n, reason })?;
-                let _ = empty_tx.send(buf);
-            }
-            self.finish();
-            Ok(self.result(origin))
-        })
+            buf.fetch_skip = fetch_skip;
+            buf
+        };
+        decode_ahead(src, new_block, progress, |buf, n| self.feed_packed(buf, origin, n))?;
+        self.finish();
+        Ok(self.result(origin))
     }
 
     /// Flushes (`Flush::WriteBack`: writes back dirty lines, then

@@ -16,7 +16,9 @@ use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Cache, Flush, LineRef, Lookup, Outcome, RefKind};
 use vmlab_machine::config::TierConfig;
 use vmlab_machine::mapper::{MapError, PageMapper};
-use vmlab_machine::{Compat, EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult};
+use vmlab_machine::{
+    decode_ahead, Compat, EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult,
+};
 use vmlab_trace::vmt::packed::{asid_after, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
@@ -421,44 +423,9 @@ impl OnePass {
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<Vec<RunResult>, RunError> {
-        use std::sync::mpsc::sync_channel;
-        type Block = (PackedBlock, u64, Option<u64>);
-        let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(3);
-        let (empty_tx, empty_rx) = sync_channel::<PackedBlock>(4);
-        for _ in 0..4 {
-            let _ = empty_tx.send(self.block());
-        }
-        std::thread::scope(|s| {
-            let (full_rx, empty_tx) = (full_rx, empty_tx);
-            s.spawn(move || {
-                while let Ok(mut buf) = empty_rx.recv() {
-                    let sent = match src.fill_packed(&mut buf) {
-                        Ok(true) => {
-                            let (read, total) = src.progress();
-                            full_tx.send(Ok((buf, read, total))).is_ok()
-                        }
-                        Ok(false) => false,
-                        Err(e) => {
-                            let _ = full_tx.send(Err(e));
-                            false
-                        }
-                    };
-                    if !sent {
-                        return;
-                    }
-                }
-            });
-            let mut n = 0u64;
-            for block in full_rx.iter() {
-                let (buf, bytes_read, bytes_total) = block?;
-                self.feed_packed(&buf, origin, n)?;
-                n += buf.events();
-                progress(Progress { events: n, bytes_read, bytes_total })
-                    .map_err(|reason| RunError::Interrupted { events: n, reason })?;
-                let _ = empty_tx.send(buf);
-            }
-            Ok(self.results(origin))
-        })
+        let template = self.block();
+        decode_ahead(src, || template.clone(), progress, |buf, n| self.feed_packed(buf, origin, n))?;
+        Ok(self.results(origin))
     }
 
     /// Every configuration's result so far, in the order given to `new`.
