@@ -18,6 +18,7 @@ pub mod interleave;
 pub mod lackey;
 pub mod syscall;
 mod text;
+mod valgrind_syscall;
 pub mod vmt;
 
 use std::path::Path;
