@@ -16,6 +16,7 @@ pub mod footprint;
 pub mod info;
 pub mod interleave;
 pub mod lackey;
+pub mod multiproc;
 pub mod syscall;
 mod text;
 mod valgrind_syscall;
