@@ -27,7 +27,7 @@
 //! virtual address in another space: without the space-id hash the two
 //! would share frames; with it (Figure 2) they do not.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::Assoc;
 use vmlab_cache::RefKind;
@@ -37,7 +37,7 @@ use crate::routine::{self, Side};
 use crate::timing::{self, Breakdown, Counts, CpuTiming, Places};
 
 /// A buffer's cache temperature before the copy (seed 004 section 3.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Temperature {
     Hot,
@@ -47,19 +47,10 @@ pub enum Temperature {
 
 impl Temperature {
     pub const ALL: [Temperature; 3] = [Temperature::Hot, Temperature::Clean, Temperature::Dirty];
-
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "hot" => Ok(Self::Hot),
-            "clean" => Ok(Self::Clean),
-            "dirty" => Ok(Self::Dirty),
-            _ => Err(format!("unknown temperature `{s}`; expected hot, clean or dirty")),
-        }
-    }
 }
 
 /// Where the destination lies against the source (module doc).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Placement {
     Apart,
@@ -67,19 +58,11 @@ pub enum Placement {
     OtherSpace,
 }
 
-impl Placement {
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s {
-            "apart" => Ok(Self::Apart),
-            "same-colour" => Ok(Self::SameColour),
-            "other-space" => Ok(Self::OtherSpace),
-            _ => Err(format!("unknown placement `{s}`; expected apart, same-colour or other-space")),
-        }
-    }
-}
+impl Placement {}
 
 /// One measurement.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Case {
     pub routine: String,
     pub src: Temperature,
