@@ -110,6 +110,8 @@ struct Buffers {
     /// Bytes of a way of the top data cache, and of its line.
     way: u64,
     line: u64,
+    /// The first translation that failed (memory too small for the set-up).
+    failed: Option<String>,
 }
 
 impl Places for Buffers {
@@ -121,9 +123,12 @@ impl Places for Buffers {
     }
 
     fn translate(&mut self, space: Asid, va: VirtAddr) -> PhysAddr {
-        // The S4 set-ups touch a few hundred pages of a 64 MB memory;
-        // running out of frames is a preset error caught by `run`'s check.
-        self.mapper.translate(space, va).unwrap_or(PhysAddr(0))
+        // The first failure is kept and `run` returns it; the frame 0
+        // handed back meanwhile never reaches a result.
+        self.mapper.translate(space, va).unwrap_or_else(|e| {
+            self.failed.get_or_insert_with(|| e.to_string());
+            PhysAddr(0)
+        })
     }
 }
 
@@ -191,20 +196,21 @@ pub fn run(timing: &CpuTiming, overrides: &[String], case: &Case) -> Result<RunO
         mapper: PageMapper::new(page, frames, m.memory.allocation, m.colours(), m.memory.seed),
         way,
         line,
+        failed: None,
     };
     let dst = dst_va + case.dst_offset;
     let stream = routine.stream(VirtAddr(SRC_VA), VirtAddr(dst), case.bytes)?;
     set_up(&mut sys, &mut buf, (USER_SPACE, SRC_VA, case.bytes), case.src);
     set_up(&mut sys, &mut buf, (dst_space, dst, case.bytes), case.dst);
-    if buf.mapper.pages_mapped() >= frames {
-        return Err(format!("{}: memory of {frames} frames is too small for the set-up", m.name));
-    }
     let mut last = None;
     for _ in 0..case.repeat.max(1) {
         let before = served(&sys);
         let (c, b) = timing::execute(&mut sys.on(CpuId(0)), timing, &stream, &mut buf);
         let after = served(&sys);
         last = Some((c, b, after.0 - before.0, after.1 - before.1));
+    }
+    if let Some(e) = buf.failed {
+        return Err(format!("{}: the copy's buffers cannot be mapped: {e}", m.name));
     }
     let (counts, cycles, ledger_top, ledger_memory) = last.ok_or("no copy ran")?;
     Ok(RunOutcome {

@@ -186,6 +186,11 @@ fn refusals_name_the_routine_and_what_it_needs() {
     )
     .unwrap_err();
     assert!(e.contains("x.toml: routine r: op `ldq s+0`: unknown mnemonic"), "{e}");
+    // Source, destination and the two buffers the set-up loads need four
+    // 4 KB frames; a memory of three cannot map them.
+    let e = run(&t720(), &["memory.size=12K".into()], &case("memcpy", Temperature::Clean, Temperature::Clean, 64, 0))
+        .unwrap_err();
+    assert!(e.starts_with("hp9000-720: the copy's buffers cannot be mapped"), "{e}");
     let e = CpuTiming::load("hp9000-999").unwrap_err();
     assert!(e.contains("hp9000-720"), "{e}");
 }
