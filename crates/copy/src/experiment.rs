@@ -8,7 +8,9 @@
 //! hold clean lines of another buffer (that buffer, one cache way further
 //! on in the same space, is loaded). *Dirty*: likewise, but the other
 //! buffer's lines are stored to. The source is set up first, then the
-//! destination.
+//! destination. One conflicting buffer evicts only from a direct-mapped
+//! cache with no level below it, so clean and dirty set-ups are refused on
+//! any other machine.
 //!
 //! **The paper's method and this one.** The paper times twenty copies in a
 //! loop with the PA-RISC interval timer and keeps the lowest of ten runs,
@@ -186,6 +188,18 @@ pub fn run(timing: &CpuTiming, overrides: &[String], case: &Case) -> Result<RunO
         return Err(format!(
             "{}: a cache way of {way} bytes cannot hold two {}-byte buffers apart",
             m.name, case.bytes
+        ));
+    }
+    let direct = m.l1d.as_ref().or(m.l1.as_ref()).is_some_and(|c| c.assoc == Assoc::Ways(1));
+    if (case.src != Temperature::Hot || case.dst != Temperature::Hot) && (!direct || levels.len() != 1) {
+        // One conflicting buffer evicts a line only from a direct-mapped
+        // cache with nothing below it to keep a copy.
+        return Err(format!(
+            "{}: clean and dirty set-ups need one level of direct-mapped data cache (as on the HP 700s); this \
+             machine has {} level(s), the top data cache {}direct-mapped",
+            m.name,
+            levels.len(),
+            if direct { "" } else { "not " }
         ));
     }
     let page = m.memory.page_size;

@@ -191,6 +191,10 @@ fn refusals_name_the_routine_and_what_it_needs() {
     let e = run(&t720(), &["memory.size=12K".into()], &case("memcpy", Temperature::Clean, Temperature::Clean, 64, 0))
         .unwrap_err();
     assert!(e.starts_with("hp9000-720: the copy's buffers cannot be mapped"), "{e}");
+    // A 2-way data cache would keep the line the set-up means to evict.
+    let e = run(&t720(), &["l1d.assoc=2".into()], &case("memcpy", Temperature::Hot, Temperature::Dirty, 64, 0))
+        .unwrap_err();
+    assert!(e.contains("need one level of direct-mapped data cache") && e.contains("not direct-mapped"), "{e}");
     let e = CpuTiming::load("hp9000-999").unwrap_err();
     assert!(e.contains("hp9000-720"), "{e}");
 }
