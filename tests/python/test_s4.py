@@ -55,6 +55,12 @@ def test_changing_a_calibration_cell_changes_its_parameter():
         assert s4.fit(cpu, t5)["hit_cycles"] == pytest.approx(base["hit_cycles"] + 1.0)  # 2048 loads and stores
 
 
+def test_presets_hold_the_fit(res):
+    for cpu in CPUS:
+        t = json.loads(s4._engine.copy_timing(cpu))
+        assert {k: t[k] for k in ("hit_cycles", "miss_cycles")} == res["params"][cpu], cpu
+
+
 def test_fitted_cells_are_exact_and_the_rest_predicted(res):
     rows = [r for r in res["table5"] if r["paper_cycles"] is not None]
     assert len(rows) == 3 * 45
