@@ -197,8 +197,10 @@ impl MpHat {
     }
 
     /// Interface 1: loads `va` of `asid` to `pfn` with `prot`, run on
-    /// `cpu` (its stash holds the blocks `blocks_wanted` named). The
-    /// faulting access then walks the table into `cpu`'s TLB.
+    /// `cpu` (its stash holds the blocks `blocks_wanted` named). When `cpu`
+    /// runs the space, the faulting access then walks the table into its TLB.
+    /// Returns whether it lowered the rights of a translation already
+    /// there (then other TLBs must be shot down).
     pub fn load(
         &mut self,
         on: &mut OnCpu<'_>,
@@ -207,9 +209,10 @@ impl MpHat {
         va: u64,
         pfn: u64,
         prot: Prot,
-    ) -> Result<(), String> {
+    ) -> Result<bool, String> {
         let va = va & !(PAGE_BYTES - 1);
         let vpn = Vpn(va / PAGE_BYTES);
+        let mut lowered = false;
         run(on, self.paths.0);
         load(on, AS_BASE + u64::from(asid.0) * 64, 8);
         load(on, MMU_BASE + u64::from(asid.0) * 64, 8);
@@ -225,6 +228,8 @@ impl MpHat {
             if old.0 != pfn {
                 return Err(format!("mp: space {} page {va:#x} is loaded to frame {:#x}; unload first", asid.0, old.0));
             }
+            let was = self.prot_of(asid, va).unwrap_or(Prot::NONE);
+            lowered = (was.write && !prot.write) || (was.read && !prot.read) || (was.exec && !prot.exec);
             self.set_prot(asid, va, pfn, prot);
         } else {
             self.table.insert(asid, vpn, Pfn(pfn), &fresh).map_err(|e| e.to_string())?;
@@ -235,11 +240,15 @@ impl MpHat {
         self.touch_pte(on, asid, va, true);
         load(on, PFD_BASE + pfn * PFD_BYTES, 8);
         store(on, PFD_BASE + pfn * PFD_BYTES, 8);
-        if let Some(tlb) = on.cpu().tlb_mut() {
+        // The access that faulted retries through the TLB only when this
+        // CPU runs the space (a fork loads the child's pages from the
+        // parent's CPU, which never runs the child).
+        let running = self.spaces.get(&asid).is_some_and(|s| s.mmus.contains(&cpu));
+        if let (true, Some(tlb)) = (running, on.cpu().tlb_mut()) {
             let e = TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), self.page);
             tlb.insert(e, Slot::Normal).map_err(|e| e.to_string())?;
         }
-        Ok(())
+        Ok(lowered)
     }
 
     /// The walk to `va`'s PTE, each entry read through the cache, and the

@@ -107,8 +107,23 @@ pub enum Step {
     FreeFrame {
         pfn: u64,
     },
+    /// A user access to `va` of `asid`: a context switch to the space
+    /// first if this CPU is not on its MMU list, then the SRMMU's table
+    /// walk into this CPU's TLB when the hat maps the page.
+    Touch {
+        asid: Asid,
+        va: u64,
+    },
     Begin(OpKind),
     Done(OpKind),
+}
+
+/// What happened to a lock, for the lock log (`MpSim::log_locks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LockEvent {
+    Acquired(Lock),
+    Queued(Lock),
+    Released(Lock),
 }
 
 /// Where a CPU's time went, in cycles.
@@ -236,6 +251,8 @@ pub struct MpSim {
     page: vmlab_addr::PageSize,
     /// The CPU that last touched each lock's word.
     last_toucher: FxHashMap<Lock, usize>,
+    /// Every lock event by CPU and time, when logging.
+    log: Option<Vec<(usize, u64, LockEvent)>>,
 }
 
 fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
@@ -292,6 +309,7 @@ impl MpSim {
             seed: cfg.seed,
             page: vmlab_addr::PageSize::new(PAGE_BYTES).map_err(|e| e.to_string())?,
             last_toucher: FxHashMap::default(),
+            log: None,
             p,
             w,
         };
@@ -342,7 +360,7 @@ impl MpSim {
     ) -> Result<(), String> {
         let levels = hat.blocks_wanted(cpu, asid, va);
         hat.reserve(on, cpu, &levels)?;
-        hat.load(on, cpu, asid, va, pfn, prot)
+        hat.load(on, cpu, asid, va, pfn, prot).map(|_| ())
     }
 
     fn fresh_asid(&mut self) -> Asid {
@@ -374,7 +392,6 @@ impl MpSim {
         loop {
             if self.cpus[c].stolen > 0 {
                 let s = std::mem::take(&mut self.cpus[c].stolen);
-                self.cpus[c].time.interrupts += s;
                 self.cpus[c].now += s;
                 let now = self.cpus[c].now;
                 self.schedule(c, now);
@@ -392,15 +409,18 @@ impl MpSim {
             match step {
                 Step::Lock(l, mode) => match self.locks.acquire(l, mode, c, now) {
                     Acquire::Held => {
+                        self.note(c, now, LockEvent::Acquired(l));
                         let cost = self.atomic(l, c);
                         return self.spend_kernel(c, cost);
                     }
                     Acquire::Queued => {
+                        self.note(c, now, LockEvent::Queued(l));
                         self.cpus[c].blocked = Some(now);
                         return Ok(());
                     }
                 },
                 Step::Unlock(l) => {
+                    self.note(c, now, LockEvent::Released(l));
                     let cost = self.atomic(l, c);
                     for w in self.locks.release(l, c, now)? {
                         let handoff = self.atomic(l, w);
@@ -438,8 +458,14 @@ impl MpSim {
                     // lock sets wanted (our place in its line) and sleeps
                     // once the mutex is released.
                     match self.locks.acquire(lock, Mode::Exclusive, c, now) {
-                        Acquire::Held => self.cpus[c].steps.push_front(Step::Unlock(mutex)),
-                        Acquire::Queued => self.push_front(c, vec![Step::Unlock(mutex), Step::Sleep { lock, mutex }]),
+                        Acquire::Held => {
+                            self.note(c, now, LockEvent::Acquired(lock));
+                            self.cpus[c].steps.push_front(Step::Unlock(mutex))
+                        }
+                        Acquire::Queued => {
+                            self.note(c, now, LockEvent::Queued(lock));
+                            self.push_front(c, vec![Step::Unlock(mutex), Step::Sleep { lock, mutex }])
+                        }
                     }
                 }
                 Step::Sleep { lock, mutex } => {
@@ -450,6 +476,7 @@ impl MpSim {
                     }
                 }
                 Step::ReleaseLogical { lock } => {
+                    self.note(c, now, LockEvent::Released(lock));
                     for w in self.locks.release(lock, c, now)? {
                         self.wake(w, now, self.p.wakeup_cycles.value as u64);
                     }
@@ -489,6 +516,38 @@ impl MpSim {
                     return self.spend_kernel(c, cyc);
                 }
                 Step::FreeFrame { pfn } => self.hat.free_frame(pfn)?,
+                Step::Touch { asid, va } => {
+                    let me = CpuId(c as u32);
+                    if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&me)) {
+                        let mut steps = self.call(HatStep::Join { asid });
+                        steps.push(Step::Touch { asid, va });
+                        self.push_front(c, steps);
+                        continue;
+                    }
+                    let page = self.page;
+                    let (pfn, prot) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va));
+                    let cyc = self.on_cpu(c, Mechanism::UserPte, |on, hat| {
+                        let mut refs = Vec::new();
+                        let _ = hat.table().walk(asid, VirtAddr(va), &mut refs);
+                        for r in &refs {
+                            if let vmlab_mmu::PteAddr::Physical(pa) = r.at {
+                                on.load(VirtAddr(pa.0), pa, OS_KERNEL_SPACE, u64::from(r.bytes));
+                            }
+                        }
+                        if let (Some(pfn), Some(tlb)) = (pfn, on.cpu().tlb_mut()) {
+                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), page);
+                            let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
+                        }
+                    });
+                    if let (Some(_), Some(prot)) = (pfn, prot) {
+                        self.tlb_rights[c].insert((asid, va & !(PAGE_BYTES - 1)), prot);
+                    }
+                    self.cpus[c].time.user += cyc;
+                    self.cpus[c].now += cyc;
+                    let t = self.cpus[c].now;
+                    self.schedule(c, t);
+                    return Ok(());
+                }
                 Step::Begin(_) => self.cpus[c].op_start = now,
                 Step::Done(kind) => {
                     let s = self.ops.entry(kind).or_default();
@@ -501,6 +560,12 @@ impl MpSim {
                     }
                 }
             }
+        }
+    }
+
+    fn note(&mut self, c: usize, at: u64, e: LockEvent) {
+        if let Some(log) = &mut self.log {
+            log.push((c, at, e));
         }
     }
 
@@ -767,10 +832,24 @@ impl MpSim {
                 r.map(|_| Some(cyc))
             }
             HatStep::LoadNow { asid, va, pfn, prot } => {
-                let mut r = Ok(());
+                // A page's unload elsewhere (interface 2 holds only the page
+                // lock) may have emptied a table since this CPU reserved.
+                if !self.hat.blocks_wanted(cpu, asid, va).is_empty() {
+                    let again = vec![
+                        Step::Hat(HatStep::Reserve { asid, va }),
+                        Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
+                    ];
+                    self.push_front(c, again);
+                    return Ok(None);
+                }
+                let mut r = Ok(false);
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.load(on, cpu, asid, va, pfn, prot));
-                r?;
-                self.tlb_rights[c].insert((asid, va), prot);
+                if r? {
+                    self.cpus[c].steps.push_front(Step::Hat(HatStep::ShootDown { asid, pages: vec![va] }));
+                }
+                if self.hat.space(asid).is_some_and(|s| s.mmus.contains(&cpu)) {
+                    self.tlb_rights[c].insert((asid, va), prot);
+                }
                 Ok(Some(cyc))
             }
             HatStep::UnloadPages { asid, va, pages } => {
@@ -933,7 +1012,9 @@ impl MpSim {
             for &va in pages {
                 self.tlb_rights[t.index()].remove(&(asid, va));
             }
-            self.cpus[t.index()].stolen += receive;
+            let target = &mut self.cpus[t.index()];
+            target.stolen += receive;
+            target.time.interrupts += receive;
             self.shootdowns.target_cycles += receive;
         }
         let send = self.p.xcall_send_cycles.value as u64 * targets.len() as u64
@@ -1151,6 +1232,71 @@ impl MpSim {
 
     pub fn hat(&self) -> &MpHat {
         &self.hat
+    }
+
+    /// Appends `steps` to CPU `cpu`'s queue (a scripted run).
+    pub fn push(&mut self, cpu: usize, steps: Vec<Step>) {
+        let idle = self.cpus[cpu].steps.is_empty() && self.cpus[cpu].blocked.is_none();
+        self.cpus[cpu].steps.extend(steps);
+        if idle {
+            let t = self.cpus[cpu].now;
+            self.schedule(cpu, t);
+        }
+    }
+
+    /// Runs until no CPU has a step left (scripted runs: no transactions
+    /// are started once the target is met).
+    pub fn drain(&mut self) -> Result<(), String> {
+        while let Some(Reverse((t, _, c))) = self.heap.pop() {
+            let cpu = &mut self.cpus[c];
+            cpu.now = cpu.now.max(t);
+            self.advance(c)?;
+        }
+        match self.cpus.iter().position(|c| !c.steps.is_empty() || c.blocked.is_some()) {
+            Some(c) => Err(format!("CPU {c} is stuck waiting for a lock (deadlock)")),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts (or stops) logging every lock event.
+    pub fn log_locks(&mut self, on: bool) {
+        self.log = on.then(Vec::new);
+    }
+
+    /// The lock events logged: (CPU, time, event).
+    pub fn lock_log(&self) -> &[(usize, u64, LockEvent)] {
+        self.log.as_deref().unwrap_or(&[])
+    }
+
+    /// The steps of one operation by process `index` (in set-up order).
+    pub fn op_steps(&mut self, index: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
+        if index >= self.procs.len() {
+            return Err(format!("no process {index}; there are {}", self.procs.len()));
+        }
+        self.op(index, kind, bytes)
+    }
+
+    /// Process `index`'s space and data frames.
+    pub fn process(&self, index: usize) -> Option<(Asid, &[u64])> {
+        self.procs.get(index).map(|p| (p.asid, p.data.as_slice()))
+    }
+
+    /// CPU `cpu`'s clock and where its time went.
+    pub fn cpu_clock(&self, cpu: usize) -> (u64, CpuTime) {
+        (self.cpus[cpu].now, self.cpus[cpu].time)
+    }
+
+    pub fn shootdowns(&self) -> ShootDowns {
+        self.shootdowns
+    }
+
+    pub fn params(&self) -> &MpParams {
+        &self.p
+    }
+
+    /// A data frame for a scripted run.
+    pub fn alloc_frame(&mut self) -> Result<u64, String> {
+        self.hat.alloc_frame()
     }
 
     pub fn system(&self) -> &System {
