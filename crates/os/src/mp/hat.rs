@@ -32,18 +32,59 @@ use crate::prot::Prot;
 use super::params::MpParams;
 
 /// Where the hat's own structures live in physical memory (kernel data,
-/// reached through the kernel's physical window): page-frame descriptors,
-/// mapping entries (`hment`s), MMU and address-space descriptors, the
-/// pool's list heads. Data and table frames start at `FIRST_FRAME`.
-const PFD_BASE: u64 = 0x0100_0000;
+/// reached through the kernel's physical window), after the first megabyte
+/// of kernel text: page-frame descriptors (one per frame), mapping entries
+/// (`hment`s, two per frame), MMU and address-space descriptors, the
+/// pool's list heads. Data and table frames follow.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    pfd: u64,
+    hme: u64,
+    hme_slots: u64,
+    mmu: u64,
+    space: u64,
+    pool_heads: u64,
+    first_frame: u64,
+}
+
 const PFD_BYTES: u64 = 64;
-const HME_BASE: u64 = 0x0180_0000;
 const HME_BYTES: u64 = 16;
-const HME_SLOTS: u64 = 1 << 18;
-const MMU_BASE: u64 = 0x01c0_0000;
-const AS_BASE: u64 = 0x01d0_0000;
-const POOL_HEADS: u64 = 0x01e0_0000;
-pub const FIRST_FRAME: u64 = 0x0200_0000 / PAGE_BYTES;
+/// Address-space and MMU descriptors have room for this many spaces.
+const DESCRIPTORS: u64 = 1 << 16;
+
+impl Layout {
+    fn new(memory_bytes: u64) -> Self {
+        let frames = memory_bytes / PAGE_BYTES;
+        let pfd = 1 << 20;
+        let hme = pfd + frames * PFD_BYTES;
+        let hme_slots = frames * 2;
+        let mmu = hme + hme_slots * HME_BYTES;
+        let space = mmu + DESCRIPTORS * 64;
+        let pool_heads = space + DESCRIPTORS * 64;
+        let first_frame = (pool_heads + 4096).div_ceil(PAGE_BYTES);
+        Self { pfd, hme, hme_slots, mmu, space, pool_heads, first_frame }
+    }
+
+    fn pfd(&self, pfn: u64) -> u64 {
+        self.pfd + pfn * PFD_BYTES
+    }
+
+    fn hme(&self, asid: Asid, va: u64) -> u64 {
+        self.hme + ((u64::from(asid.0).wrapping_mul(0x9e37) ^ (va / PAGE_BYTES)) % self.hme_slots) * HME_BYTES
+    }
+
+    fn mmu(&self, asid: Asid) -> u64 {
+        self.mmu + (u64::from(asid.0) % DESCRIPTORS) * 64
+    }
+
+    fn space(&self, asid: Asid) -> u64 {
+        self.space + (u64::from(asid.0) % DESCRIPTORS) * 64
+    }
+
+    fn pool_head(&self, level: usize) -> u64 {
+        self.pool_heads + level as u64 * 64
+    }
+}
 
 /// An address space's descriptor: the CPUs its MMU descriptor list names.
 #[derive(Clone, Debug, Default)]
@@ -66,6 +107,7 @@ pub struct MpHat {
     emptied: Vec<Vec<(usize, u64)>>,
     paths: (u64, u64, u64, u64),
     page: PageSize,
+    at: Layout,
 }
 
 fn kernel(pa: u64) -> (VirtAddr, PhysAddr, Asid) {
@@ -93,22 +135,16 @@ fn run(on: &mut OnCpu<'_>, instructions: u64) {
     on.run_code(code, vmlab_machine::CodeFetch::Counted);
 }
 
-fn hme_addr(asid: Asid, va: u64) -> u64 {
-    HME_BASE + ((u64::from(asid.0).wrapping_mul(0x9e37) ^ (va / PAGE_BYTES)) % HME_SLOTS) * HME_BYTES
-}
-
 impl MpHat {
     /// A hat over `memory_bytes` of physical memory for `cpus` CPUs.
     pub fn new(p: &MpParams, memory_bytes: u64, cpus: usize) -> Result<Self, String> {
-        let frames = (memory_bytes / PAGE_BYTES).checked_sub(FIRST_FRAME).filter(|&f| f > 0).ok_or_else(|| {
-            format!(
-                "mp: {memory_bytes} bytes of memory leave no frames above the kernel's {} MB",
-                FIRST_FRAME * 4 / 1024
-            )
+        let at = Layout::new(memory_bytes);
+        let frames = (memory_bytes / PAGE_BYTES).checked_sub(at.first_frame).filter(|&f| f > 0).ok_or_else(|| {
+            format!("mp: {memory_bytes} bytes of memory leave no frames above the kernel's {} KB", at.first_frame * 4)
         })?;
         Ok(Self {
             table: Srmmu::new(),
-            memory: FramePool::new(PAGE_BYTES, FIRST_FRAME, frames),
+            memory: FramePool::new(PAGE_BYTES, at.first_frame, frames),
             free: [Vec::new(), Vec::new(), Vec::new()],
             spaces: BTreeMap::new(),
             frames: BTreeMap::new(),
@@ -121,6 +157,7 @@ impl MpHat {
                 p.path.mapping_step.value as u64,
             ),
             page: PageSize::new(PAGE_BYTES).map_err(|e| e.to_string())?,
+            at,
         })
     }
 
@@ -153,13 +190,13 @@ impl MpHat {
     /// Adds `cpu`'s MMU descriptor to `asid`'s list (the space became
     /// active there). Returns whether it was new.
     pub fn join(&mut self, on: &mut OnCpu<'_>, asid: Asid, cpu: CpuId) -> bool {
-        load(on, AS_BASE + u64::from(asid.0) * 64, 8);
+        load(on, self.at.space(asid), 8);
         let s = self.spaces.entry(asid).or_default();
         if s.mmus.contains(&cpu) {
             return false;
         }
         s.mmus.push(cpu);
-        store(on, MMU_BASE + u64::from(asid.0) * 64, 16);
+        store(on, self.at.mmu(asid), 16);
         true
     }
 
@@ -179,14 +216,14 @@ impl MpHat {
     /// pool for `cpu` (refilling a list from a fresh frame when empty).
     pub fn reserve(&mut self, on: &mut OnCpu<'_>, cpu: CpuId, levels: &[usize]) -> Result<(), String> {
         for &l in levels {
-            load(on, POOL_HEADS + l as u64 * 64, 8);
+            load(on, self.at.pool_head(l), 8);
             if self.free[l].is_empty() {
                 let f = self.memory.alloc().map_err(|e| format!("mp: no memory for page tables: {e}"))?;
                 let n = PAGE_BYTES / TABLE_BYTES[l];
                 self.free[l].extend((0..n).rev().map(|i| f * PAGE_BYTES + i * TABLE_BYTES[l]));
             }
             let b = self.free[l].pop().ok_or("mp: empty pool after refill")?;
-            store(on, POOL_HEADS + l as u64 * 64, 8);
+            store(on, self.at.pool_head(l), 8);
             // A block is zeroed before it goes into the tree.
             for off in (0..TABLE_BYTES[l]).step_by(4) {
                 store(on, b + off, 4);
@@ -214,8 +251,8 @@ impl MpHat {
         let vpn = Vpn(va / PAGE_BYTES);
         let mut lowered = false;
         run(on, self.paths.0);
-        load(on, AS_BASE + u64::from(asid.0) * 64, 8);
-        load(on, MMU_BASE + u64::from(asid.0) * 64, 8);
+        load(on, self.at.space(asid), 8);
+        load(on, self.at.mmu(asid), 8);
         let need = self.table.missing(asid, vpn);
         let stash = &mut self.stash[cpu.index()];
         let mut fresh = Vec::with_capacity(need.len());
@@ -235,11 +272,11 @@ impl MpHat {
             self.table.insert(asid, vpn, Pfn(pfn), &fresh).map_err(|e| e.to_string())?;
             let f = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
             f.mappings.push(Mapping { asid, va, tag: asid, prot, cpu: cpu.index() });
-            store(on, hme_addr(asid, va), HME_BYTES);
+            store(on, self.at.hme(asid, va), HME_BYTES);
         }
         self.touch_pte(on, asid, va, true);
-        load(on, PFD_BASE + pfn * PFD_BYTES, 8);
-        store(on, PFD_BASE + pfn * PFD_BYTES, 8);
+        load(on, self.at.pfd(pfn), 8);
+        store(on, self.at.pfd(pfn), 8);
         // The access that faulted retries through the TLB only when this
         // CPU runs the space (a fork loads the child's pages from the
         // parent's CPU, which never runs the child).
@@ -290,16 +327,16 @@ impl MpHat {
         let pfn = self.lookup(asid, va)?;
         run(on, self.paths.1);
         self.touch_pte(on, asid, va, true);
-        load(on, PFD_BASE + pfn * PFD_BYTES, 8);
+        load(on, self.at.pfd(pfn), 8);
         if let Some(f) = self.frames.get_mut(&pfn) {
             if let Some(i) = f.mappings.iter().position(|m| m.asid == asid && m.va == va) {
                 for m in &f.mappings[..=i] {
-                    load(on, hme_addr(m.asid, m.va), HME_BYTES);
+                    load(on, self.at.hme(m.asid, m.va), HME_BYTES);
                 }
                 run(on, self.paths.3 * (i as u64 + 1));
                 f.mappings.remove(i);
             }
-            store(on, PFD_BASE + pfn * PFD_BYTES, 8);
+            store(on, self.at.pfd(pfn), 8);
             if f.mappings.is_empty() && !f.referenced && !f.modified {
                 self.frames.remove(&pfn);
             }
@@ -323,11 +360,11 @@ impl MpHat {
 
     /// Interface 2: every translation to `pfn`, as (space, page), to unload.
     pub fn mappings_of(&self, on: &mut OnCpu<'_>, pfn: u64) -> Vec<(Asid, u64)> {
-        load(on, PFD_BASE + pfn * PFD_BYTES, 8);
+        load(on, self.at.pfd(pfn), 8);
         let maps: Vec<(Asid, u64)> =
             self.frames.get(&pfn).map(|f| f.mappings.iter().map(|m| (m.asid, m.va)).collect()).unwrap_or_default();
         for (a, v) in &maps {
-            load(on, hme_addr(*a, *v), HME_BYTES);
+            load(on, self.at.hme(*a, *v), HME_BYTES);
         }
         run(on, self.paths.3 * maps.len() as u64);
         maps
@@ -335,13 +372,13 @@ impl MpHat {
 
     /// Interface 5: reads and clears the referenced and modified bits of `pfn`.
     pub fn clear_refmod(&mut self, on: &mut OnCpu<'_>, pfn: u64) -> (bool, bool) {
-        load(on, PFD_BASE + pfn * PFD_BYTES, 8);
+        load(on, self.at.pfd(pfn), 8);
         match self.frames.get_mut(&pfn) {
             Some(f) => {
                 let was = (f.referenced, f.modified);
                 f.referenced = false;
                 f.modified = false;
-                store(on, PFD_BASE + pfn * PFD_BYTES, 8);
+                store(on, self.at.pfd(pfn), 8);
                 was
             }
             None => (false, false),
@@ -364,9 +401,9 @@ impl MpHat {
     /// Returns `blocks` to the free resource pool.
     pub fn release(&mut self, on: &mut OnCpu<'_>, blocks: &[(usize, u64)]) {
         for &(l, b) in blocks {
-            load(on, POOL_HEADS + l as u64 * 64, 8);
+            load(on, self.at.pool_head(l), 8);
             store(on, b, 4);
-            store(on, POOL_HEADS + l as u64 * 64, 8);
+            store(on, self.at.pool_head(l), 8);
             self.free[l].push(b);
         }
     }
@@ -374,7 +411,7 @@ impl MpHat {
     /// Drops `asid` (it must map nothing): its level-1 table joins `cpu`'s
     /// emptied blocks, its descriptor goes.
     pub fn destroy(&mut self, on: &mut OnCpu<'_>, cpu: CpuId, asid: Asid) {
-        load(on, AS_BASE + u64::from(asid.0) * 64, 8);
+        load(on, self.at.space(asid), 8);
         if let Some(top) = self.table.release(asid) {
             self.emptied[cpu.index()].push((0, top));
         }
