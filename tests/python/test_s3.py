@@ -28,7 +28,8 @@ def test_every_finding_is_judged_and_written(small):
     assert len(claims) == 8
     assert all(v["verdict"] in ("HOLDS", "FAILS") for v in doc["verdicts"])
     assert all("predicted" in v["measured"] or "longest" in v["measured"] for v in doc["verdicts"])
-    for name in ["figure3_microbench", "figure4_tpcb", "locks_tpcb_8cpu", "beyond_tpcb", "params", "findings"]:
+    for name in ["figure3_microbench", "figure4_tpcb", "locks_tpcb_8cpu", "beyond_tpcb", "tpcb_diagnosis", "params",
+                 "findings"]:
         assert os.path.getsize(out / "results" / f"{name}.csv") > 0
     assert "hat_lock" in text and "page_mutex" in text
 

@@ -76,6 +76,33 @@ fn a_two_cpu_shoot_down_by_hand() {
     sim.check().expect("consistent");
 }
 
+/// The cross-call grows with the CPUs the space has run on: on four CPUs
+/// that all ran the space, unloading one page from CPU 0 interrupts the
+/// other three: 120 x 3 sends + 200 + 400 = 960 initiator cycles, 400 on
+/// each target, three entries purged.
+#[test]
+fn a_shoot_down_costs_more_with_more_cpus() {
+    let mut sim = scripted(Design::MultiThreaded, 4, 1, 2);
+    let (asid, _) = sim.process(0).expect("process 0");
+    let va = 0x0100_0000u64;
+    for c in 1..4 {
+        sim.push(c, vec![Step::Touch { asid, va }]);
+    }
+    sim.drain().expect("touch");
+    let before: Vec<u64> = (0..4).map(|c| sim.cpu_clock(c).1.interrupts).collect();
+    let call = sim.call(HatStep::UnloadRange { asid, va, pages: 1 });
+    sim.push(0, call);
+    sim.drain().expect("unload");
+    let sd = sim.shootdowns();
+    assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged), (1, 3, 3));
+    assert_eq!(sd.initiator_cycles, 120 * 3 + 200 + 400);
+    for c in 1..4 {
+        assert_eq!(sim.cpu_clock(c).1.interrupts - before[c], 400, "CPU {c}");
+        assert!(!in_tlb(&sim, c as u32, asid, va));
+    }
+    sim.check().expect("consistent");
+}
+
 fn sim_call(sim: &MpSim, h: HatStep) -> Vec<Step> {
     sim.call(h)
 }
