@@ -83,6 +83,10 @@ impl HitCheck {
     pub fn direct(&self) -> bool {
         self.ways == 1
     }
+    /// The line shift (log2 of the line size).
+    pub fn line_shift(&self) -> u32 {
+        self.shift
+    }
     /// Ways per set.
     pub fn ways(&self) -> usize {
         self.ways
@@ -96,6 +100,11 @@ impl HitCheck {
     /// virtual line `l` is then `l & set_mask()`).
     pub fn index_virtual(&self) -> bool {
         self.index_virtual
+    }
+    /// Whether the level is indexed and tagged by the virtual address
+    /// (VIVT), with ASID tags or without.
+    pub fn virtual_tags(&self) -> bool {
+        self.tag_virtual && self.index_virtual
     }
     /// Whether a hit can only be looked up with the physical address.
     pub fn needs_translation(&self) -> bool {
@@ -138,6 +147,9 @@ pub struct VirtualDirect<'a> {
     counts: ViewCounts,
     shift: u32,
     fills: bool,
+    /// No ASID tags: a line of another address space is a hit too (a
+    /// homonym), which the view leaves to its caller (`homonym`).
+    untagged: bool,
 }
 
 impl VirtualDirect<'_> {
@@ -172,6 +184,17 @@ impl VirtualDirect<'_> {
         }
     }
 
+    /// Whether, in a level without ASID tags, virtual line `line` is
+    /// resident as another address space's line: a hit there, but one
+    /// `hit` does not take (its page may be untouched by `asid`, so it
+    /// must be translated first) and `fill_deferred` refuses. Always false
+    /// with ASID tags.
+    #[inline(always)]
+    pub fn homonym(&self, line: u64, asid: u32) -> bool {
+        self.untagged
+            && matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid != asid)
+    }
+
     /// `hit` without the write: whether the line is resident.
     #[inline(always)]
     pub fn resident(&self, line: u64, asid: u32) -> bool {
@@ -186,7 +209,7 @@ impl VirtualDirect<'_> {
     /// the line must be fetched from below and the dirty victim to write
     /// back after the fetch; the line is resident afterwards, dirty iff
     /// `kind` is a write. `None`, changing nothing, unless the level
-    /// `fills_in_place`. The counters are kept in the view until `settle`: a caller must
+    /// `fills_in_place`. The caller has ruled out a `homonym` (a hit). The counters are kept in the view until `settle`: a caller must
     /// `settle` before the view is dropped, or the level's counters miss
     /// these fills (see `ViewCounts`).
     #[inline(always)]
@@ -687,17 +710,20 @@ impl Cache {
 
     /// This level as a `VirtualDirect`, when its hits can be checked that
     /// way: `hit_check` allows an inline check, one way, and virtual index
-    /// and tag with ASIDs (no translation before a hit).
+    /// and tag, with ASIDs or without (a hit on a line of the caller's own
+    /// address space needs no translation: its fill translated it; the
+    /// view leaves other address spaces' lines to the caller, `homonym`).
     pub fn virtual_direct(&mut self) -> Option<VirtualDirect<'_>> {
         let hc = self.hit_check()?;
         let fills = self.fills_in_place();
-        (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect {
+        (hc.direct() && hc.virtual_tags()).then(|| VirtualDirect {
             tags: &mut self.tags,
             mask: self.mask,
             stats: &mut self.stats,
             counts: ViewCounts::default(),
             shift: self.line_shift,
             fills,
+            untagged: !self.asid_tags,
         })
     }
 
