@@ -76,12 +76,21 @@ pub struct HitCheck {
     /// LRU over more than one way: a hit restamps its frame (`hit_way`
     /// does that itself instead of dispatching through `touch`).
     lru: bool,
+    /// A write hit only sets the dirty bit. False for a write-through
+    /// level (`Cache::read_hit_check`), whose writes must not be probed.
+    write_back: bool,
 }
 
 impl HitCheck {
     /// Whether the level has one way per set (`Cache::probe::<true>`).
     pub fn direct(&self) -> bool {
         self.ways == 1
+    }
+    /// Whether a write may be checked in place too (`probe`, `hit_way`):
+    /// the level is write-back. A write-through level's writes go through
+    /// `Cache::access`, which sends them below.
+    pub fn writes_in_place(&self) -> bool {
+        self.write_back
     }
     /// The line shift (log2 of the line size).
     pub fn line_shift(&self) -> u32 {
@@ -697,7 +706,15 @@ impl Cache {
     /// set count, a write hit must send nothing down (write-back), and no 3C
     /// shadow may need to see the hit.
     pub fn hit_check(&self) -> Option<HitCheck> {
-        (self.plain_index && self.write_back && self.classifier.is_none()).then_some(HitCheck {
+        self.read_hit_check().filter(|_| self.write_back)
+    }
+
+    /// `hit_check` for reads alone: also for a write-through level, whose
+    /// read hits (and fetches) change what `lookup` changes, but whose
+    /// writes the caller must complete with `access`
+    /// (`HitCheck::writes_in_place` is false).
+    pub fn read_hit_check(&self) -> Option<HitCheck> {
+        (self.plain_index && self.classifier.is_none()).then_some(HitCheck {
             shift: self.line_shift,
             mask: self.mask,
             ways: self.ways,
@@ -705,6 +722,7 @@ impl Cache {
             tag_virtual: self.tag_virtual,
             asid_tags: self.asid_tags,
             lru: self.ways > 1 && self.cfg.replacement == Replacement::Lru,
+            write_back: self.write_back,
         })
     }
 

@@ -176,7 +176,9 @@ pub(crate) fn run<const TRANSLATE: bool>(
         };
         let write = k >= STORE;
         let mut done = false;
-        if last_ln == ln {
+        // A write-through side's writes go to `word` (`Cache::access`).
+        let inline = !write || hc.writes_in_place();
+        if inline && last_ln == ln {
             // One line. A modify's read half then write half is one
             // hit that sets dirty: a second touch of the line just
             // touched changes no order (LRU: still the newest;
@@ -209,7 +211,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
             if done {
                 last_touched[slot] = ln;
             }
-        } else if last_ln == ln + 1 {
+        } else if inline && last_ln == ln + 1 {
             // Across two lines (mostly instruction fetches): when both
             // are resident, the hits `word` would make, in its order
             // (each request kind over both lines); nothing changed
@@ -1350,9 +1352,24 @@ fn word<const DIRECT: bool, const TRANSLATE: bool>(
             let size = piece_last - a + 1;
             // A physically indexed or tagged top translates before the
             // lookup, a virtual one only on a miss (as `Machine::piece`).
+            let write = kind == RefKind::Write;
+            if write && !hc.writes_in_place() {
+                // A write-through top's write, as the general path makes
+                // it: translated, then `Cache::access` and what it sends below.
+                let pa = mapper.translate(asid, VirtAddr(a))?.0;
+                repeat = match below.written(cache, a, pa, asid.0, size) {
+                    Some(dirty) => RepeatLine { line: ln, asid, dirty },
+                    None => NO_LINE,
+                };
+                if piece_last >= last {
+                    break;
+                }
+                a = piece_last + 1;
+                continue;
+            }
             let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))?.0 } else { 0 };
             let (set, key) = if TRANSLATE { hc.locate(a, pa) } else { (hc.virtual_set(ln), ln) };
-            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, kind == RefKind::Write) {
+            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
                 Some(dirty) => {
                     pend[kind as usize] += 1;
                     Some(dirty)

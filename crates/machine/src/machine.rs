@@ -199,8 +199,8 @@ impl Machine {
             let shift = if k == 0 { i_shift } else { d_shift };
             OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
         });
-        let mut hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
-            [Some(i), Some(d)] if i.direct() && d.direct() && i.virtual_tags() && d.virtual_tags() => {
+        let mut hit_loop = match [hierarchy.top_slot(0).read_hit_check(), hierarchy.top_slot(d_slot).read_hit_check()] {
+            [Some(i), Some(d)] if [i, d].iter().all(|c| c.direct() && c.virtual_tags() && c.writes_in_place()) => {
                 HitLoop::VirtualDirect([i, d])
             }
             [Some(i), Some(d)] => HitLoop::Assoc([i, d]),

@@ -297,16 +297,19 @@ fn check_skip(
     Ok(m.inner_loop())
 }
 
-/// The inline loop a top tier of bit-select, write-back caches without 3C
-/// shadows selects: `virtual-direct` when every top cache is direct-mapped
-/// and VIVT (with ASID tags or without), else `associative`, whatever the
-/// associativity, indexing or policy of each side.
+/// The inline loop a top tier of bit-select caches without 3C shadows
+/// selects: `virtual-direct` when every top cache is direct-mapped, VIVT
+/// (with ASID tags or without) and write-back, else `associative`, whatever
+/// the associativity, indexing or policies of each side.
 fn fast_loop_of(top: &TierShape) -> &'static str {
     let caches = match top {
         TierShape::Unified(c) => vec![c],
         TierShape::Split(i, d) => vec![i, d],
     };
-    if caches.iter().all(|c| c.assoc == Assoc::Ways(1) && c.indexing == Indexing::Vivt) {
+    if caches
+        .iter()
+        .all(|c| c.assoc == Assoc::Ways(1) && c.indexing == Indexing::Vivt && c.write == WritePolicy::WriteBack)
+    {
         "virtual-direct"
     } else {
         "associative"
@@ -314,10 +317,11 @@ fn fast_loop_of(top: &TierShape) -> &'static str {
 }
 
 /// A top cache of any shape the fast loops serve: bit-select over a
-/// power-of-two set count (1 to 64 sets), write-back, any line size,
-/// associativity (one way to eight, or fully associative), indexing (VIVT
-/// with ASID tags or without, VIPT, PIPT), replacement policy and
-/// write-miss policy; the two sides of a split top drawn apart.
+/// power-of-two set count (1 to 64 sets), any line size, associativity
+/// (one way to eight, or fully associative), indexing (VIVT with ASID tags
+/// or without, VIPT, PIPT), replacement policy, write policy (write-back or
+/// write-through) and write-miss policy; the two sides of a split top
+/// drawn apart.
 fn fast_top_cache(page: u64) -> impl Strategy<Value = CacheConfig> {
     (cache_strategy(page), 0u32..7, prop::sample::select(vec![1u32, 2, 4, 8, 0])).prop_map(|(mut c, sets, ways)| {
         let sets = 1u64 << sets;
@@ -329,7 +333,6 @@ fn fast_top_cache(page: u64) -> impl Strategy<Value = CacheConfig> {
             c.replacement = Replacement::Lru;
         }
         c.index = IndexFn::BitSelect;
-        c.write = WritePolicy::WriteBack;
         c
     })
 }
@@ -506,10 +509,10 @@ proptest! {
         check(page, &tiers, raw, share, true)?;
     }
 
-    /// Any machine of up to three levels whose top caches are bit-select
-    /// and write-back, each side of any associativity, indexing and policy
-    /// (a direct-mapped side beside a set-associative one, PIPT, untagged
-    /// VIVT), takes a fast loop, and every counter equals the naive
+    /// Any machine of up to three levels whose top caches are bit-select,
+    /// each side of any associativity, indexing and policy (a direct-mapped
+    /// side beside a set-associative one, PIPT, untagged VIVT,
+    /// write-through, no-write-allocate), takes a fast loop, and every counter equals the naive
     /// simulator's and the public path's (`Hierarchy::request`).
     #[test]
     fn every_bit_select_top_takes_a_fast_loop(
