@@ -567,17 +567,17 @@ impl<B: Backing> Below<'_, B> {
         out.resident_dirty
     }
 
-    /// A write of `size` bytes within one line of `cache`, the level just
+    /// A write of `size` bytes at `r` within one line of `cache`, the level just
     /// above these levels, when that level is write-through: `Cache::access`
     /// (a hit or a miss, allocating or not) with everything it sends below,
     /// as `Hierarchy::request` makes it. Returns whether the line is
     /// resident afterwards, and if so dirty.
     #[inline(never)]
-    pub(crate) fn written(&mut self, cache: &mut Cache, va: u64, pa: u64, asid: u32, size: u64) -> Option<bool> {
+    pub(crate) fn written(&mut self, cache: &mut Cache, r: LineRef, size: u64) -> Option<bool> {
         let line = cache.line_bytes();
-        let out = cache.access(LineRef { vaddr: va, paddr: pa, asid }, RefKind::Write, size);
+        let out = cache.access(r, RefKind::Write, size);
         if out.fetch || out.write_through || out.writeback.is_some() {
-            self.send(0, RefKind::Write, va, pa, asid, size, line, &out);
+            self.send(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size, line, &out);
         }
         out.resident_dirty
     }

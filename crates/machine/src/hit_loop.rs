@@ -1357,7 +1357,8 @@ fn word<const DIRECT: bool, const TRANSLATE: bool>(
                 // A write-through top's write, as the general path makes
                 // it: translated, then `Cache::access` and what it sends below.
                 let pa = mapper.translate(asid, VirtAddr(a))?.0;
-                repeat = match below.written(cache, a, pa, asid.0, size) {
+                let r = vmlab_cache::LineRef { vaddr: a, paddr: pa, asid: asid.0 };
+                repeat = match below.written(cache, r, size) {
                     Some(dirty) => RepeatLine { line: ln, asid, dirty },
                     None => NO_LINE,
                 };
