@@ -76,12 +76,25 @@ pub struct HitCheck {
     /// LRU over more than one way: a hit restamps its frame (`hit_way`
     /// does that itself instead of dispatching through `touch`).
     lru: bool,
+    /// A write hit only sets the dirty bit. False for a write-through
+    /// level (`Cache::read_hit_check`), whose writes must not be probed.
+    write_back: bool,
 }
 
 impl HitCheck {
     /// Whether the level has one way per set (`Cache::probe::<true>`).
     pub fn direct(&self) -> bool {
         self.ways == 1
+    }
+    /// Whether a write may be checked in place too (`probe`, `hit_way`):
+    /// the level is write-back. A write-through level's writes go through
+    /// `Cache::access`, which sends them below.
+    pub fn writes_in_place(&self) -> bool {
+        self.write_back
+    }
+    /// The line shift (log2 of the line size).
+    pub fn line_shift(&self) -> u32 {
+        self.shift
     }
     /// Ways per set.
     pub fn ways(&self) -> usize {
@@ -96,6 +109,11 @@ impl HitCheck {
     /// virtual line `l` is then `l & set_mask()`).
     pub fn index_virtual(&self) -> bool {
         self.index_virtual
+    }
+    /// Whether the level is indexed and tagged by the virtual address
+    /// (VIVT), with ASID tags or without.
+    pub fn virtual_tags(&self) -> bool {
+        self.tag_virtual && self.index_virtual
     }
     /// Whether a hit can only be looked up with the physical address.
     pub fn needs_translation(&self) -> bool {
@@ -138,6 +156,9 @@ pub struct VirtualDirect<'a> {
     counts: ViewCounts,
     shift: u32,
     fills: bool,
+    /// No ASID tags: a line of another address space is a hit too (a
+    /// homonym), which the view leaves to its caller (`homonym`).
+    untagged: bool,
 }
 
 impl VirtualDirect<'_> {
@@ -172,6 +193,17 @@ impl VirtualDirect<'_> {
         }
     }
 
+    /// Whether, in a level without ASID tags, virtual line `line` is
+    /// resident as another address space's line: a hit there, but one
+    /// `hit` does not take (its page may be untouched by `asid`, so it
+    /// must be translated first) and `fill_deferred` refuses. Always false
+    /// with ASID tags.
+    #[inline(always)]
+    pub fn homonym(&self, line: u64, asid: u32) -> bool {
+        self.untagged
+            && matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid != asid)
+    }
+
     /// `hit` without the write: whether the line is resident.
     #[inline(always)]
     pub fn resident(&self, line: u64, asid: u32) -> bool {
@@ -186,7 +218,7 @@ impl VirtualDirect<'_> {
     /// the line must be fetched from below and the dirty victim to write
     /// back after the fetch; the line is resident afterwards, dirty iff
     /// `kind` is a write. `None`, changing nothing, unless the level
-    /// `fills_in_place`. The counters are kept in the view until `settle`: a caller must
+    /// `fills_in_place`. The caller has ruled out a `homonym` (a hit). The counters are kept in the view until `settle`: a caller must
     /// `settle` before the view is dropped, or the level's counters miss
     /// these fills (see `ViewCounts`).
     #[inline(always)]
@@ -674,7 +706,15 @@ impl Cache {
     /// set count, a write hit must send nothing down (write-back), and no 3C
     /// shadow may need to see the hit.
     pub fn hit_check(&self) -> Option<HitCheck> {
-        (self.plain_index && self.write_back && self.classifier.is_none()).then_some(HitCheck {
+        self.read_hit_check().filter(|_| self.write_back)
+    }
+
+    /// `hit_check` for reads alone: also for a write-through level, whose
+    /// read hits (and fetches) change what `lookup` changes, but whose
+    /// writes the caller must complete with `access`
+    /// (`HitCheck::writes_in_place` is false).
+    pub fn read_hit_check(&self) -> Option<HitCheck> {
+        (self.plain_index && self.classifier.is_none()).then_some(HitCheck {
             shift: self.line_shift,
             mask: self.mask,
             ways: self.ways,
@@ -682,22 +722,26 @@ impl Cache {
             tag_virtual: self.tag_virtual,
             asid_tags: self.asid_tags,
             lru: self.ways > 1 && self.cfg.replacement == Replacement::Lru,
+            write_back: self.write_back,
         })
     }
 
     /// This level as a `VirtualDirect`, when its hits can be checked that
     /// way: `hit_check` allows an inline check, one way, and virtual index
-    /// and tag with ASIDs (no translation before a hit).
+    /// and tag, with ASIDs or without (a hit on a line of the caller's own
+    /// address space needs no translation: its fill translated it; the
+    /// view leaves other address spaces' lines to the caller, `homonym`).
     pub fn virtual_direct(&mut self) -> Option<VirtualDirect<'_>> {
         let hc = self.hit_check()?;
         let fills = self.fills_in_place();
-        (hc.direct() && !hc.needs_translation()).then(|| VirtualDirect {
+        (hc.direct() && hc.virtual_tags()).then(|| VirtualDirect {
             tags: &mut self.tags,
             mask: self.mask,
             stats: &mut self.stats,
             counts: ViewCounts::default(),
             shift: self.line_shift,
             fills,
+            untagged: !self.asid_tags,
         })
     }
 

@@ -567,6 +567,21 @@ impl<B: Backing> Below<'_, B> {
         out.resident_dirty
     }
 
+    /// A write of `size` bytes at `r` within one line of `cache`, the level just
+    /// above these levels, when that level is write-through: `Cache::access`
+    /// (a hit or a miss, allocating or not) with everything it sends below,
+    /// as `Hierarchy::request` makes it. Returns whether the line is
+    /// resident afterwards, and if so dirty.
+    #[inline(never)]
+    pub(crate) fn written(&mut self, cache: &mut Cache, r: LineRef, size: u64) -> Option<bool> {
+        let line = cache.line_bytes();
+        let out = cache.access(r, RefKind::Write, size);
+        if out.fetch || out.write_through || out.writeback.is_some() {
+            self.send(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size, line, &out);
+        }
+        out.resident_dirty
+    }
+
     /// What a `Cache::fill` of a `line`-byte line at `va`/`pa` in the level
     /// above level `t` sends down, in `send`'s order: the line read (kept an
     /// instruction fetch for an instruction miss), then the victim written.

@@ -50,19 +50,18 @@ use crate::mapper::{MapError, PageMapper};
 /// once from their configuration.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum HitLoop {
-    /// Everything through `Cache::lookup` (hashed index, write-through, 3C
-    /// shadows, or top caches of different shapes).
+    /// Everything through `Cache::lookup` (hashed index, write-through or
+    /// 3C shadows in a top cache).
     General,
-    /// Direct-mapped top caches that need a translation to find a hit: every
-    /// hit is checked in place (as cheap as the repeat-line test, so there
-    /// is none). The checks of slot 0 (instruction or unified cache) and
-    /// slot 1 (data cache).
-    Direct([HitCheck; 2]),
-    /// Set-associative top caches: the repeat line first (no replacement
-    /// update), then the check in place.
+    /// Any other top caches, of any associativity (one way included, the
+    /// two sides may differ) and indexing: the memos of most recent lines
+    /// and of frames first (no replacement update, no translation), then
+    /// the check in place. The checks of slot 0 (instruction or unified
+    /// cache) and slot 1 (data cache).
     Assoc([HitCheck; 2]),
-    /// Direct-mapped top caches, virtually indexed and tagged with ASIDs
-    /// (the jm-base shape): no translation before a hit, the leanest loop.
+    /// Direct-mapped top caches, virtually indexed and tagged, with ASID
+    /// tags or without (the jm-base shape): no translation before a hit
+    /// on a line of the run's address space, the leanest loop.
     VirtualDirect([HitCheck; 2]),
 }
 
@@ -141,11 +140,11 @@ const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 /// Completes words from `i` on until an escape or the end; returns the index
 /// of the first word it left untouched (or `words.len()`), or, with the
 /// error, of the word whose translation failed.
-/// `DIRECT`: both top caches have one way. `TRANSLATE`: some top cache needs
-/// the physical address to find a hit (otherwise both are virtually indexed
-/// and tagged with ASIDs, and the key is the line number itself).
+/// `TRANSLATE`: some top cache needs the physical address to find a hit
+/// (otherwise both are virtually indexed and tagged with ASIDs, and the key
+/// is the line number itself). Either top cache may have one way or many.
 #[inline(never)]
-pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
+pub(crate) fn run<const TRANSLATE: bool>(
     b: Borrowed<'_>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
@@ -158,17 +157,15 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
     let mut t = Tally::default();
     let mut res = Ok(());
     let MruStore { keys, frames, epoch } = mru;
-    let mut recent = MruLines::new(keys, mru_masks(&checks), repeat, asid);
-    let mut frames = FrameMemo::new(frames, epoch, (asid, mapper.generation()), !DIRECT);
+    let mut recent = MruLines::new(keys, mru_masks(&checks, mapper.page_size()), repeat, asid);
+    let mut frames = FrameMemo::new(frames, epoch, (asid, mapper.generation()));
     // Per side, the last line a probe or `word` touched (its entry is
     // where the repeat line is taken from at the end).
     let mut last_touched = [repeat[0].line, repeat[1].line];
     loop {
-        if !DIRECT {
-            // References to the most recent line of their set: hits that
-            // change no replacement state (it is already the newest).
-            i = repeats(table, words, i, &recent.keys[..]);
-        }
+        // References to the most recent line of their set: hits that
+        // change no replacement state (it is already the newest).
+        i = repeats(table, words, i, &recent.keys[..]);
         let Some(&w) = words.get(i) else { break };
         let Some(Word { k, va, shift, ln, last, slot }) = Word::decode(ops, w) else { break };
         let last_ln = last >> shift;
@@ -179,96 +176,80 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         };
         let write = k >= STORE;
         let mut done = false;
-        if DIRECT {
-            if last_ln == ln {
-                let located = if TRANSLATE {
-                    mapper.translate(asid, VirtAddr(va)).ok().map(|pa| hc.locate(va, pa.0))
-                } else {
-                    Some((hc.virtual_set(ln), ln))
-                };
-                if let Some((set, key)) = located {
-                    done = cache.probe::<true, TRANSLATE>(hc, set, key, asid.0, write).is_some();
-                }
-            }
-            if done {
-                t.pend[k] += 1;
-            }
-        } else {
-            if last_ln == ln {
-                // One line. A modify's read half then write half is one
-                // hit that sets dirty: a second touch of the line just
-                // touched changes no order (LRU: still the newest;
-                // tree-PLRU: the same bits; FIFO, random: nothing).
-                match frames.hit::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid, write) {
-                    Ok(dirty) => {
-                        recent.set(slot, ln, dirty);
-                        t.pend[k] += 1;
-                        done = true;
-                    }
-                    // A miss of one request (not a modify, whose write
-                    // half follows): `word`'s steps, the lookup just made
-                    // standing for its probe.
-                    Err(Some(at)) if k != MODIFY => {
-                        let kind = REFS[k][0];
-                        match below.missed(cache, kind, va, at.pa, asid.0, last - va + 1, at.set, at.key) {
-                            Some(dirty) => {
-                                recent.set(slot, ln, dirty);
-                                // Where the fill went, for the next hit.
-                                if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid.0) {
-                                    frames.remember(slot, ln, at.set, way, at.key);
-                                }
-                            }
-                            None => recent.forget(slot, ln),
-                        }
-                        done = true;
-                    }
-                    Err(_) => {}
-                }
-                if done {
-                    last_touched[slot] = ln;
-                }
-            } else if last_ln == ln + 1 {
-                // Across two lines (mostly instruction fetches): when both
-                // are resident, the hits `word` would make, in its order
-                // (each request kind over both lines); nothing changed
-                // before both were found.
-                let frame = frames.find::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid);
-                let next = frames.find::<TRANSLATE>(cache, hc, mapper, slot, last_ln << shift, last_ln, asid);
-                if let (Ok(a), Ok(b)) = (frame, next) {
-                    let mut dirty = [false; 2];
-                    for &kind in REFS[k] {
-                        let write = kind == RefKind::Write;
-                        for (d, (set, way, key)) in dirty.iter_mut().zip([a, b]) {
-                            if let Some(x) = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, write) {
-                                *d = x;
-                                t.pend[kind as usize] += 1;
-                            }
-                        }
-                    }
-                    // Each line is now the newest of its set, the second
-                    // touched last (with one set, it alone).
-                    recent.set(slot, ln, dirty[0]);
-                    recent.set(slot, last_ln, dirty[1]);
-                    last_touched[slot] = last_ln;
+        // A write-through side's writes go to `word` (`Cache::access`).
+        let inline = !write || hc.writes_in_place();
+        if inline && last_ln == ln {
+            // One line. A modify's read half then write half is one
+            // hit that sets dirty: a second touch of the line just
+            // touched changes no order (LRU: still the newest;
+            // tree-PLRU: the same bits; FIFO, random: nothing).
+            match frames.hit::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid, write) {
+                Ok(dirty) => {
+                    recent.set(slot, ln, dirty);
+                    t.pend[k] += 1;
                     done = true;
                 }
+                // A miss of one request (not a modify, whose write
+                // half follows): `word`'s steps, the lookup just made
+                // standing for its probe.
+                Err(Some(at)) if k != MODIFY => {
+                    let kind = REFS[k][0];
+                    match below.missed(cache, kind, va, at.pa, asid.0, last - va + 1, at.set, at.key) {
+                        Some(dirty) => {
+                            recent.set(slot, ln, dirty);
+                            // Where the fill went, for the next hit.
+                            if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid.0) {
+                                frames.remember(slot, ln, at.set, way, at.key);
+                            }
+                        }
+                        None => recent.forget(slot, ln),
+                    }
+                    done = true;
+                }
+                Err(_) => {}
+            }
+            if done {
+                last_touched[slot] = ln;
+            }
+        } else if inline && last_ln == ln + 1 {
+            // Across two lines (mostly instruction fetches): when both
+            // are resident, the hits `word` would make, in its order
+            // (each request kind over both lines); nothing changed
+            // before both were found.
+            let frame = frames.find::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid);
+            let next = frames.find::<TRANSLATE>(cache, hc, mapper, slot, last_ln << shift, last_ln, asid);
+            if let (Ok(a), Ok(b)) = (frame, next) {
+                let mut dirty = [false; 2];
+                for &kind in REFS[k] {
+                    let write = kind == RefKind::Write;
+                    for (d, (set, way, key)) in dirty.iter_mut().zip([a, b]) {
+                        if let Some(x) = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, write) {
+                            *d = x;
+                            t.pend[kind as usize] += 1;
+                        }
+                    }
+                }
+                // Each line is now the newest of its set, the second
+                // touched last (with one set, it alone).
+                recent.set(slot, ln, dirty[0]);
+                recent.set(slot, last_ln, dirty[1]);
+                last_touched[slot] = last_ln;
+                done = true;
             }
         }
         t.done[k] += 1;
         if !done {
-            match word::<DIRECT, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
+            match word::<false, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
                 Ok(line) => {
-                    if !DIRECT {
-                        // Every line the word touched (its set was accessed),
-                        // then the last one if still resident.
-                        for l in ln..=last_ln {
-                            recent.forget(slot, l);
-                        }
-                        if line.line != NO_LINE.line {
-                            recent.set(slot, line.line, line.dirty);
-                        }
-                        last_touched[slot] = last_ln;
+                    // Every line the word touched (its set was accessed),
+                    // then the last one if still resident.
+                    for l in ln..=last_ln {
+                        recent.forget(slot, l);
                     }
+                    if line.line != NO_LINE.line {
+                        recent.set(slot, line.line, line.dirty);
+                    }
+                    last_touched[slot] = last_ln;
                 }
                 Err(e) => {
                     res = Err(e);
@@ -279,12 +260,10 @@ pub(crate) fn run<const DIRECT: bool, const TRANSLATE: bool>(
         i += 1;
     }
     t.settle(counts, pending);
-    if !DIRECT {
-        // Any line the memo holds is resident and the newest of its set,
-        // as the general path's repeat line must be.
-        for (slot, r) in repeat.iter_mut().enumerate() {
-            *r = recent.repeat_line(slot, last_touched[slot], asid);
-        }
+    // Any line the memo holds is resident and the newest of its set, as
+    // the general path's repeat line must be.
+    for (slot, r) in repeat.iter_mut().enumerate() {
+        *r = recent.repeat_line(slot, last_touched[slot], asid);
     }
     (i, res)
 }
@@ -357,20 +336,18 @@ const NO_FRAME: Frame = Frame { line: NO_KEY, key: 0, set: 0, way: 0 };
 /// translated with: entries are tagged with an epoch, which changes when
 /// a run starts in another address space or after the mapper remapped a
 /// page (`PageMapper::generation`; first touches only add pages), so those
-/// entries are all forgotten without clearing. The direct-mapped loop
-/// does not use it.
+/// entries are all forgotten without clearing.
 struct FrameMemo<'a> {
     frames: &'a mut [Frame; FRAMES_LEN],
     /// The run's epoch, shifted into place.
     tag: u64,
-    on: bool,
 }
 
 impl<'a> FrameMemo<'a> {
     /// The memo for a run in address space and mapper generation `of`:
     /// the entries of the last run if it was in the same, else none (a
     /// new epoch, and once every `EPOCHS` of those, cleared entries).
-    fn new(frames: &'a mut [Frame; FRAMES_LEN], epoch: &mut Epoch, of: (Asid, u64), on: bool) -> Self {
+    fn new(frames: &'a mut [Frame; FRAMES_LEN], epoch: &mut Epoch, of: (Asid, u64)) -> Self {
         if epoch.of != Some(of) {
             epoch.of = Some(of);
             epoch.n += 1;
@@ -379,7 +356,7 @@ impl<'a> FrameMemo<'a> {
                 frames.fill(NO_FRAME);
             }
         }
-        Self { frames, tag: epoch.n << EPOCH_SHIFT, on }
+        Self { frames, tag: epoch.n << EPOCH_SHIFT }
     }
 
     /// The entry of virtual line `ln` on `side`.
@@ -482,8 +459,8 @@ impl<'a> FrameMemo<'a> {
     fn remember(&mut self, side: usize, ln: u64, set: usize, way: usize, key: u64) {
         // Sets and ways of a real cache fit in 32 bits; one that did not
         // would simply not be remembered.
-        if let (true, Ok(s), Ok(w), Some(f)) =
-            (self.on, u32::try_from(set), u32::try_from(way), self.frames.get_mut(Self::at(side, ln)))
+        if let (Ok(s), Ok(w), Some(f)) =
+            (u32::try_from(set), u32::try_from(way), self.frames.get_mut(Self::at(side, ln)))
         {
             *f = Frame { line: ln | self.tag, key, set: s, way: w };
         }
@@ -679,9 +656,20 @@ fn set_repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &
     i
 }
 
-/// The `MruLines` masks of a machine whose top-level hits `checks` checks.
-pub(crate) fn mru_masks(checks: &[HitCheck; 2]) -> [u64; 2] {
-    checks.map(|c| if c.index_virtual() { c.set_mask() & (MRU_SETS as u64 - 1) } else { 0 })
+/// The `MruLines` masks of a machine whose top-level hits `checks` checks,
+/// with pages of `page`: the index bits a virtual line fixes, so lines of
+/// one set share an entry. A virtually indexed cache's are all its index
+/// bits; a physically indexed cache's those below the page offset, which
+/// translation keeps (a 32K 8-way PIPT cache of 64-byte lines: all six).
+pub(crate) fn mru_masks(checks: &[HitCheck; 2], page: PageSize) -> [u64; 2] {
+    checks.map(|c| {
+        let fixed = if c.index_virtual() {
+            u64::MAX
+        } else {
+            (1u64 << page.shift().saturating_sub(c.line_shift()).min(63)) - 1
+        };
+        c.set_mask() & fixed & (MRU_SETS as u64 - 1)
+    })
 }
 
 /// Gives each op of `table` the virtual-direct loop's `SetLines` place of
@@ -889,7 +877,7 @@ pub(crate) fn fold(table: &mut [DirectOp; 256], counts: &mut [u64; 4], pending: 
 /// does not fill in place), which `word` completes with the caches
 /// themselves. Hits are counted per op in `table` (see `fold`).
 #[inline(never)]
-pub(crate) fn run_virtual_direct(
+pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
     b: Borrowed<'_>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
@@ -914,7 +902,7 @@ pub(crate) fn run_virtual_direct(
         // arm had written out.
         macro_rules! through_views {
             ($below:expr) => {{
-                let mut ctx = Ctx { below: $below, mapper: &mut *mapper, page, t: &mut t, asid };
+                let mut ctx: Ctx<'_, _, UNTAGGED> = Ctx { below: $below, mapper: &mut *mapper, page, t: &mut t, asid };
                 match views {
                     (Some(iv), None) => lines.words([iv], &mut ctx, table, words, i),
                     (Some(iv), Some(Some(dv))) => lines.words([iv, dv], &mut ctx, table, words, i),
@@ -956,8 +944,9 @@ pub(crate) fn run_virtual_direct(
             _ => &mut *ic,
         };
         t.done[k] += 1;
+        // An untagged top translates before its lookup (a homonym's page).
         if let Err(e) =
-            word::<true, false>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
+            word::<true, UNTAGGED>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
         {
             res = Err(e);
             break;
@@ -1043,10 +1032,10 @@ impl SetLines<'_> {
     /// name side 0). The copy first takes what `retake` says; hits found by
     /// `repeats` are counted per op in `table`.
     #[inline(always)]
-    fn words<const N: usize, L: Lower>(
+    fn words<const N: usize, L: Lower, const U: bool>(
         &mut self,
         views: [VirtualDirect<'_>; N],
-        c: &mut Ctx<'_, L>,
+        c: &mut Ctx<'_, L, U>,
         table: &mut [DirectOp; 256],
         words: &[u64],
         i: usize,
@@ -1054,18 +1043,18 @@ impl SetLines<'_> {
         // The index shift as a constant: a shift by a register would need
         // it in `cl` before every index (one instruction a word).
         if self.set_shift == 3 {
-            self.words_at::<N, L, 3>(views, c, table, words, i)
+            self.words_at::<N, L, U, 3>(views, c, table, words, i)
         } else {
-            self.words_at::<N, L, 1>(views, c, table, words, i)
+            self.words_at::<N, L, U, 1>(views, c, table, words, i)
         }
     }
 
     /// `words` with `set_shift` = `G`.
     #[inline(always)]
-    fn words_at<const N: usize, L: Lower, const G: u32>(
+    fn words_at<const N: usize, L: Lower, const U: bool, const G: u32>(
         &mut self,
         mut views: [VirtualDirect<'_>; N],
-        c: &mut Ctx<'_, L>,
+        c: &mut Ctx<'_, L, U>,
         table: &mut [DirectOp; 256],
         words: &[u64],
         mut i: usize,
@@ -1159,7 +1148,7 @@ fn settled<T, const N: usize>(views: &mut [VirtualDirect<'_>; N], r: T) -> T {
 
 /// What a miss completed by the views needs besides the view: what
 /// completes it below (`Below`, or `DirectLower` for jm-base's shape).
-struct Ctx<'b, L: Lower> {
+struct Ctx<'b, L: Lower, const U: bool> {
     below: &'b mut L,
     mapper: &'b mut PageMapper,
     /// `mapper`'s page size, read once a run (`translate_in`).
@@ -1175,13 +1164,24 @@ struct Ctx<'b, L: Lower> {
 /// `Ok(false)`, changing nothing, where the hierarchy does not fill in
 /// place: the word is left to `word`.
 #[inline(never)]
-fn pieces<L: Lower>(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, L>, w: u64, d: &DirectOp) -> Result<bool, MapError> {
+fn pieces<L: Lower, const U: bool>(
+    v: &mut VirtualDirect<'_>,
+    c: &mut Ctx<'_, L, U>,
+    w: u64,
+    d: &DirectOp,
+) -> Result<bool, MapError> {
     if !c.below.fills_in_place() {
         return Ok(false);
     }
     let (asid, kind, shift) = (c.asid.0, d.first, u32::from(d.shift));
     let va = w & ADDR_MASK;
     let last = va + u64::from(d.size) - 1;
+    // A homonym (untagged top) is a hit the views do not take: the whole
+    // word is left to `word` before any piece is done. A piece's fill
+    // brings in a line of the run's own address space, so none appears.
+    if U && ((va >> shift)..=(last >> shift)).any(|ln| v.homonym(ln, asid)) {
+        return Ok(false);
+    }
     let mut a = va;
     loop {
         let ln = a >> shift;
@@ -1208,9 +1208,9 @@ fn pieces<L: Lower>(v: &mut VirtualDirect<'_>, c: &mut Ctx<'_, L>, w: u64, d: &D
 /// the view. `Ok(false)`, changing nothing, where the level does not fill
 /// in place: the word is left to `word`.
 #[inline(always)]
-fn one_line_miss<L: Lower>(
+fn one_line_miss<L: Lower, const U: bool>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, L>,
+    c: &mut Ctx<'_, L, U>,
     w: u64,
     d: &DirectOp,
     ln: u64,
@@ -1233,9 +1233,9 @@ fn one_line_miss<L: Lower>(
 /// one-line miss (`line_miss`). `Ok(false)`, changing nothing, where the
 /// hierarchy does not fill in place.
 #[inline(always)]
-fn second_line<L: Lower>(
+fn second_line<L: Lower, const U: bool>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, L>,
+    c: &mut Ctx<'_, L, U>,
     w: u64,
     d: &DirectOp,
     next: u64,
@@ -1261,9 +1261,9 @@ fn second_line<L: Lower>(
 /// `Cache::fill` through the view, then the fetch and the victim below.
 /// `Ok(false)`, changing nothing, where the chain does not fill in place.
 #[inline(always)]
-fn line_miss<L: Lower>(
+fn line_miss<L: Lower, const U: bool>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, L>,
+    c: &mut Ctx<'_, L, U>,
     va: u64,
     ln: u64,
     kind: RefKind,
@@ -1277,9 +1277,9 @@ fn line_miss<L: Lower>(
     // lower cache each miss reaches are fixed in it (a kind read at run
     // time made each a select: ~20 instructions a miss).
     match kind {
-        RefKind::Ifetch => fill_as::<IFETCH, L>(v, c, va, ln, size, shift),
-        RefKind::Read => fill_as::<READ, L>(v, c, va, ln, size, shift),
-        RefKind::Write => fill_as::<WRITE, L>(v, c, va, ln, size, shift),
+        RefKind::Ifetch => fill_as::<IFETCH, L, U>(v, c, va, ln, size, shift),
+        RefKind::Read => fill_as::<READ, L, U>(v, c, va, ln, size, shift),
+        RefKind::Write => fill_as::<WRITE, L, U>(v, c, va, ln, size, shift),
     }
 }
 
@@ -1291,9 +1291,9 @@ const WRITE: u8 = RefKind::Write as u8;
 /// `line_miss` for request kind `K` (`RefKind as u8`) past its check:
 /// translate, fill the view, then the fetch and the victim below.
 #[inline(always)]
-fn fill_as<const K: u8, L: Lower>(
+fn fill_as<const K: u8, L: Lower, const U: bool>(
     v: &mut VirtualDirect<'_>,
-    c: &mut Ctx<'_, L>,
+    c: &mut Ctx<'_, L, U>,
     va: u64,
     ln: u64,
     size: u64,
@@ -1304,6 +1304,11 @@ fn fill_as<const K: u8, L: Lower>(
         READ => RefKind::Read,
         _ => RefKind::Write,
     };
+    if U && v.homonym(ln, c.asid.0) {
+        // A hit on another address space's line: `word`'s, which
+        // translates first.
+        return Ok(false);
+    }
     let pa = c.mapper.translate_in(c.page, c.asid, VirtAddr(va))?.0;
     let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
     let Some((fetch, victim)) = v.fill_deferred(ln, r, kind, size) else {
@@ -1347,9 +1352,25 @@ fn word<const DIRECT: bool, const TRANSLATE: bool>(
             let size = piece_last - a + 1;
             // A physically indexed or tagged top translates before the
             // lookup, a virtual one only on a miss (as `Machine::piece`).
+            let write = kind == RefKind::Write;
+            if write && !hc.writes_in_place() {
+                // A write-through top's write, as the general path makes
+                // it: translated, then `Cache::access` and what it sends below.
+                let pa = mapper.translate(asid, VirtAddr(a))?.0;
+                let r = vmlab_cache::LineRef { vaddr: a, paddr: pa, asid: asid.0 };
+                repeat = match below.written(cache, r, size) {
+                    Some(dirty) => RepeatLine { line: ln, asid, dirty },
+                    None => NO_LINE,
+                };
+                if piece_last >= last {
+                    break;
+                }
+                a = piece_last + 1;
+                continue;
+            }
             let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))?.0 } else { 0 };
             let (set, key) = if TRANSLATE { hc.locate(a, pa) } else { (hc.virtual_set(ln), ln) };
-            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, kind == RefKind::Write) {
+            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
                 Some(dirty) => {
                     pend[kind as usize] += 1;
                     Some(dirty)

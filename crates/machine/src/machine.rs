@@ -199,12 +199,11 @@ impl Machine {
             let shift = if k == 0 { i_shift } else { d_shift };
             OpInfo { size, span: size.max(1) - 1, k: k as u8, slot: slot as u8, shift: shift as u8, escape }
         });
-        let mut hit_loop = match [hierarchy.top_slot(0).hit_check(), hierarchy.top_slot(d_slot).hit_check()] {
-            [Some(i), Some(d)] if i.direct() && d.direct() && !i.needs_translation() && !d.needs_translation() => {
+        let mut hit_loop = match [hierarchy.top_slot(0).read_hit_check(), hierarchy.top_slot(d_slot).read_hit_check()] {
+            [Some(i), Some(d)] if [i, d].iter().all(|c| c.direct() && c.virtual_tags() && c.writes_in_place()) => {
                 HitLoop::VirtualDirect([i, d])
             }
-            [Some(i), Some(d)] if i.direct() && d.direct() => HitLoop::Direct([i, d]),
-            [Some(i), Some(d)] if !i.direct() && !d.direct() => HitLoop::Assoc([i, d]),
+            [Some(i), Some(d)] => HitLoop::Assoc([i, d]),
             _ => HitLoop::General,
         };
         // A fetch that `FetchSkip` lets a source drop repeats the line the
@@ -243,7 +242,7 @@ impl Machine {
         let mut direct_ops = Box::new(DirectOp::table(&ops));
         let mut set_lines = Vec::new();
         match hit_loop {
-            HitLoop::Assoc(c) => hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c)),
+            HitLoop::Assoc(c) => hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c, mapper.page_size())),
             HitLoop::VirtualDirect(c) => match hit_loop::set_set_lines(&mut direct_ops, &c) {
                 Some(len) => set_lines = vec![u64::MAX; len],
                 // A copy too large to index in 32 bits: the general path.
@@ -308,7 +307,6 @@ impl Machine {
     pub fn inner_loop(&self) -> &'static str {
         match self.hit_loop {
             HitLoop::General => "general",
-            HitLoop::Direct(_) => "direct",
             HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
         }
@@ -643,13 +641,14 @@ impl Machine {
         }
         match self.hit_loop {
             HitLoop::General => self.feed_general::<false>(block, origin, first),
-            // Direct-mapped tops that both need no translation are
-            // `VirtualDirect`, so a `Direct` top always translates.
-            HitLoop::Direct(c) => self.feed_inline::<true, true>(block, origin, first, c),
             HitLoop::Assoc(c) if c[0].needs_translation() || c[1].needs_translation() => {
                 self.feed_inline::<false, true>(block, origin, first, c)
             }
             HitLoop::Assoc(c) => self.feed_inline::<false, false>(block, origin, first, c),
+            // Without ASID tags a top's homonyms are translated first.
+            HitLoop::VirtualDirect(c) if c[0].needs_translation() || c[1].needs_translation() => {
+                self.feed_inline::<true, true>(block, origin, first, c)
+            }
             HitLoop::VirtualDirect(c) => self.feed_inline::<true, false>(block, origin, first, c),
         }
     }
@@ -743,8 +742,9 @@ impl Machine {
     }
 
     /// The loop for top caches that allow `Cache::probe`: every word but an
-    /// escape is completed by `hit_loop::run`; an escape goes through the
-    /// general path. With `DIRECT` (direct-mapped tops) there is no repeat
+    /// escape is completed by `hit_loop::run` (with `DIRECT`, direct-mapped
+    /// VIVT tops, by `hit_loop::run_virtual_direct`); an escape goes
+    /// through the general path. With `DIRECT` there is no repeat
     /// line: `repeat` is emptied after each general word, so the general
     /// path's own repeat test never sees a stale line.
     fn feed_inline<const DIRECT: bool, const TRANSLATE: bool>(
@@ -770,8 +770,11 @@ impl Machine {
                 mru: &mut self.mru,
                 set_lines: &mut self.set_lines,
             };
-            let run =
-                if DIRECT && !TRANSLATE { hit_loop::run_virtual_direct } else { hit_loop::run::<DIRECT, TRANSLATE> };
+            let run = match (DIRECT, TRANSLATE) {
+                (true, false) => hit_loop::run_virtual_direct::<false>,
+                (true, true) => hit_loop::run_virtual_direct::<true>,
+                (false, _) => hit_loop::run::<TRANSLATE>,
+            };
             let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
             i = stop;
             res.map_err(|source| RunError::memory(origin, block, first, i, source))?;

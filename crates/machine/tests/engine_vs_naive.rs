@@ -297,6 +297,46 @@ fn check_skip(
     Ok(m.inner_loop())
 }
 
+/// The inline loop a top tier of bit-select caches without 3C shadows
+/// selects: `virtual-direct` when every top cache is direct-mapped, VIVT
+/// (with ASID tags or without) and write-back, else `associative`, whatever
+/// the associativity, indexing or policies of each side.
+fn fast_loop_of(top: &TierShape) -> &'static str {
+    let caches = match top {
+        TierShape::Unified(c) => vec![c],
+        TierShape::Split(i, d) => vec![i, d],
+    };
+    if caches
+        .iter()
+        .all(|c| c.assoc == Assoc::Ways(1) && c.indexing == Indexing::Vivt && c.write == WritePolicy::WriteBack)
+    {
+        "virtual-direct"
+    } else {
+        "associative"
+    }
+}
+
+/// A top cache of any shape the fast loops serve: bit-select over a
+/// power-of-two set count (1 to 64 sets), any line size, associativity
+/// (one way to eight, or fully associative), indexing (VIVT with ASID tags
+/// or without, VIPT, PIPT), replacement policy, write policy (write-back or
+/// write-through) and write-miss policy; the two sides of a split top
+/// drawn apart.
+fn fast_top_cache(page: u64) -> impl Strategy<Value = CacheConfig> {
+    (cache_strategy(page), 0u32..7, prop::sample::select(vec![1u32, 2, 4, 8, 0])).prop_map(|(mut c, sets, ways)| {
+        let sets = 1u64 << sets;
+        let full = ways == 0;
+        let ways = if full { 4 } else { ways };
+        c.size.0 = c.line.0 * if full { 1 } else { sets } * u64::from(ways);
+        c.assoc = if full { Assoc::Full } else { Assoc::Ways(ways) };
+        if full && c.replacement == Replacement::TreePlru {
+            c.replacement = Replacement::Lru;
+        }
+        c.index = IndexFn::BitSelect;
+        c
+    })
+}
+
 /// A top tier whose caches select an inline hit loop: bit-select index over
 /// a power-of-two set count, write-back; direct-mapped or 2-8 ways.
 fn inline_top_strategy(page: u64, direct: bool) -> impl Strategy<Value = TierShape> {
@@ -360,6 +400,22 @@ fn direct_vivt(mut c: CacheConfig, sets: u64) -> CacheConfig {
 fn virtual_direct_top_strategy(page: u64) -> impl Strategy<Value = TierShape> {
     let one = move || {
         (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(c, sets)| direct_vivt(c, sets))
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
+/// `virtual_direct_top_strategy` with or without ASID tags on each cache:
+/// without them a line of another address space is a hit (a homonym),
+/// which the loop's views leave to `word`.
+fn virtual_direct_any_tags_strategy(page: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8]), any::<bool>()).prop_map(
+            |(c, sets, tagged)| {
+                let mut c = direct_vivt(c, sets);
+                c.asid_tags = tagged;
+                c
+            },
+        )
     };
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
@@ -453,6 +509,28 @@ proptest! {
         check(page, &tiers, raw, share, true)?;
     }
 
+    /// Any machine of up to three levels whose top caches are bit-select,
+    /// each side of any associativity, indexing and policy (a direct-mapped
+    /// side beside a set-associative one, PIPT, untagged VIVT,
+    /// write-through, no-write-allocate), takes a fast loop, and every counter equals the naive
+    /// simulator's and the public path's (`Hierarchy::request`).
+    #[test]
+    fn every_bit_select_top_takes_a_fast_loop(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in prop_oneof![
+            fast_top_cache(256).prop_map(TierShape::Unified),
+            (fast_top_cache(256), fast_top_cache(256)).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
+        share in any::<bool>(),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, fast_loop_of(&tiers[0]));
+    }
+
     /// The inline hit loops (direct-mapped and set-associative top caches)
     /// against the naive simulator, on machines that select them (3C
     /// classification off: its shadows need the general loop).
@@ -464,11 +542,11 @@ proptest! {
         raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
         share in any::<bool>(),
     ) {
-        let (direct, top) = top;
+        let (_, top) = top;
         let mut tiers = vec![top];
         tiers.extend(below);
         let inner = check(page, &tiers, raw, share, false)?;
-        prop_assert!(if direct { inner == "direct" || inner == "virtual-direct" } else { inner == "associative" }, "{inner}");
+        prop_assert_eq!(inner, fast_loop_of(&tiers[0]));
     }
 
     /// The inline loops over lower tiers whose misses all go through the
@@ -535,6 +613,23 @@ proptest! {
         top in virtual_direct_top_strategy(256),
         below in prop::collection::vec(tier_strategy(256), 0..=2),
         raw in run_strategy(),
+        share in any::<bool>(),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "virtual-direct");
+    }
+
+    /// The virtual-direct loop on tops with or without ASID tags, over any
+    /// lower tiers, on references of several address spaces (homonyms in
+    /// an untagged top, and synonyms).
+    #[test]
+    fn virtual_direct_any_tags_equals_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in virtual_direct_any_tags_strategy(256),
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
         share in any::<bool>(),
     ) {
         let mut tiers = vec![top];
@@ -701,8 +796,8 @@ proptest! {
         check_skip(page, &tiers, events, share, true)?;
     }
 
-    /// Dropped fetches on machines that select the inline loops (direct,
-    /// virtual-direct, associative).
+    /// Dropped fetches on machines that select the inline loops
+    /// (virtual-direct, associative).
     #[test]
     fn dropped_fetches_inline_loops(
         page in prop::sample::select(vec![256u64, 4096]),
@@ -711,11 +806,11 @@ proptest! {
         events in fetch_rich_strategy(),
         share in any::<bool>(),
     ) {
-        let (direct, top) = top;
+        let (_, top) = top;
         let mut tiers = vec![top];
         tiers.extend(below);
         let inner = check_skip(page, &tiers, events, share, false)?;
-        prop_assert!(if direct { inner == "direct" || inner == "virtual-direct" } else { inner == "associative" }, "{inner}");
+        prop_assert_eq!(inner, fast_loop_of(&tiers[0]));
     }
 
     /// Dropped fetches on virtual-direct tops over a fill-in-place chain

@@ -132,7 +132,8 @@ fn main() {
     let dt = t.elapsed().as_secs_f64();
     let misses =
         machine.as_mut().map(|m| m.result("trace").caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
-    println!("{mode}: {done} events, {:.1} M refs/s, misses {misses:?}", done as f64 / dt / 1e6);
+    let inner = machine.as_ref().map_or("-", Machine::inner_loop);
+    println!("{mode}: {done} events, {:.1} M refs/s, loop {inner}, misses {misses:?}", done as f64 / dt / 1e6);
     // Every counter, for diffing two builds' results on a real trace.
     if std::env::var_os("ICOUNT_RESULT").is_some() {
         if let Some(m) = machine.as_mut() {
