@@ -236,8 +236,13 @@ impl Memos {
         let slot = hit_run::resident_slot(page);
         let e = &self.resident[s][slot];
         let folded = (e.raw_page << self.page_shift).wrapping_add(e.delta) >> self.page_shift;
-        (e.raw_page != NO_PAGE && folded == page)
-            .then(|| self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
+        // Written out rather than `bool::then` with a closure: as a method
+        // of `Memos` the closure stopped being inlined (callgrind: +1.6 %
+        // instructions per reference for the TLB schemes).
+        if e.raw_page == NO_PAGE || folded != page {
+            return None;
+        }
+        Some(self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
     }
 
     fn forget_latest(&mut self, s: usize) {
