@@ -114,10 +114,6 @@ pub enum LevelConfig {
     Split { i_name: String, i: CacheConfig, d_name: String, d: CacheConfig },
 }
 
-/// The old name of `LevelConfig`, still used by crates/os (to go in
-/// phase 3 of issue 24, with `MachineConfig::tiers`).
-pub type TierConfig = LevelConfig;
-
 impl MachineConfig {
     /// A machine with memory but no caches yet; set the `l*` fields after.
     pub fn bare(name: &str, memory: MemoryConfig) -> Self {
@@ -163,12 +159,6 @@ impl MachineConfig {
     /// The configured caches, top level first, by name.
     pub fn caches(&self) -> Vec<(&'static str, &CacheConfig)> {
         CACHE_NAMES.iter().filter_map(|&n| self.slot(n).map(|c| (n, c))).collect()
-    }
-
-    /// `levels` under its old name, still used by crates/os (to go in
-    /// phase 3 of issue 24).
-    pub fn tiers(&self) -> Result<Vec<LevelConfig>, String> {
-        self.levels()
     }
 
     /// Checks the level structure and every cache's geometry and returns the

@@ -11,6 +11,7 @@
 //! refill policy stays with the scheme that uses it.
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_cache::Cache;
 use vmlab_mmu::{Tlb, TlbConfig, TlbError};
 
 use crate::hierarchy::Hierarchy;
@@ -42,6 +43,23 @@ impl Cpu {
 
     pub(crate) fn levels_mut(&mut self) -> &mut Hierarchy {
         &mut self.levels
+    }
+
+    /// The top data (or unified) cache: what a load or store reaches first
+    /// and a cache-control instruction acts on.
+    pub fn top_data(&self) -> &Cache {
+        // `System::new` gives every CPU a top level, and a split level has
+        // its data cache at index 1.
+        match self.levels.level_cache(0, self.top_data_index()) {
+            Some(c) => c,
+            None => unreachable!("a CPU always has a top level"),
+        }
+    }
+
+    /// Which cache of the top level serves data (`Hierarchy::caches_in`'s
+    /// order: 1 for a split level, 0 for a unified one).
+    pub(crate) fn top_data_index(&self) -> usize {
+        usize::from(self.levels.caches_in(0) == 2)
     }
 
     pub fn ledger(&self) -> &Ledger {

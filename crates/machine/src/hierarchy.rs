@@ -196,7 +196,7 @@ impl Hierarchy {
     }
 
     /// The line size of the top-level cache serving `kind`.
-    pub fn top_line(&mut self, kind: RefKind) -> u64 {
+    pub(crate) fn top_line(&mut self, kind: RefKind) -> u64 {
         self.levels.first_mut().map_or(u64::MAX, |t| t.serving(kind).line_bytes())
     }
 
@@ -237,16 +237,6 @@ impl Hierarchy {
         self.all().serve(from, r)
     }
 
-    /// One access that lies within one line of level `t` (which must exist),
-    /// with everything it causes below. Returns the level's outcome.
-    ///
-    /// The old surface (crates/os `Cpu`): `request` says the same and where
-    /// the access was served; to go in phase 3 of issue 24.
-    #[inline]
-    pub fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> Outcome {
-        self.all().access_line(t, kind, va, pa, asid, size).0
-    }
-
     /// Completes an access to the top level that `Cache::lookup` found to
     /// miss (`set`, `key` from its `Miss`), with everything it causes below.
     /// Returns whether the line is resident afterwards, and if so dirty.
@@ -272,13 +262,13 @@ impl Hierarchy {
 
     /// The top-level cache that serves `kind`.
     #[inline]
-    pub fn top_mut(&mut self, kind: RefKind) -> &mut Cache {
+    pub(crate) fn top_mut(&mut self, kind: RefKind) -> &mut Cache {
         self.levels[0].serving(kind)
     }
 
     /// The top-level cache of repeat slot `slot`: 0 is the instruction (or
     /// unified) cache, 1 the data cache of a split top level.
-    pub fn top_slot(&mut self, slot: usize) -> &mut Cache {
+    pub(crate) fn top_slot(&mut self, slot: usize) -> &mut Cache {
         match self.top_pair_mut() {
             (_, Some(d)) if slot == 1 => d,
             (i, _) => i,
@@ -288,7 +278,7 @@ impl Hierarchy {
     /// The top-level caches: the instruction (or unified) cache and, for a
     /// split top level, the data cache.
     #[inline(always)]
-    pub fn top_pair_mut(&mut self) -> (&mut Cache, Option<&mut Cache>) {
+    pub(crate) fn top_pair_mut(&mut self) -> (&mut Cache, Option<&mut Cache>) {
         match &mut self.levels[0] {
             Level::Unified(c) => (c, None),
             Level::Split { i, d } => (i, Some(d)),
@@ -296,7 +286,7 @@ impl Hierarchy {
     }
 
     /// Whether the top level is one cache for instructions and data.
-    pub fn top_is_unified(&self) -> bool {
+    pub(crate) fn top_is_unified(&self) -> bool {
         matches!(self.levels.first(), Some(Level::Unified(_)))
     }
 
@@ -359,6 +349,11 @@ impl Hierarchy {
             found.count(&state);
         }
         found
+    }
+
+    /// `Below::flush_cache` over memory.
+    pub(crate) fn flush_cache(&mut self, t: usize, c: usize, how: Flush) -> Option<FlushStats> {
+        self.all().flush_cache(t, c, how)
     }
 
     /// `Below::flush_line` over memory: the state the line was found in.
@@ -477,6 +472,18 @@ impl<B: Backing> Below<'_, B> {
             }
         }
         Some(state)
+    }
+
+    /// Flushes (or purges) every line of cache `c` of level `t` alone,
+    /// dirty lines written to level `t + 1` (or what lies under the last
+    /// level), as `flush_line` does for one. `None`, changing nothing, for a
+    /// cache that does not exist.
+    pub(crate) fn flush_cache(&mut self, t: usize, c: usize, how: Flush) -> Option<FlushStats> {
+        let cache = cache_of(self.levels, t, c)?;
+        let line = cache.line_bytes();
+        let (counts, lines) = cache.flush_all(how);
+        self.write_back(t, lines, line);
+        Some(counts)
     }
 
     /// `Hierarchy::flush_all` on these levels.

@@ -17,7 +17,7 @@ pub mod result;
 pub mod system;
 
 pub use compat::Compat;
-pub use config::{LevelConfig, MachineConfig, MemoryConfig, StatsConfig, TierConfig};
+pub use config::{LevelConfig, MachineConfig, MemoryConfig, StatsConfig};
 pub use cpu::{Code, CodeFetch, Cpu};
 pub use decode_ahead::decode_ahead;
 pub use hierarchy::{Hierarchy, MemoryStats, MAX_LEVELS};

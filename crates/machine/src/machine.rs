@@ -372,16 +372,20 @@ impl Machine {
     }
 
     /// Makes `alias` in `alias_asid` a synonym of `owner` in `owner_asid`.
-    pub fn share_page(&mut self, owner_asid: u32, owner: u64, alias_asid: u32, alias: u64) -> Result<(), MapError> {
+    pub fn share_page(
+        &mut self,
+        owner_asid: Asid,
+        owner: VirtAddr,
+        alias_asid: Asid,
+        alias: VirtAddr,
+    ) -> Result<(), MapError> {
         let page = self.mapper.page_size();
         self.forget_repeats();
-        self.mapper
-            .share(Asid(owner_asid), page.vpn(VirtAddr(owner)), Asid(alias_asid), page.vpn(VirtAddr(alias)))
-            .map(|_| ())
+        self.mapper.share(owner_asid, page.vpn(owner), alias_asid, page.vpn(alias)).map(|_| ())
     }
 
-    pub fn translate(&mut self, asid: u32, va: u64) -> Result<PhysAddr, MapError> {
-        self.mapper.translate(Asid(asid), VirtAddr(va))
+    pub fn translate(&mut self, asid: Asid, va: VirtAddr) -> Result<PhysAddr, MapError> {
+        self.mapper.translate(asid, va)
     }
 
     /// One request kind of one reference: one access per top-level line it
@@ -824,12 +828,18 @@ impl Machine {
     /// touched, and no page is mapped by a flush; those lines count as
     /// empty without a look-up. `len` 0 flushes nothing; a range past the
     /// last address is refused.
-    pub fn flush_virtual_range(&mut self, asid: u32, va: u64, len: u64, how: Flush) -> Result<FlushStats, RangeError> {
+    pub fn flush_virtual_range(
+        &mut self,
+        asid: Asid,
+        va: VirtAddr,
+        len: u64,
+        how: Flush,
+    ) -> Result<FlushStats, RangeError> {
+        let va = va.0;
         let mut total = FlushStats::default();
         let Some(last) = range_last("virtual", va, len)? else { return Ok(total) };
         self.forget_repeats();
         let page = self.mapper.page_size();
-        let asid = Asid(asid);
         for t in 0..self.system.cpu(CPU).levels().levels() {
             for c in 0..self.system.cpu(CPU).levels().caches_in(t) {
                 let Some(cache) = self.system.cpu(CPU).levels().level_cache(t, c) else { continue };
@@ -886,7 +896,8 @@ impl Machine {
     /// the range with no copy counts once as empty and each copy as clean
     /// or dirty. `len` 0 flushes nothing; a range past the last address is
     /// refused.
-    pub fn flush_physical_range(&mut self, pa: u64, len: u64, how: Flush) -> Result<FlushStats, RangeError> {
+    pub fn flush_physical_range(&mut self, pa: PhysAddr, len: u64, how: Flush) -> Result<FlushStats, RangeError> {
+        let pa = pa.0;
         let Some(last) = range_last("physical", pa, len)? else { return Ok(FlushStats::default()) };
         self.forget_repeats();
         Ok(self.system.levels_mut(CPU).flush_physical_range(pa, last, how))

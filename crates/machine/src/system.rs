@@ -214,7 +214,7 @@ impl OnCpu<'_> {
     /// each). Returns the state the line was found in.
     pub fn flush_line(&mut self, vaddr: VirtAddr, paddr: PhysAddr, space: Asid, how: Flush) -> LineState {
         let r = LineRef { vaddr: vaddr.0, paddr: paddr.0, asid: space.0 };
-        let data = usize::from(self.cpu.levels().caches_in(0) == 2);
+        let data = self.cpu.top_data_index();
         let shared = &mut *self.shared;
         let (levels, ledger) = self.cpu.parts();
         let state = if shared.levels() == 0 {
@@ -227,6 +227,24 @@ impl OnCpu<'_> {
         let state = state.unwrap_or(LineState::Empty);
         ledger.cache_op(matches!(state, LineState::Dirty(_)) && how == Flush::WriteBack);
         state
+    }
+
+    /// Flushes or purges every line of this CPU's top data (or unified)
+    /// cache, dirty lines written to the level below (a whole-cache flush:
+    /// an OS's set-up between measured regions). Not counted in the ledger,
+    /// as `flush_private`.
+    pub fn flush_top_data(&mut self, how: Flush) -> FlushStats {
+        let data = self.cpu.top_data_index();
+        let shared = &mut *self.shared;
+        let levels = self.cpu.levels_mut();
+        let stats = if shared.levels() == 0 {
+            levels.flush_cache(0, data, how)
+        } else {
+            let above = levels.levels();
+            levels.over(|sent| Onward { sent, shared, above }).flush_cache(0, data, how)
+        };
+        // Level 0 always exists (`System::new`).
+        stats.unwrap_or_default()
     }
 
     /// Flushes or purges every private level of this CPU, top-down, dirty

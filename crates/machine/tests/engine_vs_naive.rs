@@ -6,7 +6,7 @@ mod support;
 use proptest::prelude::*;
 use support::naive::{NaiveCache, NaiveMachine, NaiveTier};
 use support::public::PublicReplay;
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Machine, MachineConfig, MemoryConfig, StatsConfig};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
@@ -146,7 +146,7 @@ fn check(
     let (mut m, mut n, mut p) = build_all(tiers, page, classify && !any_random(tiers));
     if share {
         // A synonym: page 0 of asid 0 and page 3 of asid 1 share a frame.
-        m.share_page(0, 0, 1, 3 * page).expect("frames");
+        m.share_page(Asid(0), VirtAddr(0), Asid(1), VirtAddr(3 * page)).expect("frames");
         n.share(0, 0, 1, 3 * page);
         p.share(0, 0, 1, 3 * page);
     }
@@ -272,7 +272,7 @@ fn check_skip(
     let (mut plain, _) = build(tiers, page, classify);
     if share {
         for x in [&mut m, &mut plain] {
-            x.share_page(0, 0, 1, 3 * page).expect("frames");
+            x.share_page(Asid(0), VirtAddr(0), Asid(1), VirtAddr(3 * page)).expect("frames");
         }
         n.share(0, 0, 1, 3 * page);
     }
@@ -770,7 +770,7 @@ proptest! {
                 // In the part's own address space: the next part (often
                 // the same space) finds a page it used on another frame.
                 let (o, a) = (dense_page(owner / 2, owner), dense_page(alias / 2, alias));
-                m.share_page(asid, o, asid, a).expect("frames");
+                m.share_page(Asid(asid), VirtAddr(o), Asid(asid), VirtAddr(a)).expect("frames");
                 n.share(asid, o, asid, a);
             }
         }

@@ -3,7 +3,7 @@
 //! hand (the working is in the comments). The machines have two levels of
 //! different line sizes, so each level must count each of its own lines once.
 
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing};
 use vmlab_machine::{Flush, Machine, MachineConfig, MemoryConfig, RangeError};
 use vmlab_trace::{AccessKind, Event};
@@ -66,7 +66,7 @@ fn each_level_counts_its_own_lines_once() {
     // 64-byte line, 0x00, clean.
     let mut m = two_levels();
     feed(&mut m, &[r(0x00)]);
-    let f = m.flush_virtual_range(0, 0x00, 0x40, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x00), 0x40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), (3, 2, 0));
     assert_eq!(per_level(&mut m), [((3, 1, 0), (0, 0, 0)), ((0, 1, 0), (0, 0, 0))]);
     assert_eq!(memory_writes(&mut m), (0, 0));
@@ -88,7 +88,7 @@ fn an_unaligned_virtual_flush_writes_back_through_both_levels() {
     // L2's lines 0x00 (dirty now) and 0x40 (clean): one 64-byte write to
     // memory. Total: empty 2, clean 2, dirty 3.
     let mut m = dirty_state();
-    let f = m.flush_virtual_range(0, 0x08, 0x40, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x08), 0x40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), (2, 2, 3));
     assert_eq!(per_level(&mut m), [((2, 1, 2), (0, 0, 0)), ((0, 1, 1), (0, 0, 0))]);
     let res = m.result("flush");
@@ -104,7 +104,7 @@ fn a_virtual_purge_drops_dirty_lines_without_writing_them() {
     // The same range purged: L1 as above but nothing written to L2, whose
     // line 0x00 stays clean: L2 clean 2. Total: empty 2, clean 3, dirty 2.
     let mut m = dirty_state();
-    let f = m.flush_virtual_range(0, 0x08, 0x40, Flush::Discard).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x08), 0x40, Flush::Discard).expect("in range");
     assert_eq!(states(f), (2, 3, 2));
     assert_eq!(per_level(&mut m), [((0, 0, 0), (2, 1, 2)), ((0, 0, 0), (0, 2, 0))]);
     let res = m.result("flush");
@@ -146,7 +146,7 @@ fn split_caches_of_different_lines_each_count_their_own() {
     cfg.l2 = Some(l2());
     let mut m = Machine::new(cfg).expect("valid machine");
     feed(&mut m, &[i(0x00), r(0x10)]);
-    let f = m.flush_virtual_range(0, 0x00, 0x40, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x00), 0x40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), (4, 3, 0));
     let flushed: Vec<States> = per_level(&mut m).iter().map(|(f, _)| *f).collect();
     assert_eq!(flushed, [(1, 1, 0), (3, 1, 0), (0, 1, 0)]);
@@ -161,7 +161,7 @@ fn untouched_pages_are_empty_and_stay_unmapped() {
     // 0x2000 clean. Total: empty 320, clean 4.
     let mut m = two_levels();
     feed(&mut m, &[r(0x0ff8), r(0x2000)]);
-    let f = m.flush_virtual_range(0, 0x0ff0, 0x1020, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x0ff0), 0x1020, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), (320, 4, 0));
     assert_eq!(per_level(&mut m), [((256, 2, 0), (0, 0, 0)), ((64, 2, 0), (0, 0, 0))]);
     assert_eq!(m.result("flush").pages_mapped, 2);
@@ -172,28 +172,30 @@ fn empty_ranges_and_the_end_of_the_address_space() {
     let mut m = two_levels();
     feed(&mut m, &[r(0x00)]);
     // Length 0: nothing looked up, nothing counted.
-    assert_eq!(states(m.flush_virtual_range(0, 0x00, 0, Flush::WriteBack).expect("empty")), (0, 0, 0));
-    assert_eq!(states(m.flush_physical_range(0x00, 0, Flush::Discard).expect("empty")), (0, 0, 0));
+    assert_eq!(states(m.flush_virtual_range(Asid(0), VirtAddr(0x00), 0, Flush::WriteBack).expect("empty")), (0, 0, 0));
+    assert_eq!(states(m.flush_physical_range(PhysAddr(0x00), 0, Flush::Discard).expect("empty")), (0, 0, 0));
     assert_eq!(per_level(&mut m), [((0, 0, 0), (0, 0, 0)), ((0, 0, 0), (0, 0, 0))]);
     // A range may end at the last address: one line in each level, on a
     // page never touched (virtual) or beyond memory (physical): empty.
     let top = u64::MAX - 0xf;
     assert_eq!(
-        states(m.flush_virtual_range(0, top, 0x10, Flush::WriteBack).expect("ends at the last address")),
+        states(
+            m.flush_virtual_range(Asid(0), VirtAddr(top), 0x10, Flush::WriteBack).expect("ends at the last address")
+        ),
         (2, 0, 0)
     );
     assert_eq!(
-        states(m.flush_physical_range(top, 0x10, Flush::WriteBack).expect("ends at the last address")),
+        states(m.flush_physical_range(PhysAddr(top), 0x10, Flush::WriteBack).expect("ends at the last address")),
         (2, 0, 0)
     );
     // One byte further is refused, and changes nothing.
-    let e = m.flush_virtual_range(0, top, 0x11, Flush::WriteBack).expect_err("past the end");
+    let e = m.flush_virtual_range(Asid(0), VirtAddr(top), 0x11, Flush::WriteBack).expect_err("past the end");
     assert_eq!(e, RangeError { space: "virtual", start: top, len: 0x11 });
     assert_eq!(
         e.to_string(),
         "the virtual range of 17 bytes at 0xfffffffffffffff0 passes the last address, 0xffffffffffffffff"
     );
-    assert!(m.flush_physical_range(u64::MAX, 2, Flush::WriteBack).is_err());
+    assert!(m.flush_physical_range(PhysAddr(u64::MAX), 2, Flush::WriteBack).is_err());
     assert_eq!(per_level(&mut m), [((2, 0, 0), (0, 0, 0)), ((2, 0, 0), (0, 0, 0))]);
     // The load's lines are still there.
     assert_eq!(states(m.flush_all(Flush::WriteBack)), (30, 2, 0));
@@ -213,7 +215,7 @@ fn an_untagged_virtual_cache_flushes_homonyms_of_unmapped_pages() {
         cfg.l1 = Some(c);
         let mut m = Machine::new(cfg).expect("valid machine");
         feed(&mut m, &[Event::access(AccessKind::Load, 0x1000, 4, 1)]);
-        let f = m.flush_virtual_range(0, 0x1000, 0x10, Flush::WriteBack).expect("in range");
+        let f = m.flush_virtual_range(Asid(0), VirtAddr(0x1000), 0x10, Flush::WriteBack).expect("in range");
         assert_eq!(states(f), found, "asid_tags = {asid_tags}");
         let resident = m.hierarchy().caches()[0].1.resident().len();
         assert_eq!(resident, if asid_tags { 1 } else { 0 });
@@ -235,9 +237,9 @@ fn synonyms() -> Machine {
     cfg.l1 = Some(c);
     cfg.l2 = Some(l2());
     let mut m = Machine::new(cfg).expect("valid machine");
-    m.share_page(0, 0x1000, 0, 0x2000).expect("frames");
+    m.share_page(Asid(0), VirtAddr(0x1000), Asid(0), VirtAddr(0x2000)).expect("frames");
     feed(&mut m, &[w(0x1004), w(0x2008), r(0x1030), r(0x1040)]);
-    assert_eq!(m.translate(0, 0x2008).expect("mapped").0, 0x08);
+    assert_eq!(m.translate(Asid(0), VirtAddr(0x2008)).expect("mapped").0, 0x08);
     m
 }
 
@@ -253,7 +255,7 @@ fn a_physical_flush_writes_back_every_synonym() {
     // The two 16-byte write-backs hit L2's line 0x00, now dirty; L2's one
     // line of the range, 0x00: dirty, one 64-byte write to memory.
     let mut m = synonyms();
-    let f = m.flush_physical_range(0x00, 0x40, Flush::WriteBack).expect("in range");
+    let f = m.flush_physical_range(PhysAddr(0x00), 0x40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), (2, 1, 3));
     assert_eq!(per_level(&mut m), [((2, 1, 2), (0, 0, 0)), ((0, 0, 1), (0, 0, 0))]);
     let res = m.result("flush");
@@ -270,7 +272,7 @@ fn a_virtual_flush_of_one_alias_leaves_the_other_dirty() {
     // write-back dirties L2's line 0x00, which is then flushed to memory.
     // The alias 0x2000 stays in L1, dirty.
     let mut m = synonyms();
-    let f = m.flush_virtual_range(0, 0x1000, 0x40, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x1000), 0x40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), (2, 1, 2));
     assert_eq!(per_level(&mut m), [((2, 1, 1), (0, 0, 0)), ((0, 0, 1), (0, 0, 0))]);
     assert_eq!(l1_lines(&mut m), [(0x2000, 0x00, true), (0x1040, 0x40, false)]);
@@ -280,7 +282,7 @@ fn a_virtual_flush_of_one_alias_leaves_the_other_dirty() {
 fn a_physical_purge_drops_every_synonym_unwritten() {
     // As the flush, but nothing written: L2's line 0x00 stays clean.
     let mut m = synonyms();
-    let f = m.flush_physical_range(0x00, 0x40, Flush::Discard).expect("in range");
+    let f = m.flush_physical_range(PhysAddr(0x00), 0x40, Flush::Discard).expect("in range");
     assert_eq!(states(f), (2, 2, 2));
     assert_eq!(per_level(&mut m), [((0, 0, 0), (2, 1, 2)), ((0, 0, 0), (0, 1, 0))]);
     let res = m.result("flush");
@@ -302,7 +304,7 @@ fn a_flush_leaves_the_run_loop_nothing_stale() {
         (res.caches[0].stats.read.misses, res.caches[1].stats.read.misses, res.memory.reads)
     };
     feed(&mut m, &[r(0x00)]);
-    m.flush_virtual_range(0, 0x00, 0x10, Flush::Discard).expect("in range");
+    m.flush_virtual_range(Asid(0), VirtAddr(0x00), 0x10, Flush::Discard).expect("in range");
     feed(&mut m, &[r(0x00)]);
     assert_eq!(read_misses(&mut m), (2, 2, 2));
     m.flush_all(Flush::Discard);
@@ -320,7 +322,7 @@ fn a_whole_address_space_flush_visits_only_what_can_be_present() {
     // L1 (2^44 - 3, 1, 2), L2 (2^42 - 2, 1, 1), in all 2 clean, 3 dirty.
     // Walking 2^44 lines one by one would not end; this must.
     let mut m = dirty_state();
-    let f = m.flush_virtual_range(0, 0, 1 << 48, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0), 1 << 48, Flush::WriteBack).expect("in range");
     let (l1_empty, l2_empty) = ((1u64 << 44) - 3, (1u64 << 42) - 2);
     assert_eq!(states(f), (l1_empty + l2_empty, 2, 3));
     assert_eq!(per_level(&mut m), [((l1_empty, 1, 2), (0, 0, 0)), ((l2_empty, 1, 1), (0, 0, 0))]);
@@ -329,7 +331,7 @@ fn a_whole_address_space_flush_visits_only_what_can_be_present() {
     // The same machine state flushed over just the touched page gives the
     // same non-empty counts: 4096 / 16 - 3 and 4096 / 64 - 2 empties.
     let mut small = dirty_state();
-    let g = small.flush_virtual_range(0, 0, 4096, Flush::WriteBack).expect("in range");
+    let g = small.flush_virtual_range(Asid(0), VirtAddr(0), 4096, Flush::WriteBack).expect("in range");
     assert_eq!(states(g), (253 + 62, 2, 3));
 }
 
@@ -347,7 +349,7 @@ fn a_whole_address_space_flush_of_an_untagged_virtual_cache_finds_homonyms() {
     let mut m = Machine::new(cfg).expect("valid machine");
     let space1 = |k, a| Event::access(k, a, 4, 1);
     feed(&mut m, &[space1(AccessKind::Load, 0x1000), space1(AccessKind::Store, 0x2014)]);
-    let f = m.flush_virtual_range(0, 0, 1 << 40, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0), 1 << 40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), ((1 << 36) - 2, 1, 1));
     assert_eq!(m.hierarchy().caches()[0].1.resident().len(), 0);
     // The dirty line reached memory: one 16-byte write.

@@ -5,7 +5,7 @@
 //! two-level hierarchies (fills, write-backs, split and unified levels,
 //! write-through over write-back, lines of different sizes).
 
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{
     Assoc, CacheConfig, CacheStats, IndexFn, Indexing, RefKind, Replacement, WriteMissPolicy, WritePolicy,
 };
@@ -195,8 +195,8 @@ fn synonyms_two_copies_in_vivt_one_in_vipt_and_pipt() {
     // alias. 8 KB 2-way: a way is one page, so both aliases index one set.
     for (indexing, copies) in [(Indexing::Vivt, 2), (Indexing::Vipt, 1), (Indexing::Pipt, 1)] {
         let mut m = l1_with(indexing, 8192, 2, 16);
-        m.share_page(0, 0x1000, 0, 0x3000).expect("frames");
-        let pa = m.translate(0, 0x1000).expect("mapped").0;
+        m.share_page(Asid(0), VirtAddr(0x1000), Asid(0), VirtAddr(0x3000)).expect("frames");
+        let pa = m.translate(Asid(0), VirtAddr(0x1000)).expect("mapped").0;
         m.feed(&[w(0x1000), w(0x3000)], "synonym", 0).expect("runs");
         assert_eq!(copies_of_frame(&mut m, pa), copies, "{indexing:?}");
     }
@@ -208,8 +208,8 @@ fn r4000_vipt_synonym_iff_bit_12_differs() {
     // is an index bit above the page offset.
     for (alias, copies) in [(0x2000u64, 2usize), (0x3000, 1), (0x6000, 2), (0x5000, 1)] {
         let mut m = l1_with(Indexing::Vipt, 16384, 2, 32);
-        m.share_page(0, 0x1000, 0, alias).expect("frames");
-        let pa = m.translate(0, 0x1000).expect("mapped").0;
+        m.share_page(Asid(0), VirtAddr(0x1000), Asid(0), VirtAddr(alias)).expect("frames");
+        let pa = m.translate(Asid(0), VirtAddr(0x1000)).expect("mapped").0;
         m.feed(&[r(0x1000), r(alias)], "r4000", 0).expect("runs");
         let differs = ((0x1000 ^ alias) >> 12) & 1 == 1;
         assert_eq!(copies_of_frame(&mut m, pa), copies, "alias {alias:#x}");
@@ -235,11 +235,11 @@ fn flush_virtual_range_reports_line_states() {
     let mut m = machine_with(CacheConfig::simple(256, 16, 1));
     m.feed(&[r(0x00), w(0x10), r(0x20)], "flush", 0).expect("runs");
     // Lines 0x00..0x40: clean, dirty, clean, empty.
-    let f = m.flush_virtual_range(0, 0x00, 0x40, Flush::WriteBack).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x00), 0x40, Flush::WriteBack).expect("in range");
     assert_eq!((f.empty, f.clean, f.dirty), (1, 2, 1));
     assert_eq!(m.result("flush").memory.writes, 1);
     // Everything is gone now.
-    let f = m.flush_virtual_range(0, 0x00, 0x40, Flush::Discard).expect("in range");
+    let f = m.flush_virtual_range(Asid(0), VirtAddr(0x00), 0x40, Flush::Discard).expect("in range");
     assert_eq!((f.empty, f.clean, f.dirty), (4, 0, 0));
 }
 

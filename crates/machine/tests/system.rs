@@ -221,3 +221,40 @@ fn run_code_fetches_through_the_instruction_cache_or_only_counts() {
     let total = sys.cpu(CPU0).ledger().total();
     assert_eq!((total.instructions, total.requests, total.entries), (30, [20, 0, 0], 2));
 }
+
+/// `flush_top_data` (the OS model's set-up flush): only the top level's
+/// data cache is flushed, its dirty lines written into the level below (a
+/// shared L2 here), not counted in the ledger. CPU 0 has split 128-byte
+/// direct-mapped L1s of 32-byte lines over a shared 2-way 512-byte L2. It
+/// fetches 0x4100, stores into 0x8040 and loads 0x8080 (every one a miss
+/// down to memory); the flush then finds the L1 D's four frames two empty,
+/// one clean, one dirty, and writes the dirty line into the L2, where the
+/// fill left it: a hit there, so memory sees no write.
+#[test]
+fn flushing_the_top_data_cache_writes_its_dirty_lines_into_the_level_below() {
+    let split = LevelConfig::Split {
+        i_name: "l1i".into(),
+        i: CacheConfig::simple(128, 32, 1),
+        d_name: "l1d".into(),
+        d: CacheConfig::simple(128, 32, 1),
+    };
+    let mut sys = System::new(1, &[split], &[level("l2", 512, 32, 2)], false).expect("valid system");
+    let mut cpu = sys.on(CPU0);
+    cpu.fetch(VirtAddr(0x100), PhysAddr(0x4100), Asid(1), 4);
+    cpu.store(VirtAddr(0x1044), PhysAddr(0x8044), Asid(1), 4);
+    cpu.load(VirtAddr(0x1084), PhysAddr(0x8084), Asid(1), 4);
+    let f = cpu.flush_top_data(Flush::WriteBack);
+    assert_eq!((f.empty, f.clean, f.dirty), (2, 1, 1));
+
+    // The L1 I keeps its line; the L1 D is empty; the L2 (sets 0, 2 and 4
+    // of 8) holds all three lines, the stored one now dirty.
+    assert_eq!(holds(&sys, CPU0, 0), [line(0x100, 0x4100, 1, false)]);
+    assert_eq!(holds(&sys, CPU0, 1), []);
+    let l2 = sys.shared().caches()[0].1.resident();
+    assert_eq!(l2, [line(0x100, 0x4100, 1, false), line(0x1040, 0x8040, 1, true), line(0x1080, 0x8080, 1, false)]);
+    let m = sys.memory();
+    assert_eq!((m.reads, m.bytes_read, m.writes), (3, 96, 0));
+    // Three requests, no cache-control instruction.
+    let t = sys.cpu(CPU0).ledger().tally(Mechanism::User);
+    assert_eq!((t.requests, t.cache_ops), ([1, 1, 1], 0));
+}

@@ -14,7 +14,7 @@
 
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Cache, Flush, LineRef, Lookup, Outcome, RefKind};
-use vmlab_machine::config::TierConfig;
+use vmlab_machine::config::LevelConfig;
 use vmlab_machine::mapper::{MapError, PageMapper};
 use vmlab_machine::{
     decode_ahead, Compat, EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult,
@@ -117,7 +117,7 @@ impl OnePass {
         };
         let swept_configs: Vec<_> = configs.iter().map(cache_of).collect();
         let level = SweptLevel::new(&swept_configs).map_err(|r| refuse(first, r))?;
-        let tier_configs = first.tiers().map_err(|r| refuse(first, r))?;
+        let level_configs = first.levels().map_err(|r| refuse(first, r))?;
         let build = |name: &str, c: &vmlab_cache::CacheConfig| -> Result<Slot, Refused> {
             if name == swept {
                 return Ok(Slot::Swept);
@@ -128,13 +128,13 @@ impl OnePass {
         };
         let mut tiers = Vec::new();
         let mut names = Vec::new();
-        for t in &tier_configs {
+        for t in &level_configs {
             match t {
-                TierConfig::Unified { name, cache } => {
+                LevelConfig::Unified { name, cache } => {
                     tiers.push(Tier::Unified(build(name, cache)?));
                     names.push(vec![name.clone()]);
                 }
-                TierConfig::Split { i_name, i, d_name, d } => {
+                LevelConfig::Split { i_name, i, d_name, d } => {
                     tiers.push(Tier::Split { i: build(i_name, i)?, d: build(d_name, d)? });
                     names.push(vec![i_name.clone(), d_name.clone()]);
                 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use vmlab_addr::ByteSize;
 use vmlab_cache::{Assoc, CacheConfig, Geometry, Replacement, WriteMissPolicy};
-use vmlab_machine::config::TierConfig;
+use vmlab_machine::config::LevelConfig;
 use vmlab_machine::mapper::FrameAllocation;
 use vmlab_machine::MachineConfig;
 
@@ -32,9 +32,9 @@ pub struct Pass {
 
 /// The cache names of a configuration's last level.
 fn last_level(config: &MachineConfig) -> Vec<String> {
-    match config.tiers().ok().and_then(|t| t.last().cloned()) {
-        Some(TierConfig::Unified { name, .. }) => vec![name],
-        Some(TierConfig::Split { i_name, d_name, .. }) => vec![i_name, d_name],
+    match config.levels().ok().and_then(|t| t.last().cloned()) {
+        Some(LevelConfig::Unified { name, .. }) => vec![name],
+        Some(LevelConfig::Split { i_name, d_name, .. }) => vec![i_name, d_name],
         None => Vec::new(),
     }
 }
@@ -60,7 +60,7 @@ fn cache_mut<'a>(config: &'a mut MachineConfig, name: &str) -> Option<&'a mut Ca
 /// Why `config` cannot be a configuration of a pass sweeping `swept`, or
 /// `None` if it can (with others of equal `pass_key`).
 pub fn refusal(config: &MachineConfig, swept: &str) -> Option<String> {
-    if let Err(e) = config.tiers() {
+    if let Err(e) = config.levels() {
         return Some(e);
     }
     if !last_level(config).iter().any(|n| n == swept) {

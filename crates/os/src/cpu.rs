@@ -13,9 +13,9 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::OS_KERNEL_SPACE;
-use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Indexing, LineRef, LineState, RefKind};
-use vmlab_machine::{Hierarchy, MachineConfig, Request};
+use vmlab_addr::{Asid, CpuId, PageSize, PhysAddr, VirtAddr};
+use vmlab_cache::{CacheConfig, Indexing, LineRef, LineState};
+use vmlab_machine::{LevelConfig, MachineConfig, Mechanism, Request, System};
 use vmlab_mmu::{Slot, TlbEntry};
 
 use crate::cost::Counters;
@@ -71,41 +71,37 @@ pub enum DataRef {
 /// type, so the OS passes it straight down.
 pub use vmlab_cache::Flush;
 
+/// The OS model's CPU: CPU 0 of a one-CPU `System` of the machine crate
+/// (its caches, its TLB, its ledger, whose running mechanism is the one
+/// counters are attributed to), with what the OS model adds around it: the
+/// cost model's counters per mechanism and the consistency oracle.
 #[derive(Debug)]
 pub struct Cpu {
-    hier: Hierarchy,
+    system: System,
     line: u64,
     indexing: Indexing,
     counters: Counters,
     oracle: Option<Oracle>,
-    /// The data TLB user accesses go through (`None`: not simulated).
-    tlb: Option<vmlab_mmu::Tlb>,
-    /// The mechanism now running (see [`Cpu::enter`]).
-    component: &'static str,
-    /// Counters when `component` last changed.
+    /// Counters when the running mechanism last changed.
     mark: Counters,
     /// Counters per mechanism, up to `mark`.
-    by_component: BTreeMap<&'static str, Counters>,
+    by_mechanism: BTreeMap<Mechanism, Counters>,
 }
 
-/// The component counted when no kernel mechanism is running: user loads
-/// and stores (and anything an experiment does not label).
-pub const USER: &str = "user access";
+/// The one CPU the OS model runs on.
+const CPU: CpuId = CpuId(0);
 
 impl Cpu {
     /// A CPU over `machine`'s caches; `oracle` turns the consistency oracle on
     /// (labelled with `policy` in its reports).
     pub fn new(machine: &MachineConfig, oracle: bool, policy: &str) -> Result<Self, String> {
-        let tiers = machine.tiers().map_err(|e| format!("machine {}: {e}", machine.name))?;
-        let hier = Hierarchy::new(&tiers, false).map_err(|e| format!("machine {}: {e}", machine.name))?;
-        let top = match &tiers[0] {
-            vmlab_machine::TierConfig::Unified { cache, .. } => cache.clone(),
-            vmlab_machine::TierConfig::Split { d, .. } => d.clone(),
-        };
-        for t in tiers.iter().skip(1) {
-            let below = match t {
-                vmlab_machine::TierConfig::Unified { cache, .. } => vec![cache],
-                vmlab_machine::TierConfig::Split { i, d, .. } => vec![i, d],
+        let levels = machine.levels().map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let system = System::new(1, &levels, &[], false).map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let top = top_data_config(&levels[0]).clone();
+        for l in levels.iter().skip(1) {
+            let below = match l {
+                LevelConfig::Unified { cache, .. } => vec![cache],
+                LevelConfig::Split { i, d, .. } => vec![i, d],
             };
             if oracle && below.iter().any(|c| c.indexing != Indexing::Pipt) {
                 return Err(format!(
@@ -116,51 +112,58 @@ impl Cpu {
         }
         let oracle = if oracle { Some(Oracle::new(&top, policy)?) } else { None };
         Ok(Self {
-            hier,
+            system,
             line: top.line.0,
             indexing: top.indexing,
             counters: Counters::default(),
             oracle,
-            tlb: None,
-            component: USER,
             mark: Counters::default(),
-            by_component: BTreeMap::new(),
+            by_mechanism: BTreeMap::new(),
         })
     }
 
-    /// Starts attributing counters to mechanism `c` (a copy loop, a flush
+    /// Starts attributing counters to mechanism `m` (a copy loop, a flush
     /// loop, a PTE update, a fault entry ...) and returns the one it
     /// interrupts, to hand back to [`Cpu::leave`]. Nested mechanisms count
-    /// for the innermost, so the components partition the counters exactly:
+    /// for the innermost, so the mechanisms partition the counters exactly:
     /// their sum is always [`Cpu::counters`]. This is how S2 explains a
-    /// predicted figure by what it is made of.
-    pub fn enter(&mut self, c: &'static str) -> &'static str {
+    /// predicted figure by what it is made of. The running mechanism is the
+    /// machine CPU's (`Ledger::enter`), so its own tallies split the same way.
+    pub fn enter(&mut self, m: Mechanism) -> Mechanism {
         self.settle();
-        std::mem::replace(&mut self.component, c)
+        self.system.cpu_mut(CPU).ledger_mut().enter(m)
     }
 
     /// Ends the mechanism started by the [`Cpu::enter`] that returned `prev`.
-    pub fn leave(&mut self, prev: &'static str) {
+    pub fn leave(&mut self, prev: Mechanism) {
         self.settle();
-        self.component = prev;
+        self.system.cpu_mut(CPU).ledger_mut().leave(prev);
     }
 
     fn settle(&mut self) {
         let d = self.counters - self.mark;
         if d != Counters::default() {
-            *self.by_component.entry(self.component).or_default() += d;
+            let now = self.system.cpu(CPU).ledger().now();
+            *self.by_mechanism.entry(now).or_default() += d;
             self.mark = self.counters;
         }
     }
 
-    /// Counters so far, per mechanism; they sum to [`Cpu::counters`].
+    /// Counters so far, by the name of each mechanism (`Mechanism::name`);
+    /// they sum to [`Cpu::counters`].
     pub fn components(&mut self) -> BTreeMap<String, Counters> {
         self.settle();
-        self.by_component.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+        self.by_mechanism.iter().map(|(m, v)| (m.name().to_string(), *v)).collect()
     }
 
     pub fn line_bytes(&self) -> u64 {
         self.line
+    }
+
+    /// The configuration of the top data cache (the one the oracle mirrors
+    /// and the hat colours pages for).
+    pub fn top_data_config(&self) -> &CacheConfig {
+        self.system.cpu(CPU).top_data().config()
     }
 
     pub fn indexing(&self) -> Indexing {
@@ -171,8 +174,9 @@ impl Cpu {
         self.counters
     }
 
-    pub fn hierarchy(&self) -> &Hierarchy {
-        &self.hier
+    /// The one-CPU system the OS runs on.
+    pub fn system(&self) -> &System {
+        &self.system
     }
 
     pub fn violations(&self) -> &[Violation] {
@@ -185,19 +189,18 @@ impl Cpu {
 
     /// Gives this CPU a data TLB (replacing any previous one, empty).
     pub fn set_tlb(&mut self, cfg: vmlab_mmu::TlbConfig) -> Result<(), String> {
-        self.tlb = Some(vmlab_mmu::Tlb::new(cfg).map_err(|e| format!("tlb: {e}"))?);
-        Ok(())
+        self.system.cpu_mut(CPU).set_tlb(cfg).map_err(|e| format!("tlb: {e}"))
     }
 
     pub fn tlb(&self) -> Option<&vmlab_mmu::Tlb> {
-        self.tlb.as_ref()
+        self.system.cpu(CPU).tlb()
     }
 
     /// A user access's translation of page `va` of `asid` through the TLB:
     /// a miss refills the entry from the hat's frame at `pa` (pages of
     /// `page` bytes). Returns whether it hit; without a TLB, `true`.
     pub fn tlb_translate(&mut self, asid: Asid, va: VirtAddr, pa: PhysAddr, page: u64) -> Result<bool, String> {
-        let Some(tlb) = self.tlb.as_mut() else { return Ok(true) };
+        let Some(tlb) = self.system.cpu_mut(CPU).tlb_mut() else { return Ok(true) };
         if tlb.lookup(asid, va).is_some() {
             self.counters.tlb_hits += 1;
             return Ok(true);
@@ -212,7 +215,7 @@ impl Cpu {
     /// the TLB holds it, and returns whether it did.
     pub fn tlb_purge(&mut self, asid: Asid, va: VirtAddr) -> bool {
         self.counters.tlb_purges += 1;
-        let found = self.tlb.as_mut().is_some_and(|t| t.purge_page(asid, va));
+        let found = self.system.cpu_mut(CPU).tlb_mut().is_some_and(|t| t.purge_page(asid, va));
         if found {
             self.counters.tlb_purge_hits += 1;
         }
@@ -254,8 +257,10 @@ impl Cpu {
             }
             return;
         }
-        let kind = if write { RefKind::Write } else { RefKind::Read };
-        let out = self.hier.access_line(0, kind, va, pa, asid.0, size);
+        let req = if write { Request::write } else { Request::read };
+        // Within one line of the top level (`reference` splits there), so
+        // `last` is this access's outcome.
+        let out = self.system.on(CPU).request(req(span.at.va, span.at.pa, asid, size)).last;
         if out.fetch {
             self.counters.misses += 1;
         }
@@ -278,13 +283,13 @@ impl Cpu {
         let mask = !(self.line - 1);
         let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid: at.space.0 };
         self.counters.cache_ops += 1;
-        let state = self.hier.top_mut(RefKind::Read).flush_line(r, how);
+        // The machine writes a dirty line flushed to the level below.
+        let state = self.system.on(CPU).flush_line(at.va, at.pa, at.space, how);
         let access =
             Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
             LineState::Dirty(e) if how == Flush::WriteBack => {
                 self.counters.writebacks += 1;
-                self.hier.request(1, Request::write(VirtAddr(e.vaddr), PhysAddr(e.paddr), Asid(e.asid), self.line));
                 if let Some(o) = self.oracle.as_mut() {
                     o.write_back(&e, &access);
                 }
@@ -302,12 +307,8 @@ impl Cpu {
     /// Writes back and invalidates the whole top-level D-cache without
     /// counting (an experiment's set-up, outside any measured region).
     pub fn reset_cache(&mut self) {
-        let cache = self.hier.top_mut(RefKind::Read);
-        let resident = cache.resident();
-        let (_, dirty) = cache.flush_all(Flush::WriteBack);
-        for e in &dirty {
-            self.hier.request(1, Request::write(VirtAddr(e.vaddr), PhysAddr(e.paddr), Asid(e.asid), self.line));
-        }
+        let resident = self.resident();
+        self.system.on(CPU).flush_top_data(Flush::WriteBack);
         if let Some(o) = self.oracle.as_mut() {
             let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
             for e in resident {
@@ -321,7 +322,15 @@ impl Cpu {
     }
 
     /// The top-level D-cache lines resident now: (vaddr, paddr, asid, dirty).
-    pub fn resident(&mut self) -> Vec<vmlab_cache::Evicted> {
-        self.hier.top_mut(RefKind::Read).resident()
+    pub fn resident(&self) -> Vec<vmlab_cache::Evicted> {
+        self.system.cpu(CPU).top_data().resident()
+    }
+}
+
+/// The configuration of the cache a level serves data from.
+fn top_data_config(level: &LevelConfig) -> &CacheConfig {
+    match level {
+        LevelConfig::Unified { cache, .. } => cache,
+        LevelConfig::Split { d, .. } => d,
     }
 }

@@ -16,11 +16,12 @@ use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::{DataRef, Flush, Place, Span};
 use crate::hat::Mapping;
 use crate::policy::Policy;
-use crate::primitives::{flush_range, COPY, COPY_RECOVERY, FLUSH, IPC_PATH};
+use crate::primitives::flush_range;
 use crate::prot::Prot;
 use crate::vm::{self, Attach, ObjectKind, Os};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_machine::Mechanism;
 
 /// Which cache the machine has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -43,7 +44,7 @@ pub struct Measurement {
     /// Message or block size in bytes (0: null).
     pub bytes: u64,
     pub counters: Counters,
-    /// The same counters per mechanism (`primitives::FLUSH`, `COPY`, ...);
+    /// The same counters per mechanism (`Mechanism::name`: "flush loop", "copy loop", ...);
     /// they sum to `counters`.
     pub components: BTreeMap<String, Counters>,
     /// Pages of the new page warm in the cache afterwards (pmap cases).
@@ -157,7 +158,7 @@ fn flush_block(os: &mut Os, asid: Asid, va: u64, bytes: u64, how: Flush) -> Resu
         spans.push(span(os, asid, va + i * line)?);
     }
     let cpu = os.cpu();
-    let outer = cpu.enter(FLUSH);
+    let outer = cpu.enter(Mechanism::FlushLoop);
     cpu.count(|c| c.flush_calls += 1);
     cpu.instructions(lines.div_ceil(per) * iter);
     for s in spans {
@@ -179,7 +180,7 @@ fn copy_block(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Re
         off += w;
     }
     let cpu = os.cpu();
-    let outer = cpu.enter(COPY);
+    let outer = cpu.enter(Mechanism::CopyLoop);
     cpu.count(|c| c.copy_calls += 1);
     cpu.instructions(bytes.div_ceil(line) * per_line);
     for (s, d) in pairs {
@@ -195,7 +196,7 @@ fn copy_block(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Re
 fn user_kernel_copy(os: &mut Os, src: (Asid, u64), dst: (Asid, u64), bytes: u64) -> Result<(), String> {
     let n = os.cost().path_of(Routine::CopyRecovery);
     let cpu = os.cpu();
-    let outer = cpu.enter(COPY_RECOVERY);
+    let outer = cpu.enter(Mechanism::CopyRecovery);
     cpu.instructions(n);
     cpu.leave(outer);
     copy_block(os, src, dst, bytes)
@@ -310,7 +311,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
         let total = measure(&mut os, |os| {
             let fixed = os.cost().path_of(Routine::IpcNull) + pages * os.cost().path_of(Routine::IpcPerPage);
             let cpu = os.cpu();
-            let outer = cpu.enter(IPC_PATH);
+            let outer = cpu.enter(Mechanism::IpcPath);
             // ipcSend and ipcReceive: two system calls.
             cpu.count(|c| c.traps += 2);
             cpu.instructions(fixed);
@@ -412,7 +413,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let (old_pa, new_pa) = (old * page, new * page);
     let c = measure(&mut os, |os| {
         let h = os.cost().path_of(Routine::FaultHandler);
-        let outer = os.cpu().enter(crate::primitives::FAULT);
+        let outer = os.cpu().enter(Mechanism::FaultEntry);
         os.cpu().count(|c| c.traps += 1);
         os.cpu().instructions(h);
         os.cpu().leave(outer);

@@ -33,8 +33,9 @@ use crate::cost::{CostModel, Routine};
 use crate::cpu::{Cpu, DataRef, Flush, Place, Span};
 use crate::oracle::{CopyId, CopyNamer};
 use crate::policy::{Conflict, Policy};
-use crate::primitives::{flush_range, BOOKKEEPING, PTE, TLB_MISS, TLB_PURGE};
+use crate::primitives::flush_range;
 use crate::prot::Prot;
+use vmlab_machine::Mechanism;
 
 /// One translation to a page: address space, page address, the space the
 /// cache tags it with (its own ASID, or a global segment's), the rights
@@ -269,7 +270,7 @@ impl Hat {
             .insert_refs(asid, Vpn(va / self.page), Pfn(pfn), &mut self.table_pool, &mut self.refs)
             .map_err(|e| format!("hat: page table: {e}"))?;
         self.charge_pte(cpu, cost, Routine::PteInsert);
-        let outer = cpu.enter(BOOKKEEPING);
+        let outer = cpu.enter(Mechanism::VmBookkeeping);
         cpu.instructions(cost.path_of(Routine::VmMapPage));
         cpu.leave(outer);
         let space = self.spaces.entry(asid).or_insert_with(|| AsDescriptor { asid, mmus: Vec::new() });
@@ -286,7 +287,7 @@ impl Hat {
     }
 
     fn charge_pte(&mut self, cpu: &mut Cpu, cost: &CostModel, base: Routine) {
-        let outer = cpu.enter(PTE);
+        let outer = cpu.enter(Mechanism::PteUpdate);
         cpu.instructions(cost.path_of(base) + cost.path_of(Routine::PteChainStep) * self.refs.len() as u64);
         self.charge_refs(cpu, base.key());
         cpu.leave(outer);
@@ -309,7 +310,7 @@ impl Hat {
     /// through the cache. The caller has counted the miss itself.
     pub fn tlb_refill(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: u64) {
         use vmlab_mmu::pagetable::PageTable;
-        let outer = cpu.enter(TLB_MISS);
+        let outer = cpu.enter(Mechanism::TlbMiss);
         self.refs.clear();
         // An address outside the table's range has no chain to walk; the
         // handler then reads nothing (cannot happen below USER_LIMIT).
@@ -324,7 +325,7 @@ impl Hat {
     /// one TLB, that of CPU 0, so a translation loaded for another CPU is
     /// purged there too (shoot-downs are a later issue).
     fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: u64) {
-        let outer = cpu.enter(TLB_PURGE);
+        let outer = cpu.enter(Mechanism::TlbPurge);
         cpu.instructions(cost.path_of(Routine::TlbPurge));
         cpu.tlb_purge(asid, VirtAddr(va));
         cpu.leave(outer);
@@ -409,7 +410,7 @@ impl Hat {
         let _ = self.table.remove_refs(asid, Vpn(va / self.page), &mut self.table_pool, &mut self.refs);
         self.charge_pte(cpu, cost, Routine::PteDelete);
         self.purge_tlb(cpu, cost, asid, va);
-        let outer = cpu.enter(BOOKKEEPING);
+        let outer = cpu.enter(Mechanism::VmBookkeeping);
         cpu.instructions(cost.path_of(Routine::VmUnmapPage));
         cpu.leave(outer);
         if self.acts() {

@@ -5,29 +5,7 @@
 use crate::cost::{CostModel, Routine};
 use crate::cpu::{Cpu, DataRef, Flush, Place, Span};
 use vmlab_cache::LineState;
-
-// The mechanisms a measured figure is broken into (`Cpu::enter`); S2 prints
-// each predicted figure as the sum of these.
-/// Flush/purge loops (`pdcache`).
-pub const FLUSH: &str = "flush loop";
-/// Copy loops.
-pub const COPY: &str = "copy loop";
-/// Zero loops.
-pub const ZERO: &str = "zero loop";
-/// PTE insert/delete in the hashed table, chain walk included.
-pub const PTE: &str = "pte update";
-/// `pdtlb` purges.
-pub const TLB_PURGE: &str = "tlb purge";
-/// The software TLB-refill handler and its chain walk.
-pub const TLB_MISS: &str = "tlb miss";
-/// Fault entry: trap and handler path (what it calls is counted apart).
-pub const FAULT: &str = "fault entry";
-/// Hat and VM bookkeeping per page loaded/unloaded, frame alloc/free.
-pub const BOOKKEEPING: &str = "vm bookkeeping";
-/// The fixed software path of a system call such as `ipcSend`.
-pub const IPC_PATH: &str = "ipc path";
-/// The recovery set-up around a user/kernel copy (seed 000 footnote 10).
-pub const COPY_RECOVERY: &str = "copy recovery";
+use vmlab_machine::Mechanism;
 
 /// How many lines of each state a flush loop met.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,7 +19,7 @@ pub struct FlushFound {
 /// does: a call, then `flush_lines_per_iteration` line flushes per loop
 /// iteration (seed 000 footnote 2).
 pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, at: Place, bytes: u64, how: Flush, origin: &str) -> FlushFound {
-    let outer = cpu.enter(FLUSH);
+    let outer = cpu.enter(Mechanism::FlushLoop);
     let line = cpu.line_bytes();
     let lines = bytes.div_ceil(line);
     let per = cost.path_of(Routine::FlushLinesPerIteration).max(1);
@@ -63,7 +41,7 @@ pub fn flush_range(cpu: &mut Cpu, cost: &CostModel, at: Place, bytes: u64, how: 
 /// per line, one load and one store per word and `copy_per_line`
 /// instructions.
 pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, origin: &str) {
-    let outer = cpu.enter(COPY);
+    let outer = cpu.enter(Mechanism::CopyLoop);
     let line = cpu.line_bytes();
     cpu.count(|c| c.copy_calls += 1);
     cpu.instructions(bytes.div_ceil(line) * cost.path_of(Routine::CopyPerLine));
@@ -79,7 +57,7 @@ pub fn copy(cpu: &mut Cpu, cost: &CostModel, src: Span, dst: Span, bytes: u64, o
 
 /// Writes zeros over `bytes` at `dst`, one store per word.
 pub fn zero(cpu: &mut Cpu, cost: &CostModel, dst: Span, bytes: u64, origin: &str) {
-    let outer = cpu.enter(ZERO);
+    let outer = cpu.enter(Mechanism::ZeroLoop);
     let line = cpu.line_bytes();
     cpu.instructions(bytes.div_ceil(line) * cost.path_of(Routine::ZeroPerLine));
     let w = crate::oracle::WORD;

@@ -24,8 +24,9 @@ use crate::hat::{Hat, Mapping, UnloadReason};
 use crate::oracle::Violation;
 use crate::physmem::PhysMem;
 use crate::policy::Policy;
-use crate::primitives::{copy, zero, BOOKKEEPING, FAULT};
+use crate::primitives::{copy, zero};
 use crate::prot::Prot;
+use vmlab_machine::Mechanism;
 
 /// Cache space ids of global shared segments (`global-shared` policy).
 pub const GLOBAL_SPACE_BASE: Asid = Asid(0x4000_0000);
@@ -164,12 +165,7 @@ impl Os {
         if let Some(t) = &cost.tlb {
             cpu.set_tlb(t.config(page))?;
         }
-        let tiers = machine.tiers().map_err(|e| format!("machine {}: {e}", machine.name))?;
-        let top = match &tiers[0] {
-            vmlab_machine::TierConfig::Unified { cache, .. } => cache.clone(),
-            vmlab_machine::TierConfig::Split { d, .. } => d.clone(),
-        };
-        let hat = Hat::new(policy, page, frames, &top)?;
+        let hat = Hat::new(policy, page, frames, cpu.top_data_config())?;
         Ok(Self {
             cost,
             cpu,
@@ -421,7 +417,7 @@ impl Os {
 
     /// Returns a frame to the free pool (`page_free` instructions).
     fn free_frame(&mut self, pfn: u64) {
-        let outer = self.cpu.enter(BOOKKEEPING);
+        let outer = self.cpu.enter(Mechanism::VmBookkeeping);
         self.cpu.instructions(self.cost.path_of(Routine::PageFree));
         self.cpu.leave(outer);
         self.mem.free(pfn);
@@ -529,7 +525,7 @@ impl Os {
     }
 
     fn fault(&mut self, asid: Asid, page: u64, write: bool) -> Result<FaultKind, OsError> {
-        let outer = self.cpu.enter(FAULT);
+        let outer = self.cpu.enter(Mechanism::FaultEntry);
         let kind = self.fault_body(asid, page, write);
         self.cpu.leave(outer);
         kind
@@ -650,7 +646,7 @@ impl Os {
     }
 
     fn alloc(&mut self, va: u64) -> Result<u64, OsError> {
-        let outer = self.cpu.enter(BOOKKEEPING);
+        let outer = self.cpu.enter(Mechanism::VmBookkeeping);
         self.cpu.instructions(self.cost.path_of(Routine::PageAlloc));
         self.cpu.leave(outer);
         let colour = (va / self.page) % self.mem.colours();

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use pyo3::prelude::*;
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::FlushStats;
 use vmlab_machine::{preset, Compat, Flush, Machine, MachineConfig, RunError, RunResult};
 use vmlab_trace::TraceFormat;
@@ -198,14 +199,17 @@ impl LiveMachine {
     /// `Machine::flush_virtual_range`: (empty, clean, dirty) over every cache.
     fn flush_virtual(&mut self, asid: u32, addr: u64, length: u64, purge: bool) -> PyResult<(u64, u64, u64)> {
         guard("flush_virtual", || {
-            self.machine.flush_virtual_range(asid, addr, length, flush_of(purge)).map(counts).map_err(vmlab_error)
+            self.machine
+                .flush_virtual_range(Asid(asid), VirtAddr(addr), length, flush_of(purge))
+                .map(counts)
+                .map_err(vmlab_error)
         })
     }
 
     /// `Machine::flush_physical_range`: (empty, clean, dirty) over every cache.
     fn flush_physical(&mut self, addr: u64, length: u64, purge: bool) -> PyResult<(u64, u64, u64)> {
         guard("flush_physical", || {
-            self.machine.flush_physical_range(addr, length, flush_of(purge)).map(counts).map_err(vmlab_error)
+            self.machine.flush_physical_range(PhysAddr(addr), length, flush_of(purge)).map(counts).map_err(vmlab_error)
         })
     }
 
@@ -217,13 +221,17 @@ impl LiveMachine {
     /// The physical address of `addr` in `asid`, mapping its page on first
     /// touch as a reference would.
     fn translate(&mut self, asid: u32, addr: u64) -> PyResult<u64> {
-        guard("translate", || self.machine.translate(asid, addr).map(|pa| pa.0).map_err(vmlab_error))
+        guard("translate", || self.machine.translate(Asid(asid), VirtAddr(addr)).map(|pa| pa.0).map_err(vmlab_error))
     }
 
     /// Maps the page of `alias` in `alias_asid` onto the frame of the page
     /// of `owner` in `owner_asid` (a synonym).
     fn share_page(&mut self, owner_asid: u32, owner: u64, alias_asid: u32, alias: u64) -> PyResult<()> {
-        guard("share_page", || self.machine.share_page(owner_asid, owner, alias_asid, alias).map_err(vmlab_error))
+        guard("share_page", || {
+            self.machine
+                .share_page(Asid(owner_asid), VirtAddr(owner), Asid(alias_asid), VirtAddr(alias))
+                .map_err(vmlab_error)
+        })
     }
 
     /// The `RunResult` so far, as JSON.

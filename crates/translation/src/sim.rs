@@ -144,6 +144,159 @@ impl Fold {
     }
 }
 
+/// What the fast paths remember of the caches and TLBs between user
+/// pieces: each field is true only while nothing has changed the state it
+/// stands for, so every change to the caches or TLBs goes through one of
+/// the `forget_*` methods here (a kernel reference, a refill, a flush, a
+/// context switch, a TLB eviction). Kept together so that a new memo is
+/// forgotten wherever the others are.
+#[derive(Debug)]
+struct Memos {
+    /// Per side, the (ASID, L1 line) the latest user reference left
+    /// resident, while nothing else has touched the caches or TLBs since: a
+    /// read of it again is an L1 hit (and a TLB hit on the same page) that
+    /// changes no state but counters (`VmSim::repeats`).
+    last: [Option<(u32, u64)>; 2],
+    /// Per side, raw pages of `resident_asid` whose TLB lookup would hit
+    /// and change nothing but the hit count, or (SOFTVM, SPUR) whose fold
+    /// is known (`VmSim::note_lookup`, `remember_page`; forgotten by
+    /// `forget_evicted` and `forget_pages`): the hit loop's page test, and
+    /// the general path's (`resident_pa`), which then skips the lookup.
+    resident: Box<ResidentPages>,
+    resident_frames: Box<ResidentFrames>,
+    resident_asid: u32,
+    /// Per side, the latest page remembered (where only that one may be:
+    /// LRU order or micro-TLBs, `pure_lookups` false).
+    latest_raw: [u64; 2],
+    /// The latest user access: folded minus raw address, and its raw fold
+    /// region.
+    access_delta: u64,
+    access_region: u64,
+    page_shift: u32,
+    /// The TLBs' lookups change nothing (`TlbSet::lookups_change_nothing`).
+    pure_lookups: bool,
+    /// Pages are remembered for their fold alone (SOFTVM, SPUR: no TLB
+    /// before memory), so any of them may be resident.
+    fold_known: bool,
+}
+
+impl Memos {
+    fn new(page_shift: u32, pure_lookups: bool, fold_known: bool) -> Self {
+        Self {
+            last: [None; 2],
+            resident: Box::new(NO_RESIDENT),
+            resident_frames: Box::new([[0; hit_run::RESIDENT_SLOTS]; 2]),
+            resident_asid: 0,
+            latest_raw: [NO_PAGE; 2],
+            access_delta: 0,
+            access_region: 0,
+            page_shift,
+            pure_lookups,
+            fold_known,
+        }
+    }
+
+    /// Something other than a user piece touched the caches or TLBs: no
+    /// line is known to repeat.
+    fn forget_lines(&mut self) {
+        self.last = [None; 2];
+    }
+
+    /// Remembers the page of user piece `va` (folded; `pa` its physical
+    /// address) on side `s` for the hit loop, if the piece lies in its
+    /// access's first fold region (so folding the raw page gives this one).
+    fn remember_page(&mut self, s: usize, asid: u32, va: u64, pa: u64) {
+        let raw = va.wrapping_sub(self.access_delta);
+        if raw >> REGION_SHIFT != self.access_region {
+            return;
+        }
+        if asid != self.resident_asid {
+            self.forget_pages();
+            self.resident_asid = asid;
+        }
+        let raw_page = raw >> self.page_shift;
+        let slot = hit_run::resident_slot(raw_page);
+        self.resident[s][slot] = hit_run::ResidentPage { raw_page, delta: self.access_delta };
+        self.resident_frames[s][slot] = pa & !((1 << self.page_shift) - 1);
+        self.latest_raw[s] = raw_page;
+    }
+
+    /// The physical address of user piece `va` (folded) if its page is
+    /// resident on side `s`: then its TLB lookup would be a hit that
+    /// changes nothing but the hit count. Found by the folded page's slot,
+    /// which is the raw page's where pages are small enough for the fold to
+    /// keep a page number's slot bits (`forget_evicted`); otherwise it
+    /// simply is not found.
+    #[inline(always)]
+    fn resident_pa(&self, s: usize, asid: u32, va: u64) -> Option<u64> {
+        if asid != self.resident_asid {
+            return None;
+        }
+        let page = va >> self.page_shift;
+        let slot = hit_run::resident_slot(page);
+        let e = &self.resident[s][slot];
+        let folded = (e.raw_page << self.page_shift).wrapping_add(e.delta) >> self.page_shift;
+        // Written out rather than `bool::then` with a closure: as a method
+        // of `Memos` the closure stopped being inlined (callgrind: +1.6 %
+        // instructions per reference for the TLB schemes).
+        if e.raw_page == NO_PAGE || folded != page {
+            return None;
+        }
+        Some(self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
+    }
+
+    fn forget_latest(&mut self, s: usize) {
+        let p = std::mem::replace(&mut self.latest_raw[s], NO_PAGE);
+        let e = &mut self.resident[s][hit_run::resident_slot(p)];
+        if e.raw_page == p {
+            e.raw_page = NO_PAGE;
+        }
+    }
+
+    /// A TLB entry was evicted: with pure lookups, only its page stops
+    /// being resident (on either side: a unified TLB serves both). A global
+    /// entry maps a kernel page, never a user piece's.
+    fn forget_evicted(&mut self, e: TlbEntry) {
+        if e.global {
+            return;
+        }
+        if !self.pure_lookups || e.page_shift != self.page_shift || e.asid.0 != self.resident_asid {
+            self.forget_pages();
+            return;
+        }
+        // Folding moves whole 4 MB regions, so a raw page and its folded
+        // page share the low bits that choose a slot, if pages are small
+        // enough; otherwise every slot is checked.
+        let same_slot = REGION_SHIFT.saturating_sub(self.page_shift) >= hit_run::RESIDENT_SLOTS.trailing_zeros();
+        let page_shift = self.page_shift;
+        let folds_to = |r: &hit_run::ResidentPage| {
+            r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn.0
+        };
+        for side in self.resident.iter_mut() {
+            if same_slot {
+                let r = &mut side[hit_run::resident_slot(e.vpn.0)];
+                if folds_to(r) {
+                    r.raw_page = NO_PAGE;
+                }
+            } else {
+                for r in side.iter_mut().filter(|r| folds_to(r)) {
+                    r.raw_page = NO_PAGE;
+                }
+            }
+        }
+    }
+
+    /// Forgets every resident page. Under a TLB without pure lookups only
+    /// the latest page of each side can be there.
+    fn forget_pages(&mut self) {
+        if self.pure_lookups || self.fold_known {
+            *self.resident = NO_RESIDENT;
+        }
+        self.forget_latest(0);
+        self.forget_latest(1);
+    }
+}
+
 #[derive(Debug)]
 pub struct VmSim {
     cfg: VmConfig,
@@ -174,33 +327,15 @@ pub struct VmSim {
     /// The address space of the latest user reference (whose tables a
     /// kernel line belongs to).
     current_space: u32,
-    /// Per side, the (ASID, L1 line) the latest user reference left
-    /// resident, while nothing else has touched the caches or TLBs since: a
-    /// read of it again is an L1 hit (and a TLB hit on the same page) that
-    /// changes no state but counters, which `repeats` holds until `settle`.
-    last: [Option<(u32, u64)>; 2],
+    /// What the fast paths remember of the caches and TLBs (`Memos`).
+    memo: Memos,
     l1_shift: [u32; 2],
+    /// L1 hits counted without an access (repeats of `Memos::last`), by
+    /// kind, until `settle`.
     repeats: [u64; 3],
-    page_shift: u32,
     /// TLB hits counted without a lookup (pieces on a resident page), by
     /// side, settled like `repeats`.
     page_repeats: [u64; 2],
-    /// Per side, raw pages of `resident_asid` whose TLB lookup would hit
-    /// and change nothing but the hit count, or (SOFTVM, SPUR) whose fold
-    /// is known (`note_lookup`, `remember_page`; forgotten by
-    /// `forget_evicted` and `forget_pages`): the hit loop's page test, and
-    /// the general path's (`resident_pa`), which then skips the lookup.
-    resident: Box<ResidentPages>,
-    resident_frames: Box<ResidentFrames>,
-    resident_asid: u32,
-    /// Per side, the latest page remembered (where only that one may be:
-    /// LRU order or micro-TLBs, `pure_lookups` false).
-    latest_raw: [u64; 2],
-    pure_lookups: bool,
-    /// The latest user access: folded minus raw address, and its raw fold
-    /// region.
-    access_delta: u64,
-    access_region: u64,
     /// The hit loop's op table (`hit_run`), where it applies: both L1s
     /// direct-mapped virtual with ASIDs, the fast paths on, no protection
     /// ticks, and a TLB looked up on every access, translation at L2
@@ -312,18 +447,10 @@ impl VmSim {
             pending: VecDeque::new(),
             asid_tagged_caches,
             current_space: 0,
-            last: [None; 2],
+            memo: Memos::new(page.trailing_zeros(), pure_lookups, at == TranslateAt::L2Miss),
             l1_shift: [cfg.l1i.line.0.trailing_zeros(), cfg.l1d.line.0.trailing_zeros()],
             repeats: [0; 3],
-            page_shift: cfg.page_size.bytes().trailing_zeros(),
             page_repeats: [0; 2],
-            resident: Box::new(NO_RESIDENT),
-            resident_frames: Box::new([[0; hit_run::RESIDENT_SLOTS]; 2]),
-            resident_asid: 0,
-            latest_raw: [NO_PAGE; 2],
-            pure_lookups,
-            access_delta: 0,
-            access_region: 0,
             hit_ops: None,
             hit_words: 0,
             protect_every: if cfg.protection_changes_per_million > 0.0 {
@@ -423,8 +550,8 @@ impl VmSim {
             Event::Access(a) => self.access(a),
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
-                self.last = [None; 2];
-                self.forget_pages();
+                self.memo.forget_lines();
+                self.memo.forget_pages();
                 // Untagged structures cannot tell address spaces apart.
                 if let Some(tlbs) = self.tlbs.as_mut() {
                     tlbs.purge_untagged();
@@ -465,8 +592,8 @@ impl VmSim {
             },
             None => addr,
         };
-        self.access_delta = va.wrapping_sub(addr);
-        self.access_region = addr >> REGION_SHIFT;
+        self.memo.access_delta = va.wrapping_sub(addr);
+        self.memo.access_region = addr >> REGION_SHIFT;
         let size = u64::from(size.max(1));
         let first = match kind {
             AccessKind::Ifetch => RefKind::Ifetch,
@@ -492,7 +619,7 @@ impl VmSim {
     }
 
     fn flush_all(&mut self) -> Result<(), SimError> {
-        self.last = [None; 2];
+        self.memo.forget_lines();
         let mark = self.mem.tail.log.len();
         self.mem.flush_all();
         self.after_access(mark, None)
@@ -532,7 +659,7 @@ impl VmSim {
             self.last_data = Some((asid, va));
         }
         let ln = va >> self.l1_shift[s];
-        if kind != RefKind::Write && self.last[s] == Some((asid, ln)) && self.fast {
+        if kind != RefKind::Write && self.memo.last[s] == Some((asid, ln)) && self.fast {
             self.repeats[kind as usize] += 1;
             self.sides[s].l1_hit_tlb_hit += 1;
             return Ok(());
@@ -563,7 +690,8 @@ impl VmSim {
                 None => va,
             },
             TranslateAt::EveryAccess => {
-                if let Some(pa) = self.resident_pa(s, asid, va) {
+                let resident = if self.fast { self.memo.resident_pa(s, asid, va) } else { None };
+                if let Some(pa) = resident {
                     self.page_repeats[s] += 1;
                     pa
                 } else {
@@ -575,7 +703,7 @@ impl VmSim {
                     if self.shared_tlb_order {
                         // This lookup reordered the TLB the other side's repeat
                         // would have refreshed: that repeat must look up.
-                        self.last[1 - s] = None;
+                        self.memo.last[1 - s] = None;
                     }
                     pa
                 }
@@ -608,7 +736,7 @@ impl VmSim {
         // after the access (handlers that ran before it cleared `last`) but
         // before translating the transfers it caused: those handlers' own
         // references may evict the line, and clear `last` again.
-        self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        self.memo.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
         if self.at == TranslateAt::L2Miss {
             self.after_access(mark, Some((va, asid)))?;
         }
@@ -636,13 +764,13 @@ impl VmSim {
         if self.hit_ops.is_some() {
             // No TLB here: the hit loop needs only the page's fold, which
             // never changes.
-            self.remember_page(s, asid, va, va);
+            self.memo.remember_page(s, asid, va, va);
         }
         let r = LineRef { vaddr: va, paddr: va, asid };
         let level = match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
                 self.sides[s].count(Level::L1, false);
-                self.last[s] = Some((asid, ln));
+                self.memo.last[s] = Some((asid, ln));
                 return Ok(());
             }
             Lookup::Miss { set, key } => {
@@ -681,7 +809,7 @@ impl VmSim {
         let s = side(kind);
         let ln = va >> self.l1_shift[s];
         self.sides[s].count(level, false);
-        self.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        self.memo.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
     }
 
@@ -854,104 +982,15 @@ impl VmSim {
     /// (trace) address, and only where this piece lies in its access's
     /// first fold region (so folding the raw page gives this one).
     fn note_lookup(&mut self, s: usize, asid: u32, va: u64, pa: u64, hit: bool) {
-        if !self.pure_lookups {
-            self.forget_latest(s);
+        if !self.memo.pure_lookups {
+            self.memo.forget_latest(s);
             if self.shared_tlb_order {
-                self.forget_latest(1 - s);
+                self.memo.forget_latest(1 - s);
             }
         }
-        if hit || self.pure_lookups {
-            self.remember_page(s, asid, va, pa);
+        if hit || self.memo.pure_lookups {
+            self.memo.remember_page(s, asid, va, pa);
         }
-    }
-
-    /// Remembers the page of user piece `va` (folded; `pa` its physical
-    /// address) on side `s` for the hit loop, if the piece lies in its
-    /// access's first fold region (so folding the raw page gives this one).
-    fn remember_page(&mut self, s: usize, asid: u32, va: u64, pa: u64) {
-        let raw = va.wrapping_sub(self.access_delta);
-        if raw >> REGION_SHIFT != self.access_region {
-            return;
-        }
-        if asid != self.resident_asid {
-            self.forget_pages();
-            self.resident_asid = asid;
-        }
-        let raw_page = raw >> self.page_shift;
-        let slot = hit_run::resident_slot(raw_page);
-        self.resident[s][slot] = hit_run::ResidentPage { raw_page, delta: self.access_delta };
-        self.resident_frames[s][slot] = pa & !((1 << self.page_shift) - 1);
-        self.latest_raw[s] = raw_page;
-    }
-
-    /// The physical address of user piece `va` (folded) if its page is
-    /// resident on side `s`: then its TLB lookup would be a hit that
-    /// changes nothing but the hit count. Found by the folded page's slot,
-    /// which is the raw page's where pages are small enough for the fold to
-    /// keep a page number's slot bits (`forget_evicted`); otherwise it
-    /// simply is not found.
-    #[inline(always)]
-    fn resident_pa(&self, s: usize, asid: u32, va: u64) -> Option<u64> {
-        if !self.fast || asid != self.resident_asid {
-            return None;
-        }
-        let page = va >> self.page_shift;
-        let slot = hit_run::resident_slot(page);
-        let e = &self.resident[s][slot];
-        let folded = (e.raw_page << self.page_shift).wrapping_add(e.delta) >> self.page_shift;
-        (e.raw_page != NO_PAGE && folded == page)
-            .then(|| self.resident_frames[s][slot] | (va & ((1 << self.page_shift) - 1)))
-    }
-
-    fn forget_latest(&mut self, s: usize) {
-        let p = std::mem::replace(&mut self.latest_raw[s], NO_PAGE);
-        let e = &mut self.resident[s][hit_run::resident_slot(p)];
-        if e.raw_page == p {
-            e.raw_page = NO_PAGE;
-        }
-    }
-
-    /// A TLB entry was evicted: with pure lookups, only its page stops
-    /// being resident (on either side: a unified TLB serves both). A global
-    /// entry maps a kernel page, never a user piece's.
-    fn forget_evicted(&mut self, e: TlbEntry) {
-        if e.global {
-            return;
-        }
-        if !self.pure_lookups || e.page_shift != self.page_shift || e.asid.0 != self.resident_asid {
-            self.forget_pages();
-            return;
-        }
-        // Folding moves whole 4 MB regions, so a raw page and its folded
-        // page share the low bits that choose a slot, if pages are small
-        // enough; otherwise every slot is checked.
-        let same_slot = REGION_SHIFT.saturating_sub(self.page_shift) >= hit_run::RESIDENT_SLOTS.trailing_zeros();
-        let page_shift = self.page_shift;
-        let folds_to = |r: &hit_run::ResidentPage| {
-            r.raw_page != NO_PAGE && ((r.raw_page << page_shift).wrapping_add(r.delta)) >> page_shift == e.vpn.0
-        };
-        for side in self.resident.iter_mut() {
-            if same_slot {
-                let r = &mut side[hit_run::resident_slot(e.vpn.0)];
-                if folds_to(r) {
-                    r.raw_page = NO_PAGE;
-                }
-            } else {
-                for r in side.iter_mut().filter(|r| folds_to(r)) {
-                    r.raw_page = NO_PAGE;
-                }
-            }
-        }
-    }
-
-    /// Forgets every resident page. Under a TLB without pure lookups only
-    /// the latest page of each side can be there.
-    fn forget_pages(&mut self) {
-        if self.pure_lookups || self.at == TranslateAt::L2Miss {
-            *self.resident = NO_RESIDENT;
-        }
-        self.forget_latest(0);
-        self.forget_latest(1);
     }
 
     /// The TLB missed (and counted it): refill, then read the new entry.
@@ -969,9 +1008,9 @@ impl VmSim {
     /// maps `va`, its PTE loads (each of which may miss the D-TLB itself and
     /// recurse one tier up), then the insert.
     fn refill(&mut self, s: usize, asid: u32, va: u64) -> Result<(), SimError> {
-        self.last = [None; 2];
-        if !self.pure_lookups {
-            self.forget_pages();
+        self.memo.forget_lines();
+        if !self.memo.pure_lookups {
+            self.memo.forget_pages();
         }
         self.ensure_mapped(asid, va)?;
         self.walk_and_load(asid, va)?;
@@ -985,7 +1024,7 @@ impl VmSim {
             None => None,
         };
         if let Some(e) = evicted {
-            self.forget_evicted(e);
+            self.memo.forget_evicted(e);
         }
         Ok(())
     }
@@ -1135,7 +1174,7 @@ impl VmSim {
     /// caches. Under a scheme that translates at memory, the write-backs it
     /// forces are translated like any other.
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
-        self.last = [None; 2];
+        self.memo.forget_lines();
         let mark = self.mem.tail.log.len();
         let r = LineRef { vaddr, paddr, asid: TRACE_KERNEL_SPACE.0 };
         // Handler fetches mostly hit L1 I: the inline hit check serves them
@@ -1228,11 +1267,11 @@ impl VmSim {
         // Pages to test: TLB-resident ones, or (SOFTVM, SPUR: no TLB before
         // memory) pages whose fold is known.
         let paged = matches!(self.at, TranslateAt::EveryAccess | TranslateAt::L2Miss);
-        if paged && asid != self.resident_asid {
+        if paged && asid != self.memo.resident_asid {
             return i;
         }
         let Some(mut views) = self.mem.l1_views() else { return i };
-        let (pages, shift) = (&*self.resident, self.page_shift);
+        let (pages, shift) = (&*self.memo.resident, self.memo.page_shift);
         let j = if paged {
             hit_run::hits::<true>(&mut views, ops, pages, shift, words, i, asid)
         } else {
@@ -1257,12 +1296,12 @@ impl VmSim {
             }
             seen[s] = true;
             let delta = if paged {
-                self.resident[s][hit_run::resident_slot((w & ADDR_MASK) >> self.page_shift)].delta
+                self.memo.resident[s][hit_run::resident_slot((w & ADDR_MASK) >> self.memo.page_shift)].delta
             } else {
                 0
             };
             let (_, line, start) = hit_run::last_piece(ops, w, delta);
-            self.last[s] = Some((asid, line));
+            self.memo.last[s] = Some((asid, line));
             if s == 1 {
                 self.last_data = Some((asid, start));
             }

@@ -9,6 +9,8 @@
 
 use rustc_hash::FxHashMap;
 
+use vmlab_addr::layout::USER_LIMIT;
+
 use super::TableError;
 use crate::frames::FramePool;
 
@@ -160,8 +162,9 @@ pub(crate) struct UserPageChange {
 
 pub(crate) const USER_PAGE_BYTES: u64 = 4096;
 pub(crate) const USER_PTE_BYTES: u64 = 4;
-/// User virtual addresses are below 2^31 (the bottom half of a 32-bit space).
-pub(crate) const USER_VA_BITS: u32 = 31;
+/// User virtual addresses are below 2^31 (the bottom half of a 32-bit
+/// space): the shared user limit (`vmlab_addr::layout`).
+pub(crate) const USER_VA_BITS: u32 = USER_LIMIT.0.trailing_zeros();
 /// 2 GB / 4 KB pages x 4 B = 2 MB of user table per space.
 pub(crate) const USER_TABLE_BYTES: u64 = (1 << USER_VA_BITS) / USER_PAGE_BYTES * USER_PTE_BYTES;
 

@@ -26,6 +26,7 @@
 //! user segment holding it when a space maps a segment twice).
 
 use std::collections::BTreeSet;
+use vmlab_addr::layout::USER_LIMIT;
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 use rustc_hash::FxHashMap;
@@ -42,8 +43,9 @@ pub const TABLE_BYTES: u64 = 1 << 42;
 /// "The top 10 bits of the address are 1s since the table is at the very
 /// top of the global space" (seed 002, 4.3).
 pub const TABLE_BASE: u64 = (1 << GLOBAL_BITS) - TABLE_BYTES;
-/// User effective addresses are below 2 GB (seed 002, 4.3).
-pub const USER_VA_BITS: u32 = 31;
+/// User effective addresses are below 2 GB (seed 002, 4.3): the shared
+/// user limit (`vmlab_addr::layout`).
+pub const USER_VA_BITS: u32 = USER_LIMIT.0.trailing_zeros();
 /// Root table: 512 x 4 B (seed 002, 4.3).
 pub const ROOT_BYTES: u64 = 2048;
 pub const PAGE_BYTES: u64 = 4096;
