@@ -9,10 +9,12 @@ use std::path::Path;
 use vmlab_cache::CacheConfig;
 
 /// The shipped presets: (name, file name, TOML text).
-pub const BUILTIN: [(&str, &str, &str); 3] = [
+pub const BUILTIN: [(&str, &str, &str); 5] = [
     ("jm-base", "jm-base.toml", include_str!("../../../presets/jm-base.toml")),
     ("hp9000-834", "hp9000-834.toml", include_str!("../../../presets/hp9000-834.toml")),
     ("mips-r4000", "mips-r4000.toml", include_str!("../../../presets/mips-r4000.toml")),
+    ("strongarm-sa1100", "strongarm-sa1100.toml", include_str!("../../../presets/strongarm-sa1100.toml")),
+    ("x86-64-pcid", "x86-64-pcid.toml", include_str!("../../../presets/x86-64-pcid.toml")),
 ];
 
 pub const HOST_PRESET: &str = "x86-64-host";

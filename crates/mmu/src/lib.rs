@@ -7,8 +7,8 @@ pub mod sparse;
 pub mod tlb;
 pub mod tlbs;
 
+pub use arm::{DomainAccess, Pid};
 pub use frames::{FrameError, FramePool};
 pub use pagetable::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
-pub use arm::{DomainAccess, Pid};
 pub use tlb::{Checked, Slot, Tlb, TlbConfig, TlbEntry, TlbError, TlbReplacement, TlbStats};
 pub use tlbs::{NamedTlbStats, Side, TlbLayout, TlbSet};

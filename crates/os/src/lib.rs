@@ -15,6 +15,7 @@ pub mod policy;
 pub mod primitives;
 pub mod prot;
 pub mod scenario;
+pub mod switch;
 pub mod tracerun;
 pub mod vm;
 
