@@ -42,7 +42,7 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{CacheConfig, Flush, LineRef, Outcome, RefKind};
+use vmlab_cache::{CacheConfig, Flush, LineRef, LineState, Outcome, RefKind};
 use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
 use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Tlb, TlbConfig, TlbEntry};
@@ -140,6 +140,9 @@ pub struct Costs {
     pub hit: Sourced,
     pub line_fill: Sourced,
     pub line_writeback: Sourced,
+    /// A store that misses a read-allocate cache and goes to memory
+    /// through the write buffer.
+    pub store_through: Sourced,
     pub pte_load: Sourced,
     pub trap: Sourced,
 }
@@ -215,6 +218,11 @@ impl SwitchPreset {
 /// Where things live in every process (ARM Linux 2.4's layout: user below
 /// 3 GB, the kernel's sections above).
 pub const KERNEL_BASE: u64 = 0xc000_0000;
+/// Kernel data: task structs, second-level page tables, pipe and socket
+/// buffers (below 16 MB physical, where user frames start).
+pub const TASKS: u64 = KERNEL_BASE + 0x40_0000;
+pub const PAGE_TABLES: u64 = KERNEL_BASE + 0x80_0000;
+pub const BUFFERS: u64 = KERNEL_BASE + 0xa0_0000;
 /// The D-cache flush area Linux's SA-1100 clean loop reads (`FLUSH_BASE`).
 pub const FLUSH_AREA: u64 = 0xe000_0000;
 /// A read-only shared region linked privately (`fass-linux-unshared`) is
@@ -312,7 +320,7 @@ pub struct Kernel {
     clock: u64,
     counts: SwitchCounts,
     cpi: u64,
-    costs: [u64; 5],
+    costs: [u64; 6],
     small: PageSize,
     section: PageSize,
     virtual_caches: bool,
@@ -329,6 +337,7 @@ const FILL: usize = 1;
 const WRITEBACK: usize = 2;
 const PTE: usize = 3;
 const TRAP: usize = 4;
+const STORE: usize = 5;
 const CPU: CpuId = CpuId(0);
 
 impl Kernel {
@@ -401,6 +410,7 @@ impl Kernel {
                 param_u(&preset.cost.line_writeback),
                 param_u(&preset.cost.pte_load),
                 param_u(&preset.cost.trap),
+                param_u(&preset.cost.store_through),
             ],
         };
         k.system.cpu_mut(CPU).set_tlb(tlb(&preset.dtlb)).map_err(|e| format!("dtlb: {e}"))?;
@@ -571,6 +581,12 @@ impl Kernel {
         let _ = tlb.insert(e, Slot::Normal);
         self.counts.tlb_misses += 1;
         let c = 2 * self.costs[PTE];
+        self.charge(c);
+    }
+
+    /// `n` instructions of the running process besides its references.
+    pub fn user_instructions(&mut self, n: u64) {
+        let c = n * self.cpi;
         self.charge(c);
     }
 
@@ -745,8 +761,11 @@ impl Kernel {
             let v = va.0 + off;
             let chunk = (self.line - (v & (self.line - 1))).min(size - off);
             let served = self.on().request(Request::new(kind, VirtAddr(v), PhysAddr(got.0 + off), space, chunk));
+            // A store that misses a read-allocate cache goes to memory
+            // through the write buffer.
             let c = match served.level {
-                Reached::Memory => self.costs[FILL],
+                Reached::Memory if served.last.fetch => self.costs[FILL],
+                Reached::Memory => self.costs[STORE],
                 Reached::Level(_) => self.costs[HIT],
             } + if served.last.writeback.is_some() { self.costs[WRITEBACK] } else { 0 };
             self.charge(c);
@@ -849,7 +868,7 @@ impl Kernel {
         let path = param_u(&self.preset.path.switch_to);
         self.kernel_code(0x4000, path);
         // The task structs of both processes.
-        self.kernel_data(RefKind::Read, VirtAddr(KERNEL_BASE + 0x40_0000 + to as u64 * 0x2000), 32);
+        self.kernel_data(RefKind::Read, VirtAddr(TASKS + (to as u64 % 64) * 0x2000), 32);
         match self.scheme {
             Scheme::Flush => {
                 if self.running.is_some_and(|r| r != to) {
@@ -1018,6 +1037,14 @@ impl Kernel {
         let path = param_u(&self.preset.path.fork);
         self.kernel_code(0xc000, path);
         let child = self.spawn();
+        // ARM Linux's fork allocates the child's 16 KB first-level table:
+        // the user entries cleared, the kernel's copied (pgd_alloc).
+        let pgd = PAGE_TABLES + 0x10_0000 + (child as u64 % 16) * 0x4000;
+        let mut off = 0;
+        while off < 0x4000 {
+            self.kernel_data(RefKind::Write, VirtAddr(pgd + off), self.line);
+            off += self.line;
+        }
         self.procs[child].regions = self.procs[parent].regions.clone();
         let mut vpns: Vec<u64> = self.procs[parent].pages.keys().copied().collect();
         vpns.sort_unstable();
@@ -1025,13 +1052,73 @@ impl Kernel {
             // One PTE copied per page (a store into the child's table).
             self.kernel_data(
                 RefKind::Write,
-                VirtAddr(KERNEL_BASE + 0x80_0000 + child as u64 * 0x1000 + (vpn & 0x3ff) * 4),
+                VirtAddr(PAGE_TABLES + (child as u64 % 64) * 0x1000 + (vpn & 0x3ff) * 4),
                 4,
             );
             let f = self.frame();
             self.procs[child].pages.insert(vpn, f);
         }
         Ok(child)
+    }
+
+    /// Process `p` executes a new image of `pages` pages: its old private
+    /// pages are torn down as at exit (Linux's `flush_cache_mm`), the new
+    /// ones zero-filled by the kernel through its own mapping of each frame
+    /// and cleaned from the D-cache there (ARM Linux's `clear_user_page`:
+    /// the kernel's copy is a synonym of the user's in a VIVT cache).
+    pub fn exec(&mut self, p: usize, pages: u64) -> Result<(), String> {
+        if !self.procs.get(p).is_some_and(|x| x.live) {
+            return Err(format!("no live process {p}"));
+        }
+        let path = param_u(&self.preset.path.exec);
+        self.kernel_code(0x1_4000, path);
+        self.flush_caches();
+        self.flush_tlbs();
+        if let Some(d) = self.procs[p].domain {
+            self.cpd.retain(|_, x| *x != d);
+        }
+        self.procs[p].pages.clear();
+        for i in 0..pages {
+            let f = self.frame();
+            // Text from 0x8000, as ARM Linux links programs.
+            self.procs[p].pages.insert(8 + i, f);
+            self.zero_frame(f);
+        }
+        Ok(())
+    }
+
+    /// The kernel clears frame `f` through its direct mapping, a line at a
+    /// time, then cleans those lines so the user's mapping sees zeros.
+    fn zero_frame(&mut self, f: u64) {
+        let prev = self.enter(Mechanism::ZeroLoop);
+        let base = KERNEL_BASE + (f << 12);
+        let mut off = 0;
+        while off < 4096 {
+            self.kernel_data(RefKind::Write, VirtAddr(base + off), self.line);
+            off += self.line;
+        }
+        let access =
+            Access { asid: Asid(0), vaddr: base, paddr: f << 12, write: false, origin: "clear_user_page".into() };
+        let mut off = 0;
+        while off < 4096 {
+            let (va, pa) = (VirtAddr(base + off), PhysAddr((f << 12) + off));
+            let state = self.on().flush_line(va, pa, Asid(0), Flush::WriteBack);
+            let r = LineRef { vaddr: va.0, paddr: pa.0, asid: 0 };
+            let c = match state {
+                LineState::Dirty(e) => {
+                    self.dcache.write_back(&e, &access);
+                    self.costs[WRITEBACK] + 1
+                }
+                LineState::Clean => {
+                    self.dcache.dropped(&r);
+                    1
+                }
+                LineState::Empty => 1,
+            };
+            self.charge(c);
+            off += self.line;
+        }
+        self.leave(prev);
     }
 
     /// A user-mode trap into the kernel and back (`path` instructions of

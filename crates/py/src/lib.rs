@@ -22,6 +22,7 @@ mod mmu;
 mod onepass;
 mod os;
 mod signals;
+mod switch;
 mod trace;
 mod translation;
 
@@ -110,6 +111,9 @@ mod _engine {
 
     #[pymodule_export]
     use super::os::{os_cost_model, os_s2_measurements, os_scenario, os_trace};
+
+    #[pymodule_export]
+    use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes};
 
     #[pymodule_export]
     use super::trace::{
