@@ -588,6 +588,8 @@ impl Machine {
                 self.system.levels_mut(CPU).flush_all(Flush::WriteBack);
                 Ok(())
             }
+            // Markers for the OS models; no cache sees them.
+            Event::Syscall(_) | Event::SyscallArg(_) => Ok(()),
         }
     }
 

@@ -307,6 +307,8 @@ impl OnePass {
                 self.flush_all();
                 Ok(())
             }
+            // Markers for the OS models; no cache sees them.
+            Event::Syscall(_) | Event::SyscallArg(_) => Ok(()),
         }
     }
 

@@ -94,7 +94,7 @@ pub fn run_trace(
             out.events += 1;
             let a = match ev {
                 Event::Access(a) => a,
-                Event::ContextSwitch(_) => continue,
+                Event::ContextSwitch(_) | Event::Syscall(_) | Event::SyscallArg(_) => continue,
                 Event::FlushAll => {
                     os.cpu().reset_cache();
                     out.flushes += 1;

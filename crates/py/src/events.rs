@@ -4,16 +4,20 @@
 //!   is `ifetch`/`load`/`store`/`modify` or lackey's `I`/`L`/`S`/`M`;
 //! * `("switch", asid)`: a context switch;
 //! * `("flush",)`: write back and invalidate every cache.
+//! * `("syscall", name_or_number, ret, args[, asid])`: a system-call marker
+//!   (`read` or 0; `ret` is `-errno` on failure; `args` up to six
+//!   integers); it becomes the marker and one event per argument.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PySequence};
 use vmlab_addr::Asid;
-use vmlab_trace::{AccessKind, Event};
+use vmlab_trace::{AccessKind, Event, Syscall};
 
 use crate::vmlab_error;
 
 const FORMS: &str = "expected (kind, addr, size[, asid]) with kind one of ifetch, load, store, modify \
-                     (or I, L, S, M), (\"switch\", asid) or (\"flush\",)";
+                     (or I, L, S, M), (\"switch\", asid), (\"flush\",) or \
+                     (\"syscall\", name_or_number, ret, args[, asid])";
 
 fn kind_of(name: &str) -> Option<AccessKind> {
     Some(match name {
@@ -25,7 +29,7 @@ fn kind_of(name: &str) -> Option<AccessKind> {
     })
 }
 
-fn one(item: &Bound<'_, PyAny>) -> Result<Event, String> {
+fn one(item: &Bound<'_, PyAny>, out: &mut Vec<Event>) -> Result<(), String> {
     let seq = item.cast::<PySequence>().map_err(|_| format!("got {}; {FORMS}", describe(item)))?;
     let n = seq.len().map_err(|e| e.to_string())?;
     let get = |i: usize| seq.get_item(i).map_err(|e| e.to_string());
@@ -38,9 +42,33 @@ fn one(item: &Bound<'_, PyAny>) -> Result<Event, String> {
     let small = |i: usize, what: &str| -> Result<u32, String> {
         u32::try_from(unsigned(&get(i)?, what, 32)?).map_err(|e| e.to_string())
     };
-    match (name.as_str(), n) {
-        ("switch", 2) => Ok(Event::ContextSwitch(Asid(small(1, "asid")?))),
-        ("flush", 1) => Ok(Event::FlushAll),
+    let event = match (name.as_str(), n) {
+        ("switch", 2) => Event::ContextSwitch(Asid(small(1, "asid")?)),
+        ("flush", 1) => Event::FlushAll,
+        ("syscall", 4 | 5) => {
+            let which = get(1)?;
+            let number = match which.extract::<String>() {
+                Ok(s) => vmlab_trace::syscall::number(&s).ok_or_else(|| {
+                    format!("unknown system call {s:?}: a name from vmlab_trace::syscall::NAMES or syscall_N")
+                })?,
+                Err(_) => u16::try_from(unsigned(&which, "system-call number", 16)?).map_err(|e| e.to_string())?,
+            };
+            let ret: i64 = get(2)?.extract().map_err(|_| "the result is not a 64-bit signed integer".to_string())?;
+            let args_obj = get(3)?;
+            let args =
+                args_obj.cast::<PySequence>().map_err(|_| format!("args {} is not a sequence", describe(&args_obj)))?;
+            let nargs = args.len().map_err(|e| e.to_string())?;
+            if nargs > vmlab_trace::syscall::MAX_ARGS {
+                return Err(format!("{nargs} arguments; a system call has at most {}", vmlab_trace::syscall::MAX_ARGS));
+            }
+            let asid = if n == 5 { small(4, "asid")? } else { 0 };
+            out.push(Event::Syscall(Syscall { ret, asid: Asid(asid), number, nargs: nargs as u8 }));
+            for k in 0..nargs {
+                let a = args.get_item(k).map_err(|e| e.to_string())?;
+                out.push(Event::SyscallArg(unsigned(&a, "argument", 64)?));
+            }
+            return Ok(());
+        }
         (k, 3 | 4) if kind_of(k).is_some() => {
             let kind = kind_of(k).ok_or_else(|| FORMS.to_string())?;
             let addr = int(1, "address")?;
@@ -49,10 +77,12 @@ fn one(item: &Bound<'_, PyAny>) -> Result<Event, String> {
                 return Err("size 0: a reference touches at least one byte".into());
             }
             let asid = if n == 4 { small(3, "asid")? } else { 0 };
-            Ok(Event::access(kind, addr, size, asid))
+            Event::access(kind, addr, size, asid)
         }
-        _ => Err(format!("got {}; {FORMS}", describe(item))),
-    }
+        _ => return Err(format!("got {}; {FORMS}", describe(item))),
+    };
+    out.push(event);
+    Ok(())
 }
 
 /// `v` as an integer of `bits` bits (at most 64), or a message giving the range
@@ -85,7 +115,7 @@ pub(crate) fn events_from_python(events: &Bound<'_, PyAny>) -> PyResult<Vec<Even
     let mut out = Vec::new();
     for (i, item) in events.try_iter()?.enumerate() {
         let item = item?;
-        out.push(one(&item).map_err(|m| vmlab_error(format!("events[{i}]: {m}")))?);
+        one(&item, &mut out).map_err(|m| vmlab_error(format!("events[{i}]: {m}")))?;
     }
     Ok(out)
 }

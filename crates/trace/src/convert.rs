@@ -21,6 +21,9 @@ pub struct Losses {
     pub context_switches_dropped: u64,
     /// `FlushAll` markers dropped (neither lackey nor din has a way to say it).
     pub flushes_dropped: u64,
+    /// System-call markers dropped (counted once per call, not per argument
+    /// event): neither text format can carry them.
+    pub syscalls_dropped: u64,
     /// din: accesses whose size was not 4 (read back as 4 bytes).
     pub sizes_changed: u64,
     /// din: modifies written as a read then a write of the same address.
@@ -44,6 +47,7 @@ impl fmt::Display for Losses {
             (self.asids_dropped, "accesses lost their asid"),
             (self.context_switches_dropped, "context switches dropped"),
             (self.flushes_dropped, "flushes dropped"),
+            (self.syscalls_dropped, "system-call markers dropped"),
             (self.sizes_changed, "accesses resized to 4 bytes"),
             (self.modifies_split, "modifies split into a read and a write"),
             (self.unaligned, "unaligned addresses (read back rounded down to 4 bytes)"),

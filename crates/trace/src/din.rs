@@ -117,6 +117,11 @@ impl<W: Write> DinWriter<W> {
                 self.losses.flushes_dropped += 1;
                 return Ok(());
             }
+            Event::Syscall(_) => {
+                self.losses.syscalls_dropped += 1;
+                return Ok(());
+            }
+            Event::SyscallArg(_) => return Ok(()),
         };
         if a.asid != Asid(0) {
             self.losses.asids_dropped += 1;
@@ -213,6 +218,8 @@ mod tests {
                 Event::access(AccessKind::Modify, 0x1002, 4, 2),
                 Event::ContextSwitch(Asid(2)),
                 Event::FlushAll,
+                Event::Syscall(crate::Syscall { ret: 1, asid: Asid(2), number: 1, nargs: 1 }),
+                Event::SyscallArg(5),
             ],
         )
         .expect("write to Vec");
@@ -223,6 +230,7 @@ mod tests {
                 asids_dropped: 1,
                 context_switches_dropped: 1,
                 flushes_dropped: 1,
+                syscalls_dropped: 1,
                 sizes_changed: 1,
                 modifies_split: 1,
                 unaligned: 1,

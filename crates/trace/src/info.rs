@@ -84,6 +84,11 @@ pub struct TraceInfo {
     pub bytes_referenced: u64,
     pub context_switches: u64,
     pub flushes: u64,
+    /// System-call markers (one per call; its argument events are not counted).
+    pub syscalls: u64,
+    /// System calls by name (`syscall::display_name`: `syscall_N` for a
+    /// number without a name).
+    pub syscalls_by_name: BTreeMap<String, u64>,
     /// Accesses per asid.
     pub by_asid: BTreeMap<u32, u64>,
     /// Distinct 64-byte lines touched.
@@ -138,6 +143,16 @@ impl Scan {
                     self.info.flushes += 1;
                     continue;
                 }
+                Event::Syscall(s) => {
+                    self.info.syscalls += 1;
+                    *self
+                        .info
+                        .syscalls_by_name
+                        .entry(crate::syscall::display_name(s.number).into_owned())
+                        .or_default() += 1;
+                    continue;
+                }
+                Event::SyscallArg(_) => continue,
             };
             let asid = a.asid.0;
             match &mut self.asid {
@@ -221,6 +236,14 @@ impl fmt::Display for TraceInfo {
         writeln!(f, "{:<20} {:>16}", "events", grouped(i.events))?;
         writeln!(f, "{:<20} {:>16}", "  context switches", grouped(i.context_switches))?;
         writeln!(f, "{:<20} {:>16}", "  flushes", grouped(i.flushes))?;
+        if i.syscalls > 0 {
+            writeln!(f, "{:<20} {:>16}", "  system calls", grouped(i.syscalls))?;
+            let mut by_count: Vec<_> = i.syscalls_by_name.iter().collect();
+            by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            for (name, n) in by_count {
+                writeln!(f, "{:<20} {:>16}", format!("    {name}"), grouped(*n))?;
+            }
+        }
         writeln!(f, "{:<20} {:>16} {:>8} {:>18}", "  accesses", grouped(i.accesses), "share", "bytes")?;
         for k in AccessKind::ALL {
             writeln!(
@@ -266,6 +289,36 @@ mod tests {
     use super::*;
     use crate::vmt::VmtReader;
     use crate::{VmtHeader, VmtWriter};
+
+    #[test]
+    fn counts_system_calls_by_name() {
+        use crate::syscall::Call;
+        let call = |number, args: Vec<u64>| Call { number, asid: vmlab_addr::Asid(2), ret: 1, args };
+        let mut events = vec![Event::access(AccessKind::Load, 0x1000, 4, 0)];
+        for c in
+            [call(0, vec![3, 0x1000, 1]), call(1, vec![4, 0x1000, 1]), call(0, vec![3, 0x1000, 1]), call(999, vec![])]
+        {
+            events.extend(c.events());
+        }
+        let mut w = VmtWriter::new(Vec::new(), VmtHeader::default()).expect("header");
+        w.write_all(&events).expect("write");
+        let bytes = w.finish().expect("finish");
+        let i = info(&mut VmtReader::new(&bytes[..], "mem").expect("open")).expect("info");
+        assert_eq!((i.events, i.accesses, i.syscalls), (1 + 4 + 4 + 4 + 1, 1, 4));
+        let by_name: Vec<(&str, u64)> = i.syscalls_by_name.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(by_name, [("read", 2), ("syscall_999", 1), ("write", 1)]);
+        let table = i.to_string();
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .skip_while(|l| !l.contains("system calls"))
+            .take(4)
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(
+            rows,
+            [vec!["system", "calls", "4"], vec!["read", "2"], vec!["syscall_999", "1"], vec!["write", "1"]]
+        );
+    }
 
     #[test]
     fn counts_footprint_and_range() {

@@ -12,8 +12,9 @@
 //! When only one source is left it runs to its end without further markers
 //! (nothing is switched).
 //!
-//! What passes through: accesses (re-tagged) and `FlushAll` markers, in each
-//! source's own order. A source's own `ContextSwitch` markers are dropped: a
+//! What passes through: accesses and system-call markers (both re-tagged)
+//! and `FlushAll` markers, in each source's own order. A system call and its
+//! argument events stay together (neither uses up the quantum). A source's own `ContextSwitch` markers are dropped: a
 //! source is one process here, and its address space is the one assigned
 //! above; [`Interleave::dropped_switches`] counts them. `FlushAll` does not use
 //! up the quantum, which counts references only.
@@ -176,7 +177,11 @@ impl<S: EventSource> EventSource for Interleave<S> {
                         buf.push(Event::Access(a));
                         left -= 1;
                     }
-                    Event::FlushAll => buf.push(Event::FlushAll),
+                    Event::Syscall(mut s) => {
+                        s.asid = lane.asid;
+                        buf.push(Event::Syscall(s));
+                    }
+                    e @ (Event::FlushAll | Event::SyscallArg(_)) => buf.push(e),
                     Event::ContextSwitch(_) => break,
                 }
                 lane.pos += 1;

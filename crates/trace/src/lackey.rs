@@ -177,6 +177,11 @@ impl<W: Write> LackeyWriter<W> {
                 self.losses.flushes_dropped += 1;
                 return Ok(());
             }
+            Event::Syscall(_) => {
+                self.losses.syscalls_dropped += 1;
+                return Ok(());
+            }
+            Event::SyscallArg(_) => return Ok(()),
         };
         if a.size > max_size(a.kind) {
             return Err(io::Error::new(

@@ -16,6 +16,7 @@ pub mod footprint;
 pub mod info;
 pub mod interleave;
 pub mod lackey;
+pub mod syscall;
 mod text;
 pub mod vmt;
 
@@ -25,7 +26,7 @@ pub use capture::{capture, CaptureError, CaptureOptions, CaptureSummary};
 pub use convert::{convert, ConvertSummary, Losses};
 pub use din::{write_din, Din, DinReader, DinWriter};
 pub use error::{Location, TraceError};
-pub use event::{Access, AccessKind, Event};
+pub use event::{Access, AccessKind, Event, Syscall};
 pub use footprint::{footprint, FootprintSpec, PrefixFootprint};
 pub use info::{info, TraceInfo};
 pub use interleave::{interleave_files, Interleave, InterleaveSummary};

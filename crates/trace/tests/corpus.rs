@@ -162,7 +162,10 @@ fn vmt_corpus() {
     expect_error("vmt/huge_count.vmt", v, at(HDR), "block record count 100000 is outside 1..=65536");
     expect_error("vmt/bad_raw_len.vmt", v, at(HDR), "block payload decompresses to");
     expect_error("vmt/not_zstd.vmt", v, at(HDR), "block payload does not decompress");
-    expect_error("vmt/bad_marker.vmt", v, at(HDR), "record 0 (payload byte 1): unknown marker descriptor 0x83");
+    expect_error("vmt/bad_marker.vmt", v, at(HDR), "record 0 (payload byte 1): unknown marker descriptor 0x84");
+    expect_error("vmt/syscall_nargs.vmt", v, at(HDR), "record 0 (payload byte 1): system call: 7 arguments; at most 6");
+    expect_error("vmt/syscall_short.vmt", v, at(HDR), "system call: its result runs past the payload");
+    expect_error("vmt/syscall_number.vmt", v, at(HDR), "system call: number 65536 is past 65535");
     expect_error("vmt/marker_len_bits.vmt", v, at(HDR), "has delta-length bits 2: reserved, must be 0");
     expect_error("vmt/varint_overrun.vmt", v, at(HDR), "LEB128 number longer than 5 bytes (varint overrun)");
     expect_error(
@@ -196,6 +199,7 @@ fn vmt_corpus() {
     expect_error("vmt/bb_leftover.vmt", v, at(bb), "1 delta bytes left over after the last control entry");
     expect_error("vmt/bb_count.vmt", v, at(bb), "the control entries give 2 events, the block header says 3");
     expect_error("vmt/bb_raw_kind.vmt", v, at(bb), "raw event kind 0x20: expected 0-3 (an access)");
+    expect_error("vmt/bb_syscall_arg.vmt", v, at(bb), "raw system-call argument runs past the raw section");
     expect_error("vmt/bb_flags.vmt", v, at(bb), "payload flags 0x2: only bit 0 (reset) is defined");
     expect_error("vmt/bb_sections.vmt", v, at(bb), "payload sections (1 control entries, 1000 definition bytes");
 }
@@ -315,7 +319,19 @@ fn build_vmt_corpus() -> Vec<(&'static str, Vec<u8>)> {
     c.push(("not_zstd.vmt", nz));
 
     // Record-level problems. Op 0 is a 1-byte ifetch; tag 7 is op 0 with 8 delta bytes.
-    c.push(("bad_marker.vmt", with_payload(1, &payload(&[ESC], &[0x83]))));
+    c.push(("bad_marker.vmt", with_payload(1, &payload(&[ESC], &[0x84]))));
+    // A system call: asid 1, number 0, 7 arguments (one too many).
+    c.push((
+        "syscall_nargs.vmt",
+        with_payload(1, &payload(&[ESC], &[f::DESC_SYSCALL, 1, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0])),
+    ));
+    // A system call whose 8-byte result is cut to 3 bytes.
+    c.push(("syscall_short.vmt", with_payload(1, &payload(&[ESC], &[f::DESC_SYSCALL, 1, 0, 0, 1, 2, 3]))));
+    // A system-call number past 16 bits (0x10000 as LEB128).
+    c.push((
+        "syscall_number.vmt",
+        with_payload(1, &payload(&[ESC], &[f::DESC_SYSCALL, 1, 0x80, 0x80, 0x04, 0, 0, 0, 0, 0, 0, 0, 0, 0])),
+    ));
     c.push(("marker_len_bits.vmt", with_payload(1, &payload(&[ESC | 2], &[f::DESC_FLUSH_ALL, 0, 0]))));
     c.push((
         "varint_overrun.vmt",
@@ -339,6 +355,8 @@ fn build_vmt_corpus() -> Vec<(&'static str, Vec<u8>)> {
     c.push(("bb_leftover.vmt", bb_file(2, &bb_payload(0, 1, &def, &[0], &[1], &[], &[0x85, 6]))));
     c.push(("bb_count.vmt", bb_file(3, &bb_payload(0, 1, &def, &[0], &[0], &[], &[]))));
     c.push(("bb_raw_kind.vmt", bb_file(1, &bb_payload(0, 0, &[], &[u32::MAX], &[], &[0x20], &[]))));
+    // A raw system-call argument with 5 of its 8 bytes.
+    c.push(("bb_syscall_arg.vmt", bb_file(1, &bb_payload(0, 0, &[], &[u32::MAX], &[], &[0x13, 1, 2, 3, 4, 5], &[]))));
     c.push(("bb_flags.vmt", bb_file(1, &bb_payload(2, 0, &[], &[u32::MAX], &[], &[0x11], &[]))));
     let mut sections = bb_payload(0, 1, &def, &[0], &[0], &[], &[]);
     sections[8..12].copy_from_slice(&1000u32.to_le_bytes());

@@ -24,9 +24,21 @@ enum Step {
 
 #[derive(Clone, Debug)]
 enum Item {
-    Access { kind: AccessKind, size: u32, step: Step, asid: u32 },
+    Access {
+        kind: AccessKind,
+        size: u32,
+        step: Step,
+        asid: u32,
+    },
     Switch(u32),
     Flush,
+    /// A system-call marker and its arguments.
+    Syscall {
+        number: u16,
+        ret: i64,
+        asid: u32,
+        args: Vec<u64>,
+    },
 }
 
 fn kind() -> impl Strategy<Value = AccessKind> {
@@ -61,6 +73,8 @@ fn item() -> impl Strategy<Value = Item> {
         20 => (kind(), size(), step, asid()).prop_map(|(kind, size, step, asid)| Item::Access { kind, size, step, asid }),
         1 => asid().prop_map(Item::Switch),
         1 => Just(Item::Flush),
+        1 => (any::<u16>(), any::<i64>(), asid(), prop::collection::vec(any::<u64>(), 0..=6))
+            .prop_map(|(number, ret, asid, args)| Item::Syscall { number, ret, asid, args }),
     ]
 }
 
@@ -69,17 +83,20 @@ fn events(items: Vec<Item>) -> Vec<Event> {
     let mut prev = 0u64;
     items
         .into_iter()
-        .map(|it| match it {
+        .flat_map(|it| match it {
             Item::Access { kind, size, step, asid } => {
                 prev = match step {
                     Step::Near(d) => prev.wrapping_add(d as i64 as u64),
                     Step::Far(a) => a,
                     Step::Region(r, o) => REGIONS[r as usize % REGIONS.len()].wrapping_add(u64::from(o)),
                 };
-                Event::access(kind, prev, size, asid)
+                vec![Event::access(kind, prev, size, asid)]
             }
-            Item::Switch(a) => Event::ContextSwitch(Asid(a)),
-            Item::Flush => Event::FlushAll,
+            Item::Switch(a) => vec![Event::ContextSwitch(Asid(a))],
+            Item::Flush => vec![Event::FlushAll],
+            Item::Syscall { number, ret, asid, args } => {
+                vmlab_trace::syscall::Call { number, asid: Asid(asid), ret, args }.events().collect()
+            }
         })
         .collect()
 }
@@ -226,6 +243,28 @@ fn unfinished_writer_leaves_a_detectably_truncated_file() {
         0,
     ));
     assert!(size_zero.is_err());
+}
+
+#[test]
+fn writer_refuses_a_system_call_without_its_arguments() {
+    use vmlab_trace::Syscall;
+    let head = |nargs| Event::Syscall(Syscall { ret: 0, asid: Asid(1), number: 0, nargs });
+    let write = |events: &[Event]| -> Result<Vec<u8>, String> {
+        let mut w = VmtWriter::new(Vec::new(), VmtHeader::default()).map_err(|e| e.to_string())?;
+        w.write_all(events).map_err(|e| e.to_string())?;
+        w.finish().map_err(|e| e.to_string())
+    };
+    assert!(write(&[head(1), Event::SyscallArg(3)]).is_ok());
+    assert_eq!(
+        write(&[Event::FlushAll, Event::SyscallArg(3)]),
+        Err("event 1: a system-call argument without its system call before it".into())
+    );
+    assert_eq!(
+        write(&[head(2), Event::SyscallArg(3), Event::FlushAll]),
+        Err("event 2: a system call's arguments were cut short (1 more were due)".into())
+    );
+    assert_eq!(write(&[head(2)]), Err("event 1: a system call's arguments were cut short (2 more were due)".into()));
+    assert_eq!(write(&[head(7)]), Err("event 0: system call read with 7 arguments; at most 6".into()));
 }
 
 #[test]

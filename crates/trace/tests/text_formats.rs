@@ -147,6 +147,7 @@ fn din_writer_is_lossy_as_documented() {
             asids_dropped: 1,
             context_switches_dropped: 1,
             flushes_dropped: 1,
+            syscalls_dropped: 0,
             sizes_changed: 1,
             modifies_split: 1,
             unaligned: 1

@@ -438,6 +438,8 @@ impl VmSim {
                 self.flushes += 1;
                 self.flush_all()
             }
+            // Markers for the OS models; no cache or TLB sees them.
+            Event::Syscall(_) | Event::SyscallArg(_) => Ok(()),
         }
     }
 
@@ -1203,7 +1205,7 @@ impl VmSim {
                             asid = a.0;
                             self.step(ev)?;
                         }
-                        Event::FlushAll => self.step(ev)?,
+                        Event::FlushAll | Event::Syscall(_) | Event::SyscallArg(_) => self.step(ev)?,
                     }
                 }
                 None => return Err(SimError::Config(format!("packed block: unknown op {op:#x}"))),

@@ -387,7 +387,7 @@ impl NaiveMachine {
                     }
                 }
             }
-            Event::ContextSwitch(_) => {}
+            Event::ContextSwitch(_) | Event::Syscall(_) | Event::SyscallArg(_) => {}
             Event::FlushAll => {
                 for t in 0..self.tiers.len() {
                     let mut out = Vec::new();

@@ -67,7 +67,7 @@ impl PublicReplay {
             Event::FlushAll => {
                 self.system.on(CpuId(0)).flush_private(Flush::WriteBack);
             }
-            Event::ContextSwitch(_) => {}
+            Event::ContextSwitch(_) | Event::Syscall(_) | Event::SyscallArg(_) => {}
         }
     }
 

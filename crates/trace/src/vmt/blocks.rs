@@ -74,6 +74,10 @@ pub const MAX_TABLE_ITEMS: usize = ITEMS_RESET + f::MAX_BLOCK_EVENTS;
 /// Raw event kinds besides the four access kinds.
 pub const RAW_SWITCH: u8 = 0x10;
 pub const RAW_FLUSH: u8 = 0x11;
+/// A system call: asid (LEB128), number (LEB128), nargs (1), result (8).
+pub const RAW_SYSCALL: u8 = 0x12;
+/// A system-call argument: 8 bytes.
+pub const RAW_SYSCALL_ARG: u8 = 0x13;
 /// Zero bytes after the payload: every slot of an execution loads 8 delta
 /// bytes at once, and the bound is checked once per execution.
 pub const PAD: usize = 8 * MAX_ITEMS + 8;
@@ -179,6 +183,14 @@ impl BlockEncoder {
                 put_leb(&mut self.raw, asid.0);
             }
             Event::FlushAll => self.raw.push(RAW_FLUSH),
+            Event::Syscall(s) => {
+                self.raw.push(RAW_SYSCALL);
+                super::writer::put_syscall(&mut self.raw, &s);
+            }
+            Event::SyscallArg(v) => {
+                self.raw.push(RAW_SYSCALL_ARG);
+                self.raw.extend_from_slice(&v.to_le_bytes());
+            }
         }
     }
 
@@ -911,9 +923,20 @@ fn raw_event(b: &[u8], p: usize) -> Result<(Event, usize), String> {
             return Ok((Event::ContextSwitch(Asid(asid)), q - p));
         }
         RAW_FLUSH => Event::FlushAll,
+        RAW_SYSCALL => {
+            let (asid, q) = leb(b, p + 1)?;
+            let (number, q) = leb(b, q)?;
+            let (s, q) = f::syscall_tail(b, b.len(), q, asid, number).map_err(|m| format!("raw system call: {m}"))?;
+            return Ok((Event::Syscall(s), q - p));
+        }
+        RAW_SYSCALL_ARG => {
+            let v = f::le_u64(b, b.len(), p + 1).ok_or("raw system-call argument runs past the raw section")?;
+            return Ok((Event::SyscallArg(v), 9));
+        }
         k => {
             return Err(format!(
-                "raw event kind {k:#04x}: expected 0-3 (an access), 0x10 (context switch) or 0x11 (flush)"
+                "raw event kind {k:#04x}: expected 0-3 (an access), 0x10 (context switch), 0x11 (flush), \
+                 0x12 (system call) or 0x13 (system-call argument)"
             ))
         }
     };

@@ -149,6 +149,30 @@ pub const DESC_SIZE_EXPLICIT: u8 = 7;
 pub const DESC_CONTEXT_SWITCH: u8 = 0x80;
 /// `FlushAll`.
 pub const DESC_FLUSH_ALL: u8 = 0x81;
+/// `Syscall`: LEB128 asid, LEB128 number (at most 0xffff), one byte
+/// `nargs` (0..=6), the result as 8 bytes (i64). Does not change the
+/// current asid (a marker names its process; only switches move it).
+pub const DESC_SYSCALL: u8 = 0x82;
+/// `SyscallArg`: the argument as 8 bytes.
+pub const DESC_SYSCALL_ARG: u8 = 0x83;
+
+/// Eight little-endian bytes at `p`, if they lie before `end`.
+pub fn le_u64(b: &[u8], end: usize, p: usize) -> Option<u64> {
+    let bytes = b.get(p..p.checked_add(8)?).filter(|_| p + 8 <= end)?;
+    Some(u64::from_le_bytes(bytes.try_into().ok()?))
+}
+
+/// The rest of a system-call head after its asid and number: `nargs` (1
+/// byte) and the result (8). Both encodings share it; `end` bounds `b`.
+pub fn syscall_tail(b: &[u8], end: usize, p: usize, asid: u32, number: u32) -> Result<(crate::Syscall, usize), String> {
+    let number = u16::try_from(number).map_err(|_| format!("number {number} is past 65535"))?;
+    let nargs = *b.get(p).filter(|_| p < end).ok_or("its argument count runs past the payload")?;
+    if usize::from(nargs) > crate::syscall::MAX_ARGS {
+        return Err(format!("{nargs} arguments; at most {}", crate::syscall::MAX_ARGS));
+    }
+    let ret = le_u64(b, end, p + 1).ok_or("its result runs past the payload")? as i64;
+    Ok((crate::Syscall { ret, asid: vmlab_addr::Asid(asid), number, nargs }, p + 9))
+}
 
 /// What the decoder needs to know about a tag byte, for all 256 of them. The
 /// stream is given as two all-ones/all-zeros masks so the decoder updates its

@@ -121,7 +121,7 @@ pub fn asid_after(e: &Event, asid: u32) -> u32 {
     match *e {
         Event::Access(a) => a.asid.0,
         Event::ContextSwitch(a) => a.0,
-        Event::FlushAll => asid,
+        Event::FlushAll | Event::Syscall(_) | Event::SyscallArg(_) => asid,
     }
 }
 

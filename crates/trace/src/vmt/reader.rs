@@ -443,7 +443,21 @@ fn decode_escape(t: u8, data: &[u8], data_len: usize, mut p: usize, st: &mut Sta
                 Ok((Event::ContextSwitch(Asid(v)), q))
             }
             f::DESC_FLUSH_ALL => Ok((Event::FlushAll, p)),
-            _ => Err(format!("unknown marker descriptor {desc:#04x}: expected 0x80 (context switch) or 0x81 (flush)")),
+            f::DESC_SYSCALL => {
+                let (asid, q) = leb(data, data_len, p)?;
+                let (number, q) = leb(data, data_len, q)?;
+                let (s, q) =
+                    f::syscall_tail(data, data_len, q, asid, number).map_err(|m| format!("system call: {m}"))?;
+                Ok((Event::Syscall(s), q))
+            }
+            f::DESC_SYSCALL_ARG => {
+                let v = f::le_u64(data, data_len, p).ok_or("system-call argument runs past the end of the payload")?;
+                Ok((Event::SyscallArg(v), p + 8))
+            }
+            _ => Err(format!(
+                "unknown marker descriptor {desc:#04x}: expected 0x80 (context switch), 0x81 (flush), \
+                 0x82 (system call) or 0x83 (system-call argument)"
+            )),
         };
     }
     if desc & f::DESC_RESERVED != 0 {

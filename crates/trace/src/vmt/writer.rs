@@ -110,6 +110,16 @@ impl Encoder {
                 self.marker(f::DESC_FLUSH_ALL);
                 return;
             }
+            Event::Syscall(s) => {
+                self.marker(f::DESC_SYSCALL);
+                put_syscall(&mut self.data, &s);
+                return;
+            }
+            Event::SyscallArg(v) => {
+                self.marker(f::DESC_SYSCALL_ARG);
+                self.data.extend_from_slice(&v.to_le_bytes());
+                return;
+            }
         };
         let addr = a.addr.0;
         let stream = usize::from(f::stream_of(a.kind));
@@ -142,6 +152,14 @@ impl Encoder {
 }
 
 use blocks::put_leb;
+
+/// A system call's head after its kind byte, the same in both encodings.
+pub(crate) fn put_syscall(out: &mut Vec<u8>, s: &crate::Syscall) {
+    put_leb(out, s.asid.0);
+    put_leb(out, u32::from(s.number));
+    out.push(s.nargs);
+    out.extend_from_slice(&s.ret.to_le_bytes());
+}
 
 /// One block's records, in the file's encoding.
 #[derive(Debug)]
@@ -245,6 +263,8 @@ pub struct VmtWriter<W: Write> {
     total: u64,
     blocks: u64,
     bytes: u64,
+    /// Arguments the last system call announced and not yet written.
+    args_due: u8,
 }
 
 impl<W: Write> std::fmt::Debug for VmtWriter<W> {
@@ -283,19 +303,33 @@ impl<W: Write> VmtWriter<W> {
             total: 0,
             blocks: 0,
             bytes: head.len() as u64,
+            args_due: 0,
         })
     }
 
     /// Queues one event; a full block is compressed and written. An access of
-    /// size 0 is refused: no reader could give it back.
+    /// size 0 is refused: no reader could give it back. So is a system-call
+    /// marker not followed by exactly its arguments (`crate::syscall`).
     pub fn write(&mut self, e: &Event) -> io::Result<()> {
-        if let Event::Access(a) = e {
-            if a.size == 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("access of size 0 cannot be written: {a:?}"),
+        let invalid = |m: String| Err(io::Error::new(io::ErrorKind::InvalidInput, m));
+        let at = self.events_written();
+        match *e {
+            Event::SyscallArg(_) if self.args_due == 0 => {
+                return invalid(format!("event {at}: a system-call argument without its system call before it"));
+            }
+            Event::SyscallArg(_) => self.args_due -= 1,
+            _ if self.args_due != 0 => return invalid(self.short_call(at)),
+            Event::Access(a) if a.size == 0 => return invalid(format!("access of size 0 cannot be written: {a:?}")),
+            Event::Syscall(s) if usize::from(s.nargs) > crate::syscall::MAX_ARGS => {
+                return invalid(format!(
+                    "event {at}: system call {} with {} arguments; at most {}",
+                    crate::syscall::display_name(s.number),
+                    s.nargs,
+                    crate::syscall::MAX_ARGS
                 ));
             }
+            Event::Syscall(s) => self.args_due = s.nargs,
+            _ => {}
         }
         self.enc.encode(e);
         if self.enc.count() as usize >= self.opts.block_events {
@@ -316,6 +350,10 @@ impl<W: Write> VmtWriter<W> {
     /// Bytes handed to the underlying writer so far.
     pub fn bytes_written(&self) -> u64 {
         self.bytes
+    }
+
+    fn short_call(&self, at: u64) -> String {
+        format!("event {at}: a system call's arguments were cut short ({} more were due)", self.args_due)
     }
 
     fn flush_block(&mut self) -> io::Result<()> {
@@ -339,6 +377,9 @@ impl<W: Write> VmtWriter<W> {
     /// Writes the last block and the end block, flushes, and returns the
     /// underlying writer.
     pub fn finish(mut self) -> io::Result<W> {
+        if self.args_due != 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, self.short_call(self.events_written())));
+        }
         self.flush_block()?;
         let end = end_bytes(self.total, self.blocks);
         self.w.write_all(&end)?;
