@@ -42,7 +42,7 @@
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{CacheConfig, Flush, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{Flush, LineRef, LineState, Outcome, RefKind};
 use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
 use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Tlb, TlbConfig, TlbEntry};
@@ -945,7 +945,7 @@ impl Kernel {
     }
 
     /// A free domain, or one recycled from the owner that ran least
-    /// recently (never the running process's own, nor one of `keep`'s).
+    /// recently (never the running process's own, nor a region it maps).
     fn take_domain(&mut self, for_: Owner) -> Domain {
         let reserved = self.scheme.reserved_domains(&self.preset).unwrap_or(0) as usize;
         let count = self.domain_owner.len();
@@ -1155,16 +1155,6 @@ impl Kernel {
         self.charge(c);
         self.leave(prev);
         Ok(())
-    }
-}
-
-/// The cache configuration of the D-cache a preset's machine has (for
-/// tests and reports).
-pub fn dcache_config(p: &SwitchPreset) -> Result<CacheConfig, String> {
-    let m = vmlab_machine::preset::load(&p.machine, &p.overrides).map_err(|e| e.to_string())?;
-    match m.levels()?.into_iter().next() {
-        Some(LevelConfig::Split { d, .. }) => Ok(d),
-        _ => Err(format!("{}: no split first level", m.name)),
     }
 }
 
