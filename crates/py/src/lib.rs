@@ -16,6 +16,7 @@
 
 use pyo3::prelude::*;
 
+mod copy;
 mod events;
 mod machine;
 mod mmu;
@@ -99,6 +100,9 @@ mod _engine {
         apply_overrides, check_config, load_config, preset_names, preset_text, result_table, run, run_events,
         LiveMachine,
     };
+
+    #[pymodule_export]
+    use super::copy::{copy_fit, copy_routines, copy_run, copy_timing};
 
     #[pymodule_export]
     use super::onepass::{onepass_plan, onepass_refusal, onepass_run};
