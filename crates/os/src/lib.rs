@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod experiments;
 pub mod hat;
 pub mod lmbench;
+pub mod mp;
 pub mod oracle;
 pub mod physmem;
 pub mod policy;

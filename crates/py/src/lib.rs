@@ -20,6 +20,7 @@ mod copy;
 mod events;
 mod machine;
 mod mmu;
+mod mp;
 mod onepass;
 mod os;
 mod signals;
@@ -115,6 +116,9 @@ mod _engine {
 
     #[pymodule_export]
     use super::os::{os_cost_model, os_s2_measurements, os_scenario, os_trace};
+
+    #[pymodule_export]
+    use super::mp::{mp_run, mp_sources};
 
     #[pymodule_export]
     use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes};
