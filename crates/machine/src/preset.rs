@@ -9,7 +9,7 @@ use std::path::Path;
 use vmlab_cache::CacheConfig;
 
 /// The shipped presets: (name, file name, TOML text).
-pub const BUILTIN: [(&str, &str, &str); 7] = [
+pub const BUILTIN: [(&str, &str, &str); 9] = [
     ("jm-base", "jm-base.toml", include_str!("../../../presets/jm-base.toml")),
     ("hp9000-834", "hp9000-834.toml", include_str!("../../../presets/hp9000-834.toml")),
     ("mips-r4000", "mips-r4000.toml", include_str!("../../../presets/mips-r4000.toml")),
@@ -17,6 +17,8 @@ pub const BUILTIN: [(&str, &str, &str); 7] = [
     ("hp9000-755", "hp9000-755.toml", include_str!("../../../presets/hp9000-755.toml")),
     ("hp9000-712", "hp9000-712.toml", include_str!("../../../presets/hp9000-712.toml")),
     ("sparccenter-2000", "sparccenter-2000.toml", include_str!("../../../presets/sparccenter-2000.toml")),
+    ("strongarm-sa1100", "strongarm-sa1100.toml", include_str!("../../../presets/strongarm-sa1100.toml")),
+    ("x86-64-pcid", "x86-64-pcid.toml", include_str!("../../../presets/x86-64-pcid.toml")),
 ];
 
 pub const HOST_PRESET: &str = "x86-64-host";

@@ -24,6 +24,8 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use vmlab_addr::{Asid, Domain, PageSize, Pfn, PhysAddr, VirtAddr, Vpn};
+
+use crate::arm::DomainAccess;
 pub use vmlab_cache::Assoc;
 
 /// How a TLB picks a victim among the slots a new entry may use.
@@ -111,8 +113,8 @@ pub struct TlbEntry {
     pub asid: Asid,
     /// Matches every ASID (kernel mappings).
     pub global: bool,
-    /// The protection domain it is tagged with. Carried, not checked: no
-    /// modelled TLB compares it with the running domain yet.
+    /// The protection domain it is tagged with (ARM: the domain of its
+    /// first-level descriptor), checked by `Tlb::lookup_checked`.
     pub domain: Domain,
     /// Physical frame number at this entry's page size.
     pub pfn: Pfn,
@@ -158,6 +160,16 @@ pub struct TlbStats {
     pub evictions: u64,
     /// Entries removed by purges.
     pub purged: u64,
+}
+
+/// What `Tlb::lookup_checked` found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// An entry whose domain the running code may use.
+    Hit(TlbEntry),
+    /// An entry for the address in a domain the running code may not use.
+    DomainFault(TlbEntry),
+    Miss,
 }
 
 /// Which part of the TLB an insert goes to.
@@ -364,6 +376,18 @@ impl Tlb {
         }
     }
 
+    /// A counted lookup that also checks the entry's domain against the
+    /// domain access-control register `dacr`, as an ARM MMU does: a hit in
+    /// a denied domain is a `Checked::DomainFault` (counted as a hit: the
+    /// entry was found; the fault is the kernel's to handle).
+    pub fn lookup_checked(&mut self, asid: Asid, va: VirtAddr, dacr: DomainAccess) -> Checked {
+        match self.lookup(asid, va) {
+            Some(e) if dacr.allows(e.domain) => Checked::Hit(e),
+            Some(e) => Checked::DomainFault(e),
+            None => Checked::Miss,
+        }
+    }
+
     /// Counts `n` hits that a caller proved without looking up: repeats of
     /// the page of the latest hit, with no insert or purge since. They change
     /// no replacement state under any policy (that entry is already the most
@@ -506,6 +530,19 @@ mod tests {
         assert_eq!(t.lookup(Asid(1), VirtAddr(0x1fff)).map(|e| e.translate(VirtAddr(0x1fff))), Some(PhysAddr(0x9fff)));
         assert!(t.lookup(Asid(1), VirtAddr(0x2000)).is_none());
         assert_eq!(*t.stats(), TlbStats { hits: 2, misses: 1, inserts: 3, evictions: 1, purged: 0 });
+    }
+
+    #[test]
+    fn domain_checked_lookup_faults_outside_the_register() {
+        use crate::arm::Access;
+        let mut t = Tlb::new(TlbConfig { asid_tags: false, ..TlbConfig::fully_associative(4, 0) }).unwrap();
+        t.insert(e(1, 0x1000, 0x8000, 4096).in_domain(Domain(5)), Slot::Normal).unwrap();
+        let five = DomainAccess::none().with(Domain(5), Access::Client);
+        let other = DomainAccess::none().with(Domain(6), Access::Client);
+        assert!(matches!(t.lookup_checked(Asid(2), VirtAddr(0x1004), five), Checked::Hit(h) if h.domain == Domain(5)));
+        assert!(matches!(t.lookup_checked(Asid(2), VirtAddr(0x1004), other), Checked::DomainFault(_)));
+        assert_eq!(t.lookup_checked(Asid(2), VirtAddr(0x2000), five), Checked::Miss);
+        assert_eq!((t.stats().hits, t.stats().misses), (2, 1));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod cpu;
 pub mod experiments;
 pub mod hat;
+pub mod lmbench;
 pub mod mp;
 pub mod oracle;
 pub mod physmem;
@@ -16,6 +17,7 @@ pub mod policy;
 pub mod primitives;
 pub mod prot;
 pub mod scenario;
+pub mod switch;
 pub mod tracerun;
 pub mod vm;
 

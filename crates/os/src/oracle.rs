@@ -239,6 +239,19 @@ impl Oracle {
         self.memory.insert(pline, copy);
     }
 
+    /// A reference went through a TLB entry that maps its page to another
+    /// frame than the page table does (an untagged TLB not flushed on a
+    /// switch): whatever it reads is another page's data, whatever it
+    /// writes lands in another page, so it counts as a stale read.
+    pub fn stale_translation(&mut self, access: &Access) {
+        self.checks += 1;
+        self.violations.push(Violation::StaleRead {
+            access: access.clone(),
+            latest_by: None,
+            policy: self.policy.clone(),
+        });
+    }
+
     /// A line left the cache without a write-back (a clean flush or a purge).
     pub fn dropped(&mut self, r: &LineRef) {
         let id = self.namer.id(r);

@@ -24,6 +24,7 @@ mod mp;
 mod onepass;
 mod os;
 mod signals;
+mod switch;
 mod trace;
 mod translation;
 
@@ -118,6 +119,9 @@ mod _engine {
 
     #[pymodule_export]
     use super::mp::{mp_run, mp_sources};
+
+    #[pymodule_export]
+    use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes};
 
     #[pymodule_export]
     use super::trace::{
