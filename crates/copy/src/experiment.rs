@@ -11,13 +11,12 @@
 //! destination. That is the set-up of a one-level direct-mapped cache (the
 //! HP 700s). One conflicting buffer evicts nothing from a set-associative
 //! cache or a level below, so every other machine (`SetUp::Flushed`, the
-//! host's) is set up as a benchmark on it is: every level flushed
-//! (`OnCpu::flush_private`, dirty lines written back), then, when either
-//! side is dirty, a filler region twice the largest level stored to, so
-//! every frame of every level holds a dirty line (twice: page placement may
-//! be random below the top level); then the hot sides loaded. A cold side's
-//! misses find invalid frames after a clean set-up (no victim, which costs
-//! what a clean victim costs) and dirty lines after a dirty one. In a
+//! host's) is set up as a benchmark on it is (`bench/copy_temps.c`): every
+//! level flushed (`OnCpu::flush_private`, dirty lines written back), then a
+//! filler region twice the largest level stored to when either side is
+//! dirty, or else loaded when a side is clean, so every frame of every
+//! level holds a dirty or a clean line of it (twice: page placement may be
+//! random below the top level); then the hot sides loaded. In a
 //! set-associative cache both buffers share every set, so a dirty side
 //! dirties the other cold side's victims too: clean-dirty, dirty-clean and
 //! dirty-dirty are set up alike there.
@@ -181,8 +180,8 @@ fn set_up(sys: &mut System, buf: &mut Buffers, (space, va, bytes): (Asid, u64, u
 enum SetUp {
     /// One conflicting buffer per side: a one-level direct-mapped cache.
     Conflicting,
-    /// Every level flushed, dirtied by a filler if a side is dirty, hot
-    /// sides loaded.
+    /// Every level flushed, filled with dirty or clean lines, hot sides
+    /// loaded.
     Flushed,
 }
 
@@ -207,11 +206,16 @@ fn set_up_flushed(sys: &mut System, buf: &mut Buffers, sides: [(Asid, u64, u64, 
     let line = buf.line;
     let mut cpu = sys.on(CpuId(0));
     cpu.flush_private(Flush::WriteBack);
-    if sides.iter().any(|s| s.3 == Temperature::Dirty) {
+    let dirty = sides.iter().any(|s| s.3 == Temperature::Dirty);
+    if dirty || sides.iter().any(|s| s.3 == Temperature::Clean) {
         let mut at = FILLER_VA;
         while at < FILLER_VA + filler {
             let pa = buf.translate(USER_SPACE, VirtAddr(at));
-            cpu.store(VirtAddr(at), pa, USER_SPACE, 1);
+            if dirty {
+                cpu.store(VirtAddr(at), pa, USER_SPACE, 1);
+            } else {
+                cpu.load(VirtAddr(at), pa, USER_SPACE, 1);
+            }
             at += line;
         }
     }

@@ -195,13 +195,13 @@ fn refusals_name_the_routine_and_what_it_needs() {
     assert!(e.contains("hp9000-720"), "{e}");
 }
 
-/// A set-associative cache is set up by flushing every level, then (for a
-/// dirty side) storing a filler twice the cache, then loading the hot
-/// sides. On the 720 made 2-way (128 KB a way, VIPT, so the 512 KB filler
-/// fills both ways of every set with dirty lines): a 64-byte memcpy's cold
-/// side misses its 2 lines, into empty frames after a clean set-up and onto
-/// dirty filler lines after a dirty one, which dirties the other cold
-/// side's victims too.
+/// A set-associative cache is set up by flushing every level, then
+/// storing (a dirty side) or else loading (a clean side) a filler twice the
+/// cache, then loading the hot sides. On the 720 made 2-way (128 KB a way,
+/// VIPT, so the 512 KB filler fills both ways of every set): a 64-byte
+/// memcpy's cold side misses its 2 lines, onto clean filler lines after a
+/// clean set-up and dirty ones after a dirty set-up, which dirties the
+/// other cold side's victims too.
 #[test]
 fn set_associative_cache_is_set_up_by_flushing_then_dirtying_by_stores() {
     use Temperature::{Clean, Dirty, Hot};
