@@ -66,7 +66,7 @@ def measure(exe: Path, runs: int, filler: int) -> dict[tuple[str, str], int]:
     return cells
 
 
-def predict(measured: dict[tuple[str, str], int]) -> tuple[dict, dict[tuple[str, str], float]]:
+def predict(measured: dict[tuple[str, str], int], routines: list[str] | None = None) -> tuple[dict, dict]:
     from vmlab import _engine
 
     cpu = str(TIMING)
@@ -74,7 +74,7 @@ def predict(measured: dict[tuple[str, str], int]) -> tuple[dict, dict[tuple[str,
     cases = [
         dict(routine=r, src=p.split("-")[0], dst=p.split("-")[1], bytes=4096, dst_offset=0, placement="apart",
              repeat=1)
-        for r in MODELLED for p in PAIRS
+        for r in (routines or MODELLED) for p in PAIRS
     ]
     out = json.loads(_engine.copy_run(cpu, fit["hit_cycles"], fit["miss_cycles"], json.dumps(cases)))
     return fit, {(o["case"]["routine"], f"{o['case']['src']}-{o['case']['dst']}"): o["cycles"]["total"] for o in out}
