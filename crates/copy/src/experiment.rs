@@ -8,9 +8,18 @@
 //! hold clean lines of another buffer (that buffer, one cache way further
 //! on in the same space, is loaded). *Dirty*: likewise, but the other
 //! buffer's lines are stored to. The source is set up first, then the
-//! destination. One conflicting buffer evicts only from a direct-mapped
-//! cache with no level below it, so clean and dirty set-ups are refused on
-//! any other machine.
+//! destination. That is the set-up of a one-level direct-mapped cache (the
+//! HP 700s). One conflicting buffer evicts nothing from a set-associative
+//! cache or a level below, so every other machine (`SetUp::Flushed`, the
+//! host's) is set up as a benchmark on it is (`bench/copy_temps.c`): every
+//! level flushed (`OnCpu::flush_private`, dirty lines written back), then a
+//! filler region twice the largest level stored to when either side is
+//! dirty, or else loaded when a side is clean, so every frame of every
+//! level holds a dirty or a clean line of it (twice: page placement may be
+//! random below the top level); then the hot sides loaded. In a
+//! set-associative cache both buffers share every set, so a dirty side
+//! dirties the other cold side's victims too: clean-dirty, dirty-clean and
+//! dirty-dirty are set up alike there.
 //!
 //! **The paper's method and this one.** The paper times twenty copies in a
 //! loop with the PA-RISC interval timer and keeps the lowest of ten runs,
@@ -33,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::Assoc;
 use vmlab_cache::RefKind;
-use vmlab_machine::{preset, MachineConfig, Mechanism, PageMapper, Reached, System};
+use vmlab_machine::{preset, Flush, MachineConfig, Mechanism, PageMapper, Reached, System};
 
 use crate::routine::{self, Side};
 use crate::timing::{self, Breakdown, Counts, CpuTiming, Places};
@@ -166,6 +175,63 @@ fn set_up(sys: &mut System, buf: &mut Buffers, (space, va, bytes): (Asid, u64, u
     }
 }
 
+/// How the buffers are brought to their temperatures (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SetUp {
+    /// One conflicting buffer per side: a one-level direct-mapped cache.
+    Conflicting,
+    /// Every level flushed, filled with dirty or clean lines, hot sides
+    /// loaded.
+    Flushed,
+}
+
+/// Where the filler of a dirty `SetUp::Flushed` lies: far from the buffers
+/// in the source's space.
+pub const FILLER_VA: u64 = 0x4000_0000;
+
+/// Bytes of the largest data (or unified) cache of `levels`.
+fn largest_data_cache(levels: &[vmlab_machine::LevelConfig]) -> u64 {
+    levels
+        .iter()
+        .map(|l| match l {
+            vmlab_machine::LevelConfig::Unified { cache, .. } => cache.size.0,
+            vmlab_machine::LevelConfig::Split { d, .. } => d.size.0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// `SetUp::Flushed` of both sides through CPU 0.
+fn set_up_flushed(sys: &mut System, buf: &mut Buffers, sides: [(Asid, u64, u64, Temperature); 2], filler: u64) {
+    let line = buf.line;
+    let mut cpu = sys.on(CpuId(0));
+    cpu.flush_private(Flush::WriteBack);
+    let dirty = sides.iter().any(|s| s.3 == Temperature::Dirty);
+    if dirty || sides.iter().any(|s| s.3 == Temperature::Clean) {
+        let mut at = FILLER_VA;
+        while at < FILLER_VA + filler {
+            let pa = buf.translate(USER_SPACE, VirtAddr(at));
+            if dirty {
+                cpu.store(VirtAddr(at), pa, USER_SPACE, 1);
+            } else {
+                cpu.load(VirtAddr(at), pa, USER_SPACE, 1);
+            }
+            at += line;
+        }
+    }
+    for (space, va, bytes, t) in sides {
+        if t != Temperature::Hot {
+            continue;
+        }
+        let mut at = va - va % line;
+        while at < va + bytes {
+            let pa = buf.translate(space, VirtAddr(at));
+            cpu.load(VirtAddr(at), pa, space, 1);
+            at += line;
+        }
+    }
+}
+
 /// The machine of `timing` with `overrides` (`--set`-style).
 pub fn machine(timing: &CpuTiming, overrides: &[String]) -> Result<MachineConfig, String> {
     preset::load(&timing.machine, overrides).map_err(|e| e.to_string())
@@ -184,22 +250,14 @@ pub fn run(timing: &CpuTiming, overrides: &[String], case: &Case) -> Result<RunO
         Placement::SameColour => (USER_SPACE, SRC_VA + way),
         Placement::OtherSpace => (OTHER_SPACE, SRC_VA),
     };
-    if case.placement == Placement::Apart && way < APART + case.bytes + line {
+    let direct = m.l1d.as_ref().or(m.l1.as_ref()).is_some_and(|c| c.assoc == Assoc::Ways(1));
+    let how = if direct && levels.len() == 1 { SetUp::Conflicting } else { SetUp::Flushed };
+    // Apart buffers must not share frames: disjoint frames of a direct-mapped
+    // way, or any two ways of a set-associative set.
+    if case.placement == Placement::Apart && direct && way < APART + case.bytes + line {
         return Err(format!(
             "{}: a cache way of {way} bytes cannot hold two {}-byte buffers apart",
             m.name, case.bytes
-        ));
-    }
-    let direct = m.l1d.as_ref().or(m.l1.as_ref()).is_some_and(|c| c.assoc == Assoc::Ways(1));
-    if (case.src != Temperature::Hot || case.dst != Temperature::Hot) && (!direct || levels.len() != 1) {
-        // One conflicting buffer evicts a line only from a direct-mapped
-        // cache with nothing below it to keep a copy.
-        return Err(format!(
-            "{}: clean and dirty set-ups need one level of direct-mapped data cache (as on the HP 700s); this \
-             machine has {} level(s), the top data cache {}direct-mapped",
-            m.name,
-            levels.len(),
-            if direct { "" } else { "not " }
         ));
     }
     let page = m.memory.page_size;
@@ -214,8 +272,16 @@ pub fn run(timing: &CpuTiming, overrides: &[String], case: &Case) -> Result<RunO
     };
     let dst = dst_va + case.dst_offset;
     let stream = routine.stream(VirtAddr(SRC_VA), VirtAddr(dst), case.bytes)?;
-    set_up(&mut sys, &mut buf, (USER_SPACE, SRC_VA, case.bytes), case.src);
-    set_up(&mut sys, &mut buf, (dst_space, dst, case.bytes), case.dst);
+    match how {
+        SetUp::Conflicting => {
+            set_up(&mut sys, &mut buf, (USER_SPACE, SRC_VA, case.bytes), case.src);
+            set_up(&mut sys, &mut buf, (dst_space, dst, case.bytes), case.dst);
+        }
+        SetUp::Flushed => {
+            let sides = [(USER_SPACE, SRC_VA, case.bytes, case.src), (dst_space, dst, case.bytes, case.dst)];
+            set_up_flushed(&mut sys, &mut buf, sides, 2 * largest_data_cache(&levels));
+        }
+    }
     let mut last = None;
     for _ in 0..case.repeat.max(1) {
         let before = served(&sys);
