@@ -173,7 +173,6 @@ struct Process {
     exits_taken: usize,
     calls: Assembler,
     exited: bool,
-    started: bool,
 }
 
 /// What [`merge_logs`] did.
@@ -363,7 +362,6 @@ impl Merge {
             exits_taken: 0,
             calls: Assembler::new(),
             exited: false,
-            started: false,
         });
         Ok(self.procs.len() - 1)
     }
@@ -639,7 +637,6 @@ impl Merge {
         let mut i = 0;
         loop {
             self.switch_to(i);
-            self.procs[i].started = true;
             // Run `i` until it blocks or ends.
             if let Some(c) = self.procs[i].blocked.take() {
                 self.complete(i, c)?;
