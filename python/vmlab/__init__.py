@@ -17,7 +17,7 @@ from vmlab.grid import Grid
 # The grid sweep: ``vmlab.sweep(grid, traces)`` -> DataFrame. (The stored-run
 # machinery it shares with the studies is ``vmlab.runs``.)
 from vmlab.sweeps import sweep
-from vmlab.traces import capture_trace, convert_trace, trace_formats, trace_info
+from vmlab.traces import capture_trace, convert_trace, trace_formats, trace_info, trace_syscalls
 
 __all__ = [
     "FlushCounts",
@@ -36,4 +36,5 @@ __all__ = [
     "sweep",
     "trace_formats",
     "trace_info",
+    "trace_syscalls",
 ]

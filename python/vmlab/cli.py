@@ -156,6 +156,8 @@ def trace() -> None:
 
     \b
       vmlab trace -o ls.vmt -- ls -l /     capture (everything after -- is the command)
+      vmlab trace --children -o sh.vmt -- /bin/sh -c 'ls | wc'
+                                           every process, with its system calls
       vmlab trace info ls.vmt              counts, footprint, address range
       vmlab trace convert ls.vmt ls.din    write it in another format
       vmlab trace interleave a.vmt b.vmt --quantum 10000 -o ab.vmt
@@ -170,9 +172,15 @@ def trace() -> None:
 @click.option("--pin-env", is_flag=True,
               help="Run COMMAND with a fixed, minimal environment (PATH=/usr/bin:/bin, LC_ALL=C, "
                    "HOME=/nonexistent, PWD) instead of yours, so that a capture elsewhere is the same trace.")
+@click.option("--syscalls", is_flag=True,
+              help="Keep COMMAND's system calls as markers in the trace (valgrind --trace-syscalls=yes).")
+@click.option("--children", is_flag=True,
+              help="Trace every process COMMAND starts, each in its own address space, merged where the "
+                   "processes block (implies --syscalls).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def capture(out: Optional[str], pin_env: bool, quiet: bool, command: Sequence[str]) -> None:
+def capture(out: Optional[str], pin_env: bool, syscalls: bool, children: bool, quiet: bool,
+            command: Sequence[str]) -> None:
     """Run COMMAND under valgrind and write its memory references to a .vmt trace.
 
     Prints the trace's sha256: two captures are the same trace when it is
@@ -188,7 +196,7 @@ def capture(out: Optional[str], pin_env: bool, quiet: bool, command: Sequence[st
     if not command:
         _fail("trace needs a command to run, e.g. vmlab trace -o ls.vmt -- ls -l")
     out = out or default_capture_name(command)
-    summary = capture_trace(command, out, progress=not quiet, pin_env=pin_env)
+    summary = capture_trace(command, out, progress=not quiet, pin_env=pin_env, syscalls=syscalls, children=children)
     if not quiet:
         click.echo(str(summary) if str(summary) else f"wrote {out}", err=True)
 

@@ -43,6 +43,14 @@ def trace_info(path: PathLike, format: Optional[str] = None) -> Summary:
     return Summary(json.loads(data), text)
 
 
+def trace_syscalls(path: PathLike, format: Optional[str] = None) -> list[dict]:
+    """The system-call markers of a trace, in order: one dict per call with
+    ``event`` (the index of its marker among all events), ``asid``,
+    ``number``, ``name`` (``syscall_N`` for a number without one), ``ret``
+    (``-errno`` on failure) and ``args``."""
+    return json.loads(_engine.trace_syscalls(os.fspath(path), format))
+
+
 def trace_header(path: PathLike) -> Optional[dict]:
     """The header of a ``.vmt`` trace as a dict (``created_by``, the captured
     ``command``, ``metadata`` with the capture's ``launch`` record), or
@@ -145,8 +153,18 @@ def capture_trace(
     stdout: Optional[PathLike] = None,
     stderr: Optional[PathLike] = None,
     metadata: Optional[dict] = None,
+    syscalls: bool = False,
+    children: bool = False,
 ) -> Summary:
     """Runs ``command`` under valgrind and writes its references to ``out`` (``.vmt``).
+
+    ``syscalls`` keeps the program's system calls as markers in the trace
+    (valgrind's ``--trace-syscalls=yes``; :func:`trace_syscalls` lists them).
+    ``children`` traces every process the command starts, each in its own
+    address space, merged into one trace where the processes really block
+    (crates/trace/README.md, "Multi-process capture"); it implies
+    ``syscalls``, and the summary's ``merge`` says how the processes were
+    merged.
 
     ``progress`` is ``True`` for a counter on stderr (on a terminal), or a
     callable that gets the number of references captured so far. Ctrl-C
@@ -188,7 +206,8 @@ def capture_trace(
     try:
         data, text = _engine.trace_capture(
             command, out, callback, valgrind=valgrind, env=env,
-            metadata=json.dumps(metadata) if metadata is not None else None, **paths,
+            metadata=json.dumps(metadata) if metadata is not None else None,
+            syscalls=syscalls, children=children, **paths,
         )
     finally:
         if counter is not None:

@@ -144,6 +144,23 @@ def test_run_events_markers_and_errors(tiny_preset):
             m.run_events(bad)
 
 
+def test_run_events_syscall_markers_change_nothing(tiny_preset):
+    """A system-call marker reaches the engine (as its head and argument
+    events) and no cache sees it: the same result as without it."""
+    m = vmlab.Machine.from_file(tiny_preset)
+    plain = [("load", 0x10, 4), ("store", 0x2000, 8), ("load", 0x10, 4)]
+    marked = plain[:1] + [("syscall", "read", 3, [3, 0x2000, 3]), ("syscall", 9, -12, [0, 4096, 3, 34, 2**64 - 1, 0], 2)] + plain[1:]
+    a, b = m.run_events(plain).to_dict(), m.run_events(marked).to_dict()
+    a.pop("trace"), b.pop("trace")
+    assert a == b
+    for bad, what in [([("syscall", "nosuchcall", 0, [])], "unknown system call"),
+                      ([("syscall", "read", 0, [1, 2, 3, 4, 5, 6, 7])], "at most 6"),
+                      ([("syscall", "read", 0, [-1])], "argument"),
+                      ([("syscall", 70000, 0, [])], "system-call number")]:
+        with pytest.raises(vmlab.VmlabError, match=what):
+            m.run_events(bad)
+
+
 def test_explicit_format_and_bad_format(tiny_preset, tiny_trace):
     m = vmlab.Machine.from_file(tiny_preset)
     check_tiny(m.run(tiny_trace, format="lackey"))

@@ -349,3 +349,46 @@ def test_cli_interrupt_exit_130(tmp_path):
     assert p.returncode == 130, err
     assert "vmlab: interrupted" in err and "Traceback" not in err
     assert out == ""
+
+
+@needs_valgrind
+def test_trace_capture_children_and_syscalls(cli, tmp_path):
+    """--children: a shell pipeline, every process in its own address space,
+    merged where they block; trace info counts the system calls by name and
+    vmlab.trace_syscalls lists them, pids replaced by asids."""
+    import vmlab
+
+    p = cli("trace", "--children", "--pin-env", "-o", "sh.vmt", "--",
+            "/bin/sh", "-c", "echo hi | /bin/cat > out.txt", check=True)
+    assert (tmp_path / "out.txt").read_text() == "hi\n"
+    # sh, the subshell that echoes, the one that execs cat
+    assert "3 processes merged" in p.stderr, p.stderr
+    assert "0 forced (fallback)" in p.stderr, p.stderr
+    info = json.loads(cli("trace", "info", "sh.vmt", "--json", check=True).stdout)
+    assert info["syscalls"] == sum(info["syscalls_by_name"].values()) > 0
+    assert info["syscalls_by_name"]["execve"] == 1
+    assert set(info["by_asid"]) == {"1", "2", "3"}
+    assert "system calls" in cli("trace", "info", "sh.vmt", check=True).stdout
+    calls = vmlab.trace_syscalls(tmp_path / "sh.vmt")
+    forks = [c for c in calls if c["name"] == "clone" and c["asid"] == 1]
+    assert [c["ret"] for c in forks] == [2, 3]
+    # cat reads "hi\n" from the pipe, then end of file
+    cat_reads = [c["ret"] for c in calls if c["asid"] == 3 and c["name"] == "read" and c["args"][0] == 0]
+    assert cat_reads == [3, 0]
+    assert [c["event"] for c in calls] == sorted(c["event"] for c in calls)
+
+
+@needs_valgrind
+def test_trace_capture_syscalls_of_one_process(cli, tmp_path):
+    (tmp_path / "in.txt").write_text("abc\n")
+    cli("trace", "-q", "--syscalls", "-o", "cat.vmt", "--", "/bin/cat", "in.txt", check=True)
+    info = json.loads(cli("trace", "info", "cat.vmt", "--json", check=True).stdout)
+    assert info["syscalls_by_name"]["read"] >= 2  # the file's 4 bytes, then end of file
+    import vmlab
+    calls = vmlab.trace_syscalls(tmp_path / "cat.vmt")
+    # in.txt is cat's last open; its 4 bytes are then read (or copied, by
+    # copy_file_range with a recent coreutils) from that descriptor.
+    opened = max(i for i, c in enumerate(calls) if c["name"] == "openat" and c["ret"] >= 0)
+    fd = calls[opened]["ret"]
+    assert any(c["ret"] == 4 and c["args"][0] == fd for c in calls[opened + 1:])
+    assert calls[-1]["name"] == "exit_group" and calls[-1]["ret"] == 0

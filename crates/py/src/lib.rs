@@ -126,6 +126,7 @@ mod _engine {
     #[pymodule_export]
     use super::trace::{
         trace_capture, trace_convert, trace_footprint, trace_formats, trace_header, trace_info, trace_interleave,
+        trace_syscalls,
     };
 
     #[pymodule_init]

@@ -140,7 +140,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// paths) default to this process's; `metadata` (a JSON object) is stored in
 /// the header. Returns `(summary_json, summary_text)`.
 #[pyfunction]
-#[pyo3(signature = (cmd, out, progress=None, *, valgrind=None, cwd=None, env=None, stdin=None, stdout=None, stderr=None, metadata=None))]
+#[pyo3(signature = (cmd, out, progress=None, *, valgrind=None, cwd=None, env=None, stdin=None, stdout=None, stderr=None, metadata=None, syscalls=false, children=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_capture(
     py: Python<'_>,
@@ -154,6 +154,8 @@ pub fn trace_capture(
     stdout: Option<PathBuf>,
     stderr: Option<PathBuf>,
     metadata: Option<&str>,
+    syscalls: bool,
+    children: bool,
 ) -> PyResult<(String, String)> {
     let mut checkpoint = Checkpoint::new(progress);
     let metadata = match metadata {
@@ -173,6 +175,8 @@ pub fn trace_capture(
         stdout,
         stderr,
         metadata,
+        syscalls,
+        children,
         ..defaults
     };
     let outcome = py.detach(|| {
@@ -189,7 +193,7 @@ pub fn trace_capture(
         return Err(e);
     }
     let summary = outcome.map_err(|e: CaptureError| vmlab_error(e))?;
-    let text = format!(
+    let mut text = format!(
         "wrote {}: {} references, {} bytes, in {:.1} s ({})",
         summary.out.display(),
         summary.events,
@@ -197,7 +201,57 @@ pub fn trace_capture(
         summary.seconds,
         summary.valgrind_version
     );
+    if let Some(m) = &summary.merge {
+        text.push_str(&format!(
+            "\n{} processes merged: {} hand-overs, {} calls blocked, {} forced (fallback), {} fd mismatches",
+            m.processes.len(),
+            m.switches,
+            m.blocked_calls,
+            m.forced,
+            m.fd_mismatches
+        ));
+    }
     Ok((to_json(&summary)?, text))
+}
+
+/// The system calls of a trace, in order, as JSON: a list of `{"event":
+/// index of its marker, "asid", "number", "name", "ret", "args"}`.
+#[pyfunction]
+#[pyo3(signature = (path, format=None))]
+pub fn trace_syscalls(py: Python<'_>, path: &str, format: Option<&str>) -> PyResult<String> {
+    let format = parse_format(format)?;
+    let mut checkpoint = Checkpoint::new(None);
+    let outcome = py.detach(|| {
+        guard("trace_syscalls", || {
+            let p = Path::new(path);
+            let mut source = vmlab_trace::open(p, format).map_err(vmlab_error)?;
+            let mut checked = Checked { inner: &mut *source, checkpoint: &mut checkpoint, path: p };
+            let mut calls = Vec::new();
+            let mut asm = vmlab_trace::syscall::Assembler::new();
+            let mut buf = Vec::new();
+            let (mut index, mut head) = (0u64, 0u64);
+            while vmlab_trace::EventSource::fill(&mut checked, &mut buf).map_err(vmlab_error)? {
+                for e in &buf {
+                    if let vmlab_trace::Event::Syscall(_) = e {
+                        head = index;
+                    }
+                    index += 1;
+                    if let Some(c) = asm.push(e).map_err(|m| vmlab_error(format!("{path}: {m}")))? {
+                        calls.push(serde_json::json!({
+                            "event": head, "asid": c.asid.0, "number": c.number, "name": c.name(),
+                            "ret": c.ret, "args": c.args,
+                        }));
+                    }
+                }
+            }
+            asm.finish().map_err(|m| vmlab_error(format!("{path}: {m}")))?;
+            to_json(&calls)
+        })
+    });
+    match checkpoint.take() {
+        Some(e) => Err(e),
+        None => outcome,
+    }
 }
 
 /// Interleaves the traces `inputs` round-robin, `quantum` references per

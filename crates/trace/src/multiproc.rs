@@ -29,7 +29,11 @@
 //! * `write`, `writev`, `sendto`, `sendmsg` of n bytes on a pipe or socket
 //!   end would fill it past 65,536 bytes (Linux's default pipe size) while it
 //!   holds data;
-//! * `wait4` returned a child's pid and that child has not exited.
+//! * `wait4` returned a child's pid and that child has not exited; or it
+//!   returned `-EINTR` (a signal, `SIGCHLD` under a shell, interrupted it:
+//!   valgrind prints no result, see `lackey.rs`) and no more of the
+//!   process's children have exited than such interrupted waits before it
+//!   took.
 //!
 //! Pipes are modelled by bytes written and read per pipe (a socket pair is
 //! two pipes, one per direction), with the descriptors of each process:
@@ -66,6 +70,8 @@ use vmlab_addr::Asid;
 
 use crate::syscall::{Assembler, Call};
 use crate::{Event, EventSource, LackeyReader, Location, TraceError, BLOCK};
+
+const EINTR: i64 = 4;
 
 /// Linux's default pipe capacity (`pipe(7)`).
 pub const PIPE_CAPACITY: u64 = 65536;
@@ -162,9 +168,11 @@ struct Process {
     fds: BTreeMap<u64, Fd>,
     /// A call that could not complete yet, and its events.
     blocked: Option<Call>,
+    /// Children's exits already taken by a `wait4` that a signal
+    /// interrupted (see `can_complete`).
+    exits_taken: usize,
     calls: Assembler,
     exited: bool,
-    started: bool,
 }
 
 /// What [`merge_logs`] did.
@@ -351,9 +359,9 @@ impl Merge {
             pos: 0,
             fds,
             blocked: None,
+            exits_taken: 0,
             calls: Assembler::new(),
             exited: false,
-            started: false,
         });
         Ok(self.procs.len() - 1)
     }
@@ -429,6 +437,11 @@ impl Merge {
         }
     }
 
+    fn children_exited(&self, i: usize) -> usize {
+        let me = Some(self.procs[i].asid);
+        self.procs.iter().filter(|p| p.parent == me && p.exited).count()
+    }
+
     fn asid_of_pid(&self, pid: u64) -> Option<usize> {
         self.procs.iter().position(|p| u64::from(p.pid) == pid)
     }
@@ -452,6 +465,9 @@ impl Merge {
                 Some(child) => self.procs[child].exited,
                 None => true,
             },
+            // Interrupted by a signal (SIGCHLD, a shell's handler reaping
+            // the child): it waited for one more child to end.
+            nr::WAIT4 if c.ret == -EINTR => self.children_exited(i) > self.procs[i].exits_taken,
             _ => true,
         }
     }
@@ -551,6 +567,9 @@ impl Merge {
                 }
             }
             nr::WAIT4 => {
+                if c.ret == -EINTR && self.children_exited(i) > self.procs[i].exits_taken {
+                    self.procs[i].exits_taken += 1;
+                }
                 if c.ret > 0 {
                     c.ret = asid_pid(self, c.ret).unwrap_or(c.ret);
                 }
@@ -618,7 +637,6 @@ impl Merge {
         let mut i = 0;
         loop {
             self.switch_to(i);
-            self.procs[i].started = true;
             // Run `i` until it blocks or ends.
             if let Some(c) = self.procs[i].blocked.take() {
                 self.complete(i, c)?;

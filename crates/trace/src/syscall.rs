@@ -34,13 +34,16 @@ pub const NAMES: &[(u16, &str)] = &[
     (43, "accept"), (44, "sendto"), (45, "recvfrom"), (46, "sendmsg"), (47, "recvmsg"),
     (48, "shutdown"), (49, "bind"), (50, "listen"), (53, "socketpair"), (56, "clone"), (57, "fork"),
     (58, "vfork"), (59, "execve"), (60, "exit"), (61, "wait4"), (62, "kill"), (63, "uname"),
-    (67, "shmdt"), (72, "fcntl"), (77, "ftruncate"), (79, "getcwd"), (87, "unlink"),
-    (89, "readlink"), (102, "getuid"), (133, "mknod"), (158, "arch_prctl"), (186, "gettid"),
-    (202, "futex"), (217, "getdents64"), (218, "set_tid_address"), (228, "clock_gettime"),
+    (67, "shmdt"), (72, "fcntl"), (77, "ftruncate"), (79, "getcwd"), (80, "chdir"), (87, "unlink"),
+    (89, "readlink"), (96, "gettimeofday"), (102, "getuid"), (104, "getgid"), (107, "geteuid"),
+    (108, "getegid"), (110, "getppid"), (111, "getpgrp"), (131, "sigaltstack"), (133, "mknod"),
+    (137, "statfs"), (158, "arch_prctl"), (186, "gettid"), (191, "getxattr"), (192, "lgetxattr"),
+    (202, "futex"), (217, "getdents64"), (218, "set_tid_address"), (221, "fadvise64"), (228, "clock_gettime"),
     (230, "clock_nanosleep"), (231, "exit_group"), (247, "waitid"), (257, "openat"),
     (259, "mknodat"), (262, "newfstatat"), (263, "unlinkat"), (270, "pselect6"), (271, "ppoll"),
     (273, "set_robust_list"), (288, "accept4"), (292, "dup3"), (293, "pipe2"), (302, "prlimit64"),
-    (318, "getrandom"), (322, "execveat"), (332, "statx"), (334, "rseq"), (435, "clone3"),
+    (318, "getrandom"), (322, "execveat"), (326, "copy_file_range"), (332, "statx"), (334, "rseq"),
+    (435, "clone3"), (439, "faccessat2"),
 ];
 
 /// The name of a system-call number, if it is in [`NAMES`].

@@ -75,6 +75,22 @@ fn round_robin_with_a_quantum() {
 }
 
 #[test]
+fn system_calls_pass_through_retagged_and_whole() {
+    use vmlab_trace::syscall::Call;
+    let call =
+        |asid, args: Vec<u64>| -> Vec<Event> { Call { number: 0, asid: Asid(asid), ret: 1, args }.events().collect() };
+    // Source 0's call comes right after its quantum's last reference: it
+    // waits for its next turn, whole (head and arguments together), re-tagged.
+    let a = [vec![ld(0xa1), ld(0xa2)], call(0, vec![3, 0x10]), vec![ld(0xa3)]].concat();
+    let (out, switches, _) = run(vec![a, vec![ld(0xb1)]], 2);
+    let want =
+        [vec![cs(1), at(0xa1, 1), at(0xa2, 1), cs(2), at(0xb1, 2), cs(1)], call(1, vec![3, 0x10]), vec![at(0xa3, 1)]]
+            .concat();
+    assert_eq!(out, want);
+    assert_eq!(switches, 3);
+}
+
+#[test]
 fn a_source_that_ends_mid_quantum_drops_out_at_once() {
     let (out, switches, _) = run(vec![vec![ld(0xa1)], vec![ld(0xb1), ld(0xb2), ld(0xb3)], vec![ld(0xc1), ld(0xc2)]], 2);
     assert_eq!(

@@ -334,3 +334,41 @@ fn capture_children_merges_where_processes_block() {
     convert(&mut *open(&out, None).expect("open"), &again, TraceFormat::Vmt).expect("convert");
     assert_eq!(read_all(&again, None).expect("read"), events);
 }
+
+/// A shell pipeline, `echo hi | /bin/cat > out.txt`: dash forks a child that
+/// echoes into the pipe and one that execs cat; it waits in wait4, which its
+/// SIGCHLD handler interrupts (no result in valgrind's log: -EINTR). The
+/// merge runs the shell until its first wait, then the echo child (which
+/// writes and ends), then cat (which reads the 3 bytes, then end of file:
+/// no writer is left), then the shell again.
+#[test]
+fn capture_children_of_a_shell_pipeline() {
+    use vmlab_trace::syscall::{name, Assembler};
+    let dir = scratch();
+    if !have_valgrind() || !std::path::Path::new("/bin/sh").exists() {
+        return;
+    }
+    let out = dir.path().join("sh.vmt");
+    let opts = CaptureOptions { children: true, cwd: Some(dir.path().to_path_buf()), ..CaptureOptions::default() };
+    let argv = cmd(&["/bin/sh", "-c", "echo hi | /bin/cat > out.txt"]);
+    let summary = capture(&argv, &out, &opts, &mut |_| Ok(())).expect("capture");
+    assert_eq!(std::fs::read_to_string(dir.path().join("out.txt")).expect("out.txt"), "hi\n");
+    let merge = summary.merge.expect("merged");
+    assert_eq!(merge.processes.len(), 3, "{merge:?}");
+    assert_eq!(merge.processes[2].images.len(), 2, "the fork image, then cat's: {merge:?}");
+    assert_eq!(merge.forced, 0, "{merge:?}");
+    let mut asm = Assembler::new();
+    let mut calls = Vec::new();
+    for e in read_all(&out, None).expect("read") {
+        if let Some(c) = asm.push(&e).expect("whole calls") {
+            calls.push((c.asid.0, name(c.number).unwrap_or("?"), c.ret, c.arg(0)));
+        }
+    }
+    let at = |want: (u32, &str)| calls.iter().position(|c| (c.0, c.1) == want).expect("the call");
+    let echo_exit = at((2, "exit_group"));
+    assert!(at((1, "wait4")) > echo_exit, "the shell's first wait completes after the echo child ends");
+    assert!(at((3, "set_robust_list")) > echo_exit, "cat's process starts after the echo child ends");
+    let cat_reads: Vec<i64> = calls.iter().filter(|c| c.0 == 3 && c.1 == "read" && c.3 == 0).map(|c| c.2).collect();
+    assert_eq!(cat_reads, [3, 0]);
+    assert!(at((1, "exit_group")) > at((3, "exit_group")), "the shell ends last");
+}
