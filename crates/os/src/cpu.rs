@@ -86,6 +86,19 @@ pub struct Cpu {
     mark: Counters,
     /// Counters per mechanism, up to `mark`.
     by_component: BTreeMap<&'static str, Counters>,
+    /// Lines found by [`Cpu::flush_line`]: kept apart from [`Counters`] so
+    /// the cost model's fit and its golden counters are untouched.
+    flushed: FlushedLines,
+}
+
+/// Cache-control instructions by the state of the line they found (S2's
+/// policy comparison: a purge of an empty line costs an instruction, a
+/// flush of a dirty one also a write-back).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FlushedLines {
+    pub empty: u64,
+    pub clean: u64,
+    pub dirty: u64,
 }
 
 /// The component counted when no kernel mechanism is running: user loads
@@ -125,6 +138,7 @@ impl Cpu {
             component: USER,
             mark: Counters::default(),
             by_component: BTreeMap::new(),
+            flushed: FlushedLines::default(),
         })
     }
 
@@ -157,6 +171,10 @@ impl Cpu {
     pub fn components(&mut self) -> BTreeMap<String, Counters> {
         self.settle();
         self.by_component.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+    }
+
+    pub fn flushed_lines(&self) -> FlushedLines {
+        self.flushed
     }
 
     pub fn line_bytes(&self) -> u64 {
@@ -279,6 +297,11 @@ impl Cpu {
         let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid: at.space.0 };
         self.counters.cache_ops += 1;
         let state = self.hier.top_mut(RefKind::Read).flush_line(r, how);
+        match state {
+            LineState::Empty => self.flushed.empty += 1,
+            LineState::Clean => self.flushed.clean += 1,
+            LineState::Dirty(_) => self.flushed.dirty += 1,
+        }
         let access =
             Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
