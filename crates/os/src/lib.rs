@@ -24,6 +24,6 @@ pub use cpu::{DataRef, Flush, FlushedLines, Place, Span};
 pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;
-pub use replay::{replay_trace, ReplayOutcome};
+pub use replay::{replay_events, replay_trace, ReplayOutcome};
 pub use tracerun::{run_trace, TraceOutcome};
 pub use vm::{Attach, ObjectKind, Os, OsError, Region};

@@ -350,6 +350,33 @@ pub fn replay_trace(
     Ok(out)
 }
 
+/// [`replay_trace`] over events in memory (a workload built by a study).
+pub fn replay_events(
+    events: &[Event],
+    machine: &MachineConfig,
+    cost: CostModel,
+    policy: Policy,
+    oracle: bool,
+) -> Result<ReplayOutcome, String> {
+    struct Once<'a>(Option<&'a [Event]>);
+    impl EventSource for Once<'_> {
+        fn fill(&mut self, buf: &mut Vec<Event>) -> Result<bool, vmlab_trace::TraceError> {
+            buf.clear();
+            match self.0.take() {
+                Some(e) => {
+                    buf.extend_from_slice(e);
+                    Ok(!buf.is_empty())
+                }
+                None => Ok(false),
+            }
+        }
+        fn progress(&self) -> (u64, Option<u64>) {
+            (0, None)
+        }
+    }
+    replay_trace(&mut Once(Some(events)), machine, cost, policy, oracle)
+}
+
 fn os_err(e: OsError) -> String {
     e.to_string()
 }
@@ -703,6 +730,23 @@ impl Replay<'_> {
                 // Where that OS would have put it: the global address, else
                 // the nearest accepted page above.
                 let global = self.global.get(&object).map(|&g| g + offset);
+                // A single address space maps an object range at one place:
+                // a second mapping of it in the same process (a file mapped
+                // twice) is the first one again.
+                if let Some(g) = global {
+                    let same = |m: &Mapping| {
+                        m.backing == backing
+                            && m.model_start <= g
+                            && g + len <= m.model_start + (m.end - m.start)
+                            && m.offset + (g - m.model_start) == offset
+                    };
+                    if self.procs[p].maps.values().any(same) {
+                        self.out.relocated += 1;
+                        let m = Mapping { start, end: start + len, prot, shared, backing, offset, model_start: g };
+                        self.procs[p].maps.insert(start, m);
+                        return Ok(());
+                    }
+                }
                 let slide = (1..=MAX_SLIDE_PAGES).map(|k| fold(start) + k * self.page);
                 let mut at = None;
                 for c in global.into_iter().chain(slide).filter(|&c| c + len <= USER_LIMIT.0) {
@@ -758,7 +802,16 @@ impl Replay<'_> {
         let space = self.procs[p].space;
         for m in self.overlapping(p, start, len) {
             let (a, b) = (m.start.max(start), m.end.min(end));
-            self.os.unmap(space, m.model_start + (a - m.start), b - a).map_err(os_err)?;
+            let (ma, mb) = (m.model_start + (a - m.start), m.model_start + (b - m.start));
+            // Kept while another mapping of the process is the same model
+            // range (see `install`, global-shared).
+            let shared_model = self.procs[p]
+                .maps
+                .values()
+                .any(|o| o.start != m.start && o.model_start < mb && ma < o.model_start + (o.end - o.start));
+            if !shared_model {
+                self.os.unmap(space, ma, b - a).map_err(os_err)?;
+            }
             let maps = &mut self.procs[p].maps;
             maps.remove(&m.start);
             if m.start < a {
@@ -829,13 +882,10 @@ impl Replay<'_> {
     /// Removes every mapping of `p` (exec, exit).
     fn empty(&mut self, p: usize) -> Result<(), String> {
         let space = self.procs[p].space;
-        let maps: Vec<Mapping> = self.procs[p].maps.values().copied().collect();
-        for m in maps {
-            self.os.unmap(space, m.model_start, m.end - m.start).map_err(os_err)?;
-        }
-        let implicit: Vec<u64> = self.procs[p].implicit.keys().copied().collect();
-        for f in implicit {
-            self.os.unmap(space, f, self.page).map_err(os_err)?;
+        let regions: Vec<(u64, u64)> =
+            self.os.space(space).map(|s| s.regions.values().map(|r| (r.start, r.len)).collect()).unwrap_or_default();
+        for (start, len) in regions {
+            self.os.unmap(space, start, len).map_err(os_err)?;
         }
         let pr = &mut self.procs[p];
         pr.maps.clear();
