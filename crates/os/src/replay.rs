@@ -608,24 +608,22 @@ impl Replay<'_> {
             }
             SYS_CLONE if c.arg(0) & CLONE_VM != 0 => self.pending.push(Pending { pid: c.ret, proc: p }),
             SYS_CLONE3 => self.pending.push(Pending { pid: c.ret, proc: p }),
-            SYS_FORK | SYS_VFORK | SYS_CLONE => {
-                // The child's own return (0) is not a fork.
-                if c.ret > 0 {
-                    let parent = self.procs[p].space;
-                    let child = self.new_proc(Some(parent), n)?;
-                    let space = self.procs[child].space;
-                    self.os.fork(parent, space).map_err(os_err)?;
-                    let pp = self.procs[p].clone();
-                    let ch = &mut self.procs[child];
-                    ch.maps = pp.maps;
-                    ch.fds = pp.fds;
-                    ch.brk = pp.brk;
-                    ch.implicit = pp.implicit;
-                    // The child's first-touch pages live in the parent's
-                    // object, inherited like any private mapping.
-                    ch.implicit_object = pp.implicit_object;
-                    self.pending.push(Pending { pid: c.ret, proc: child });
-                }
+            // The child's own return (0) is not a fork.
+            SYS_FORK | SYS_VFORK | SYS_CLONE if c.ret > 0 => {
+                let parent = self.procs[p].space;
+                let child = self.new_proc(Some(parent), n)?;
+                let space = self.procs[child].space;
+                self.os.fork(parent, space).map_err(os_err)?;
+                let pp = self.procs[p].clone();
+                let ch = &mut self.procs[child];
+                ch.maps = pp.maps;
+                ch.fds = pp.fds;
+                ch.brk = pp.brk;
+                ch.implicit = pp.implicit;
+                // The child's first-touch pages live in the parent's
+                // object, inherited like any private mapping.
+                ch.implicit_object = pp.implicit_object;
+                self.pending.push(Pending { pid: c.ret, proc: child });
             }
             SYS_EXECVE | SYS_EXECVEAT => {
                 self.empty(p)?;
@@ -705,12 +703,23 @@ impl Replay<'_> {
         if len == 0 {
             return Ok(());
         }
-        if start % self.page != 0 || offset % self.page != 0 {
+        if !start.is_multiple_of(self.page) || !offset.is_multiple_of(self.page) {
             return Err(format!("mapping {start:#x} offset {offset:#x} is not aligned to the {}-byte page", self.page));
         }
         if fold(start) + len > USER_LIMIT.0 {
             return Err(format!("mapping {start:#x}+{len:#x} crosses a {USER_LIMIT:#x} fold of the OS model"));
         }
+        // A mapping placed next to, or over part of, one the policy moved
+        // moves with it (ld.so maps a library's data at a fixed distance
+        // from its text).
+        let moved = |m: &Mapping| m.model_start != fold(m.start);
+        let near = self.procs[p]
+            .maps
+            .range(..=start)
+            .next_back()
+            .map(|(_, m)| *m)
+            .filter(|m| m.end >= start && moved(m))
+            .map(|m| m.model_start + (start - m.start));
         if fixed {
             self.remove(p, start, len)?;
         } else if let Some(m) = self.overlapping(p, start, len).first() {
@@ -724,6 +733,15 @@ impl Replay<'_> {
         let space = self.procs[p].space;
         let private = !shared;
         let region = |at: u64| Region { start: at, len, object, offset, prot, private };
+        if let Some(at) = near.filter(|&at| at + len <= USER_LIMIT.0) {
+            if self.os.map(space, region(at)).is_ok() {
+                self.out.relocated += 1;
+                self.procs[p]
+                    .maps
+                    .insert(start, Mapping { start, end: start + len, prot, shared, backing, offset, model_start: at });
+                return Ok(());
+            }
+        }
         let model = match self.os.map(space, region(fold(start))) {
             Ok(()) => fold(start),
             Err(OsError::Refused(why)) => {

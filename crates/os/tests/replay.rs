@@ -1,7 +1,7 @@
 //! System-call markers replayed through the OS model (issue 25): hand-made
 //! multi-process traces with exact mappings, faults and violations after.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_os::replay::{Backing, Mapping};

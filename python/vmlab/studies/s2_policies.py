@@ -259,6 +259,7 @@ def figure(rs: List[dict]):
         ax.set_title(m, fontsize="medium")
         if i == 0:
             ax.set_ylabel("M cycles (predicted)")
-            ax.legend(fontsize="x-small")
-    fig.tight_layout()
+            handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", ncol=4, fontsize="small")
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
     return fig
