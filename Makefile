@@ -85,12 +85,14 @@ $(TRACE): $(BUILD)/matmul | develop
 	$(VMLAB) trace -o $@ -- $(BUILD)/matmul
 
 # Every study that exists: S1 on the four S1 workloads' small traces
-# (captured on first use), S2 from seed 000's primitives, then the report,
-# which links both.
+# (captured on first use), S2 from seed 000's primitives, S3's multiprocessor
+# simulation, S4 from seed 004's copy routines, then the report, which links them.
 reproduce: develop $(TRACE)
 	$(VMLAB) trace info $(TRACE)
 	$(VMLAB) reproduce s1 --grid standard --report $(dir $(REPORT))s1
 	$(VMLAB) reproduce s2 --report $(dir $(REPORT))s2
+	$(VMLAB) reproduce s3 --report $(dir $(REPORT))s3
+	$(VMLAB) reproduce s4 --report $(dir $(REPORT))s4
 	$(VMLAB) report --trace $(TRACE) --out $(REPORT)
 	@echo "report: $(REPORT)"
 

@@ -120,6 +120,13 @@ def outputs(traces: dict[str, Path]) -> dict[str, str]:
                 rows = list(csv.reader(fh))
             out[f"s2/{f.name}"] = canonical(rows[:1]) + "\n" + "\n".join(sorted(canonical(r) for r in rows[1:]))
         out["s2/measurements"] = canonical(json.loads(_engine.os_s2_measurements("hp9000-834")))
+
+        s4 = Path(tmp) / "s4"
+        vmlab("reproduce", "s4", "--results", str(s4), "--report", str(Path(tmp) / "s4-report"))
+        for f in sorted(s4.glob("*.csv")):
+            with f.open(newline="") as fh:
+                rows = list(csv.reader(fh))
+            out[f"s4/{f.name}"] = canonical(rows[:1]) + "\n" + "\n".join(sorted(canonical(r) for r in rows[1:]))
     return out
 
 

@@ -98,7 +98,7 @@ def test_help(installed: Installed) -> None:
     for command in ("run", "trace", "reproduce", "presets", "report"):
         assert f"  {command} " in out, command
     studies = installed.run("reproduce", "--help").stdout
-    assert "  s1 " in studies and "  s2 " in studies
+    assert "  s1 " in studies and "  s2 " in studies and "  s4 " in studies
 
 
 def test_run_info_convert_on_a_hand_worked_trace(installed: Installed) -> None:

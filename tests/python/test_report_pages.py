@@ -5,7 +5,7 @@ no line of prose wider than the page, and the index showing every study's
 verdicts, coloured.
 
 The report is built by the commands `make reproduce` runs: `vmlab reproduce
-s2`, `vmlab reproduce s1 --grid test` (on a generated trace given with
+s2`, `vmlab reproduce s4`, `vmlab reproduce s1 --grid test` (on a generated trace given with
 --trace, so the test needs no valgrind capture) and `vmlab report`. The test
 is skipped when Chromium, its driver or Selenium is missing, except under CI
 (CI=true), where that is a failure. Screenshots of each page go to
@@ -169,6 +169,7 @@ def report(tmp_path_factory) -> Path:
     vmlab.convert_trace(write_random_trace(d / "db.lackey", 60_000, seed=7), d / "db.vmt")
     (d / "tiny.lackey").write_text(TINY_TRACE)
     _vmlab(d, "reproduce", "s2", "--results", "results/s2", "--report", "report/s2")
+    _vmlab(d, "reproduce", "s4", "--results", "results/s4", "--report", "report/s4")
     _vmlab(d, "reproduce", "s1", "--grid", "test", "--trace", "database=db.vmt", "-j", "1",
            "--results", "results/s1", "--report", "report/s1")
     _vmlab(d, "report", "-t", "tiny.lackey", "-m", "jm-base", "-o", "report/index.html", "-q")
@@ -182,9 +183,9 @@ def test_every_report_page_renders_whole(browser, report):
     wrong, seen = problems_of(report / "index.html", browser, shots)
     assert wrong == []
     visited = {p.relative_to(report.resolve()).as_posix() for p in seen}
-    assert visited == {"index.html", "s1/index.html", "s2/index.html"}
+    assert visited == {"index.html", "s1/index.html", "s2/index.html", "s4/index.html"}
     # Every study page has its figures and a way back.
-    for study, figures in (("s1", 3), ("s2", 3)):
+    for study, figures in (("s1", 3), ("s2", 3), ("s4", 4)):
         page = seen[(report / study / "index.html").resolve()]
         assert len(page["images"]) == figures, study
         assert (report / "index.html").resolve().as_uri() in page["links"], study
@@ -194,11 +195,11 @@ def test_index_shows_every_verdict_coloured(browser, report):
     from selenium.webdriver.common.by import By
 
     expected = []
-    for study in ("s1", "s2"):
+    for study in ("s1", "s2", "s4"):
         doc = json.loads((report / study / "verdicts.json").read_text())
         assert doc["format"] == 1 and doc["study"] == study
         expected += [v["verdict"] for v in doc["verdicts"]]
-    assert len(expected) == 5 + 6
+    assert len(expected) == 5 + 6 + 6
     browser.load(report / "index.html")
     badges = browser.driver.find_elements(By.CSS_SELECTOR, "span.verdict")
     assert [b.text for b in badges] == expected

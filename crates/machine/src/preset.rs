@@ -9,10 +9,14 @@ use std::path::Path;
 use vmlab_cache::CacheConfig;
 
 /// The shipped presets: (name, file name, TOML text).
-pub const BUILTIN: [(&str, &str, &str); 3] = [
+pub const BUILTIN: [(&str, &str, &str); 7] = [
     ("jm-base", "jm-base.toml", include_str!("../../../presets/jm-base.toml")),
     ("hp9000-834", "hp9000-834.toml", include_str!("../../../presets/hp9000-834.toml")),
     ("mips-r4000", "mips-r4000.toml", include_str!("../../../presets/mips-r4000.toml")),
+    ("hp9000-720", "hp9000-720.toml", include_str!("../../../presets/hp9000-720.toml")),
+    ("hp9000-755", "hp9000-755.toml", include_str!("../../../presets/hp9000-755.toml")),
+    ("hp9000-712", "hp9000-712.toml", include_str!("../../../presets/hp9000-712.toml")),
+    ("sparccenter-2000", "sparccenter-2000.toml", include_str!("../../../presets/sparccenter-2000.toml")),
 ];
 
 pub const HOST_PRESET: &str = "x86-64-host";

@@ -35,6 +35,33 @@ fn jm_base_is_what_the_issue_says() {
 }
 
 #[test]
+fn hp_700_presets_are_what_seed_004_says() {
+    use vmlab_cache::IndexFn;
+    // (preset, caches top-down with (name, size)): section 4's text for the
+    // D-caches (the 720's 256 KB, where Table 2 says 128 KB), Table 2 for
+    // the I-caches, the 712's one combined cache.
+    let want: [(&str, &[(&str, u64)]); 3] = [
+        ("hp9000-720", &[("l1i", 128 << 10), ("l1d", 256 << 10)]),
+        ("hp9000-755", &[("l1i", 256 << 10), ("l1d", 256 << 10)]),
+        ("hp9000-712", &[("l1", 256 << 10)]),
+    ];
+    for (name, caches) in want {
+        let cfg = preset::load(name, &[]).expect("loads");
+        let got: Vec<(&str, u64)> = cfg.caches().iter().map(|(n, c)| (*n, c.size.0)).collect();
+        assert_eq!(got, caches, "{name}");
+        for (cache, c) in cfg.caches() {
+            let what = format!("{name} [{cache}]");
+            assert_eq!(
+                (c.line.0, c.assoc, c.indexing, c.index),
+                (32, Assoc::Ways(1), Indexing::Vipt, IndexFn::SpaceHash),
+                "{what}"
+            );
+        }
+        assert_eq!(cfg.memory.page_size.bytes(), 4096, "{name}");
+    }
+}
+
+#[test]
 fn overrides_apply_and_bad_ones_list_valid_keys() {
     let cfg = preset::load("jm-base", &["l1d.size=16K".into(), "l1d.assoc=2".into()]).expect("valid overrides");
     assert_eq!(cfg.l1d.as_ref().map(|c| c.size.0), Some(16384));

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod cpu;
 pub mod experiments;
 pub mod hat;
+pub mod mp;
 pub mod oracle;
 pub mod physmem;
 pub mod policy;

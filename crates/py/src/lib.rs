@@ -16,9 +16,11 @@
 
 use pyo3::prelude::*;
 
+mod copy;
 mod events;
 mod machine;
 mod mmu;
+mod mp;
 mod onepass;
 mod os;
 mod signals;
@@ -100,6 +102,9 @@ mod _engine {
     };
 
     #[pymodule_export]
+    use super::copy::{copy_fit, copy_routines, copy_run, copy_timing};
+
+    #[pymodule_export]
     use super::onepass::{onepass_plan, onepass_refusal, onepass_run};
 
     #[pymodule_export]
@@ -110,6 +115,9 @@ mod _engine {
 
     #[pymodule_export]
     use super::os::{os_cost_model, os_replay, os_s2_measurements, os_scenario, os_trace};
+
+    #[pymodule_export]
+    use super::mp::{mp_run, mp_sources};
 
     #[pymodule_export]
     use super::trace::{

@@ -53,6 +53,14 @@ pub struct CaptureOptions {
     pub stdin: Option<PathBuf>,
     pub stdout: Option<PathBuf>,
     pub stderr: Option<PathBuf>,
+    /// Record system calls as markers (`--trace-syscalls=yes`).
+    pub syscalls: bool,
+    /// Trace every process the command starts (`--trace-children=yes`,
+    /// implies `syscalls`), each in its own asid, merged where processes
+    /// block (`multiproc`). The logs go to a temporary directory as text
+    /// (a FIFO per process cannot be made in advance) and are merged once
+    /// valgrind has exited.
+    pub children: bool,
 }
 
 impl Default for CaptureOptions {
@@ -69,6 +77,8 @@ impl Default for CaptureOptions {
             stdin: None,
             stdout: None,
             stderr: None,
+            syscalls: false,
+            children: false,
         }
     }
 }
@@ -83,6 +93,9 @@ pub struct CaptureSummary {
     /// `valgrind --version` output, e.g. `valgrind-3.19.0`.
     pub valgrind_version: String,
     pub seconds: f64,
+    /// With `children`: the processes and how they were merged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merge: Option<crate::multiproc::MergeSummary>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -328,10 +341,19 @@ pub fn capture(
         CaptureError::Io { context: format!("cannot create the FIFO {}", fifo.display()), source: e.into() }
     })?;
 
+    let tool_args: Vec<String> = ["--tool=lackey", "--trace-mem=yes"]
+        .into_iter()
+        .chain(opts.syscalls.then_some("--trace-syscalls=yes"))
+        .chain(opts.children.then_some("--trace-syscalls=yes"))
+        .chain(opts.children.then_some("--trace-children=yes"))
+        .map(String::from)
+        .collect::<Vec<_>>();
+    let mut tool_args = tool_args;
+    tool_args.dedup();
     let mut header = VmtHeader::new(concat!("vmlab-trace ", env!("CARGO_PKG_VERSION"), " capture"));
     header.command = Some(cmd.to_vec());
     header.metadata = opts.metadata.clone();
-    header.metadata.insert("tool".into(), "valgrind --tool=lackey --trace-mem=yes".into());
+    header.metadata.insert("tool".into(), format!("valgrind {}", tool_args.join(" ")).into());
     header.metadata.insert("valgrind_version".into(), version.clone().into());
     if !opts.valgrind_args.is_empty() {
         header.metadata.insert("valgrind_args".into(), opts.valgrind_args.clone().into());
@@ -342,13 +364,16 @@ pub fn capture(
     let mut writer = VmtWriter::with_options(BufWriter::with_capacity(1 << 20, file), header, opts.vmt)
         .map_err(io_err(format!("cannot write {}", out.display())))?;
 
+    let logs = dir.path().join("logs");
+    let log_file = if opts.children {
+        std::fs::create_dir(&logs).map_err(io_err(format!("cannot create {}", logs.display())))?;
+        // One log per process image (multiproc.rs).
+        logs.join("log.%p.%n")
+    } else {
+        fifo.clone()
+    };
     let mut command = Command::new(&opts.valgrind);
-    command
-        .arg("--tool=lackey")
-        .arg("--trace-mem=yes")
-        .arg(format!("--log-file={}", fifo.display()))
-        .args(&opts.valgrind_args)
-        .args(cmd);
+    command.args(&tool_args).arg(format!("--log-file={}", log_file.display())).args(&opts.valgrind_args).args(cmd);
     if let Some(dir) = &opts.cwd {
         command.current_dir(dir);
     }
@@ -386,8 +411,90 @@ pub fn capture(
         detail,
     };
 
-    let log = open_fifo(&fifo, &mut vg)?;
+    let (status, events, merge) = if opts.children {
+        let root = vg.child.id();
+        let status = vg.wait().map_err(io_err("waiting for valgrind"))?;
+        let mut events = 0u64;
+        let mut next = opts.progress_every.max(1);
+        let every = next;
+        let mut stopped = None;
+        let merged = crate::multiproc::merge_logs(&logs, root, &cmd[0], &mut |block| {
+            writer
+                .write_all(block)
+                .map_err(|e| TraceError::new(out, crate::Location::File, format!("cannot write: {e}")))?;
+            events += block.len() as u64;
+            if events >= next {
+                next = events + every;
+                if let Err(reason) = progress(events) {
+                    stopped = Some(reason.clone());
+                    return Err(TraceError::new(out, crate::Location::File, reason));
+                }
+            }
+            Ok(())
+        });
+        if let Some(reason) = stopped {
+            return Err(CaptureError::Interrupted { reason, events });
+        }
+        let summary = match merged {
+            Ok(s) => s,
+            Err(e) if !status.success() && events == 0 => {
+                return Err(failed(status, 0, None, format!("valgrind stopped before tracing started ({e})")));
+            }
+            Err(e) => return Err(CaptureError::Trace(e)),
+        };
+        (status, summary.events, Some(summary))
+    } else {
+        let (status, events) = capture_one(&fifo, &mut vg, opts, &mut writer, out, progress, &failed)?;
+        (status, events, None)
+    };
+    if !status.success() && events == 0 {
+        let hint = if status.code() == Some(127) { " (status 127: the program was not found)" } else { "" };
+        return Err(failed(
+            status,
+            0,
+            None,
+            format!("valgrind stopped before tracing started{hint}; its message is on stderr; no trace was written"),
+        ));
+    }
 
+    let bytes_written = writer.bytes_written();
+    let file = writer
+        .finish()
+        .and_then(|b| b.into_inner().map_err(|e| e.into_error()))
+        .map_err(io_err(format!("cannot write {}", out.display())))?;
+    let bytes_written = file.metadata().map(|m| m.len()).unwrap_or(bytes_written);
+    drop(file);
+    partial.keep = true;
+    if !status.success() {
+        return Err(failed(
+            status,
+            events,
+            Some(out.to_path_buf()),
+            format!("the trace of the failed run ({events} references) was kept in {}", out.display()),
+        ));
+    }
+    Ok(CaptureSummary {
+        out: out.to_path_buf(),
+        command: cmd.to_vec(),
+        events,
+        bytes_written,
+        valgrind_version: version,
+        seconds: started.elapsed().as_secs_f64(),
+        merge,
+    })
+}
+
+/// Parses lackey's output from the FIFO into `writer` as valgrind runs.
+fn capture_one<W: std::io::Write>(
+    fifo: &Path,
+    vg: &mut Running,
+    opts: &CaptureOptions,
+    writer: &mut VmtWriter<W>,
+    out: &Path,
+    progress: &mut dyn FnMut(u64) -> Result<(), String>,
+    failed: &dyn Fn(ExitStatus, u64, Option<PathBuf>, String) -> CaptureError,
+) -> Result<(ExitStatus, u64), CaptureError> {
+    let log = open_fifo(fifo, vg)?;
     let mut reader = LackeyReader::new(log, "valgrind lackey output").with_asid(opts.asid);
     let mut buf: Vec<Event> = Vec::with_capacity(BLOCK);
     let mut events = 0u64;
@@ -418,39 +525,7 @@ pub fn capture(
         }
     }
     let status = vg.wait().map_err(io_err("waiting for valgrind"))?;
-    if !status.success() && events == 0 {
-        let hint = if status.code() == Some(127) { " (status 127: the program was not found)" } else { "" };
-        return Err(failed(
-            status,
-            0,
-            None,
-            format!("valgrind stopped before tracing started{hint}; its message is on stderr; no trace was written"),
-        ));
-    }
-    let bytes_written = writer.bytes_written();
-    let file = writer
-        .finish()
-        .and_then(|b| b.into_inner().map_err(|e| e.into_error()))
-        .map_err(io_err(format!("cannot write {}", out.display())))?;
-    let bytes_written = file.metadata().map(|m| m.len()).unwrap_or(bytes_written);
-    drop(file);
-    partial.keep = true;
-    if !status.success() {
-        return Err(failed(
-            status,
-            events,
-            Some(out.to_path_buf()),
-            format!("the trace of the failed run ({events} references) was kept in {}", out.display()),
-        ));
-    }
-    Ok(CaptureSummary {
-        out: out.to_path_buf(),
-        command: cmd.to_vec(),
-        events,
-        bytes_written,
-        valgrind_version: version,
-        seconds: started.elapsed().as_secs_f64(),
-    })
+    Ok((status, events))
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ pub struct Din;
 
 impl LineFormat for Din {
     const NAME: &'static str = "din";
+    type State = ();
     fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String> {
         parse_line(line, asid)
     }

@@ -20,6 +20,7 @@ use vmlab_addr::{Asid, VirtAddr};
 
 use crate::convert::Losses;
 use crate::text::{self, LineFormat, TextReader};
+use crate::valgrind_syscall as vg;
 use crate::{Access, AccessKind, Event};
 
 /// The longest instruction fetch lackey prints: valgrind's longest
@@ -56,9 +57,162 @@ pub struct Lackey;
 impl LineFormat for Lackey {
     const NAME: &'static str = "lackey";
     const SKIPPED: &'static str = "blank or valgrind's own messages";
+    type State = SyscallState;
     fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String> {
         parse_line(line, asid).map(|a| a.map(Event::Access))
     }
+
+    fn parse_into(
+        state: &mut SyscallState,
+        line_no: u64,
+        line: &[u8],
+        asid: Asid,
+        out: &mut Vec<Event>,
+    ) -> Result<(), String> {
+        if state.result_next.is_none() {
+            // References first: a system-call line is tried only once a
+            // line has failed as one, so plain traces pay nothing.
+            match parse_line(line, asid) {
+                Ok(Some(a)) => {
+                    out.push(Event::Access(a));
+                    return Ok(());
+                }
+                Ok(None) => return Ok(()),
+                Err(e) if !vg::is_syscall_line(line) => return Err(e),
+                Err(_) => {}
+            }
+        } else if is_valgrind_message(line) || text::trim_start(line).is_empty() {
+            return Ok(());
+        }
+        state.line(line_no, line, asid, out)
+    }
+
+    fn finish(state: &mut SyscallState, asid: Asid, out: &mut Vec<Event>) -> Result<(), (u64, String)> {
+        state.end(asid, out)
+    }
+}
+
+const EINTR: i64 = 4;
+
+/// `execve` and `execveat`: on success they do not return.
+const EXECS: [u16; 2] = [59, 322];
+
+impl SyscallState {
+    /// The log has ended. A successful `execve` never returns, so valgrind
+    /// prints no result for it: the process image ends there; it is kept
+    /// with result 0 at the end of this log. A call still blocked (`[async]`)
+    /// never returned either: the process was killed in it (a parent
+    /// killing a child that waits on a pipe); it is dropped, as it did
+    /// nothing the program saw. A call whose result valgrind prints on the
+    /// next line and did not is an error (a cut log).
+    fn end(&mut self, asid: Asid, out: &mut Vec<Event>) -> Result<(), (u64, String)> {
+        self.waiting.clear();
+        match self.result_next.take() {
+            Some(p) if EXECS.contains(&p.number) => {
+                emit(p, 0, asid, out);
+                Ok(())
+            }
+            Some(p) => Err((
+                p.line,
+                format!(
+                    "the log ends before the result of system call {} started on this line",
+                    crate::syscall::display_name(p.number)
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A system call whose result is still to come.
+#[derive(Debug)]
+struct Pending {
+    number: u16,
+    args: Vec<u64>,
+    /// The line that started it.
+    line: u64,
+}
+
+/// What the lackey reader remembers between lines: system calls started
+/// and not yet returned (valgrind's `--trace-syscalls=yes`; see
+/// `valgrind_syscall.rs` for the line forms).
+#[derive(Debug, Default)]
+pub struct SyscallState {
+    /// Calls that may block (`--> [async] ...`), by (pid, thread id), until
+    /// their `... [async] -->` line.
+    waiting: Vec<(u32, u32, Pending)>,
+    /// A call whose result comes on the next line.
+    result_next: Option<Pending>,
+}
+
+impl SyscallState {
+    fn line(&mut self, line_no: u64, line: &[u8], asid: Asid, out: &mut Vec<Event>) -> Result<(), String> {
+        if let Some(p) = self.result_next.take() {
+            let parsed = if vg::is_syscall_line(line) { Some(vg::parse(line)?) } else { None };
+            return match parsed {
+                Some(vg::Line::Result(ret)) => {
+                    emit(p, ret, asid, out);
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "expected the result (` --> ...`) of system call {} started on line {}, found `{}`",
+                    crate::syscall::display_name(p.number),
+                    p.line,
+                    text::show(line)
+                )),
+            };
+        }
+        let parsed = vg::parse(line)?;
+        match parsed {
+            vg::Line::Start { pid, tid, number, args, outcome } => {
+                let p = Pending { number, args, line: line_no };
+                if let Some(i) = self.waiting.iter().position(|w| (w.0, w.1) == (pid, tid)) {
+                    // A signal interrupted the blocked call (its handler ran,
+                    // then the thread went on): valgrind prints no result
+                    // for it. It is recorded here, as the kernel reports
+                    // it, with -EINTR; the handler's references, if any,
+                    // come before it.
+                    let (_, _, blocked) = self.waiting.swap_remove(i);
+                    emit(blocked, -EINTR, asid, out);
+                }
+                match outcome {
+                    vg::Outcome::Done(ret) => emit(p, ret, asid, out),
+                    vg::Outcome::Async => self.waiting.push((pid, tid, p)),
+                    vg::Outcome::NextLine => self.result_next = Some(p),
+                }
+                Ok(())
+            }
+            vg::Line::AsyncDone { pid, tid, number, ret } => {
+                let Some(i) = self.waiting.iter().position(|w| (w.0, w.1) == (pid, tid)) else {
+                    return Err(format!(
+                        "result of a blocking system call {} of thread {tid} of process {pid} that never started",
+                        crate::syscall::display_name(number)
+                    ));
+                };
+                let (_, _, p) = self.waiting.swap_remove(i);
+                if p.number != number {
+                    return Err(format!(
+                        "result of system call {number}, but thread {tid} of process {pid} is blocked in {} (line {})",
+                        p.number, p.line
+                    ));
+                }
+                emit(p, ret, asid, out);
+                Ok(())
+            }
+            // A forked child's log starts with its own return from the fork
+            // (0); its parent's marker records the call. In one log shared
+            // by parent and child (no `--trace-children`, no `%p`) it may
+            // come anywhere.
+            vg::Line::Result(0) => Ok(()),
+            vg::Line::Result(ret) => Err(format!("a system-call result ({ret}) without the call it belongs to")),
+        }
+    }
+}
+
+fn emit(p: Pending, ret: i64, asid: Asid, out: &mut Vec<Event>) {
+    let head = crate::Syscall { ret, asid, number: p.number, nargs: p.args.len() as u8 };
+    out.push(Event::Syscall(head));
+    out.extend(p.args.iter().map(|&a| Event::SyscallArg(a)));
 }
 
 /// Reads lackey text from any byte stream (the shared [`TextReader`]).

@@ -16,8 +16,10 @@ pub mod footprint;
 pub mod info;
 pub mod interleave;
 pub mod lackey;
+pub mod multiproc;
 pub mod syscall;
 mod text;
+mod valgrind_syscall;
 pub mod vmt;
 
 use std::path::Path;

@@ -108,9 +108,30 @@ pub trait LineFormat {
     /// The lines that carry no event, for the message about a file without
     /// any ("blank").
     const SKIPPED: &'static str = "blank";
+    /// What the format remembers from line to line (lackey: system calls
+    /// whose result is still to come); `()` for a format of independent lines.
+    type State: Default + Send + std::fmt::Debug;
     /// One line: `Ok(None)` for a line that carries no event, `Err` with
     /// what was expected and found.
     fn parse(line: &[u8], asid: Asid) -> Result<Option<Event>, String>;
+    /// One line, numbered `line_no`, into `out` (any number of events).
+    fn parse_into(
+        _state: &mut Self::State,
+        _line_no: u64,
+        line: &[u8],
+        asid: Asid,
+        out: &mut Vec<Event>,
+    ) -> Result<(), String> {
+        if let Some(e) = Self::parse(line, asid)? {
+            out.push(e);
+        }
+        Ok(())
+    }
+    /// The input has ended: what is left may still give events, or be an
+    /// error at the line given.
+    fn finish(_state: &mut Self::State, _asid: Asid, _out: &mut Vec<Event>) -> Result<(), (u64, String)> {
+        Ok(())
+    }
 }
 
 /// Reads a text trace of format `F` from any byte stream: lines cut from
@@ -118,7 +139,7 @@ pub trait LineFormat {
 /// an error every later `fill` returns it again, so a caller cannot read
 /// past a bad line by mistake.
 #[derive(Debug)]
-pub struct TextReader<R, F> {
+pub struct TextReader<R, F: LineFormat> {
     lines: LineReader<R>,
     name: PathBuf,
     asid: Asid,
@@ -127,6 +148,12 @@ pub struct TextReader<R, F> {
     /// A file with no event at all is an error (see [`Self::refusing_empty`]).
     refuse_empty: bool,
     events: u64,
+    state: F::State,
+    /// Events of the last line that did not fit the previous block: a line
+    /// may give several (a system call and its arguments), and blocks keep
+    /// their size so that a plain trace is cut exactly as before.
+    spill: Vec<Event>,
+    ended: bool,
     format: PhantomData<F>,
 }
 
@@ -141,6 +168,9 @@ impl<R: Read, F: LineFormat> TextReader<R, F> {
             failed: None,
             refuse_empty: false,
             events: 0,
+            state: F::State::default(),
+            spill: Vec::new(),
+            ended: false,
             format: PhantomData,
         }
     }
@@ -184,10 +214,18 @@ impl<R: Read, F: LineFormat> TextReader<R, F> {
     }
 
     fn fill_inner(&mut self, buf: &mut Vec<Event>) -> Result<(), TraceError> {
+        buf.append(&mut self.spill);
         while buf.len() < BLOCK {
             let (no, line) = match self.lines.next_line() {
                 Ok(Some(l)) => l,
-                Ok(None) => break,
+                Ok(None) => {
+                    if !self.ended {
+                        self.ended = true;
+                        F::finish(&mut self.state, self.asid, buf)
+                            .map_err(|(no, m)| TraceError::new(&self.name, Location::Line(no), m))?;
+                    }
+                    break;
+                }
                 Err(LineError::Io(e)) => {
                     return Err(TraceError::new(&self.name, Location::File, format!("read error: {e}")))
                 }
@@ -199,11 +237,12 @@ impl<R: Read, F: LineFormat> TextReader<R, F> {
                     ))
                 }
             };
-            match F::parse(line, self.asid) {
-                Ok(Some(e)) => buf.push(e),
-                Ok(None) => {}
-                Err(msg) => return Err(TraceError::new(&self.name, Location::Line(no), msg)),
+            if let Err(msg) = F::parse_into(&mut self.state, no, line, self.asid, buf) {
+                return Err(TraceError::new(&self.name, Location::Line(no), msg));
             }
+        }
+        if buf.len() > BLOCK {
+            self.spill.extend(buf.drain(BLOCK..));
         }
         Ok(())
     }

@@ -76,6 +76,37 @@ fn lackey_corpus() {
     expect_error("lackey/addr_too_long.txt", l, Location::Line(1), "more than 16 hex digits");
     expect_error("lackey/missing_size.txt", l, Location::Line(2), "expected a decimal size");
     expect_error("lackey/missing_space.txt", l, Location::Line(2), "expected a space after the access kind");
+    // System-call lines (`--trace-syscalls=yes`).
+    expect_error(
+        "lackey/syscall_bad_result.txt",
+        l,
+        Location::Line(2),
+        "expected the result `Success(0x..)`, `Failure(0x..)` or `NoWriteResult`, found `Sucess(0x8) `",
+    );
+    expect_error(
+        "lackey/syscall_result_missing.txt",
+        l,
+        Location::Line(4),
+        "expected the result (` --> ...`) of system call clone started on line 3, found `I  04016c0f,3`",
+    );
+    expect_error(
+        "lackey/syscall_bad_arg.txt",
+        l,
+        Location::Line(1),
+        "argument 3: expected a number (0x hex or decimal), found `eight )",
+    );
+    expect_error(
+        "lackey/syscall_wrong_result.txt",
+        l,
+        Location::Line(3),
+        "result of system call 1, but thread 1 of process 7 is blocked in 0 (line 2)",
+    );
+    expect_error(
+        "lackey/syscall_cut.txt",
+        l,
+        Location::Line(2),
+        "the log ends before the result of system call exit started on this line",
+    );
     // Detection by extension gives the same errors.
     expect_error("lackey/bad_hex.txt", None, Location::Line(3), "not a hex digit");
 }

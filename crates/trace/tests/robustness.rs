@@ -95,6 +95,32 @@ fn lackey_reader_never_panics() {
     assert!(ok > 100 && err > 100, "ok {ok}, err {err}: the generator is not exercising both paths");
 }
 
+/// System-call lines (`--trace-syscalls=yes`) mutated: events or an error
+/// naming a line, never a panic, and every system call read comes with
+/// exactly its arguments.
+#[test]
+fn lackey_syscall_lines_never_panic() {
+    let mut rng = Pcg64::seed_from_u64(0x5c5ca11);
+    let base = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syscalls.lackey")).expect("sample");
+    let alphabet = b"SYCAL[](),.->xI 0123456789abcdef\n";
+    let (mut ok, mut err) = (0, 0);
+    for _ in 0..CASES / 4 {
+        let input = mutate(&mut rng, &base, alphabet);
+        let mut r = LackeyReader::new(&input[..], "fuzz");
+        match vmlab_trace::read_source(&mut r) {
+            Ok(events) => {
+                vmlab_trace::syscall::check(&events).expect("whole system calls");
+                ok += 1;
+            }
+            Err(e) => {
+                assert!(matches!(e.location, vmlab_trace::Location::Line(n) if n >= 1), "{e}");
+                err += 1;
+            }
+        }
+    }
+    assert!(ok > 100 && err > 100, "ok {ok}, err {err}: the generator is not exercising both paths");
+}
+
 #[test]
 fn din_reader_never_panics() {
     let mut rng = Pcg64::seed_from_u64(0xd1e0);

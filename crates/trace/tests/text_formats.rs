@@ -11,6 +11,7 @@ use vmlab_trace::{
     TraceFormat, VmtHeader, VmtWriter,
 };
 
+use vmlab_addr::Asid;
 use AccessKind::{Ifetch, Load, Modify, Store};
 
 fn data(name: &str) -> PathBuf {
@@ -37,6 +38,56 @@ fn lackey_expected() -> Vec<Event> {
         ev(Load, 0x1ffefff8b8, 16),
         ev(Load, u64::MAX, 1),
     ]
+}
+
+/// A hand-made log in valgrind 3.19's `--trace-syscalls=yes` forms (each
+/// line taken from a real log): a forked child's own return from the fork
+/// (skipped), a blocking read, a failed call, a clone whose result comes on
+/// the next line, a wait4 interrupted by a signal (no result from valgrind:
+/// -EINTR where the thread next calls), and a successful execve (no result:
+/// 0 at the end of the log).
+#[test]
+fn lackey_syscalls_exact_events() {
+    use vmlab_trace::syscall::Call;
+    let call = |number, ret, args: &[u64]| -> Vec<Event> {
+        Call { number, asid: Asid(5), ret, args: args.to_vec() }.events().collect()
+    };
+    let mut want = vec![ev(Ifetch, 0x491a353, 6)];
+    want.extend(call(0, 1, &[4, 0x1fff00064f, 1]));
+    want.push(ev(Store, 0x1fff00064f, 1));
+    want.extend(call(21, -2, &[0x402a2a0, 4]));
+    want.extend(call(9, 0x4835000, &[0, 8192, 3, 34, 4294967295, 0]));
+    want.extend(call(56, 0x2ce6, &[0x1200011, 0, 0, 0x4a28a10, 0]));
+    want.push(ev(Load, 0x4835000, 8));
+    want.push(ev(Ifetch, 0x491a359, 2));
+    // The interrupted wait4 where the thread next calls: its rt_sigreturn.
+    want.extend(call(61, -4, &[4294967295, 0x1fff0002cc, 0, 0]));
+    want.extend(call(15, 0, &[]));
+    want.extend(call(61, 0x2ce6, &[4294967295, 0x1fff0002cc, 1, 0]));
+    want.extend(call(59, 0, &[0x129950, 0x129978, 0x4035b98]));
+    let want: Vec<Event> = want.into_iter().map(|e| with_asid(e, 5)).collect();
+    let text = std::fs::read(data("syscalls.lackey")).expect("sample");
+    let mut r = LackeyReader::new(&text[..], "syscalls.lackey").with_asid(5);
+    let got = vmlab_trace::read_source(&mut r).expect("read");
+    assert_eq!(got, want);
+    vmlab_trace::syscall::check(&got).expect("every head with its arguments");
+    // Through .vmt and back: the same events.
+    let mut w = vmlab_trace::VmtWriter::new(Vec::new(), vmlab_trace::VmtHeader::default()).expect("header");
+    w.write_all(&got).expect("write");
+    let bytes = w.finish().expect("finish");
+    let back =
+        vmlab_trace::read_source(&mut vmlab_trace::VmtReader::new(&bytes[..], "mem").expect("open")).expect("read");
+    assert_eq!(back, want);
+}
+
+fn with_asid(e: Event, asid: u32) -> Event {
+    match e {
+        Event::Access(mut a) => {
+            a.asid = Asid(asid);
+            Event::Access(a)
+        }
+        e => e,
+    }
 }
 
 #[test]

@@ -232,3 +232,105 @@ fn missing_working_directory_is_an_error_not_a_missing_valgrind() {
     assert!(err.to_string().contains("cannot run the program in") && err.to_string().contains("nope"), "{err}");
     assert!(!out.exists());
 }
+
+/// A parent and its forked child ping-pong a byte over two pipes three
+/// times (tests/data/pingpong.c, built here), captured with every process
+/// and its system calls: the merged trace has exactly the expected system
+/// calls after the fork, in order, and hands over where each process blocks.
+#[test]
+fn capture_children_merges_where_processes_block() {
+    use vmlab_trace::syscall::{name, Assembler};
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pingpong.c");
+    let prog = dir.path().join("pingpong");
+    let cc = Command::new("cc").args(["-O1", "-o"]).arg(&prog).arg(src).status();
+    if !matches!(cc, Ok(s) if s.success()) {
+        eprintln!("SKIPPED: no C compiler (cc) to build {src}");
+        return;
+    }
+    let out = dir.path().join("pingpong.vmt");
+    let opts = CaptureOptions { children: true, ..CaptureOptions::default() };
+    let argv = vec![prog.display().to_string()];
+    let summary = capture(&argv, &out, &opts, &mut |_| Ok(())).expect("capture");
+    let merge = summary.merge.expect("a merge summary");
+    assert_eq!(merge.processes.len(), 2);
+    assert_eq!((merge.processes[1].asid, merge.processes[1].parent), (2, Some(1)));
+    assert_eq!((merge.forced, merge.fd_mismatches), (0, 0), "{merge:?}");
+
+    let events = read_all(&out, None).expect("read");
+    assert_eq!(events.len() as u64, summary.events);
+    // Every access carries the asid of the process running at that point.
+    let mut running = 0;
+    let mut asm = Assembler::new();
+    // (asid, call) from the fork on, and the switches, in trace order.
+    let mut seen: Vec<String> = Vec::new();
+    let mut forked = false;
+    for e in &events {
+        match e {
+            Event::ContextSwitch(a) => {
+                running = a.0;
+                if forked {
+                    seen.push(format!("switch {}", a.0));
+                }
+            }
+            Event::Access(a) => assert_eq!(a.asid.0, running),
+            _ => {}
+        }
+        if let Some(call) = asm.push(e).expect("whole calls") {
+            assert_eq!(call.asid.0, running, "{call:?}");
+            let n = name(call.number).unwrap_or("?");
+            forked |= n == "clone";
+            if forked && ["clone", "read", "write", "wait4", "exit_group"].contains(&n) {
+                seen.push(format!("{} {n} {}", call.asid.0, call.ret));
+            }
+        }
+    }
+    // The parent (1) forks the child (2, the fork's result rewritten to
+    // its asid) and writes the first byte; its read blocks (the child has
+    // not answered): the child runs, reads, answers, and blocks in its
+    // next read; and so on. The last time, the child exits after its
+    // write, and the parent's wait4 finds it ended and does not block.
+    let want = [
+        "1 clone 2",
+        "1 write 1",
+        "switch 2",
+        "2 read 1",
+        "2 write 1",
+        "switch 1",
+        "1 read 1",
+        "1 write 1",
+        "switch 2",
+        "2 read 1",
+        "2 write 1",
+        "switch 1",
+        "1 read 1",
+        "1 write 1",
+        "switch 2",
+        "2 read 1",
+        "2 write 1",
+        "2 exit_group 0",
+        "switch 1",
+        "1 read 1",
+        "1 wait4 2",
+        "1 exit_group 0",
+    ];
+    assert_eq!(seen, want);
+    assert_eq!(merge.switches, 1 + 6, "the first switch to 1, then six hand-overs");
+    // The parent's three reads and the child's second and third (its first
+    // finds the byte already written).
+    assert_eq!(merge.blocked_calls, 5, "{merge:?}");
+
+    // A second capture is the same trace: pids are replaced by asids, and
+    // the schedule depends on the logs alone.
+    let second = dir.path().join("second.vmt");
+    capture(&argv, &second, &opts, &mut |_| Ok(())).expect("capture again");
+    assert!(read_all(&second, None).expect("read") == events, "two captures differ");
+
+    // Through .vmt again: the same events.
+    let again = dir.path().join("again.vmt");
+    convert(&mut *open(&out, None).expect("open"), &again, TraceFormat::Vmt).expect("convert");
+    assert_eq!(read_all(&again, None).expect("read"), events);
+}

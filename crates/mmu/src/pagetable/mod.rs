@@ -29,6 +29,7 @@ pub mod parisc;
 pub mod powerpc;
 pub mod puma;
 pub mod segments;
+pub mod srmmu;
 pub mod x86;
 
 pub use mach::Mach;
@@ -37,6 +38,7 @@ pub use parisc::{ChainStats, HashedInverted, HashedParams};
 pub use powerpc::{HashedPageTable, HtabParams};
 pub use puma::Puma;
 pub use segments::SegmentRegisters;
+pub use srmmu::Srmmu;
 pub use x86::Radix;
 
 /// The tier of a PTE, as Table 2 of Jacob & Mudge names the handlers:

@@ -1,0 +1,1309 @@
+//! A deterministic discrete-event simulation of a multiprocessor running
+//! processes whose OS operations take locks and run hat code.
+//!
+//! Each CPU of a `vmlab_machine::System` (its own caches and TLB) works
+//! through a queue of steps: user work, kernel code, lock acquisitions and
+//! releases, hat routines, shoot-downs. A step that takes time runs on that
+//! CPU's caches when the CPU reaches it, and its cycles come from what it
+//! did there (`price`); a lock that is held puts the CPU in the lock's line
+//! until a release hands it over. Events run in time order, ties by
+//! sequence number, so the same seed gives the same run.
+//!
+//! Processes sit on one run queue: a CPU that finishes a transaction puts
+//! its process at the tail and takes the head, so processes migrate and an
+//! address space's MMU descriptor list grows with the CPUs it has run on,
+//! which is what a shoot-down must interrupt.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use vmlab_addr::layout::OS_KERNEL_SPACE;
+use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_machine::{Code, CodeFetch, Mechanism, OnCpu, System, Tally, MAX_LEVELS};
+use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
+use vmlab_mmu::TlbConfig;
+
+use crate::prot::Prot;
+
+use super::design::{Design, Guard};
+use super::hat::MpHat;
+use super::lock::{Acquire, Lock, LockClass, LockStats, Locks, Mode};
+use super::params::MpParams;
+use super::workload::{OpKind, Workload};
+
+const TEXT_VA: u64 = 0x0001_0000;
+const DATA_VA: u64 = 0x0100_0000;
+const HEAP_VA: u64 = 0x2000_0000;
+const SHM_VA: u64 = 0x4000_0000;
+/// Instructions to examine or set a logical lock's busy and wanted flags
+/// under its mutex (a few loads, tests and stores).
+const LOGICAL_CHECK: u64 = 12;
+/// Instructions per local TLB flush of one page (an SRMMU flush-probe store).
+const LOCAL_FLUSH: u64 = 4;
+/// Anonymous-slot hash mutexes (Solaris `anon_hash_mutex` array size assumed).
+const ANON_LOCKS: u64 = 64;
+
+/// A hat routine or one of its parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HatStep {
+    // The interface (section 4.1), each wrapped in the design's locks.
+    Load { asid: Asid, va: u64, pfn: u64, prot: Prot },
+    UnloadRange { asid: Asid, va: u64, pages: u64 },
+    ChangeProt { asid: Asid, va: u64, pages: u64, prot: Prot },
+    UnloadFrame { pfn: u64 },
+    ClearRefMod { pfn: u64 },
+    Join { asid: Asid },
+    Destroy { asid: Asid },
+    // Parts, under locks already held.
+    Reserve { asid: Asid, va: u64 },
+    ReserveNow { levels: Vec<usize> },
+    LoadNow { asid: Asid, va: u64, pfn: u64, prot: Prot },
+    UnloadPages { asid: Asid, va: u64, pages: u64 },
+    UnloadPageNow { asid: Asid, va: u64 },
+    ChangeProtPages { asid: Asid, va: u64, pages: u64, prot: Prot },
+    ChangeProtPageNow { asid: Asid, va: u64, prot: Prot },
+    UnloadFrameNow { pfn: u64 },
+    ShootDown { asid: Asid, pages: Vec<u64> },
+    ReleaseEmptied,
+    ReleaseNow { blocks: Vec<(usize, u64)> },
+    JoinNow { asid: Asid },
+    DestroyNow { asid: Asid },
+    ClearRefModNow { pfn: u64 },
+}
+
+/// One step of a CPU's queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Lock(Lock, Mode),
+    Unlock(Lock),
+    Take(Guard),
+    Drop(Guard),
+    TryBusy {
+        lock: Lock,
+        mutex: Lock,
+    },
+    Sleep {
+        lock: Lock,
+        mutex: Lock,
+    },
+    ReleaseLogical {
+        lock: Lock,
+    },
+    /// Kernel code of this many instructions.
+    Run(u64),
+    User(u64),
+    Hat(HatStep),
+    Copy {
+        from: u64,
+        to: u64,
+    },
+    Zero {
+        pfn: u64,
+    },
+    FreeFrame {
+        pfn: u64,
+    },
+    /// A user access to `va` of `asid`: a context switch to the space
+    /// first if this CPU is not on its MMU list, then the SRMMU's table
+    /// walk into this CPU's TLB when the hat maps the page.
+    Touch {
+        asid: Asid,
+        va: u64,
+    },
+    Begin(OpKind),
+    Done(OpKind),
+}
+
+/// What happened to a lock, for the lock log (`MpSim::log_locks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LockEvent {
+    Acquired(Lock),
+    Queued(Lock),
+    Released(Lock),
+}
+
+/// Where a CPU's time went, in cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CpuTime {
+    pub user: u64,
+    pub kernel: u64,
+    /// Waiting for a lock (spinning or asleep).
+    pub lock_wait: u64,
+    /// Serving other CPUs' shoot-down cross-calls.
+    pub interrupts: u64,
+    /// Sending cross-calls and waiting for their acknowledgements.
+    pub shootdown: u64,
+}
+
+/// Shoot-downs: how many, how many CPUs they interrupted, what they cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ShootDowns {
+    pub calls: u64,
+    /// Calls that interrupted at least one other CPU.
+    pub remote_calls: u64,
+    pub targets: u64,
+    pub pages: u64,
+    /// Cycles the initiators spent (sends and the wait for acknowledgements).
+    pub initiator_cycles: u64,
+    /// Cycles the targets lost.
+    pub target_cycles: u64,
+    /// Entries the targets' TLBs really held and lost.
+    pub entries_purged: u64,
+}
+
+/// What an operation kind cost, start to end (locks waited for included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OpStats {
+    pub count: u64,
+    pub cycles: u64,
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug, Serialize)]
+pub struct MpReport {
+    pub design: &'static str,
+    pub cpus: usize,
+    pub workload: String,
+    pub memory_bytes: u64,
+    pub seed: u64,
+    pub transactions: u64,
+    /// Simulated cycles until the last counted transaction ended.
+    pub elapsed_cycles: u64,
+    /// Transactions per simulated second.
+    pub throughput: f64,
+    pub locks: BTreeMap<&'static str, LockStats>,
+    pub ops: BTreeMap<&'static str, OpStats>,
+    pub time: CpuTime,
+    pub shootdowns: ShootDowns,
+    /// Most frames in use at once (data and tables).
+    pub frames_in_use: u64,
+    pub table_bytes: u64,
+    pub pool_free_bytes: u64,
+}
+
+#[derive(Debug, Default)]
+struct CpuState {
+    now: u64,
+    steps: VecDeque<Step>,
+    /// Waiting in a lock's line (since when).
+    blocked: Option<u64>,
+    /// Asleep on a logical lock examined under this mutex.
+    sleeping: Option<Lock>,
+    stolen: u64,
+    process: Option<usize>,
+    op_start: u64,
+    time: CpuTime,
+    idle: bool,
+}
+
+#[derive(Debug)]
+struct Process {
+    asid: Asid,
+    program: usize,
+    data: Vec<u64>,
+}
+
+/// A run's set-up.
+#[derive(Clone, Debug)]
+pub struct MpConfig {
+    pub cpus: usize,
+    pub design: Design,
+    pub memory_bytes: u64,
+    /// Transactions to complete (per CPU when the workload's load rises
+    /// with the CPUs).
+    pub transactions: u64,
+    pub seed: u64,
+}
+
+/// The simulation.
+#[derive(Debug)]
+pub struct MpSim {
+    p: MpParams,
+    design: Design,
+    system: System,
+    hat: MpHat,
+    locks: Locks,
+    cpus: Vec<CpuState>,
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    seq: u64,
+    procs: Vec<Process>,
+    runq: VecDeque<usize>,
+    rng: Pcg64Mcg,
+    w: Workload,
+    next_asid: u32,
+    text: Vec<Vec<u64>>,
+    shm: Vec<u64>,
+    /// The rights each TLB entry was loaded with (the TLB model carries
+    /// none), per CPU: what the invariant check compares with the hat.
+    tlb_rights: Vec<FxHashMap<(Asid, u64), Prot>>,
+    target: u64,
+    completed: u64,
+    end: Option<u64>,
+    ops: BTreeMap<OpKind, OpStats>,
+    shootdowns: ShootDowns,
+    peak_frames: u64,
+    memory_bytes: u64,
+    seed: u64,
+    page: vmlab_addr::PageSize,
+    /// The CPU that last touched each lock's word.
+    last_toucher: FxHashMap<Lock, usize>,
+    /// Every lock event by CPU and time, when logging.
+    log: Option<Vec<(usize, u64, LockEvent)>>,
+}
+
+fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
+    let mut cycles = (after.instructions - before.instructions) as f64 * p.cpi.value;
+    for k in 0..3 {
+        cycles += (after.requests[k] - before.requests[k]) as f64;
+        cycles += (after.served[k][1] - before.served[k][1]) as f64 * p.l2_hit_cycles.value;
+        cycles += (after.served[k][MAX_LEVELS] - before.served[k][MAX_LEVELS]) as f64 * p.memory_cycles.value;
+    }
+    cycles.round() as u64
+}
+
+fn code(instructions: u64) -> Code {
+    Code { start: VirtAddr(0), phys: PhysAddr(0), space: OS_KERNEL_SPACE, instructions, instruction_bytes: 4 }
+}
+
+impl MpSim {
+    pub fn new(p: MpParams, w: Workload, cfg: &MpConfig) -> Result<Self, String> {
+        if cfg.cpus == 0 || cfg.cpus > 64 {
+            return Err(format!("mp: {} CPUs; the model runs 1 to 64", cfg.cpus));
+        }
+        let machine = vmlab_machine::preset::load(&p.machine, &[]).map_err(|e| e.to_string())?;
+        let levels = machine.levels()?;
+        let mut system = System::new(cfg.cpus, &levels, &[], false).map_err(|e| e.0)?;
+        let mut tlb = TlbConfig::fully_associative(p.tlb_entries.value as u32, 0);
+        tlb.seed = cfg.seed;
+        for c in 0..cfg.cpus {
+            system.cpu_mut(CpuId(c as u32)).set_tlb(tlb.clone()).map_err(|e| e.to_string())?;
+        }
+        let hat = MpHat::new(&p, cfg.memory_bytes, cfg.cpus)?;
+        let target = if w.per_cpu_load { cfg.transactions * cfg.cpus as u64 } else { cfg.transactions };
+        let mut sim = Self {
+            design: cfg.design,
+            system,
+            hat,
+            locks: Locks::new(),
+            cpus: (0..cfg.cpus).map(|_| CpuState::default()).collect(),
+            heap: BinaryHeap::new(),
+            seq: 0,
+            procs: Vec::new(),
+            runq: VecDeque::new(),
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed),
+            next_asid: 1,
+            text: Vec::new(),
+            shm: Vec::new(),
+            tlb_rights: vec![FxHashMap::default(); cfg.cpus],
+            target,
+            completed: 0,
+            end: None,
+            ops: BTreeMap::new(),
+            shootdowns: ShootDowns::default(),
+            peak_frames: 0,
+            memory_bytes: cfg.memory_bytes,
+            seed: cfg.seed,
+            page: vmlab_addr::PageSize::new(PAGE_BYTES).map_err(|e| e.to_string())?,
+            last_toucher: FxHashMap::default(),
+            log: None,
+            p,
+            w,
+        };
+        sim.set_up()?;
+        Ok(sim)
+    }
+
+    /// Programs' text, the shared memory, and every process with its data
+    /// and text loaded on the CPU it starts on (not timed).
+    fn set_up(&mut self) -> Result<(), String> {
+        for _ in 0..self.w.programs {
+            let t = (0..self.w.text_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            self.text.push(t);
+        }
+        self.shm = (0..self.w.shared_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+        let n = self.cpus.len() * self.w.processes_per_cpu as usize;
+        for i in 0..n {
+            let asid = self.fresh_asid();
+            let program = i % self.text.len();
+            let data = (0..self.w.data_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            let cpu = CpuId((i % self.cpus.len()) as u32);
+            let mut on = self.system.on(cpu);
+            self.hat.join(&mut on, asid, cpu);
+            for (k, &pfn) in data.iter().enumerate() {
+                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, DATA_VA + k as u64 * PAGE_BYTES, pfn, Prot::RW)?;
+            }
+            for (k, &pfn) in self.text[program].iter().enumerate() {
+                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, TEXT_VA + k as u64 * PAGE_BYTES, pfn, Prot::R)?;
+            }
+            self.procs.push(Process { asid, program, data });
+            self.runq.push_back(i);
+        }
+        self.peak_frames = self.hat.frames_in_use();
+        for c in 0..self.cpus.len() {
+            self.schedule(c, 0);
+        }
+        Ok(())
+    }
+
+    fn quiet_load(
+        hat: &mut MpHat,
+        on: &mut OnCpu<'_>,
+        cpu: CpuId,
+        asid: Asid,
+        va: u64,
+        pfn: u64,
+        prot: Prot,
+    ) -> Result<(), String> {
+        let levels = hat.blocks_wanted(cpu, asid, va);
+        hat.reserve(on, cpu, &levels)?;
+        hat.load(on, cpu, asid, va, pfn, prot).map(|_| ())
+    }
+
+    fn fresh_asid(&mut self) -> Asid {
+        let a = Asid(self.next_asid);
+        self.next_asid += 1;
+        a
+    }
+
+    fn schedule(&mut self, cpu: usize, at: u64) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, cpu)));
+    }
+
+    /// Runs until the target number of transactions has completed.
+    pub fn run(&mut self) -> Result<MpReport, String> {
+        while let Some(Reverse((t, _, c))) = self.heap.pop() {
+            // After the last counted transaction, CPUs finish the
+            // operation they are in (locks released, shoot-downs done)
+            // and start no other: the state is then quiescent.
+            let cpu = &mut self.cpus[c];
+            cpu.now = cpu.now.max(t);
+            self.advance(c)?;
+        }
+        Ok(self.report())
+    }
+
+    /// Takes steps on CPU `c` until one takes time or blocks.
+    fn advance(&mut self, c: usize) -> Result<(), String> {
+        loop {
+            if self.cpus[c].stolen > 0 {
+                let s = std::mem::take(&mut self.cpus[c].stolen);
+                self.cpus[c].now += s;
+                let now = self.cpus[c].now;
+                self.schedule(c, now);
+                return Ok(());
+            }
+            let Some(step) = self.cpus[c].steps.pop_front() else {
+                if self.completed >= self.target {
+                    self.cpus[c].idle = true;
+                    return Ok(());
+                }
+                self.next_transaction(c)?;
+                continue;
+            };
+            let now = self.cpus[c].now;
+            match step {
+                Step::Lock(l, mode) => match self.locks.acquire(l, mode, c, now) {
+                    Acquire::Held => {
+                        self.note(c, now, LockEvent::Acquired(l));
+                        let cost = self.atomic(l, c);
+                        return self.spend_kernel(c, cost);
+                    }
+                    Acquire::Queued => {
+                        self.note(c, now, LockEvent::Queued(l));
+                        self.cpus[c].blocked = Some(now);
+                        return Ok(());
+                    }
+                },
+                Step::Unlock(l) => {
+                    self.note(c, now, LockEvent::Released(l));
+                    let cost = self.atomic(l, c);
+                    for w in self.locks.release(l, c, now)? {
+                        let handoff = self.atomic(l, w);
+                        self.wake(w, now, handoff);
+                    }
+                    return self.spend_kernel(c, cost);
+                }
+                Step::Take(g) => match g {
+                    Guard::None => {}
+                    Guard::Mutex(l) => self.cpus[c].steps.push_front(Step::Lock(l, Mode::Exclusive)),
+                    Guard::Logical { lock, mutex } => self.push_front(
+                        c,
+                        vec![
+                            Step::Lock(mutex, Mode::Exclusive),
+                            Step::Run(LOGICAL_CHECK),
+                            Step::TryBusy { lock, mutex },
+                        ],
+                    ),
+                },
+                Step::Drop(g) => match g {
+                    Guard::None => {}
+                    Guard::Mutex(l) => self.cpus[c].steps.push_front(Step::Unlock(l)),
+                    Guard::Logical { lock, mutex } => self.push_front(
+                        c,
+                        vec![
+                            Step::Lock(mutex, Mode::Exclusive),
+                            Step::Run(LOGICAL_CHECK),
+                            Step::ReleaseLogical { lock },
+                            Step::Unlock(mutex),
+                        ],
+                    ),
+                },
+                Step::TryBusy { lock, mutex } => {
+                    // The busy flag is the logical lock's holder; a busy
+                    // lock sets wanted (our place in its line) and sleeps
+                    // once the mutex is released.
+                    match self.locks.acquire(lock, Mode::Exclusive, c, now) {
+                        Acquire::Held => {
+                            self.note(c, now, LockEvent::Acquired(lock));
+                            self.cpus[c].steps.push_front(Step::Unlock(mutex))
+                        }
+                        Acquire::Queued => {
+                            self.note(c, now, LockEvent::Queued(lock));
+                            self.push_front(c, vec![Step::Unlock(mutex), Step::Sleep { lock, mutex }])
+                        }
+                    }
+                }
+                Step::Sleep { lock, mutex } => {
+                    if !self.locks.holds(lock, c) {
+                        self.cpus[c].sleeping = Some(mutex);
+                        self.cpus[c].blocked = Some(now);
+                        return Ok(());
+                    }
+                }
+                Step::ReleaseLogical { lock } => {
+                    self.note(c, now, LockEvent::Released(lock));
+                    for w in self.locks.release(lock, c, now)? {
+                        self.wake(w, now, self.p.wakeup_cycles.value as u64);
+                    }
+                }
+                Step::Run(n) => {
+                    let cyc = self.on_cpu(c, Mechanism::VmBookkeeping, |on, _| {
+                        on.run_code(code(n), CodeFetch::Counted);
+                    });
+                    return self.spend_kernel(c, cyc);
+                }
+                Step::User(n) => {
+                    self.cpus[c].time.user += n;
+                    self.cpus[c].now += n;
+                    let t = self.cpus[c].now;
+                    self.schedule(c, t);
+                    return Ok(());
+                }
+                Step::Copy { from, to } => {
+                    let cyc = self.on_cpu(c, Mechanism::CopyLoop, |on, _| {
+                        on.run_code(code(PAGE_BYTES / 4 * 2), CodeFetch::Counted);
+                        for off in (0..PAGE_BYTES).step_by(4) {
+                            let (s, d) = (from * PAGE_BYTES + off, to * PAGE_BYTES + off);
+                            on.load(VirtAddr(s), PhysAddr(s), OS_KERNEL_SPACE, 4);
+                            on.store(VirtAddr(d), PhysAddr(d), OS_KERNEL_SPACE, 4);
+                        }
+                    });
+                    return self.spend_kernel(c, cyc);
+                }
+                Step::Zero { pfn } => {
+                    let cyc = self.on_cpu(c, Mechanism::ZeroLoop, |on, _| {
+                        on.run_code(code(PAGE_BYTES / 4), CodeFetch::Counted);
+                        for off in (0..PAGE_BYTES).step_by(4) {
+                            let d = pfn * PAGE_BYTES + off;
+                            on.store(VirtAddr(d), PhysAddr(d), OS_KERNEL_SPACE, 4);
+                        }
+                    });
+                    return self.spend_kernel(c, cyc);
+                }
+                Step::FreeFrame { pfn } => self.hat.free_frame(pfn)?,
+                Step::Touch { asid, va } => {
+                    let me = CpuId(c as u32);
+                    if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&me)) {
+                        let mut steps = self.call(HatStep::Join { asid });
+                        steps.push(Step::Touch { asid, va });
+                        self.push_front(c, steps);
+                        continue;
+                    }
+                    let page = self.page;
+                    let (pfn, prot) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va));
+                    let cyc = self.on_cpu(c, Mechanism::UserPte, |on, hat| {
+                        let mut refs = Vec::new();
+                        let _ = hat.table().walk(asid, VirtAddr(va), &mut refs);
+                        for r in &refs {
+                            if let vmlab_mmu::PteAddr::Physical(pa) = r.at {
+                                on.load(VirtAddr(pa.0), pa, OS_KERNEL_SPACE, u64::from(r.bytes));
+                            }
+                        }
+                        if let (Some(pfn), Some(tlb)) = (pfn, on.cpu().tlb_mut()) {
+                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), page);
+                            let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
+                        }
+                    });
+                    if let (Some(_), Some(prot)) = (pfn, prot) {
+                        self.tlb_rights[c].insert((asid, va & !(PAGE_BYTES - 1)), prot);
+                    }
+                    self.cpus[c].time.user += cyc;
+                    self.cpus[c].now += cyc;
+                    let t = self.cpus[c].now;
+                    self.schedule(c, t);
+                    return Ok(());
+                }
+                Step::Begin(_) => self.cpus[c].op_start = now,
+                Step::Done(kind) => {
+                    let s = self.ops.entry(kind).or_default();
+                    s.count += 1;
+                    s.cycles += now - self.cpus[c].op_start;
+                }
+                Step::Hat(h) => {
+                    if let Some(cyc) = self.hat_step(c, h)? {
+                        return self.spend_kernel(c, cyc);
+                    }
+                }
+            }
+        }
+    }
+
+    fn note(&mut self, c: usize, at: u64, e: LockEvent) {
+        if let Some(log) = &mut self.log {
+            log.push((c, at, e));
+        }
+    }
+
+    /// The atomic on `lock`'s word by CPU `c`: a hit in its own SuperCache
+    /// when it was the last to touch the word, else the line comes over
+    /// the bus (`atomic_cycles`).
+    fn atomic(&mut self, lock: Lock, c: usize) -> u64 {
+        match self.last_toucher.insert(lock, c) {
+            Some(prev) if prev == c => self.p.l2_hit_cycles.value as u64,
+            _ => self.p.atomic_cycles.value as u64,
+        }
+    }
+
+    fn push_front(&mut self, c: usize, steps: Vec<Step>) {
+        let q = &mut self.cpus[c].steps;
+        for s in steps.into_iter().rev() {
+            q.push_front(s);
+        }
+    }
+
+    fn spend_kernel(&mut self, c: usize, cycles: u64) -> Result<(), String> {
+        let cpu = &mut self.cpus[c];
+        cpu.time.kernel += cycles;
+        cpu.now += cycles;
+        let t = cpu.now;
+        self.schedule(c, t);
+        Ok(())
+    }
+
+    /// CPU `w` was handed a lock at `at`: it runs again `delay` later.
+    fn wake(&mut self, w: usize, at: u64, delay: u64) {
+        let cpu = &mut self.cpus[w];
+        if let Some(since) = cpu.blocked.take() {
+            cpu.time.lock_wait += at.saturating_sub(since) + delay;
+            let asleep = cpu.sleeping.take();
+            cpu.now = cpu.now.max(at) + delay;
+            let t = cpu.now;
+            if let Some(mutex) = asleep {
+                // The monitor: a woken sleeper takes the mutex again to
+                // set the busy flag for itself.
+                self.push_front(
+                    w,
+                    vec![Step::Lock(mutex, Mode::Exclusive), Step::Run(LOGICAL_CHECK), Step::Unlock(mutex)],
+                );
+            }
+            self.schedule(w, t);
+        }
+        // A CPU not yet blocked (between queuing and sleeping) finds the
+        // lock held at its `Sleep` step.
+    }
+
+    /// Runs `f` on CPU `c` under mechanism `m`; returns its cycles.
+    fn on_cpu(&mut self, c: usize, m: Mechanism, f: impl FnOnce(&mut OnCpu<'_>, &mut MpHat)) -> u64 {
+        let mut on = self.system.on(CpuId(c as u32));
+        let before = on.ledger().total();
+        let prev = on.ledger().enter(m);
+        f(&mut on, &mut self.hat);
+        on.ledger().leave(prev);
+        let after = on.ledger().total();
+        price(&self.p, &before, &after)
+    }
+
+    /// The next transaction of the process at the head of the run queue.
+    fn next_transaction(&mut self, c: usize) -> Result<(), String> {
+        if let Some(prev) = self.cpus[c].process.take() {
+            self.completed += 1;
+            self.peak_frames = self.peak_frames.max(self.hat.frames_in_use());
+            if self.completed >= self.target {
+                self.end = Some(self.cpus[c].now);
+                return Ok(());
+            }
+            self.runq.push_back(prev);
+        }
+        let Some(pi) = self.runq.pop_front() else {
+            self.cpus[c].idle = true;
+            return Ok(());
+        };
+        self.cpus[c].process = Some(pi);
+        let asid = self.procs[pi].asid;
+        let mut steps = Vec::new();
+        // Switching to the process: its MMU descriptor joins this CPU
+        // (a hat call when new), and its working set fills the TLB.
+        if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&CpuId(c as u32))) {
+            steps.extend(self.call(HatStep::Join { asid }));
+        }
+        self.touch_working_set(c, pi);
+        let mean = self.w.user_cycles * self.p.user_work_scale.value;
+        let user = if mean > 0.0 { (-(1.0 - self.rng.gen::<f64>()).ln() * mean).round() as u64 } else { 0 };
+        steps.push(Step::User(user));
+        for k in 0..self.w.ops.len() {
+            let (kind, bytes, per) = (self.w.ops[k].kind, self.w.ops[k].bytes, self.w.ops[k].per_transaction);
+            let mut n = per.floor() as u64;
+            if self.rng.gen::<f64>() < per.fract() {
+                n += 1;
+            }
+            for _ in 0..n {
+                steps.push(Step::Begin(kind));
+                let op = self.op(pi, kind, bytes)?;
+                steps.extend(op);
+                steps.push(Step::Done(kind));
+            }
+        }
+        self.cpus[c].steps.extend(steps);
+        Ok(())
+    }
+
+    /// The process's first data pages and text page enter the TLB (the
+    /// hardware walker's refills as it runs; not timed).
+    fn touch_working_set(&mut self, c: usize, pi: usize) {
+        let asid = self.procs[pi].asid;
+        let mut pages: Vec<u64> = (0..self.w.data_pages.min(8)).map(|k| DATA_VA + u64::from(k) * PAGE_BYTES).collect();
+        pages.push(TEXT_VA);
+        for va in pages {
+            let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va)) else { continue };
+            if let Some(tlb) = self.system.cpu_mut(CpuId(c as u32)).tlb_mut() {
+                if tlb.probe(asid, VirtAddr(va)).is_none() {
+                    let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), self.page);
+                    let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
+                }
+                self.tlb_rights[c].insert((asid, va), prot);
+            }
+        }
+    }
+
+    /// A hat interface call wrapped in the design's locks.
+    pub fn call(&self, h: HatStep) -> Vec<Step> {
+        let d = self.design;
+        if let Some(global) = d.global() {
+            return vec![
+                Step::Lock(global, Mode::Exclusive),
+                Step::Hat(h),
+                Step::Hat(HatStep::ReleaseEmptied),
+                Step::Unlock(global),
+            ];
+        }
+        match h {
+            HatStep::Load { asid, va, pfn, prot } => vec![
+                Step::Lock(Lock::As(asid.0), Mode::Shared),
+                Step::Take(d.mmu(asid.0)),
+                Step::Take(d.page(pfn)),
+                Step::Hat(HatStep::Reserve { asid, va }),
+                Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
+                Step::Drop(d.page(pfn)),
+                Step::Drop(d.mmu(asid.0)),
+                Step::Unlock(Lock::As(asid.0)),
+            ],
+            HatStep::UnloadRange { asid, va, pages } => vec![
+                Step::Lock(Lock::As(asid.0), Mode::Shared),
+                Step::Take(d.mmu(asid.0)),
+                Step::Hat(HatStep::UnloadPages { asid, va, pages }),
+                Step::Drop(d.mmu(asid.0)),
+                Step::Unlock(Lock::As(asid.0)),
+            ],
+            HatStep::ChangeProt { asid, va, pages, prot } => vec![
+                Step::Lock(Lock::As(asid.0), Mode::Shared),
+                Step::Take(d.mmu(asid.0)),
+                Step::Hat(HatStep::ChangeProtPages { asid, va, pages, prot }),
+                Step::Drop(d.mmu(asid.0)),
+                Step::Unlock(Lock::As(asid.0)),
+            ],
+            HatStep::UnloadFrame { pfn } => vec![
+                Step::Take(d.page(pfn)),
+                Step::Hat(HatStep::UnloadFrameNow { pfn }),
+                Step::Drop(d.page(pfn)),
+                Step::Hat(HatStep::ReleaseEmptied),
+            ],
+            HatStep::ClearRefMod { pfn } => {
+                vec![Step::Take(d.page(pfn)), Step::Hat(HatStep::ClearRefModNow { pfn }), Step::Drop(d.page(pfn))]
+            }
+            HatStep::Join { asid } => vec![
+                Step::Lock(Lock::As(asid.0), Mode::Exclusive),
+                Step::Hat(HatStep::JoinNow { asid }),
+                Step::Unlock(Lock::As(asid.0)),
+            ],
+            HatStep::Destroy { asid } => vec![
+                Step::Lock(Lock::As(asid.0), Mode::Exclusive),
+                Step::Take(d.mmu(asid.0)),
+                Step::Hat(HatStep::DestroyNow { asid }),
+                Step::Drop(d.mmu(asid.0)),
+                Step::Unlock(Lock::As(asid.0)),
+                Step::Hat(HatStep::ReleaseEmptied),
+            ],
+            other => vec![Step::Hat(other)],
+        }
+    }
+
+    /// Runs one hat step on CPU `c`: either it expands into further steps
+    /// (`None`) or it ran, for the cycles returned.
+    fn hat_step(&mut self, c: usize, h: HatStep) -> Result<Option<u64>, String> {
+        let cpu = CpuId(c as u32);
+        let d = self.design;
+        let single = d.global().is_some();
+        match h {
+            HatStep::Load { asid, va, pfn, prot } if single => {
+                self.push_front(
+                    c,
+                    vec![Step::Hat(HatStep::Reserve { asid, va }), Step::Hat(HatStep::LoadNow { asid, va, pfn, prot })],
+                );
+                Ok(None)
+            }
+            HatStep::UnloadRange { asid, va, pages } if single => {
+                self.cpus[c].steps.push_front(Step::Hat(HatStep::UnloadPages { asid, va, pages }));
+                Ok(None)
+            }
+            HatStep::ChangeProt { asid, va, pages, prot } if single => {
+                self.cpus[c].steps.push_front(Step::Hat(HatStep::ChangeProtPages { asid, va, pages, prot }));
+                Ok(None)
+            }
+            HatStep::UnloadFrame { pfn } if single => {
+                self.cpus[c].steps.push_front(Step::Hat(HatStep::UnloadFrameNow { pfn }));
+                Ok(None)
+            }
+            HatStep::ClearRefMod { pfn } if single => {
+                self.cpus[c].steps.push_front(Step::Hat(HatStep::ClearRefModNow { pfn }));
+                Ok(None)
+            }
+            HatStep::Join { asid } if single => {
+                self.cpus[c].steps.push_front(Step::Hat(HatStep::JoinNow { asid }));
+                Ok(None)
+            }
+            HatStep::Destroy { asid } if single => {
+                self.cpus[c].steps.push_front(Step::Hat(HatStep::DestroyNow { asid }));
+                Ok(None)
+            }
+            HatStep::Load { .. }
+            | HatStep::UnloadRange { .. }
+            | HatStep::ChangeProt { .. }
+            | HatStep::UnloadFrame { .. }
+            | HatStep::ClearRefMod { .. }
+            | HatStep::Join { .. }
+            | HatStep::Destroy { .. } => {
+                let steps = self.call(h);
+                self.push_front(c, steps);
+                Ok(None)
+            }
+            HatStep::Reserve { asid, va } => {
+                let levels = self.hat.blocks_wanted(cpu, asid, va);
+                if levels.is_empty() {
+                    return Ok(None);
+                }
+                let mut steps = Vec::new();
+                if single {
+                    steps.push(Step::Hat(HatStep::ReserveNow { levels }));
+                } else {
+                    // One acquisition per distinct free-list lock.
+                    let mut by_lock: BTreeMap<Lock, Vec<usize>> = BTreeMap::new();
+                    for l in levels {
+                        if let Some(lock) = d.resource(l) {
+                            by_lock.entry(lock).or_default().push(l);
+                        }
+                    }
+                    for (lock, levels) in by_lock {
+                        steps.push(Step::Lock(lock, Mode::Exclusive));
+                        steps.push(Step::Hat(HatStep::ReserveNow { levels }));
+                        steps.push(Step::Unlock(lock));
+                    }
+                }
+                self.push_front(c, steps);
+                Ok(None)
+            }
+            HatStep::ReserveNow { levels } => {
+                let mut r = Ok(());
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.reserve(on, cpu, &levels));
+                r.map(|_| Some(cyc))
+            }
+            HatStep::LoadNow { asid, va, pfn, prot } => {
+                // A page's unload elsewhere (interface 2 holds only the page
+                // lock) may have emptied a table since this CPU reserved.
+                if !self.hat.blocks_wanted(cpu, asid, va).is_empty() {
+                    let again = vec![
+                        Step::Hat(HatStep::Reserve { asid, va }),
+                        Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
+                    ];
+                    self.push_front(c, again);
+                    return Ok(None);
+                }
+                let mut r = Ok(false);
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.load(on, cpu, asid, va, pfn, prot));
+                if r? {
+                    self.cpus[c].steps.push_front(Step::Hat(HatStep::ShootDown { asid, pages: vec![va] }));
+                }
+                if self.hat.space(asid).is_some_and(|s| s.mmus.contains(&cpu)) {
+                    self.tlb_rights[c].insert((asid, va), prot);
+                }
+                Ok(Some(cyc))
+            }
+            HatStep::UnloadPages { asid, va, pages } => {
+                let mut steps = Vec::new();
+                let mut gone = Vec::new();
+                for k in 0..pages {
+                    let v = va + k * PAGE_BYTES;
+                    let Some(pfn) = self.hat.lookup(asid, v) else { continue };
+                    gone.push(v);
+                    steps.push(Step::Take(d.page(pfn)));
+                    steps.push(Step::Hat(HatStep::UnloadPageNow { asid, va: v }));
+                    steps.push(Step::Drop(d.page(pfn)));
+                    if d.returns_tables_at_once() {
+                        steps.push(Step::Hat(HatStep::ReleaseEmptied));
+                    }
+                }
+                if !gone.is_empty() {
+                    steps.push(Step::Hat(HatStep::ShootDown { asid, pages: gone }));
+                }
+                self.push_front(c, steps);
+                Ok(None)
+            }
+            HatStep::UnloadPageNow { asid, va } => {
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                    hat.unload(on, cpu, asid, va);
+                });
+                Ok(Some(cyc))
+            }
+            HatStep::ChangeProtPages { asid, va, pages, prot } => {
+                let mut steps = Vec::new();
+                let mut lowered = Vec::new();
+                for k in 0..pages {
+                    let v = va + k * PAGE_BYTES;
+                    let (Some(pfn), Some(old)) = (self.hat.lookup(asid, v), self.hat.prot_of(asid, v)) else {
+                        continue;
+                    };
+                    if (old.write && !prot.write) || (old.read && !prot.read) || (old.exec && !prot.exec) {
+                        lowered.push(v);
+                    }
+                    steps.push(Step::Take(d.page(pfn)));
+                    steps.push(Step::Hat(HatStep::ChangeProtPageNow { asid, va: v, prot }));
+                    steps.push(Step::Drop(d.page(pfn)));
+                }
+                // Only a downgrade needs other TLBs to forget: an upgrade
+                // is found by the next access's protection fault.
+                if !lowered.is_empty() {
+                    steps.push(Step::Hat(HatStep::ShootDown { asid, pages: lowered }));
+                }
+                self.push_front(c, steps);
+                Ok(None)
+            }
+            HatStep::ChangeProtPageNow { asid, va, prot } => {
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                    hat.change_prot(on, asid, va, prot);
+                });
+                Ok(Some(cyc))
+            }
+            HatStep::UnloadFrameNow { pfn } => {
+                let mut maps = Vec::new();
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                    maps = hat.mappings_of(on, pfn);
+                    for &(a, v) in &maps {
+                        hat.unload(on, cpu, a, v);
+                    }
+                });
+                let mut by_space: BTreeMap<Asid, Vec<u64>> = BTreeMap::new();
+                for (a, v) in maps {
+                    by_space.entry(a).or_default().push(v);
+                }
+                let steps =
+                    by_space.into_iter().map(|(asid, pages)| Step::Hat(HatStep::ShootDown { asid, pages })).collect();
+                self.push_front(c, steps);
+                Ok(Some(cyc))
+            }
+            HatStep::ShootDown { asid, pages } => Ok(Some(self.shoot_down(c, asid, &pages))),
+            HatStep::ReleaseEmptied => {
+                let blocks = self.hat.take_emptied(cpu);
+                if blocks.is_empty() {
+                    return Ok(None);
+                }
+                if single {
+                    self.cpus[c].steps.push_front(Step::Hat(HatStep::ReleaseNow { blocks }));
+                } else {
+                    let mut by_lock: BTreeMap<Lock, Vec<(usize, u64)>> = BTreeMap::new();
+                    for b in blocks {
+                        if let Some(lock) = d.resource(b.0) {
+                            by_lock.entry(lock).or_default().push(b);
+                        }
+                    }
+                    let mut steps = Vec::new();
+                    for (lock, blocks) in by_lock {
+                        steps.push(Step::Lock(lock, Mode::Exclusive));
+                        steps.push(Step::Hat(HatStep::ReleaseNow { blocks }));
+                        steps.push(Step::Unlock(lock));
+                    }
+                    self.push_front(c, steps);
+                }
+                Ok(None)
+            }
+            HatStep::ReleaseNow { blocks } => {
+                Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| hat.release(on, &blocks))))
+            }
+            HatStep::JoinNow { asid } => Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                hat.join(on, asid, cpu);
+            }))),
+            HatStep::DestroyNow { asid } => {
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                    hat.destroy(on, cpu, asid);
+                });
+                for t in 0..self.cpus.len() {
+                    if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
+                        // A dead context's entries are unreachable; its
+                        // number is flushed before reuse (not modelled:
+                        // numbers are never reused).
+                        tlb.purge_asid(asid);
+                    }
+                    self.tlb_rights[t].retain(|k, _| k.0 != asid);
+                }
+                Ok(Some(cyc))
+            }
+            HatStep::ClearRefModNow { pfn } => Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                hat.clear_refmod(on, pfn);
+            }))),
+        }
+    }
+
+    /// Removes `pages` of `asid` from this CPU's TLB and from every other
+    /// CPU on the space's MMU descriptor list, by cross-call: the initiator
+    /// sends one per target and waits for the last acknowledgement; each
+    /// target loses `xcall_receive_cycles`. Returns the initiator's cycles.
+    fn shoot_down(&mut self, c: usize, asid: Asid, pages: &[u64]) -> u64 {
+        let me = CpuId(c as u32);
+        let local = self.on_cpu(c, Mechanism::TlbPurge, |on, _| {
+            on.run_code(code(LOCAL_FLUSH * pages.len() as u64), CodeFetch::Counted);
+            if let Some(tlb) = on.cpu().tlb_mut() {
+                for &va in pages {
+                    tlb.purge_page(asid, VirtAddr(va));
+                }
+            }
+        });
+        for &va in pages {
+            self.tlb_rights[c].remove(&(asid, va));
+        }
+        let targets = self.hat.targets(asid, me);
+        let s = &mut self.shootdowns;
+        s.calls += 1;
+        s.pages += pages.len() as u64;
+        if targets.is_empty() {
+            return local;
+        }
+        s.remote_calls += 1;
+        s.targets += targets.len() as u64;
+        let receive = self.p.xcall_receive_cycles.value as u64;
+        for &t in &targets {
+            if let Some(tlb) = self.system.cpu_mut(t).tlb_mut() {
+                for &va in pages {
+                    self.shootdowns.entries_purged += u64::from(tlb.purge_page(asid, VirtAddr(va)));
+                }
+            }
+            for &va in pages {
+                self.tlb_rights[t.index()].remove(&(asid, va));
+            }
+            let target = &mut self.cpus[t.index()];
+            target.stolen += receive;
+            target.time.interrupts += receive;
+            self.shootdowns.target_cycles += receive;
+        }
+        let send = self.p.xcall_send_cycles.value as u64 * targets.len() as u64
+            + self.p.xcall_latency_cycles.value as u64
+            + receive;
+        self.shootdowns.initiator_cycles += send;
+        self.cpus[c].time.shootdown += send;
+        local + send
+    }
+
+    /// The steps of one operation of process `pi`.
+    fn op(&mut self, pi: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
+        let p = self.p.path.clone();
+        let (syscall, fault, per_page) = (p.syscall.value as u64, p.fault.value as u64, p.per_page_vm.value as u64);
+        let holds = self.p.lock.clone();
+        let (pid_hold, free_hold, anon_hold, as_hold, vnode_hold) = (
+            holds.pidlock.value as u64,
+            holds.freemem.value as u64,
+            holds.anon.value as u64,
+            holds.as_lock.value as u64,
+            holds.vnode.value as u64,
+        );
+        let asid = self.procs[pi].asid;
+        let pages = bytes.div_ceil(PAGE_BYTES);
+        let mut s = Vec::new();
+        let locked = |lock: Lock, n: u64| vec![Step::Lock(lock, Mode::Exclusive), Step::Run(n), Step::Unlock(lock)];
+        let as_write = |n: u64| locked(Lock::As(asid.0), n);
+        match kind {
+            OpKind::Fork | OpKind::Vfork => {
+                s.push(Step::Run(syscall));
+                s.extend(locked(Lock::Pidlock, pid_hold));
+                s.push(Step::Run(p.fork.value as u64));
+                if kind == OpKind::Fork {
+                    let child = self.fresh_asid();
+                    s.extend(as_write(as_hold));
+                    s.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
+                    s.extend(self.call(HatStep::Join { asid: child }));
+                    for k in 0..pages {
+                        let pfn = self.procs[pi].data[k as usize];
+                        s.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
+                        s.push(Step::Run(per_page));
+                        let va = DATA_VA + k * PAGE_BYTES;
+                        s.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+                    }
+                    // The child exits at once; the parent's pages become
+                    // writable again at its next stores (upgrades, no shoot-down).
+                    s.push(Step::Run(p.exit.value as u64));
+                    s.extend(self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages }));
+                    s.extend(self.call(HatStep::Destroy { asid: child }));
+                    s.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::RW }));
+                } else {
+                    s.push(Step::Run(p.exit.value as u64));
+                }
+                s.extend(locked(Lock::Pidlock, pid_hold));
+            }
+            OpKind::Exec => {
+                let prog = self.rng.gen_range(0..self.text.len());
+                self.procs[pi].program = prog;
+                s.push(Step::Run(syscall + p.exec.value as u64));
+                s.extend(locked(Lock::Vnode(prog as u32), vnode_hold));
+                s.extend(as_write(as_hold));
+                let text = u64::from(self.w.text_pages);
+                s.extend(self.call(HatStep::UnloadRange { asid, va: TEXT_VA, pages: text }));
+                s.extend(self.call(HatStep::UnloadRange { asid, va: DATA_VA, pages }));
+                for k in 0..text {
+                    let pfn = self.text[prog][k as usize];
+                    s.extend(self.call(HatStep::Load { asid, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R }));
+                }
+                for k in 0..pages {
+                    let pfn = self.procs[pi].data[k as usize];
+                    s.push(Step::Run(per_page));
+                    s.extend(self.call(HatStep::Load { asid, va: DATA_VA + k * PAGE_BYTES, pfn, prot: Prot::RW }));
+                }
+            }
+            OpKind::MinorFault => {
+                s.extend(vec![
+                    Step::Lock(Lock::As(asid.0), Mode::Shared),
+                    Step::Run(fault),
+                    Step::Unlock(Lock::As(asid.0)),
+                ]);
+                let (va, pfn, prot) = if !self.shm.is_empty() {
+                    let k = self.rng.gen_range(0..self.shm.len());
+                    (SHM_VA + k as u64 * PAGE_BYTES, self.shm[k], Prot::RW)
+                } else {
+                    let prog = self.procs[pi].program;
+                    let k = self.rng.gen_range(0..self.text[prog].len().max(1));
+                    match self.text[prog].get(k) {
+                        Some(&pfn) => (TEXT_VA + k as u64 * PAGE_BYTES, pfn, Prot::R),
+                        None => return Ok(s),
+                    }
+                };
+                s.push(Step::Run(per_page));
+                s.extend(self.call(HatStep::Load { asid, va, pfn, prot }));
+            }
+            OpKind::CowFault => {
+                if self.procs[pi].data.is_empty() {
+                    return Ok(s);
+                }
+                let k = self.rng.gen_range(0..self.procs[pi].data.len());
+                let old = self.procs[pi].data[k];
+                let new = self.hat.alloc_frame()?;
+                self.procs[pi].data[k] = new;
+                let va = DATA_VA + k as u64 * PAGE_BYTES;
+                s.extend(vec![
+                    Step::Lock(Lock::As(asid.0), Mode::Shared),
+                    Step::Run(fault),
+                    Step::Unlock(Lock::As(asid.0)),
+                ]);
+                s.extend(locked(Lock::Anon((new % ANON_LOCKS) as u32), anon_hold));
+                s.extend(locked(Lock::Freemem, free_hold));
+                s.push(Step::Copy { from: old, to: new });
+                s.extend(self.call(HatStep::UnloadRange { asid, va, pages: 1 }));
+                s.extend(self.call(HatStep::Load { asid, va, pfn: new, prot: Prot::RW }));
+                // The other sharer has gone; the old copy is freed.
+                s.extend(locked(Lock::Freemem, free_hold));
+                s.push(Step::FreeFrame { pfn: old });
+            }
+            OpKind::Brk => {
+                let frames = (0..pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+                s.push(Step::Run(syscall + p.brk.value as u64));
+                s.extend(as_write(as_hold));
+                for (k, &pfn) in frames.iter().enumerate() {
+                    s.extend(locked(Lock::Freemem, free_hold));
+                    s.push(Step::Zero { pfn });
+                    s.push(Step::Run(per_page));
+                    s.extend(self.call(HatStep::Load {
+                        asid,
+                        va: HEAP_VA + k as u64 * PAGE_BYTES,
+                        pfn,
+                        prot: Prot::RW,
+                    }));
+                }
+                s.push(Step::Run(syscall + p.brk.value as u64));
+                s.extend(as_write(as_hold));
+                s.extend(self.call(HatStep::UnloadRange { asid, va: HEAP_VA, pages }));
+                for &pfn in &frames {
+                    s.extend(locked(Lock::Freemem, free_hold));
+                    s.push(Step::FreeFrame { pfn });
+                }
+            }
+            OpKind::Pageout => {
+                if self.shm.is_empty() {
+                    return Ok(s);
+                }
+                let pfn = self.shm[self.rng.gen_range(0..self.shm.len())];
+                s.push(Step::Run(per_page));
+                s.extend(self.call(HatStep::ClearRefMod { pfn }));
+                s.extend(self.call(HatStep::UnloadFrame { pfn }));
+            }
+        }
+        Ok(s)
+    }
+
+    fn report(&self) -> MpReport {
+        let elapsed = self.end.unwrap_or_else(|| self.cpus.iter().map(|c| c.now).max().unwrap_or(0)).max(1);
+        let mut time = CpuTime::default();
+        for c in &self.cpus {
+            time.user += c.time.user;
+            time.kernel += c.time.kernel;
+            time.lock_wait += c.time.lock_wait;
+            time.interrupts += c.time.interrupts;
+            time.shootdown += c.time.shootdown;
+        }
+        let tb = self.hat.table().table_bytes();
+        MpReport {
+            design: self.design.name(),
+            cpus: self.cpus.len(),
+            workload: self.w.name.clone(),
+            memory_bytes: self.memory_bytes,
+            seed: self.seed,
+            transactions: self.completed,
+            elapsed_cycles: elapsed,
+            throughput: self.completed as f64 / (elapsed as f64 * self.p.cycle_ns() * 1e-9),
+            locks: self.locks.stats().iter().map(|(k, v)| (k.name(), *v)).collect(),
+            ops: self.ops.iter().map(|(k, v)| (k.name(), *v)).collect(),
+            time,
+            shootdowns: self.shootdowns,
+            frames_in_use: self.peak_frames,
+            table_bytes: tb.iter().sum(),
+            pool_free_bytes: self.hat.pool_free_bytes(),
+        }
+    }
+
+    /// The invariants a property test checks after any interleaving: every
+    /// mapping list agrees with the page tables, and no CPU's TLB holds a
+    /// translation the hat has unloaded, moved or downgraded.
+    pub fn check(&self) -> Result<(), String> {
+        self.hat.check_lists()?;
+        for c in 0..self.cpus.len() {
+            let Some(tlb) = self.system.cpu(CpuId(c as u32)).tlb() else { continue };
+            for e in tlb.entries() {
+                let va = e.vpn.0 << e.page_shift;
+                match self.hat.lookup(e.asid, va) {
+                    Some(pfn) if pfn == e.pfn.0 => {}
+                    other => {
+                        return Err(format!(
+                            "CPU {c}'s TLB maps space {} page {va:#x} to frame {:#x}; the hat has {other:?}",
+                            e.asid.0, e.pfn.0
+                        ))
+                    }
+                }
+                let now = self.hat.prot_of(e.asid, va).unwrap_or(Prot::NONE);
+                if let Some(had) = self.tlb_rights[c].get(&(e.asid, va)) {
+                    if had.write && !now.write {
+                        return Err(format!(
+                            "CPU {c}'s TLB still lets space {} write page {va:#x}, which the hat downgraded",
+                            e.asid.0
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn hat(&self) -> &MpHat {
+        &self.hat
+    }
+
+    /// Appends `steps` to CPU `cpu`'s queue (a scripted run).
+    pub fn push(&mut self, cpu: usize, steps: Vec<Step>) {
+        let idle = self.cpus[cpu].steps.is_empty() && self.cpus[cpu].blocked.is_none();
+        self.cpus[cpu].steps.extend(steps);
+        if idle {
+            let t = self.cpus[cpu].now;
+            self.schedule(cpu, t);
+        }
+    }
+
+    /// Runs until no CPU has a step left (scripted runs: no transactions
+    /// are started once the target is met).
+    pub fn drain(&mut self) -> Result<(), String> {
+        while let Some(Reverse((t, _, c))) = self.heap.pop() {
+            let cpu = &mut self.cpus[c];
+            cpu.now = cpu.now.max(t);
+            self.advance(c)?;
+        }
+        match self.cpus.iter().position(|c| !c.steps.is_empty() || c.blocked.is_some()) {
+            Some(c) => Err(format!("CPU {c} is stuck waiting for a lock (deadlock)")),
+            None => Ok(()),
+        }
+    }
+
+    /// Starts (or stops) logging every lock event.
+    pub fn log_locks(&mut self, on: bool) {
+        self.log = on.then(Vec::new);
+    }
+
+    /// The lock events logged: (CPU, time, event).
+    pub fn lock_log(&self) -> &[(usize, u64, LockEvent)] {
+        self.log.as_deref().unwrap_or(&[])
+    }
+
+    /// The steps of one operation by process `index` (in set-up order).
+    pub fn op_steps(&mut self, index: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
+        if index >= self.procs.len() {
+            return Err(format!("no process {index}; there are {}", self.procs.len()));
+        }
+        self.op(index, kind, bytes)
+    }
+
+    /// Process `index`'s space and data frames.
+    pub fn process(&self, index: usize) -> Option<(Asid, &[u64])> {
+        self.procs.get(index).map(|p| (p.asid, p.data.as_slice()))
+    }
+
+    /// CPU `cpu`'s clock and where its time went.
+    pub fn cpu_clock(&self, cpu: usize) -> (u64, CpuTime) {
+        (self.cpus[cpu].now, self.cpus[cpu].time)
+    }
+
+    pub fn shootdowns(&self) -> ShootDowns {
+        self.shootdowns
+    }
+
+    pub fn params(&self) -> &MpParams {
+        &self.p
+    }
+
+    /// A data frame for a scripted run.
+    pub fn alloc_frame(&mut self) -> Result<u64, String> {
+        self.hat.alloc_frame()
+    }
+
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    pub fn lock_stats(&self) -> &BTreeMap<LockClass, LockStats> {
+        self.locks.stats()
+    }
+}

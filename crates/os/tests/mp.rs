@@ -1,0 +1,334 @@
+//! Study S3's multiprocessor hat (vmlab_os::mp): hand-worked shoot-down,
+//! lock waits and fork lock orders, and a property test over random
+//! interleavings of hat operations under every locking design.
+
+use proptest::prelude::*;
+use vmlab_addr::{Asid, CpuId, VirtAddr};
+use vmlab_os::mp::*;
+use vmlab_os::prot::Prot;
+
+const PAGE: u64 = 4096;
+
+/// A run with `processes` processes of `data_pages` data pages, no
+/// workload transactions: the test pushes the steps.
+fn scripted(design: Design, cpus: usize, processes: u32, data_pages: u32) -> MpSim {
+    let text = format!(
+        "name = \"t\"\ndescription = \"t\"\nsource = \"test\"\nuser_cycles = 0\nprocesses_per_cpu = {processes}\n\
+         data_pages = {data_pages}\ntext_pages = 1\nprograms = 1\nop = []\n"
+    );
+    let w = Workload::parse("test.toml", &text).expect("test workload");
+    let p = MpParams::load("sparccenter-2000").expect("preset");
+    let cfg = MpConfig { cpus, design, memory_bytes: 64 << 20, transactions: 0, seed: 7 };
+    let mut sim = MpSim::new(p, w, &cfg).expect("sim");
+    sim.drain().expect("idle");
+    sim
+}
+
+fn in_tlb(sim: &MpSim, cpu: u32, asid: Asid, va: u64) -> bool {
+    sim.system().cpu(CpuId(cpu)).tlb().expect("tlb").probe(asid, VirtAddr(va)).is_some()
+}
+
+/// Two CPUs: process 0 (space 1) starts on CPU 0 with four data pages in
+/// CPU 0's TLB; it then runs on CPU 1, touching pages 0, 1 and 3. CPU 0
+/// unloads pages 0-1 under the single hat lock. The shoot-down interrupts
+/// CPU 1 only (the space's MMU list is {0, 1}); both TLBs lose exactly
+/// pages 0 and 1 (CPU 1's page 3 and CPU 0's pages 2-3 stay). CPU 0
+/// spends send 120 x 1 + latency 200 + the target's 400 = 720 cycles on
+/// the cross-call and 4 x 2 = 8 instructions (cycles at CPI 1) flushing
+/// its own entries; CPU 1 loses 400.
+#[test]
+fn a_two_cpu_shoot_down_by_hand() {
+    let mut sim = scripted(Design::SingleLock, 2, 1, 4);
+    let (asid, _) = sim.process(0).expect("process 0");
+    // Process 1 (space 2) starts on CPU 1; only process 0 matters.
+    let data = 0x0100_0000u64;
+    for k in [0, 1, 3] {
+        sim.push(1, vec![Step::Touch { asid, va: data + k * PAGE }]);
+    }
+    sim.drain().expect("touch");
+    assert_eq!(sim.hat().space(asid).expect("space").mmus, vec![CpuId(0), CpuId(1)]);
+    for k in 0..4 {
+        assert!(in_tlb(&sim, 0, asid, data + k * PAGE), "CPU 0 page {k}");
+    }
+    let before = sim.cpu_clock(1).1.interrupts;
+    sim.log_locks(true);
+    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: data, pages: 2 });
+    sim.push(0, call);
+    sim.drain().expect("unload");
+    let sd = sim.shootdowns();
+    assert_eq!((sd.calls, sd.remote_calls, sd.targets, sd.pages, sd.entries_purged), (1, 1, 1, 2, 2));
+    assert_eq!(sd.initiator_cycles, 120 + 200 + 400);
+    assert_eq!(sd.target_cycles, 400);
+    assert_eq!(sim.cpu_clock(1).1.interrupts - before, 400);
+    for (cpu, k, held) in
+        [(0, 0, false), (0, 1, false), (0, 2, true), (0, 3, true), (1, 0, false), (1, 1, false), (1, 3, true)]
+    {
+        assert_eq!(in_tlb(&sim, cpu, asid, data + k * PAGE), held, "CPU {cpu} page {k}");
+    }
+    // The cross-call happened inside the hat lock: its hold covers it.
+    let hat = sim.lock_stats()[&LockClass::HatLock];
+    let log = sim.lock_log();
+    let (t0, t1) = (log[0].1, log[1].1);
+    assert_eq!(log[0], (0, t0, LockEvent::Acquired(Lock::Hat)));
+    assert_eq!(log[1], (0, t1, LockEvent::Released(Lock::Hat)));
+    assert!(t1 - t0 >= 720 + 8, "hold {}", t1 - t0);
+    assert!(hat.hold_cycles >= t1 - t0);
+    sim.check().expect("consistent");
+}
+
+/// The cross-call grows with the CPUs the space has run on: on four CPUs
+/// that all ran the space, unloading one page from CPU 0 interrupts the
+/// other three: 120 x 3 sends + 200 + 400 = 960 initiator cycles, 400 on
+/// each target, three entries purged.
+#[test]
+fn a_shoot_down_costs_more_with_more_cpus() {
+    let mut sim = scripted(Design::MultiThreaded, 4, 1, 2);
+    let (asid, _) = sim.process(0).expect("process 0");
+    let va = 0x0100_0000u64;
+    for c in 1..4 {
+        sim.push(c, vec![Step::Touch { asid, va }]);
+    }
+    sim.drain().expect("touch");
+    let before: Vec<u64> = (0..4).map(|c| sim.cpu_clock(c).1.interrupts).collect();
+    let call = sim.call(HatStep::UnloadRange { asid, va, pages: 1 });
+    sim.push(0, call);
+    sim.drain().expect("unload");
+    let sd = sim.shootdowns();
+    assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged), (1, 3, 3));
+    assert_eq!(sd.initiator_cycles, 120 * 3 + 200 + 400);
+    for (c, was) in before.iter().enumerate().skip(1) {
+        assert_eq!(sim.cpu_clock(c).1.interrupts - was, 400, "CPU {c}");
+        assert!(!in_tlb(&sim, c as u32, asid, va));
+    }
+    sim.check().expect("consistent");
+}
+
+fn sim_call(sim: &MpSim, h: HatStep) -> Vec<Step> {
+    sim.call(h)
+}
+
+/// Three CPUs ask for the hat lock at time 0 and each holds it for 100
+/// instructions (100 cycles at CPI 1). CPU 0 takes it (its first atomic
+/// on the word costs the bus, 30), releases at 130; CPU 1 holds it from
+/// 130 (it runs again at 160, the word's line coming over the bus) and
+/// releases at 160 + 100 = 260; CPU 2 holds it from 260 and releases at
+/// 390. Acquisitions 3, found held 2, wait 130 + 260 = 390 (mean 195),
+/// hold 130 + 130 + 130.
+#[test]
+fn a_lock_with_two_waiters_in_simulated_time() {
+    let mut sim = scripted(Design::SingleLock, 3, 1, 1);
+    let before = sim.lock_stats().get(&LockClass::HatLock).copied().unwrap_or_default();
+    for c in 0..3 {
+        sim.push(c, vec![Step::Lock(Lock::Hat, Mode::Exclusive), Step::Run(100), Step::Unlock(Lock::Hat)]);
+    }
+    sim.log_locks(true);
+    sim.drain().expect("run");
+    let s = sim.lock_stats()[&LockClass::HatLock];
+    assert_eq!(s.acquisitions - before.acquisitions, 3);
+    assert_eq!(s.contended - before.contended, 2);
+    assert_eq!(s.wait_cycles - before.wait_cycles, 390);
+    assert_eq!(s.hold_cycles - before.hold_cycles, 390);
+    let released: Vec<(usize, u64)> =
+        sim.lock_log().iter().filter(|e| matches!(e.2, LockEvent::Released(_))).map(|e| (e.0, e.1)).collect();
+    assert_eq!(released, vec![(0, 130), (1, 260), (2, 390)]);
+}
+
+fn acquired(sim: &MpSim) -> Vec<Lock> {
+    sim.lock_log()
+        .iter()
+        .filter_map(|e| match e.2 {
+            LockEvent::Acquired(l) => Some(l),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A fork of one page (parent space 1, child space 3 on a 2-process,
+/// 1-CPU machine), the child exiting at once: the locks each design takes,
+/// in order, worked from seed 003 sections 4.4 and 5.3.
+#[test]
+fn a_fork_copying_mappings_under_each_design() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 1);
+        let (parent, data) = sim.process(0).expect("process");
+        let pfn = data[0];
+        let steps = sim.op_steps(0, OpKind::Fork, PAGE).expect("fork");
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("fork runs");
+        sim.check().expect("consistent after fork");
+        let (p, child) = (parent.0, parent.0 + 2);
+        let anon = Lock::Anon((pfn % 64) as u32);
+        use Lock::*;
+        let expected: Vec<Lock> = match design {
+            Design::SingleLock => vec![Pidlock, As(p), Hat, Hat, anon, Hat, Hat, Hat, Hat, Pidlock],
+            Design::MultiThreaded | Design::Hashed | Design::HashedFreeLists => {
+                let mutex = |g: Guard| match g {
+                    Guard::Logical { mutex, .. } => Some(mutex),
+                    _ => None,
+                };
+                let (Some(pm), Some(mp), Some(mc)) =
+                    (mutex(design.page(pfn)), mutex(design.mmu(p)), mutex(design.mmu(child)))
+                else {
+                    unreachable!("{design:?} uses logical locks")
+                };
+                let res = |l: u32| if design == Design::HashedFreeLists { HatResource(l) } else { HatResource(0) };
+                let mut v = vec![Pidlock, As(p)];
+                // change_prot of the parent's page to read-only
+                v.extend([As(p), mp, MmuLogical(p), pm, PageLogical(pfn), pm, mp]);
+                // the child's MMU descriptor joins this CPU
+                v.push(As(child));
+                // anon slot, then hat_load of the child's page: three new tables
+                v.push(anon);
+                v.extend([As(child), mc, MmuLogical(child), pm, PageLogical(pfn)]);
+                if design == Design::HashedFreeLists {
+                    v.extend([res(0), res(1), res(2)]);
+                } else {
+                    v.push(res(0));
+                }
+                v.extend([pm, mc]);
+                // the child's exit: unload its page, return the emptied tables
+                v.extend([As(child), mc, MmuLogical(child), pm, PageLogical(pfn), pm]);
+                if design == Design::HashedFreeLists {
+                    v.extend([res(1), res(2)]);
+                } else {
+                    v.push(res(0));
+                }
+                v.push(mc);
+                // its space destroyed, the level-1 table returned
+                v.extend([As(child), mc, MmuLogical(child), mc, res(0)]);
+                // the parent's page writable again
+                v.extend([As(p), mp, MmuLogical(p), pm, PageLogical(pfn), pm, mp]);
+                v.push(Pidlock);
+                v
+            }
+            Design::PerDescriptor => vec![
+                Pidlock,
+                As(p),
+                As(p),
+                Mmu(p),
+                Page(pfn),
+                As(child),
+                anon,
+                As(child),
+                Mmu(child),
+                Page(pfn),
+                HatResource(0),
+                As(child),
+                Mmu(child),
+                Page(pfn),
+                HatResource(0),
+                As(child),
+                Mmu(child),
+                HatResource(0),
+                As(p),
+                Mmu(p),
+                Page(pfn),
+                Pidlock,
+            ],
+        };
+        assert_eq!(acquired(&sim), expected, "{}", design.name());
+    }
+}
+
+/// Hat operations for the property test.
+#[derive(Clone, Debug)]
+enum Op {
+    Touch { space: usize, page: u64 },
+    Load { space: usize, page: u64, write: bool },
+    Unload { space: usize, page: u64, pages: u64 },
+    Protect { space: usize, page: u64, pages: u64, write: bool },
+    UnloadFrame { space: usize, page: u64 },
+    Pause(u64),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let space = 0usize..3;
+    let page = 0u64..6;
+    prop_oneof![
+        (space.clone(), page.clone()).prop_map(|(space, page)| Op::Touch { space, page }),
+        (space.clone(), page.clone(), any::<bool>()).prop_map(|(space, page, write)| Op::Load { space, page, write }),
+        (space.clone(), page.clone(), 1u64..4).prop_map(|(space, page, pages)| Op::Unload { space, page, pages }),
+        (space.clone(), page.clone(), 1u64..4, any::<bool>()).prop_map(|(space, page, pages, write)| Op::Protect {
+            space,
+            page,
+            pages,
+            write
+        }),
+        (space, page).prop_map(|(space, page)| Op::UnloadFrame { space, page }),
+        (0u64..3000).prop_map(Op::Pause),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Random interleavings of hat operations on 2-4 CPUs under every
+    /// design: afterwards no TLB holds a translation the hat unloaded or
+    /// downgraded, every mapping list agrees with the page tables, and no
+    /// lock is left held (no deadlock).
+    #[test]
+    fn interleavings_leave_tlbs_and_lists_consistent(
+        design in 0usize..5,
+        cpus in 2usize..5,
+        script in proptest::collection::vec((0usize..4, op()), 1..40),
+    ) {
+        let design = Design::ALL[design];
+        let mut sim = scripted(design, cpus, 1, 6);
+        let spaces: Vec<(Asid, Vec<u64>)> = (0..3).map(|i| {
+            let (a, d) = sim.process(i % cpus).expect("process");
+            (a, d.to_vec())
+        }).collect();
+        let data = 0x0100_0000u64;
+        for (cpu, o) in script {
+            let cpu = cpu % cpus;
+            let steps = match o {
+                Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: data + page * PAGE }],
+                Op::Load { space, page, write } => {
+                    let (asid, ref d) = spaces[space];
+                    let prot = if write { Prot::RW } else { Prot::R };
+                    let mut s = sim.call(HatStep::Load { asid, va: data + page * PAGE, pfn: d[page as usize], prot });
+                    s.push(Step::Touch { asid, va: data + page * PAGE });
+                    s
+                }
+                Op::Unload { space, page, pages } => {
+                    sim.call(HatStep::UnloadRange { asid: spaces[space].0, va: data + page * PAGE, pages })
+                }
+                Op::Protect { space, page, pages, write } => {
+                    let prot = if write { Prot::RW } else { Prot::R };
+                    sim.call(HatStep::ChangeProt { asid: spaces[space].0, va: data + page * PAGE, pages, prot })
+                }
+                Op::UnloadFrame { space, page } => sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[page as usize] }),
+                Op::Pause(n) => vec![Step::User(n)],
+            };
+            sim.push(cpu, steps);
+        }
+        sim.drain().map_err(TestCaseError::fail)?;
+        sim.check().map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn same_seed_same_report() {
+    let run = || {
+        let p = MpParams::load("sparccenter-2000").expect("preset");
+        let w = Workload::load("tpcb").expect("workload");
+        let cfg =
+            MpConfig { cpus: 4, design: Design::MultiThreaded, memory_bytes: 512 << 20, transactions: 60, seed: 3 };
+        let mut sim = MpSim::new(p, w, &cfg).expect("sim");
+        let r = sim.run().expect("run");
+        sim.check().expect("consistent");
+        serde_json::to_string(&r).expect("json")
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn bad_names_are_errors_that_list_the_known_ones() {
+    let e = Design::parse("two-locks").expect_err("unknown design");
+    assert!(e.contains("single-lock") && e.contains("hashed-free-lists"), "{e}");
+    let e = Workload::load("tpcc").expect_err("unknown workload");
+    assert!(e.contains("tpcb") && e.contains("kenbus1"), "{e}");
+    let e = Workload::parse("w.toml", "name = 1").expect_err("bad file");
+    assert!(e.starts_with("w.toml: line 1"), "{e}");
+}

@@ -1,0 +1,681 @@
+//! Multi-process traces from `valgrind --trace-children=yes
+//! --trace-syscalls=yes --log-file=DIR/log.%p.%n`: every process image its
+//! own log, merged into one trace in which processes hand over where they
+//! really block.
+//!
+//! **Processes and images.** valgrind opens a log per process image: a
+//! forked child's (its log starts with its own return from the fork, a bare
+//! ` --> [pre-success] Success(0x0)`) and one per successful `execve` (the
+//! image before ends with the `execve` call and no result). Images of one
+//! pid are chained: the fork image first, then the exec image. Each process
+//! (pid) gets its own asid, 1 for the command itself and then 2, 3, ... in
+//! the order the merge meets the `fork`/`clone` that creates it; an `exec`
+//! keeps the asid (the `execve` marker says the address space was
+//! replaced). Real pids change from run to run, so in the markers they are
+//! replaced by asids: the result of `fork`/`vfork`/`clone` (a new process),
+//! `wait4` (its result and a positive first argument), `getpid`, `getppid`,
+//! `gettid` and `set_tid_address` of a main thread. Threads (`clone` with
+//! `CLONE_THREAD`) share their process's log and asid.
+//!
+//! **The merge rule.** One process runs at a time, its events in its own
+//! order. It runs until a system call that the model says cannot complete
+//! yet; then the next process (in asid order after it) that can run runs,
+//! announced by a `ContextSwitch`, and the blocked call's marker comes when
+//! its process runs again. A call blocks when:
+//!
+//! * `read`, `readv`, `recvfrom`, `recvmsg` on a pipe or socket end returned
+//!   n > 0 bytes but fewer than n have been written into it and not yet read
+//!   (returned 0, end of file: while a writer is still open);
+//! * `write`, `writev`, `sendto`, `sendmsg` of n bytes on a pipe or socket
+//!   end would fill it past 65,536 bytes (Linux's default pipe size) while it
+//!   holds data;
+//! * `wait4` returned a child's pid and that child has not exited.
+//!
+//! Pipes are modelled by bytes written and read per pipe (a socket pair is
+//! two pipes, one per direction), with the descriptors of each process:
+//! `pipe`, `pipe2` and `socketpair` write their descriptors into the
+//! program's memory, not into their result, so they are taken as the two
+//! lowest free descriptors (POSIX allocates the lowest); `open`, `openat`,
+//! `socket`, `accept`, `dup`, `fcntl(F_DUPFD)` record their result; `dup2`,
+//! `dup3`, `close`, `fork` (a copy of the table) and `execve` (close-on-exec
+//! descriptors closed) follow. A process starts with descriptors 0-3 open
+//! (3 is valgrind's log, left open in the program, see `capture.rs`).
+//!
+//! Fallback rules, each counted in [`MergeSummary`]: any other call never
+//! blocks (`select`, `poll`, `futex`, `nanosleep`, a FIFO's `open`, a read of
+//! a descriptor the model does not know as a pipe); a result from the fd
+//! model that disagrees with the kernel's (an `open` returning another
+//! descriptor than the lowest free) is counted as `fd_mismatches` and the
+//! kernel's wins; and when every process that has not ended is blocked (the
+//! model missed a write), the blocked call of the lowest asid completes
+//! anyway (`forced`).
+//!
+//! Limit (valgrind 3.19): `%n` restarts at 1 in every exec'd image, so an
+//! image that execs from a log numbered 1 (the command itself, or a second
+//! exec in one process) is overwritten by its successor. The merge checks
+//! the command's own log against the command line and refuses such a
+//! capture by name.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use vmlab_addr::Asid;
+
+use crate::syscall::{Assembler, Call};
+use crate::{Event, EventSource, LackeyReader, Location, TraceError, BLOCK};
+
+/// Linux's default pipe capacity (`pipe(7)`).
+pub const PIPE_CAPACITY: u64 = 65536;
+
+const CLONE_THREAD: u64 = 0x10000;
+const O_CLOEXEC: u64 = 0o2000000;
+const F_DUPFD: u64 = 0;
+const F_SETFD: u64 = 2;
+const F_DUPFD_CLOEXEC: u64 = 1030;
+const FD_CLOEXEC: u64 = 1;
+
+mod nr {
+    pub const READ: u16 = 0;
+    pub const WRITE: u16 = 1;
+    pub const OPEN: u16 = 2;
+    pub const CLOSE: u16 = 3;
+    pub const READV: u16 = 19;
+    pub const WRITEV: u16 = 20;
+    pub const PIPE: u16 = 22;
+    pub const DUP: u16 = 32;
+    pub const DUP2: u16 = 33;
+    pub const GETPID: u16 = 39;
+    pub const SOCKET: u16 = 41;
+    pub const ACCEPT: u16 = 43;
+    pub const SENDTO: u16 = 44;
+    pub const RECVFROM: u16 = 45;
+    pub const SENDMSG: u16 = 46;
+    pub const RECVMSG: u16 = 47;
+    pub const SOCKETPAIR: u16 = 53;
+    pub const CLONE: u16 = 56;
+    pub const FORK: u16 = 57;
+    pub const VFORK: u16 = 58;
+    pub const EXECVE: u16 = 59;
+    pub const WAIT4: u16 = 61;
+    pub const FCNTL: u16 = 72;
+    pub const GETPPID: u16 = 110;
+    pub const GETTID: u16 = 186;
+    pub const SET_TID_ADDRESS: u16 = 218;
+    pub const OPENAT: u16 = 257;
+    pub const ACCEPT4: u16 = 288;
+    pub const DUP3: u16 = 292;
+    pub const PIPE2: u16 = 293;
+    pub const EXECVEAT: u16 = 322;
+}
+
+/// One valgrind log: one image of one process.
+#[derive(Clone, Debug)]
+struct Image {
+    path: PathBuf,
+    /// Starts with the process's own return from the fork that made it.
+    forked: bool,
+    /// The `Command:` valgrind printed for it.
+    command: String,
+}
+
+/// What a descriptor refers to, as far as the model knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Object {
+    Other,
+    /// Reads `pipes[.0]`, or writes it (`.1`).
+    Read(usize),
+    Write(usize),
+    /// A socket end: reads one pipe, writes the other.
+    Socket {
+        reads: usize,
+        writes: usize,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Fd {
+    obj: Object,
+    cloexec: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Pipe {
+    /// Written and not yet read.
+    held: u64,
+    /// Open descriptors, in all processes, that write it.
+    writers: u64,
+}
+
+/// One process: its images still to run, its reader, its descriptors.
+struct Process {
+    pid: u32,
+    asid: Asid,
+    parent: Option<Asid>,
+    images: VecDeque<Image>,
+    reader: Option<LackeyReader<BufReader<File>>>,
+    name: PathBuf,
+    buf: Vec<Event>,
+    pos: usize,
+    fds: BTreeMap<u64, Fd>,
+    /// A call that could not complete yet, and its events.
+    blocked: Option<Call>,
+    calls: Assembler,
+    exited: bool,
+    started: bool,
+}
+
+/// What [`merge_logs`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MergeSummary {
+    pub events: u64,
+    /// Processes, by asid (1 is the command).
+    pub processes: Vec<ProcessSummary>,
+    /// Hand-overs (each a `ContextSwitch`), the first one included.
+    pub switches: u64,
+    /// Calls that blocked and completed later.
+    pub blocked_calls: u64,
+    /// Calls completed although the model said they must wait: every live
+    /// process was blocked (the fallback rule).
+    pub forced: u64,
+    /// Descriptors the kernel returned that the model did not predict.
+    pub fd_mismatches: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProcessSummary {
+    pub asid: u32,
+    pub parent: Option<u32>,
+    /// The command of each image, in order.
+    pub images: Vec<String>,
+    pub events: u64,
+    pub syscalls: u64,
+}
+
+fn err(path: &Path, location: Location, message: impl Into<String>) -> TraceError {
+    TraceError::new(path, location, message)
+}
+
+/// The pid in a log's name `log.PID.N`.
+fn pid_of(path: &Path) -> Option<(u32, u32)> {
+    let name = path.file_name()?.to_str()?;
+    let mut parts = name.strip_prefix("log.")?.split('.');
+    let pid = parts.next()?.parse().ok()?;
+    let n = parts.next()?.parse().ok()?;
+    Some((pid, n))
+}
+
+/// Reads a log's head: its `Command:` and whether it starts with a fork's return.
+fn image(path: &Path) -> Result<Image, TraceError> {
+    let f = File::open(path).map_err(|e| err(path, Location::File, format!("cannot open: {e}")))?;
+    let mut command = String::new();
+    let mut forked = false;
+    for (i, line) in BufReader::new(f).lines().enumerate() {
+        let line = line.map_err(|e| err(path, Location::File, format!("read error: {e}")))?;
+        if let Some(c) = line.split_once("== Command: ") {
+            command = c.1.to_string();
+        } else if line.starts_with("==") {
+            continue;
+        } else {
+            forked = line.trim_start().starts_with("-->");
+            break;
+        }
+        if i > 64 {
+            break;
+        }
+    }
+    Ok(Image { path: path.to_path_buf(), forked, command })
+}
+
+/// The first word of valgrind's `Command:` (it escapes blanks with `\`).
+fn first_word(command: &str) -> String {
+    let mut out = String::new();
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            ' ' => break,
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Merges the logs of `dir` (one per image, `log.PID.N`) into `out` (as
+/// events handed to `sink`). `root` is the command's pid, `argv0` its
+/// program as given (checked against the command's log).
+pub fn merge_logs(
+    dir: &Path,
+    root: u32,
+    argv0: &str,
+    sink: &mut dyn FnMut(&[Event]) -> Result<(), TraceError>,
+) -> Result<MergeSummary, TraceError> {
+    let mut by_pid: BTreeMap<u32, Vec<(u32, Image)>> = BTreeMap::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| err(dir, Location::File, format!("cannot list: {e}")))?;
+    for entry in entries {
+        let path = entry.map_err(|e| err(dir, Location::File, format!("cannot list: {e}")))?.path();
+        let Some((pid, n)) = pid_of(&path) else { continue };
+        by_pid.entry(pid).or_default().push((n, image(&path)?));
+    }
+    let mut ordered: BTreeMap<u32, VecDeque<Image>> = BTreeMap::new();
+    for (pid, mut images) in by_pid {
+        // The fork image first; of the rest (at most one survives, see the
+        // module's limit) the higher number was opened first.
+        images.sort_by_key(|(n, im)| (!im.forked, std::cmp::Reverse(*n)));
+        if images.len() > 2 || images.iter().skip(1).any(|(_, im)| im.forked) {
+            return Err(err(
+                dir,
+                Location::File,
+                format!("process {pid} has {} logs that do not chain as fork, then exec", images.len()),
+            ));
+        }
+        ordered.insert(pid, images.into_iter().map(|(_, im)| im).collect());
+    }
+    let Some(first) = ordered.get(&root).and_then(|q| q.front()) else {
+        return Err(err(dir, Location::File, format!("no log of the command's process {root}")));
+    };
+    if first_word(&first.command) != argv0 {
+        return Err(err(
+            &first.path,
+            Location::File,
+            format!(
+                "the command's log is that of `{}`, not `{argv0}`: the command exec'd another program, and \
+                 valgrind 3.19 reopens the log of an exec'd image under the same name (%n restarts at 1), \
+                 so what ran before the exec is lost; capture the program it runs instead",
+                first_word(&first.command)
+            ),
+        ));
+    }
+    let mut m = Merge {
+        ordered,
+        procs: Vec::new(),
+        pipes: Vec::new(),
+        summary: MergeSummary::default(),
+        out: Vec::with_capacity(BLOCK),
+        current: None,
+    };
+    m.spawn(root, None)?;
+    m.run(sink)?;
+    if let Some((pid, images)) = m.ordered.iter().next() {
+        let path = images.front().map_or_else(|| dir.to_path_buf(), |im| im.path.clone());
+        return Err(err(
+            &path,
+            Location::File,
+            format!("process {pid} was never reached: no fork or clone of the merged processes returned its pid"),
+        ));
+    }
+    Ok(m.summary)
+}
+
+struct Merge {
+    ordered: BTreeMap<u32, VecDeque<Image>>,
+    procs: Vec<Process>,
+    pipes: Vec<Pipe>,
+    summary: MergeSummary,
+    out: Vec<Event>,
+    current: Option<usize>,
+}
+
+impl Merge {
+    /// A new process for `pid`, with a copy of its parent's descriptors.
+    fn spawn(&mut self, pid: u32, parent: Option<usize>) -> Result<usize, TraceError> {
+        let images = self.ordered.remove(&pid).unwrap_or_default();
+        let asid = Asid(self.procs.len() as u32 + 1);
+        let fds = match parent {
+            Some(p) => {
+                let fds = self.procs[p].fds.clone();
+                for fd in fds.values() {
+                    self.opened(fd.obj);
+                }
+                fds
+            }
+            None => (0..4).map(|fd| (fd, Fd { obj: Object::Other, cloexec: false })).collect(),
+        };
+        self.summary.processes.push(ProcessSummary {
+            asid: asid.0,
+            parent: parent.map(|p| self.procs[p].asid.0),
+            images: images.iter().map(|im| im.command.clone()).collect(),
+            events: 0,
+            syscalls: 0,
+        });
+        self.procs.push(Process {
+            pid,
+            asid,
+            parent: parent.map(|p| self.procs[p].asid),
+            images,
+            reader: None,
+            name: PathBuf::new(),
+            buf: Vec::new(),
+            pos: 0,
+            fds,
+            blocked: None,
+            calls: Assembler::new(),
+            exited: false,
+            started: false,
+        });
+        Ok(self.procs.len() - 1)
+    }
+
+    fn opened(&mut self, obj: Object) {
+        match obj {
+            Object::Write(p) | Object::Socket { writes: p, .. } => self.pipes[p].writers += 1,
+            Object::Read(_) | Object::Other => {}
+        }
+    }
+
+    fn closed(&mut self, obj: Object) {
+        match obj {
+            Object::Write(p) | Object::Socket { writes: p, .. } => {
+                self.pipes[p].writers = self.pipes[p].writers.saturating_sub(1)
+            }
+            Object::Read(_) | Object::Other => {}
+        }
+    }
+
+    /// The next event of process `i`, across its images; `None` at its end.
+    fn next_event(&mut self, i: usize) -> Result<Option<Event>, TraceError> {
+        let p = &mut self.procs[i];
+        loop {
+            if let Some(&e) = p.buf.get(p.pos) {
+                p.pos += 1;
+                return Ok(Some(e));
+            }
+            if let Some(r) = p.reader.as_mut() {
+                if r.fill(&mut p.buf)? {
+                    p.pos = 0;
+                    continue;
+                }
+                p.calls.finish().map_err(|m| err(&p.name, Location::File, m))?;
+                p.reader = None;
+            }
+            let Some(im) = p.images.pop_front() else { return Ok(None) };
+            let f = File::open(&im.path).map_err(|e| err(&im.path, Location::File, format!("cannot open: {e}")))?;
+            p.reader = Some(LackeyReader::new(BufReader::with_capacity(1 << 20, f), &im.path).with_asid(p.asid.0));
+            p.name = im.path;
+        }
+    }
+
+    /// Process `i`'s next whole call, with the references before it
+    /// appended to `out`; `None` when the process has ended.
+    fn advance(&mut self, i: usize) -> Result<Option<Call>, TraceError> {
+        while let Some(e) = self.next_event(i)? {
+            let p = &mut self.procs[i];
+            if let Event::Access(_) = e {
+                self.out.push(e);
+                self.summary.processes[i].events += 1;
+                continue;
+            }
+            match p.calls.push(&e).map_err(|m| err(&p.name, Location::File, m))? {
+                Some(call) => return Ok(Some(call)),
+                None => continue,
+            }
+        }
+        Ok(None)
+    }
+
+    fn lowest_free(&self, i: usize, after: u64) -> u64 {
+        let fds = &self.procs[i].fds;
+        (after..).find(|fd| !fds.contains_key(fd)).unwrap_or(after)
+    }
+
+    fn pipe_of(&self, i: usize, fd: u64, reading: bool) -> Option<usize> {
+        match (self.procs[i].fds.get(&fd)?.obj, reading) {
+            (Object::Read(p), true) | (Object::Write(p), false) => Some(p),
+            (Object::Socket { reads, .. }, true) => Some(reads),
+            (Object::Socket { writes, .. }, false) => Some(writes),
+            _ => None,
+        }
+    }
+
+    fn asid_of_pid(&self, pid: u64) -> Option<usize> {
+        self.procs.iter().position(|p| u64::from(p.pid) == pid)
+    }
+
+    /// Can process `i`'s call complete now?
+    fn can_complete(&self, i: usize, c: &Call) -> bool {
+        match c.number {
+            nr::READ | nr::READV | nr::RECVFROM | nr::RECVMSG => match self.pipe_of(i, c.arg(0), true) {
+                Some(p) if c.ret > 0 => self.pipes[p].held >= c.ret as u64,
+                Some(p) if c.ret == 0 => self.pipes[p].writers == 0,
+                _ => true,
+            },
+            nr::WRITE | nr::WRITEV | nr::SENDTO | nr::SENDMSG => match self.pipe_of(i, c.arg(0), false) {
+                Some(p) if c.ret > 0 => {
+                    let held = self.pipes[p].held;
+                    held == 0 || held + c.ret as u64 <= PIPE_CAPACITY
+                }
+                _ => true,
+            },
+            nr::WAIT4 if c.ret > 0 => match self.asid_of_pid(c.ret as u64) {
+                Some(child) => self.procs[child].exited,
+                None => true,
+            },
+            _ => true,
+        }
+    }
+
+    /// Applies a completed call to the model and appends its events (pids
+    /// rewritten to asids).
+    fn complete(&mut self, i: usize, mut c: Call) -> Result<(), TraceError> {
+        let ok = c.ret >= 0;
+        let asid_pid = |m: &Merge, pid: i64| m.asid_of_pid(pid as u64).map(|k| i64::from(m.procs[k].asid.0));
+        match c.number {
+            nr::READ | nr::READV | nr::RECVFROM | nr::RECVMSG if c.ret > 0 => {
+                if let Some(p) = self.pipe_of(i, c.arg(0), true) {
+                    self.pipes[p].held = self.pipes[p].held.saturating_sub(c.ret as u64);
+                }
+            }
+            nr::WRITE | nr::WRITEV | nr::SENDTO | nr::SENDMSG if c.ret > 0 => {
+                if let Some(p) = self.pipe_of(i, c.arg(0), false) {
+                    self.pipes[p].held += c.ret as u64;
+                }
+            }
+            nr::PIPE | nr::PIPE2 | nr::SOCKETPAIR if ok => {
+                let flags =
+                    if c.number == nr::SOCKETPAIR { c.arg(1) } else { c.arg(1) * u64::from(c.number == nr::PIPE2) };
+                let cloexec = flags & O_CLOEXEC != 0;
+                let a = self.lowest_free(i, 0);
+                self.procs[i].fds.insert(a, Fd { obj: Object::Other, cloexec });
+                let b = self.lowest_free(i, 0);
+                let first = self.pipes.len();
+                if c.number == nr::SOCKETPAIR {
+                    self.pipes.push(Pipe { held: 0, writers: 1 });
+                    self.pipes.push(Pipe { held: 0, writers: 1 });
+                    let fds = &mut self.procs[i].fds;
+                    fds.insert(a, Fd { obj: Object::Socket { reads: first + 1, writes: first }, cloexec });
+                    fds.insert(b, Fd { obj: Object::Socket { reads: first, writes: first + 1 }, cloexec });
+                } else {
+                    self.pipes.push(Pipe { held: 0, writers: 1 });
+                    let fds = &mut self.procs[i].fds;
+                    fds.insert(a, Fd { obj: Object::Read(first), cloexec });
+                    fds.insert(b, Fd { obj: Object::Write(first), cloexec });
+                }
+            }
+            nr::OPEN | nr::OPENAT | nr::SOCKET | nr::ACCEPT | nr::ACCEPT4 | nr::DUP if ok => {
+                let fd = c.ret as u64;
+                if fd != self.lowest_free(i, 0) {
+                    self.summary.fd_mismatches += 1;
+                }
+                let obj = match c.number {
+                    nr::DUP => self.procs[i].fds.get(&c.arg(0)).map_or(Object::Other, |f| f.obj),
+                    _ => Object::Other,
+                };
+                let flags = match c.number {
+                    nr::OPEN => c.arg(1),
+                    nr::OPENAT => c.arg(2),
+                    nr::SOCKET => c.arg(1),
+                    nr::ACCEPT4 => c.arg(3),
+                    _ => 0,
+                };
+                self.replace_fd(i, fd, Fd { obj, cloexec: flags & O_CLOEXEC != 0 });
+            }
+            nr::DUP2 | nr::DUP3 if ok => {
+                let obj = self.procs[i].fds.get(&c.arg(0)).map_or(Object::Other, |f| f.obj);
+                let cloexec = c.number == nr::DUP3 && c.arg(2) & O_CLOEXEC != 0;
+                if c.arg(0) != c.arg(1) {
+                    self.replace_fd(i, c.arg(1), Fd { obj, cloexec });
+                }
+            }
+            nr::FCNTL if ok && (c.arg(1) == F_DUPFD || c.arg(1) == F_DUPFD_CLOEXEC) => {
+                let obj = self.procs[i].fds.get(&c.arg(0)).map_or(Object::Other, |f| f.obj);
+                let fd = c.ret as u64;
+                if fd != self.lowest_free(i, c.arg(2)) {
+                    self.summary.fd_mismatches += 1;
+                }
+                self.replace_fd(i, fd, Fd { obj, cloexec: c.arg(1) == F_DUPFD_CLOEXEC });
+            }
+            nr::FCNTL if ok && c.arg(1) == F_SETFD => {
+                if let Some(f) = self.procs[i].fds.get_mut(&c.arg(0)) {
+                    f.cloexec = c.arg(2) & FD_CLOEXEC != 0;
+                }
+            }
+            nr::CLOSE if ok => {
+                if let Some(f) = self.procs[i].fds.remove(&c.arg(0)) {
+                    self.closed(f.obj);
+                }
+            }
+            nr::CLONE | nr::FORK | nr::VFORK
+                if c.ret > 0 && !(c.number == nr::CLONE && c.arg(0) & CLONE_THREAD != 0) =>
+            {
+                let child = self.spawn(c.ret as u32, Some(i))?;
+                c.ret = i64::from(self.procs[child].asid.0);
+            }
+            nr::EXECVE | nr::EXECVEAT if ok => {
+                let gone: Vec<u64> = self.procs[i].fds.iter().filter(|(_, f)| f.cloexec).map(|(&fd, _)| fd).collect();
+                for fd in gone {
+                    if let Some(f) = self.procs[i].fds.remove(&fd) {
+                        self.closed(f.obj);
+                    }
+                }
+            }
+            nr::WAIT4 => {
+                if c.ret > 0 {
+                    c.ret = asid_pid(self, c.ret).unwrap_or(c.ret);
+                }
+                if let Some(&pid) = c.args.first() {
+                    if (pid as i64) > 0 {
+                        c.args[0] = asid_pid(self, pid as i64).map_or(pid, |a| a as u64);
+                    }
+                }
+            }
+            nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS if c.ret == i64::from(self.procs[i].pid) => {
+                c.ret = i64::from(self.procs[i].asid.0);
+            }
+            nr::GETPPID => {
+                if let Some(parent) = self.procs[i].parent {
+                    c.ret = i64::from(parent.0);
+                }
+            }
+            _ => {}
+        }
+        self.summary.processes[i].syscalls += 1;
+        let asid = self.procs[i].asid;
+        self.out.extend(Call { asid, ..c }.events());
+        Ok(())
+    }
+
+    fn replace_fd(&mut self, i: usize, fd: u64, new: Fd) {
+        if let Some(old) = self.procs[i].fds.insert(fd, new) {
+            self.closed(old.obj);
+        }
+        self.opened(new.obj);
+    }
+
+    fn exit(&mut self, i: usize) {
+        self.procs[i].exited = true;
+        let fds = std::mem::take(&mut self.procs[i].fds);
+        for f in fds.values() {
+            self.closed(f.obj);
+        }
+    }
+
+    /// Can process `i` run now (started or not, not ended, its call free)?
+    fn runnable(&self, i: usize) -> bool {
+        let p = &self.procs[i];
+        !p.exited && p.blocked.as_ref().is_none_or(|c| self.can_complete(i, c))
+    }
+
+    fn switch_to(&mut self, i: usize) {
+        if self.current != Some(i) {
+            self.out.push(Event::ContextSwitch(self.procs[i].asid));
+            self.summary.switches += 1;
+            self.current = Some(i);
+        }
+    }
+
+    fn flush(&mut self, sink: &mut dyn FnMut(&[Event]) -> Result<(), TraceError>) -> Result<(), TraceError> {
+        if self.out.len() >= BLOCK {
+            self.summary.events += self.out.len() as u64;
+            sink(&self.out)?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, sink: &mut dyn FnMut(&[Event]) -> Result<(), TraceError>) -> Result<(), TraceError> {
+        let mut i = 0;
+        loop {
+            self.switch_to(i);
+            self.procs[i].started = true;
+            // Run `i` until it blocks or ends.
+            if let Some(c) = self.procs[i].blocked.take() {
+                self.complete(i, c)?;
+            }
+            loop {
+                self.flush(sink)?;
+                match self.advance(i)? {
+                    None => {
+                        self.exit(i);
+                        break;
+                    }
+                    Some(c) if self.can_complete(i, &c) => self.complete(i, c)?,
+                    Some(c) => {
+                        self.summary.blocked_calls += 1;
+                        self.procs[i].blocked = Some(c);
+                        break;
+                    }
+                }
+            }
+            // The next that can run, in asid order after `i`.
+            let n = self.procs.len();
+            let next = (1..=n).map(|k| (i + k) % n).find(|&k| self.runnable(k));
+            i = match next {
+                Some(k) => k,
+                None => match (0..n).find(|&k| !self.procs[k].exited) {
+                    // Every live process is blocked: the model missed
+                    // something; the lowest asid's call goes through.
+                    Some(k) => {
+                        self.summary.forced += 1;
+                        if let Some(c) = self.procs[k].blocked.take() {
+                            self.switch_to(k);
+                            self.complete(k, c)?;
+                        }
+                        k
+                    }
+                    None => break,
+                },
+            };
+        }
+        self.summary.events += self.out.len() as u64;
+        if !self.out.is_empty() {
+            sink(&self.out)?;
+            self.out.clear();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_words() {
+        assert_eq!(pid_of(Path::new("/x/log.4137.2")), Some((4137, 2)));
+        assert_eq!(pid_of(Path::new("/x/lackey.fifo")), None);
+        assert_eq!(first_word(r"sh -c /bin/true;\ echo"), "sh");
+        assert_eq!(first_word(r"/tmp/a\ b/prog x"), "/tmp/a b/prog");
+    }
+}
