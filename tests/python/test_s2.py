@@ -169,7 +169,10 @@ def test_command_writes_results_and_report(tmp_path):
     for f in ("params.csv", "table3_slopes.csv", "comparison.csv", "ipc_curves.csv", "findings.csv", "pmap.csv", "explanations.csv",
               "components.csv"):
         assert (tmp_path / "r" / f).exists()
-    for f in ("index.html", "verdicts.json", "ipc_vac.png", "ipc_pac.png", "calibration.png"):
+    assert "Consistency policies (synthetic multi-process workload" in out.output
+    for f in ("policies.csv", "policies_findings.csv"):
+        assert (tmp_path / "r" / f).exists()
+    for f in ("index.html", "verdicts.json", "ipc_vac.png", "ipc_pac.png", "calibration.png", "policies.png"):
         assert (tmp_path / "p" / f).exists()
 
 

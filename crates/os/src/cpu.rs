@@ -86,6 +86,19 @@ pub struct Cpu {
     mark: Counters,
     /// Counters per mechanism, up to `mark`.
     by_mechanism: BTreeMap<Mechanism, Counters>,
+    /// Lines found by [`Cpu::flush_line`]: kept apart from [`Counters`] so
+    /// the cost model's fit and its golden counters are untouched.
+    flushed: FlushedLines,
+}
+
+/// Cache-control instructions by the state of the line they found (S2's
+/// policy comparison: a purge of an empty line costs an instruction, a
+/// flush of a dirty one also a write-back).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FlushedLines {
+    pub empty: u64,
+    pub clean: u64,
+    pub dirty: u64,
 }
 
 /// The one CPU the OS model runs on.
@@ -119,6 +132,7 @@ impl Cpu {
             oracle,
             mark: Counters::default(),
             by_mechanism: BTreeMap::new(),
+            flushed: FlushedLines::default(),
         })
     }
 
@@ -154,6 +168,10 @@ impl Cpu {
     pub fn components(&mut self) -> BTreeMap<String, Counters> {
         self.settle();
         self.by_mechanism.iter().map(|(m, v)| (m.name().to_string(), *v)).collect()
+    }
+
+    pub fn flushed_lines(&self) -> FlushedLines {
+        self.flushed
     }
 
     pub fn line_bytes(&self) -> u64 {
@@ -285,6 +303,11 @@ impl Cpu {
         self.counters.cache_ops += 1;
         // The machine writes a dirty line flushed to the level below.
         let state = self.system.on(CPU).flush_line(at.va, at.pa, at.space, how);
+        match state {
+            LineState::Empty => self.flushed.empty += 1,
+            LineState::Clean => self.flushed.clean += 1,
+            LineState::Dirty(_) => self.flushed.dirty += 1,
+        }
         let access =
             Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {

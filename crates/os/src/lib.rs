@@ -16,15 +16,17 @@ pub mod physmem;
 pub mod policy;
 pub mod primitives;
 pub mod prot;
+pub mod replay;
 pub mod scenario;
 pub mod switch;
 pub mod tracerun;
 pub mod vm;
 
 pub use cost::{CostModel, Counters, Routine, TlbPreset};
-pub use cpu::{DataRef, Flush, Place, Span};
+pub use cpu::{DataRef, Flush, FlushedLines, Place, Span};
 pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;
+pub use replay::{replay_events, replay_trace, ReplayOutcome};
 pub use tracerun::{run_trace, TraceOutcome};
 pub use vm::{Attach, ObjectKind, Os, OsError, Region};

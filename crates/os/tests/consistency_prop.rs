@@ -57,8 +57,9 @@ fn small(indexing: Indexing) -> MachineConfig {
 
 fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation> {
     let mut os = Os::new(m, CostModel::load("hp9000-834").expect("cost"), policy, true).expect("os");
-    os.object("shared", ObjectKind::Anonymous, 2).expect("obj");
-    os.object("file", ObjectKind::File, 2).expect("obj");
+    // Four pages: two 4 KB slots of offset on the 834's 2 KB pages too.
+    os.object("shared", ObjectKind::Anonymous, 4).expect("obj");
+    os.object("file", ObjectKind::File, 4).expect("obj");
     let mut next_space = Asid(4);
     for (i, op) in ops.iter().enumerate() {
         let origin = format!("op {i}");
@@ -107,6 +108,36 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
 
 const KINDS: [Indexing; 3] = [Indexing::Vivt, Indexing::Vipt, Indexing::Pipt];
 
+/// The presets S2 compares policies on: the HP 9000/834 (VIVT, ASID tags,
+/// 2 KB pages), the R4000 (VIPT, bit-12 synonyms) and the 834 made
+/// physically addressed (the study's PAC counterpart).
+fn presets() -> Vec<MachineConfig> {
+    let load = |n: &str| vmlab_machine::preset::load(n, &[]).expect("preset");
+    let mut pac = load("hp9000-834");
+    for c in [pac.l1i.as_mut(), pac.l1d.as_mut()].into_iter().flatten() {
+        c.indexing = Indexing::Pipt;
+        c.asid_tags = false;
+    }
+    pac.name = "hp9000-834-pac".into();
+    vec![load("hp9000-834"), load("mips-r4000"), pac]
+}
+
+fn minimised_none_example(m: &MachineConfig) -> Vec<Op> {
+    let mut runner = TestRunner::new(Config { cases: 256, failure_persistence: None, ..Config::default() });
+    let result = runner.run(&ops(), |ops| {
+        prop_assert!(run(Policy::None, m, &ops).is_empty());
+        Ok(())
+    });
+    match result {
+        Err(TestError::Fail(_, minimal)) => {
+            println!("minimised example under `none` on {} ({} ops): {minimal:#?}", m.name, minimal.len());
+            println!("violations: {:#?}", run(Policy::None, m, &minimal));
+            minimal
+        }
+        other => panic!("no violation found under `none` on {}: {other:?}", m.name),
+    }
+}
+
 proptest! {
     #![proptest_config(Config { cases: 64, failure_persistence: None, ..Config::default() })]
 
@@ -120,6 +151,22 @@ proptest! {
                 }
             }
         }
+    }
+
+    #[test]
+    fn correct_policies_never_violate_on_the_presets(ops in ops()) {
+        for m in presets() {
+            for p in Policy::CORRECT {
+                let v = run(p, &m, &ops);
+                prop_assert!(v.is_empty(), "{} on {}: {:?}", p.name(), m.name, v);
+            }
+        }
+    }
+
+    #[test]
+    fn physically_addressed_preset_needs_no_policy(ops in ops()) {
+        let v = run(Policy::None, &presets()[2], &ops);
+        prop_assert!(v.is_empty(), "{:?}", v);
     }
 
     #[test]
@@ -165,5 +212,19 @@ fn kept_minimal_example_violates_under_none_only() {
     assert_eq!(run(Policy::None, &m, &ops).len(), 1);
     for p in Policy::CORRECT {
         assert!(run(p, &m, &ops).is_empty(), "{}", p.name());
+    }
+}
+
+/// `none` on the two virtually indexed presets: proptest finds a violation
+/// and shrinks it to a handful of operations.
+#[test]
+fn none_on_virtually_indexed_presets_violates_with_a_minimised_example() {
+    for m in &presets()[..2] {
+        let minimal = minimised_none_example(m);
+        assert!(!run(Policy::None, m, &minimal).is_empty());
+        assert!(minimal.len() <= 6, "{}: {minimal:?}", m.name);
+        for p in Policy::CORRECT {
+            assert!(run(p, m, &minimal).is_empty(), "{} on {}", p.name(), m.name);
+        }
     }
 }

@@ -115,7 +115,7 @@ mod _engine {
     use super::mmu::{pagetable_kinds, pagetable_memory};
 
     #[pymodule_export]
-    use super::os::{os_cost_model, os_s2_measurements, os_scenario, os_trace};
+    use super::os::{os_cost_model, os_replay, os_s2_measurements, os_scenario, os_trace};
 
     #[pymodule_export]
     use super::mp::{mp_run, mp_sources};

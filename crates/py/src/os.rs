@@ -56,3 +56,54 @@ pub fn os_trace(
         })
     })
 }
+
+/// Replays a trace with system-call markers (a path, or a list of event
+/// tuples) through the OS model: mappings from the markers, references
+/// through the hat and `policy` on machine preset `machine` with
+/// `overrides` (`KEY=VALUE`); `tlb_entries` resizes the cost preset's data
+/// TLB. Returns the outcome as JSON.
+#[pyfunction]
+#[pyo3(signature = (trace, machine, policy, cost = "hp9000-834".to_string(), oracle = true,
+                    overrides = Vec::new(), tlb_entries = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn os_replay(
+    py: Python<'_>,
+    trace: &Bound<'_, PyAny>,
+    machine: String,
+    policy: String,
+    cost: String,
+    oracle: bool,
+    overrides: Vec<String>,
+    tlb_entries: Option<u32>,
+) -> PyResult<String> {
+    let (path, events) = match trace.extract::<String>() {
+        Ok(p) => (Some(p), Vec::new()),
+        Err(_) => (None, crate::events::events_from_python(trace)?),
+    };
+    py.detach(|| {
+        guard("os_replay", || {
+            let m =
+                vmlab_machine::preset::load(&machine, &overrides).map_err(|e| vmlab_error(format!("machine: {e}")))?;
+            let mut c = vmlab_os::CostModel::load(&cost).map_err(vmlab_error)?;
+            if let Some(n) = tlb_entries {
+                match c.tlb.as_mut() {
+                    Some(t) if n > 0 => t.entries = n,
+                    _ => {
+                        return Err(vmlab_error(format!("tlb_entries={n}: needs a cost preset with a [tlb] and n > 0")))
+                    }
+                }
+            }
+            let p = vmlab_os::Policy::parse(&policy).map_err(vmlab_error)?;
+            let out = match &path {
+                Some(path) => {
+                    let mut src =
+                        vmlab_trace::open(std::path::Path::new(path), None).map_err(|e| vmlab_error(e.to_string()))?;
+                    vmlab_os::replay_trace(&mut *src, &m, c, p, oracle)
+                        .map_err(|e| vmlab_error(format!("{path}: {e}")))?
+                }
+                None => vmlab_os::replay_events(&events, &m, c, p, oracle).map_err(vmlab_error)?,
+            };
+            to_json(&out)
+        })
+    })
+}

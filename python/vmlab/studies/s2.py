@@ -34,6 +34,7 @@ import numpy as np
 
 from vmlab import _engine, optional
 from vmlab.report import Verdict
+from vmlab.studies import s2_policies
 
 KB = 1024
 SIZES = [1, 2, 4, 8]
@@ -601,6 +602,16 @@ def write_outputs(res: dict, model: dict, results_dir: str, report_dir: str) -> 
     _write_csv(p, [dict(figure=x["figure"], component=k, us=v) for x in res["explanations"]
                    for k, v in sorted(x["components"].items())] or [dict(figure="", component="", us=0.0)])
     written.append(p)
+    policy_findings = res.get("policy_findings", [])
+    if "policies" in res:
+        p = os.path.join(results_dir, "policies.csv")
+        keys = list(dict.fromkeys(k for r in res["policies"] for k in r))
+        _write_csv(p, [{k: r.get(k, "") for k in keys} for r in res["policies"]])
+        written.append(p)
+        p = os.path.join(results_dir, "policies_findings.csv")
+        _write_csv(p, [dict(finding=v.claim, verdict="HOLDS" if v.holds else "FAILS", measured=v.measured,
+                            paper=v.paper) for v in policy_findings])
+        written.append(p)
 
     from vmlab.report import Report, verdicts_summary, verdict_table, write_study
 
@@ -650,8 +661,60 @@ def write_outputs(res: dict, model: dict, results_dir: str, report_dir: str) -> 
     rep.section("Mach pmap page initialisation (section 4.3)",
                 "Copy-on-write fault served three ways; 'left' is the new page's cache state afterwards."
                 ).table(res["pmap"], floatfmt="{:.1f}")
-    written += write_study(report_dir, "s2", rep, res["findings"])
+    if "policies" in res:
+        _policies_section(rep, res, results_dir)
+    written += write_study(report_dir, "s2", rep, res["findings"] + policy_findings)
     return written
+
+
+def _policies_section(rep, res: dict, results_dir: str) -> None:
+    """The consistency policies compared (issue 25 part 2; s2_policies)."""
+    from vmlab.report import verdict_table
+
+    sec = rep.section(
+        "Consistency policies on a multi-process workload with sharing (section 5)",
+        "Every policy of vmlab-os replayed on a multi-process workload whose system-call markers make the mappings "
+        "(a shared library at a different address in each process, a file mapped twice, a System V segment, fork "
+        "and copy-on-write, a scratch buffer mapped and unmapped each quantum), with the consistency oracle on. "
+        "The workload is synthetic (built by vmlab.studies.s2_policies) until the multi-process capture lands. "
+        "Cycles are the main study's fitted costs times the counters; every vmlab figure here is predicted; "
+        "the paper's figures are from other machines and workloads (PA-RISC Mach, Sun-3) and are shown beside "
+        f"them, not fitted. 'refused' rows: the policy cannot place the mapping on that machine. Full table: "
+        f"{results_dir}/policies.csv.")
+    sec.html(verdict_table(res["policy_findings"]))
+    fig = s2_policies.figure(res["policies"])
+    if fig is None:
+        sec.text("No figure: matplotlib is not installed (pip install 'vmlab[report]').")
+    else:
+        sec.figure(fig, "Predicted cycles of the synthetic workload by policy, split by mechanism, on each machine "
+                   "(the 834, the R4000, the 834 physically addressed, the 834 with a 16 KB D-cache and a 16-entry "
+                   "TLB). `none` is wrong on purpose: its bar is the cost of no consistency, with the oracle's "
+                   "violations in the table.", "policies.png")
+    cols = ("machine", "policy", "status", "cycles", "flush_pct", "lines_empty", "lines_clean", "lines_dirty",
+            "misses_added", "tlb_misses_added", "uncached", "pseudo_faults", "relocated", "violations",
+            "first_stale_event")
+    sec.table([{k: r.get(k, "") for k in cols} for r in res["policies"]], floatfmt="{:.1f}")
+    sec.table([dict(claim=k, paper=v, kind="paper (other machines, other workloads)")
+               for k, v in s2_policies.PAPER.items()])
+
+
+def render_policies(res: dict) -> str:
+    lines = ["  Consistency policies (synthetic multi-process workload; predicted cycles):",
+             f"  {'machine':17} {'policy':16} {'cycles':>12} {'flush %':>8} {'dirty':>6} {'misses+':>8} "
+             f"{'tlb+':>6} {'viol':>5}"]
+    for r in res["policies"]:
+        if r["status"] != "ran":
+            lines.append(f"  {r['machine']:17} {r['policy']:16} {r['status']}")
+            continue
+        lines.append(f"  {r['machine']:17} {r['policy']:16} {r['cycles']:12,.0f} {r['flush_pct']:8.2f} "
+                     f"{r.get('lines_dirty', ''):>6} {r.get('misses_added', ''):>8} {r.get('tlb_misses_added', ''):>6} "
+                     f"{r['violations']:5}" + ("" if r["workload"] == "synthetic" else f"  ({r['workload']})"))
+    for v in res["policy_findings"]:
+        lines.append(f"  {'HOLDS' if v.holds else 'FAILS'}  {v.claim}")
+        lines.append(f"         vmlab: {v.measured}")
+        if v.paper:
+            lines.append(f"         paper: {v.paper}")
+    return "\n".join(lines)
 
 
 TITLE = "Study S2: virtually addressed caches vs VM primitives and IPC (Inouye et al. 1992, seed 000)"
@@ -778,5 +841,8 @@ def command(cost: str, results_dir: str, report_dir: str) -> None:
     model = cost_model(cost)
     res = compute(measurements(cost), model)
     click.echo(render(res))
+    res["policies"] = s2_policies.rows(res["all_params"])
+    res["policy_findings"] = s2_policies.verdicts(res["policies"])
+    click.echo(render_policies(res))
     for p in write_outputs(res, model, results_dir, report_dir):
         click.echo(f"wrote {p}")

@@ -1,0 +1,98 @@
+"""S2 part 2 (issue 25): the consistency policies replayed on a
+multi-process workload with system-call markers."""
+
+from __future__ import annotations
+
+import pytest
+
+from vmlab import VmlabError, _engine
+from vmlab.report import Verdict
+from vmlab.studies import s2_policies as sp
+
+import json
+
+KB = 1024
+
+
+def replay(events, machine="hp9000-834", policy="read-only-alias", overrides=(), tlb=None) -> dict:
+    return json.loads(_engine.os_replay(events, machine, policy, "hp9000-834", True, list(overrides), tlb))
+
+
+def expected_parent_mappings() -> list:
+    """What the workload's markers map in the parent and leave mapped at its
+    exit, written from the workload's definition (not from the engine)."""
+    rw, r, rx = (dict(read=True, write=True, exec=False), dict(read=True, write=False, exec=False),
+                 dict(read=True, write=False, exec=True))
+    d1 = 0x7F00_2000_0000
+
+    def m(start, length, prot, shared, backing, offset):
+        return (start, start + length, prot, shared, backing, offset)
+
+    return [
+        m(sp._heap(1), 64 * KB, rw, False, "heap", 0),
+        m(sp._lib(1), 32 * KB, rx, False, {"file": 1}, 0),
+        m(sp._lib(1) + 32 * KB, 8 * KB, rw, False, {"file": 1}, 32 * KB),
+        m(d1, 16 * KB, rw, True, {"file": 2}, 0),
+        m(d1 + 32 * KB, 16 * KB, r, True, {"file": 2}, 0),
+        m(sp._shm(1), 32 * KB, rw, True, {"sys-v": sp.SHMID}, 0),
+    ]
+
+
+@pytest.mark.parametrize("machine", ["hp9000-834", "mips-r4000"])
+def test_replayed_mappings_are_the_ones_the_markers_made(machine: str) -> None:
+    out = replay(sp.workload(processes=3, rounds=2), machine)
+    procs = out["processes"]
+    assert [p["asids"] for p in procs] == [[1], [2], [3]]
+    assert [p["parent"] for p in procs] == [None, 1, 1]
+    assert all(p["exited"] for p in procs)
+    got = [(x["start"], x["end"], x["prot"], x["shared"], x["backing"], x["offset"]) for x in procs[0]["mappings"]]
+    assert got == expected_parent_mappings()
+    child = [(x["start"], x["backing"]) for x in procs[2]["mappings"]]
+    assert child == [(sp._heap(3), "heap"), (sp._lib(3), {"file": 1}), (sp._lib(3) + 32 * KB, {"file": 1}),
+                     (sp._shm(3), {"sys-v": sp.SHMID})]
+    assert out["syscalls"]["fork"] == 2 and out["syscalls"]["munmap"] == 6
+    assert out["violation_count"] == 0
+
+
+def test_none_violates_and_correct_policies_do_not() -> None:
+    ev = sp.workload(processes=2, rounds=2)
+    none = replay(ev, policy="none")
+    assert none["violation_count"] > 0 and none["first_violation_event"] is not None
+    for p in sp.CORRECT:
+        if p == "cache-aligned":
+            with pytest.raises(VmlabError, match="no place within 4096 pages"):
+                replay(ev, policy=p)
+            continue
+        assert replay(ev, policy=p)["violation_count"] == 0, p
+
+
+def test_bad_event_is_one_error() -> None:
+    with pytest.raises(VmlabError, match="mmap of fd 9, which no open gave"):
+        replay([("syscall", "mmap", 0x10000, [0, 4096, 1, 2, 9, 0], 1)])
+
+
+def _row(machine, policy, cycles, flush=0.0, violations=0, workload="synthetic"):
+    return dict(machine=machine, policy=policy, workload=workload, status="ran", cycles=cycles, flush_cycles=flush,
+                flush_pct=100 * flush / cycles, violations=violations, first_stale_event=5 if violations else "")
+
+
+def test_verdicts_follow_the_numbers() -> None:
+    def rows(roa):
+        rs = []
+        for m in ("hp9000-834", "mips-r4000", "hp9000-834-pac", "hp9000-834-small"):
+            for p in sp.POLICIES:
+                rs.append(_row(m, p, 1000.0, violations=1 if p == "none" and m != "hp9000-834-pac" else 0))
+        rs.append(_row("hp9000-834", "flush-on-unmap", 1000.0, flush=20.0, workload="synthetic, no scratch remapping"))
+        for r in rs:
+            if r["machine"] == "hp9000-834" and r["workload"] == "synthetic":
+                r["cycles"] = {"pseudo-alias": 1000.0, "read-only-alias": roa, "global-shared": roa - 10}.get(
+                    r["policy"], 1000.0)
+            if r["machine"] == "hp9000-834-small" and r["policy"] == "global-shared":
+                r["cycles"] = 900.0
+        return rs
+
+    v = sp.verdicts(rows(920.0))
+    assert [x.holds for x in v] == [True] * 6
+    assert isinstance(v[0], Verdict) and v[0].measured.startswith("8.0 % fewer cycles")
+    v = sp.verdicts(rows(990.0))
+    assert v[0].holds is False  # 1 % is not several percent
