@@ -169,7 +169,9 @@ def report(tmp_path_factory) -> Path:
     vmlab.convert_trace(write_random_trace(d / "db.lackey", 60_000, seed=7), d / "db.vmt")
     (d / "tiny.lackey").write_text(TINY_TRACE)
     _vmlab(d, "reproduce", "s2", "--results", "results/s2", "--report", "report/s2")
+    _vmlab(d, "reproduce", "s3", "--grid", "small", "--results", "results/s3", "--report", "report/s3")
     _vmlab(d, "reproduce", "s4", "--results", "results/s4", "--report", "report/s4")
+    _vmlab(d, "reproduce", "s5", "--results", "results/s5", "--report", "report/s5")
     _vmlab(d, "reproduce", "s1", "--grid", "test", "--trace", "database=db.vmt", "-j", "1",
            "--results", "results/s1", "--report", "report/s1")
     _vmlab(d, "report", "-t", "tiny.lackey", "-m", "jm-base", "-o", "report/index.html", "-q")
@@ -183,9 +185,9 @@ def test_every_report_page_renders_whole(browser, report):
     wrong, seen = problems_of(report / "index.html", browser, shots)
     assert wrong == []
     visited = {p.relative_to(report.resolve()).as_posix() for p in seen}
-    assert visited == {"index.html", "s1/index.html", "s2/index.html", "s4/index.html"}
+    assert visited == {"index.html", *(f"s{n}/index.html" for n in range(1, 6))}
     # Every study page has its figures and a way back.
-    for study, figures in (("s1", 3), ("s2", 3), ("s4", 4)):
+    for study, figures in (("s1", 3), ("s2", 4), ("s3", 5), ("s4", 4), ("s5", 1)):
         page = seen[(report / study / "index.html").resolve()]
         assert len(page["images"]) == figures, study
         assert (report / "index.html").resolve().as_uri() in page["links"], study
@@ -195,11 +197,12 @@ def test_index_shows_every_verdict_coloured(browser, report):
     from selenium.webdriver.common.by import By
 
     expected = []
-    for study in ("s1", "s2", "s4"):
+    # Verdicts per study: S2's six plus its six policy claims (issue 25).
+    for study, count in (("s1", 5), ("s2", 12), ("s3", 8), ("s4", 6), ("s5", 17)):
         doc = json.loads((report / study / "verdicts.json").read_text())
         assert doc["format"] == 1 and doc["study"] == study
+        assert len(doc["verdicts"]) == count, study
         expected += [v["verdict"] for v in doc["verdicts"]]
-    assert len(expected) == 5 + 6 + 6
     browser.load(report / "index.html")
     badges = browser.driver.find_elements(By.CSS_SELECTOR, "span.verdict")
     assert [b.text for b in badges] == expected
