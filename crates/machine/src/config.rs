@@ -161,9 +161,37 @@ impl MachineConfig {
         CACHE_NAMES.iter().filter_map(|&n| self.slot(n).map(|c| (n, c))).collect()
     }
 
+    /// Whether this is a data-only machine: an `[l1d]` with no `[l1i]` (and
+    /// no `[l1]`), as Dinero IV runs with only a data cache. Its instruction
+    /// fetches are not simulated at all: the trace replayer counts them
+    /// (`RunResult::fetches_not_simulated`) and no cache or memory sees
+    /// them.
+    pub fn data_only(&self) -> bool {
+        self.l1.is_none() && self.l1i.is_none() && self.l1d.is_some()
+    }
+
     /// Checks the level structure and every cache's geometry and returns the
-    /// levels top-down. Errors name the offending table.
+    /// levels top-down. Errors name the offending table. A data-only machine
+    /// is refused: whoever runs instruction fetches through the caches (the
+    /// OS model, one-pass sweeps) has no instruction side to send them to;
+    /// the trace replayer takes `levels_for_replay`.
     pub fn levels(&self) -> Result<Vec<LevelConfig>, String> {
+        if self.data_only() {
+            return Err("[l1d] without [l1i] is a data-only machine (instruction fetches not simulated), which only \
+                        the trace replayer (`vmlab run`) runs; add an [l1i] for this one"
+                .into());
+        }
+        self.checked_levels()
+    }
+
+    /// `levels`, a data-only machine included: its top level is the `[l1d]`
+    /// alone, as a one-cache level (`LevelConfig::Unified` named `l1d`),
+    /// which the replayer never sends a fetch to (`data_only`).
+    pub fn levels_for_replay(&self) -> Result<Vec<LevelConfig>, String> {
+        self.checked_levels()
+    }
+
+    fn checked_levels(&self) -> Result<Vec<LevelConfig>, String> {
         let mut levels = Vec::new();
         for level in 1..=4u32 {
             let u = format!("l{level}");
@@ -178,7 +206,14 @@ impl MachineConfig {
                     return Err(format!("level {level} has both [{u}] and a split [{i}]/[{d}]; choose one"))
                 }
                 (None, Some(_), None) => return Err(format!("[{i}] needs a matching [{d}] (a split level has both)")),
-                (None, None, Some(_)) => return Err(format!("[{d}] needs a matching [{i}] (a split level has both)")),
+                (None, None, Some(dc)) if level == 1 => {
+                    Some(LevelConfig::Unified { name: d.clone(), cache: dc.clone() })
+                }
+                (None, None, Some(_)) => {
+                    return Err(format!(
+                        "[{d}] needs a matching [{i}] (a split level has both; only level 1 may be data-only)"
+                    ))
+                }
             };
             match found {
                 Some(t) if levels.len() as u32 + 1 == level => levels.push(t),
@@ -193,7 +228,7 @@ impl MachineConfig {
             }
         }
         if levels.is_empty() {
-            return Err("a machine needs at least one cache: [l1] or [l1i] + [l1d]".into());
+            return Err("a machine needs at least one cache: [l1], [l1i] + [l1d], or [l1d] alone (data only)".into());
         }
         let page = self.memory.page_size.bytes();
         for (name, c) in self.caches() {

@@ -107,6 +107,7 @@ const CPU: CpuId = CpuId(0);
 
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
 const MODIFY: usize = AccessKind::Modify as usize;
+const IFETCH: usize = AccessKind::Ifetch as usize;
 
 /// Per `AccessKind` (ifetch, load, store, modify): the request kind it starts with.
 const FIRST_KIND: [RefKind; 4] = [RefKind::Ifetch, RefKind::Read, RefKind::Write, RefKind::Read];
@@ -157,6 +158,12 @@ pub struct Machine {
     /// The shortest line of any cache: Cachegrind cuts a data reference to
     /// it (`access_whole`).
     min_line: u64,
+    /// A data-only machine (`MachineConfig::data_only`): no fetch enters
+    /// a loop or a cache; each is only counted, in `fetches_not_simulated`.
+    data_only: bool,
+    fetches_not_simulated: u64,
+    /// Reused by `feed_data_only` for a block's words without its fetches.
+    data_words: PackedBlock,
 }
 
 /// One packed op as the inner loop sees it; 16 bytes, copied in two moves.
@@ -178,7 +185,8 @@ pub(crate) struct OpInfo {
 impl Machine {
     pub fn new(config: MachineConfig) -> Result<Self, ConfigError> {
         let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
-        let levels = config.levels().map_err(err)?;
+        let levels = config.levels_for_replay().map_err(err)?;
+        let data_only = config.data_only();
         let mut system = System::new(1, &levels, &[], config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
         let hierarchy = system.levels_mut(CPU);
         let page = config.memory.page_size;
@@ -237,7 +245,15 @@ impl Machine {
         // A unified top gets no `across_data`: a data word may evict the line.
         // (A top level whose hits change state, a prefetch on hit say, would
         // need `None` here: no fetch may be dropped.)
-        let fetch_skip = Some(FetchSkip { line_shift: i_shift, across_data: !hierarchy.top_is_unified() });
+        // A data-only machine's source may drop every fetch it can: none is
+        // simulated, so which are dropped changes nothing but where the
+        // count is made (the widest rule a source accepts drops all but
+        // the first fetch of each run that no escape interrupts).
+        let fetch_skip = Some(if data_only {
+            FetchSkip { line_shift: FetchSkip::MAX_SHIFT, across_data: true }
+        } else {
+            FetchSkip { line_shift: i_shift, across_data: !hierarchy.top_is_unified() }
+        });
         let min_line = hierarchy.caches().iter().map(|(_, c)| c.line_bytes()).min().unwrap_or(u64::MAX);
         let mut direct_ops = Box::new(DirectOp::table(&ops));
         let mut set_lines = Vec::new();
@@ -272,6 +288,9 @@ impl Machine {
             fetch_skip,
             compat: Compat::Vmlab,
             min_line,
+            data_only,
+            fetches_not_simulated: 0,
+            data_words: PackedBlock::default(),
         })
     }
 
@@ -571,6 +590,11 @@ impl Machine {
     /// Applies one event.
     pub fn step(&mut self, ev: &Event) -> Result<(), MapError> {
         match ev {
+            Event::Access(a) if self.data_only && a.kind == AccessKind::Ifetch => {
+                self.access_counts[a.kind as usize] += 1;
+                self.fetches_not_simulated += 1;
+                Ok(())
+            }
             Event::Access(a) => {
                 self.access_counts[a.kind as usize] += 1;
                 self.access_slow(a)
@@ -629,13 +653,53 @@ impl Machine {
                 allowed: self.fetch_skip,
             });
         }
+        if self.data_only {
+            return self.feed_data_only(block, origin, first);
+        }
         self.feed_words(block, origin, first)?;
         // Hits on the most recent line of their set: only counters move
         // (`settle` adds `pending` to the top instruction cache's).
-        const IFETCH: usize = AccessKind::Ifetch as usize;
         self.access_counts[IFETCH] += block.skipped;
         self.pending[IFETCH] += block.skipped;
         Ok(())
+    }
+
+    /// A data-only machine's block: its fetch words are taken out before
+    /// any loop sees them (the dropped and the remaining ones only
+    /// counted), and the rest goes through the loop `HitLoop` chose, which
+    /// has no instruction side to serve. An escape word stays in place, so
+    /// `extra` is the block's own; a failing word is named by its place in
+    /// the whole block.
+    fn feed_data_only(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        let is_data = |ops: &[OpInfo; 256], w: u64| {
+            let info = &ops[(w >> ADDR_BITS) as u8 as usize];
+            info.escape || info.k != 0
+        };
+        let mut data = std::mem::take(&mut self.data_words);
+        data.clear();
+        data.fetch_skip = block.fetch_skip;
+        data.skipped = block.skipped;
+        data.words.extend(block.words.iter().copied().filter(|&w| is_data(&self.ops, w)));
+        data.extra.extend_from_slice(&block.extra);
+        let fetches = block.skipped + (block.words.len() - data.words.len()) as u64;
+        self.access_counts[IFETCH] += fetches;
+        self.fetches_not_simulated += fetches;
+        let res = self.feed_words(&data, origin, first).map_err(|e| match e {
+            RunError::Memory { trace, event, dropped, source } => {
+                let kept = (event - first) as usize;
+                let word = block
+                    .words
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &w)| is_data(&self.ops, w))
+                    .nth(kept)
+                    .map_or(kept, |(i, _)| i);
+                RunError::Memory { trace, event: first + word as u64, dropped, source }
+            }
+            e => e,
+        });
+        self.data_words = data;
+        res
     }
 
     /// The words of a block, through the loop `HitLoop` chose.
@@ -956,6 +1020,7 @@ impl Machine {
             memory: self.system.memory(),
             pages_mapped: self.mapper.pages_mapped(),
             compat: self.compat,
+            fetches_not_simulated: self.fetches_not_simulated,
         }
     }
 }

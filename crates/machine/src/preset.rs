@@ -95,7 +95,7 @@ pub fn parse(origin: &str, text: &str) -> Result<MachineConfig, ConfigError> {
 }
 
 fn check(origin: &str, text: &str, cfg: &MachineConfig) -> Result<(), ConfigError> {
-    cfg.levels().map_err(|msg| {
+    cfg.levels_for_replay().map_err(|msg| {
         // Point at the first table the message names that the text has.
         let line = msg
             .split('[')
@@ -162,7 +162,7 @@ pub fn with_overrides(cfg: &MachineConfig, overrides: &[String]) -> Result<Machi
     let out: MachineConfig = table
         .try_into()
         .map_err(|e: toml::de::Error| ConfigError::new(&involved(overrides, &[]), None, e.message().trim()))?;
-    out.levels().map_err(|m| {
+    out.levels_for_replay().map_err(|m| {
         // The tables the message names, as `[l1d]`.
         let named: Vec<&str> = m.split('[').skip(1).filter_map(|r| r.split(']').next()).collect();
         ConfigError::new(&involved(overrides, &named), None, m.clone())

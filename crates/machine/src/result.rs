@@ -47,6 +47,15 @@ pub struct RunResult {
     /// for vmlab's own, so such results read as they always have.
     #[serde(default, skip_serializing_if = "Compat::is_vmlab")]
     pub compat: Compat,
+    /// Instruction fetches a data-only machine (`MachineConfig::data_only`)
+    /// counted in `events` but never simulated; left out when 0, so every
+    /// other machine's results read as they always have.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fetches_not_simulated: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl RunResult {

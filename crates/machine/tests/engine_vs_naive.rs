@@ -94,6 +94,14 @@ fn build(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachi
 /// The engine, the naive simulator and the public-path replayer
 /// (`support::public`) of one random machine.
 fn build_all(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveMachine, PublicReplay) {
+    let (cfg, naive) = config_of(tiers, page, classify);
+    let public = PublicReplay::new(&cfg);
+    let m = Machine::new(cfg).expect("valid random machine");
+    (m, NaiveMachine::new(naive, page), public)
+}
+
+/// The configuration of `tiers` and the naive simulator's tiers.
+fn config_of(tiers: &[TierShape], page: u64, classify: bool) -> (MachineConfig, Vec<NaiveTier>) {
     let mut cfg = MachineConfig::bare("random", MemoryConfig::sequential(PageSize::new(page).expect("page"), 1 << 30));
     cfg.stats = StatsConfig { classify_misses: classify };
     let mut naive = Vec::new();
@@ -114,9 +122,7 @@ fn build_all(tiers: &[TierShape], page: u64, classify: bool) -> (Machine, NaiveM
             }
         });
     }
-    let public = PublicReplay::new(&cfg);
-    let m = Machine::new(cfg).expect("valid random machine");
-    (m, NaiveMachine::new(naive, page), public)
+    (cfg, naive)
 }
 
 /// Feeds the same events to the engine and the naive simulator and compares
@@ -843,5 +849,104 @@ proptest! {
         tiers.extend(below);
         let inner = check_skip(256, &tiers, events, false, false)?;
         prop_assert_eq!(inner, "associative");
+    }
+}
+
+/// A data-only machine (an `[l1d]` with no `[l1i]`) against the same
+/// machine with an instruction cache beside that `[l1d]`, both the engine's
+/// and the naive simulator's, fed the trace without its fetches: every
+/// data-side counter, memory and the pages mapped agree, the fetches are
+/// counted as events and as not simulated, and the loop a bit-select top
+/// selects runs. `dropped` feeds through `feed`, whose blocks drop fetches
+/// under the machine's `FetchSkip`; otherwise one whole block, every fetch
+/// word in it.
+fn check_data_only(
+    page: u64,
+    i: CacheConfig,
+    d: CacheConfig,
+    below: Vec<TierShape>,
+    raw: Vec<(Event, u64)>,
+    dropped: bool,
+) -> Result<(), TestCaseError> {
+    let kinds = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify];
+    let mut events = Vec::new();
+    for (e, repeats) in raw {
+        events.push(e);
+        if let Event::Access(a) = e {
+            for j in 1..=repeats {
+                events.push(Event::access(
+                    kinds[((a.addr.0 >> 3) + j) as usize % 4],
+                    a.addr.0 + 2 * j,
+                    a.size,
+                    a.asid.0,
+                ));
+            }
+        }
+    }
+    let data: Vec<Event> =
+        events.iter().copied().filter(|e| !matches!(e, Event::Access(a) if a.kind == AccessKind::Ifetch)).collect();
+    let fetches = (events.len() - data.len()) as u64;
+
+    let mut tiers = vec![TierShape::Split(i, d.clone())];
+    tiers.extend(below);
+    let (mut with_i, mut naive, _) = build_all(&tiers, page, false);
+    let (mut cfg, _) = config_of(&tiers, page, false);
+    cfg.l1i = None;
+    prop_assert!(cfg.data_only());
+    let mut m = Machine::new(cfg).expect("valid data-only machine");
+    prop_assert_eq!(m.inner_loop(), fast_loop_of(&TierShape::Unified(d)));
+    if dropped {
+        m.feed(&events, "random", 0).expect("no exhaustion");
+    } else {
+        let mut whole = PackedBlock::new();
+        whole.pack(&events);
+        prop_assert_eq!(whole.skipped, 0);
+        m.feed_packed(&whole, "random", 0).expect("no exhaustion");
+    }
+    with_i.feed(&data, "random", 0).expect("no exhaustion");
+    for e in &data {
+        naive.event(e);
+    }
+    let r = m.result("random");
+    let reference = with_i.result("random");
+    equals_naive(&reference, &naive, &data)?;
+    // The reference's instruction cache saw nothing but the flushes of its
+    // empty frames; every other cache is the data-only machine's, in order.
+    let icache = vmlab_cache::CacheStats { flushed: Default::default(), ..reference.caches[0].stats };
+    prop_assert_eq!(icache, vmlab_cache::CacheStats::default());
+    prop_assert_eq!(r.caches.len() + 1, reference.caches.len());
+    for (e, w) in r.caches.iter().zip(&reference.caches[1..]) {
+        prop_assert_eq!(&e.name, &w.name);
+        prop_assert_eq!(&e.stats, &w.stats, "cache {} differs", e.name);
+    }
+    prop_assert_eq!(r.memory, reference.memory);
+    prop_assert_eq!(r.pages_mapped, reference.pages_mapped);
+    prop_assert_eq!(r.fetches_not_simulated, fetches);
+    prop_assert_eq!(r.events.ifetch, fetches);
+    prop_assert_eq!(r.instructions, fetches);
+    prop_assert_eq!(
+        [r.events.load, r.events.store, r.events.modify],
+        [reference.events.load, reference.events.store, reference.events.modify]
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    ))]
+
+    /// Data-only machines on every top shape the fast loops serve, over any
+    /// lower levels (`check_data_only`).
+    #[test]
+    fn data_only_equals_machine_with_icache_without_fetches(
+        page in prop::sample::select(vec![256u64, 4096]),
+        i in fast_top_cache(256),
+        d in fast_top_cache(256),
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
+        dropped in any::<bool>(),
+    ) {
+        check_data_only(page, i, d, below, raw, dropped)?;
     }
 }

@@ -1046,3 +1046,48 @@ fn references_split_per_line_at_each_level() {
     assert_eq!(flushed(&res, "l2"), (2, 1, 1));
     assert_eq!(memory(&res), (2, 64, 1, 32));
 }
+
+#[test]
+fn data_only_machine_counts_fetches_and_simulates_none() {
+    // L1D alone at level 1 (no [l1i]): 64 B, 16 B lines, 2 ways, 2 sets,
+    // LRU, write-back, allocate; under it a unified 256 B direct-mapped L2
+    // of 16 B lines (16 sets). Page 0 maps to frame 0, so pa == va.
+    let mut cfg = MachineConfig::bare("hand", MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24));
+    cfg.stats = StatsConfig { classify_misses: true };
+    cfg.l1d = Some(CacheConfig::simple(64, 16, 2));
+    cfg.l2 = Some(CacheConfig::simple(256, 16, 1));
+    assert!(cfg.data_only());
+    let mut m = Machine::new(cfg).expect("a data-only machine");
+    let f = |a: u64, size: u32| Event::access(AccessKind::Ifetch, a, size, 0);
+    let res = run(
+        &mut m,
+        &[
+            f(0x00, 4),  // not simulated
+            r(0x00),     // L1D set 0 miss, compulsory; L2 set 0 miss, compulsory
+            f(0x100, 4), // not simulated (through L2 it would evict line 0 from set 0)
+            w(0x04),     // L1D hit; line 0 dirty and most recent
+            f(0x04, 4),  // not simulated (a repeat a source may drop)
+            r(0x20),     // line 2, L1D set 0 miss, compulsory; L2 set 2 miss, compulsory
+            r(0x40),     // line 4, L1D set 0 miss, compulsory, evicts dirty line 0: write-back, an
+            //              L2 write hit; L2 set 4 miss, compulsory
+            f(0x200, 16), // not simulated (escapes the packed words: the general step)
+            r(0x00),      // L1D miss, evicts line 2; FA of 4 lines holds 0: conflict; L2 read hit
+        ],
+    );
+    assert_eq!(res.caches.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["l1d", "l2"]);
+    assert_eq!(res.fetches_not_simulated, 4);
+    assert_eq!((res.events.ifetch, res.events.load, res.events.store, res.instructions), (4, 4, 1, 4));
+    assert_eq!(kind(&res, RefKind::Ifetch), (0, 0, 0, 0, 0));
+    assert_eq!(kind(&res, RefKind::Read), (4, 4, 3, 0, 1));
+    assert_eq!(kind(&res, RefKind::Write), (1, 0, 0, 0, 0));
+    let l1d = &res.caches[0].stats;
+    assert_eq!((l1d.fetches, l1d.writebacks), (4, 1));
+    let l2 = &res.caches[1].stats;
+    let k = |k: RefKind| (l2.kind(k).accesses, l2.kind(k).misses, l2.kind(k).compulsory);
+    assert_eq!([k(RefKind::Ifetch), k(RefKind::Read), k(RefKind::Write)], [(0, 0, 0), (4, 3, 3), (1, 0, 0)]);
+    assert_eq!((res.memory.reads, res.memory.writes, res.memory.bytes_read), (3, 0, 48));
+    assert_eq!(res.pages_mapped, 1);
+    // The result says so; a machine with an I-cache leaves the key out.
+    let json = serde_json::to_string(&res).expect("json");
+    assert!(json.contains("\"fetches_not_simulated\":4"), "{json}");
+}

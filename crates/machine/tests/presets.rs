@@ -174,6 +174,7 @@ fn bad_preset_files_name_the_line() {
         ("bad_size.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1]\nsize = \"8Q\"\nline = 16\nassoc = 1\n", 5, "not a size"),
         ("bad_page.toml", "name = \"x\"\n[memory]\npage_size = 3000\n[l1]\nsize = \"8K\"\nline = 16\nassoc = 1\n", 3, "power of two"),
         ("split_half.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1i]\nsize = \"8K\"\nline = 16\nassoc = 1\n", 4, "needs a matching [l1d]"),
+        ("data_l2_only.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1]\nsize = \"8K\"\nline = 16\nassoc = 1\n[l2d]\nsize = \"64K\"\nline = 16\nassoc = 1\n", 8, "only level 1 may be data-only"),
         ("syntax.toml", "name = \"x\"\n[memory\npage_size = \"4K\"\n", 2, ""),
         ("bad_indexing.toml", "name = \"x\"\n[memory]\npage_size = \"4K\"\n[l1]\nsize = \"8K\"\nline = 16\nassoc = 1\nindexing = \"vvpt\"\n", 8, "`vivt`, `vipt`, `pipt`"),
     ];
@@ -231,4 +232,23 @@ fn same_seed_same_numbers() {
     let mut m = Machine::from_preset("jm-base", &other).expect("machine");
     m.feed(&events, "det", 0).expect("runs");
     assert_ne!(serde_json::to_string(&m.result("det")).expect("json"), run());
+}
+
+#[test]
+fn a_data_only_preset_loads_and_others_refuse_it_by_name() {
+    let dir = std::env::temp_dir().join(format!("vmlab-data-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let p = dir.join("d.toml");
+    let text = "name = \"d\"\n[memory]\npage_size = \"4K\"\n[l1d]\nsize = \"128K\"\nline = 32\nassoc = 2\n\
+                [l2]\nsize = \"1M\"\nline = 64\nassoc = 8\n";
+    std::fs::write(&p, text).expect("write");
+    let cfg = preset::load(p.to_str().expect("utf8"), &[]).expect("a data-only preset");
+    assert!(cfg.data_only());
+    let names: Vec<_> = cfg.levels_for_replay().expect("levels").iter().map(|l| format!("{l:?}")).collect();
+    assert!(names[0].starts_with("Unified { name: \"l1d\""), "{names:?}");
+    // Front ends that send fetches through the caches (the OS model, one-pass
+    // sweeps) take `levels`, which names what is missing.
+    let e = cfg.levels().expect_err("no instruction side");
+    assert!(e.contains("[l1d] without [l1i] is a data-only machine"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
 }

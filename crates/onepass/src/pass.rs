@@ -485,6 +485,8 @@ impl OnePass {
                     // One pass follows vmlab's own rules only (the planner
                     // is never asked for a compatibility mode).
                     compat: Compat::Vmlab,
+                    // `MachineConfig::levels` refuses data-only machines.
+                    fetches_not_simulated: 0,
                 }
             })
             .collect()
