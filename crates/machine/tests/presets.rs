@@ -251,4 +251,12 @@ fn a_data_only_preset_loads_and_others_refuse_it_by_name() {
     let e = cfg.levels().expect_err("no instruction side");
     assert!(e.contains("[l1d] without [l1i] is a data-only machine"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
+    // The benchmark matrix's data-only row: the associative loop over the
+    // [l1d] alone, and a source may drop every fetch it can.
+    let bench = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/machines/l1d-128k2-data-only.toml");
+    let m = Machine::from_preset(bench, &[]).expect("bench machine");
+    assert!(m.config().data_only());
+    assert_eq!(m.inner_loop(), "associative");
+    let widest = vmlab_trace::FetchSkip { line_shift: vmlab_trace::FetchSkip::MAX_SHIFT, across_data: true };
+    assert_eq!(m.fetch_skip(), Some(widest));
 }
