@@ -78,6 +78,9 @@ impl RunResult {
         if !self.compat.is_vmlab() {
             let _ = write!(s, "  compat {}", self.compat);
         }
+        if self.fetches_not_simulated > 0 {
+            let _ = write!(s, "  fetches not simulated {}", self.fetches_not_simulated);
+        }
         s.push('\n');
         let _ = writeln!(
             s,

@@ -1090,4 +1090,9 @@ fn data_only_machine_counts_fetches_and_simulates_none() {
     // The result says so; a machine with an I-cache leaves the key out.
     let json = serde_json::to_string(&res).expect("json");
     assert!(json.contains("\"fetches_not_simulated\":4"), "{json}");
+    assert!(
+        res.to_table().lines().next().is_some_and(|l| l.ends_with("  fetches not simulated 4")),
+        "{}",
+        res.to_table()
+    );
 }
