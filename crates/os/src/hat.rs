@@ -488,7 +488,9 @@ impl Hat {
     /// Interface 4: sets the rights of the loaded translations in
     /// `[va, va+len)` of `asid` to `prot` (never more than `cap(page)`, e.g.
     /// read-only for copy-on-write pages). Protection lives in the TLB on
-    /// PA-RISC, so this purges TLB entries, not cache lines (seed 000 §5).
+    /// PA-RISC, so this purges TLB entries, not cache lines (seed 000 §5),
+    /// except under read-only aliasing, where a page losing write is
+    /// written back as `downgrade` does.
     pub fn change_prot(
         &mut self,
         cpu: &mut Cpu,
@@ -502,6 +504,19 @@ impl Hat {
         while page < va + len {
             if let Some(pfn) = self.translation_any(asid, page) {
                 let p = prot(page);
+                // Read-only aliasing lets a reader in another class load
+                // beside a read-only translation without cleaning it, which
+                // holds only while read-only translations have no dirty lines
+                // (`downgrade`): taking write away (fork's copy-on-write,
+                // mprotect) must write them back the same way.
+                if !p.write && self.acts() && self.policy.on_conflict() == Conflict::ReadersOrOneWriter {
+                    let writer = self.frames.get(&pfn).and_then(|f| {
+                        f.mappings.iter().find(|m| m.asid == asid && m.va == page && m.prot.write).cloned()
+                    });
+                    if let Some(m) = writer {
+                        flush_range(cpu, cost, self.place(&m, pfn), self.page, Flush::WriteBack, "hat: write-protect");
+                    }
+                }
                 self.set_rights(asid, page, pfn, |_| p);
                 self.purge_tlb(cpu, cost, asid, page);
             }
