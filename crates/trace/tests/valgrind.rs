@@ -252,7 +252,22 @@ fn capture_children_merges_where_processes_block() {
         return;
     }
     let out = dir.path().join("pingpong.vmt");
-    let opts = CaptureOptions { children: true, ..CaptureOptions::default() };
+    // Pinned as `vmlab trace --pin-env` pins, because the second capture
+    // below must equal the first: the inherited environment's strings sit at
+    // the top of the stack, and one stack load moved between two unpinned
+    // captures in CI (docs/workloads.md, "Determinism").
+    // The same variables as Python's `vmlab.traces.pinned_environment`.
+    let pwd = dir.path().display().to_string();
+    let env = [("PATH", "/usr/bin:/bin"), ("LC_ALL", "C"), ("HOME", "/nonexistent"), ("PWD", &pwd), ("LD_PRELOAD", "")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let opts = CaptureOptions {
+        children: true,
+        cwd: Some(dir.path().to_path_buf()),
+        env: Some(env),
+        ..CaptureOptions::default()
+    };
     let argv = vec![prog.display().to_string()];
     let summary = capture(&argv, &out, &opts, &mut |_| Ok(())).expect("capture");
     let merge = summary.merge.expect("a merge summary");
