@@ -79,6 +79,13 @@ pub(crate) fn op_table(shifts: [u32; 2]) -> Box<[HitOp; 256]> {
     }))
 }
 
+/// Makes every store and modify op stop the loop (`VmSim::record`).
+pub(crate) fn stop_at_writes(ops: &mut [HitOp; 256]) {
+    for op in ops.iter_mut().filter(|op| op.write) {
+        *op = HitOp { cross: u64::MAX, lim: 0, span: 0, write: false, ..*op };
+    }
+}
+
 /// The words the loop completed since the last call, by `AccessKind`
 /// index, and those of them over two lines; the table's counts restart.
 pub(crate) fn take_counts(ops: &mut [HitOp; 256]) -> HitTally {

@@ -3,13 +3,15 @@
 pub mod config;
 mod hit_run;
 pub mod memsys;
+pub mod replay;
 pub mod result;
 pub mod scheme;
 pub mod sim;
 pub mod vmcpi;
 
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
+pub use replay::{onepass_groups, replay_refusal, OnePass};
 pub use result::{SideEvents, VmResult, VmcpiRow};
 pub use scheme::{Scheme, TableKind, TranslateAt};
-pub use sim::{fanout_groups, fanout_refusal, SimError, VmSim};
+pub use sim::{fanout_groups, fanout_refusal, Recorded, SimError, VmSim};
 pub use vmcpi::{Component, Costs, ProtectionSweep, Vmcpi};

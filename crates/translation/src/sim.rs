@@ -359,6 +359,24 @@ pub struct VmSim {
     /// The machines that share this one's L1s and TLBs but have their own
     /// L2 (`VmSim::fanout`), one per `MemSys` extra tail.
     tails: Vec<TailAccount>,
+    /// While recording (`VmSim::record`): the cache references other L1
+    /// sizes must replay (`crate::replay`), since the last `take_recorded`.
+    tap: Option<Vec<Recorded>>,
+}
+
+/// A reference into the caches, as a recording `VmSim` made it
+/// (`VmSim::record`): what a machine with larger L1s of the same shape
+/// must replay to see everything this one's caches saw, except the reads
+/// and fetches that hit this one's L1 (which hit theirs and change nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// A user piece and whether its TLB lookup missed.
+    User { kind: RefKind, r: LineRef, size: u64, tlb_miss: bool },
+    /// A handler fetch, PTE or administrative load, with the components
+    /// its level is charged to (`None` until `charge_level` names them).
+    Kernel { kind: RefKind, r: LineRef, size: u64, charge: Option<(Component, Component)> },
+    /// Every cache written back and invalidated.
+    Flush,
 }
 
 /// What differs for a machine that shares a fan-out's L1s: its
@@ -373,7 +391,7 @@ struct TailAccount {
 }
 
 /// The components charged by the level a handler fetch or PTE load reached.
-const LEVEL_COMPONENTS: [Component; 8] = [
+pub(crate) const LEVEL_COMPONENTS: [Component; 8] = [
     Component::UpteL2,
     Component::UpteMem,
     Component::KpteL2,
@@ -465,6 +483,7 @@ impl VmSim {
             shared_tlb_order,
             fast: true,
             tails: Vec::new(),
+            tap: None,
             cfg,
         }
         .with_hit_loop())
@@ -536,6 +555,33 @@ impl VmSim {
     /// it to prove that loop ran; 0 in the general simulator).
     pub fn hit_run_words(&self) -> u64 {
         self.hit_words
+    }
+
+    /// Starts recording the references into the caches that a machine
+    /// with larger direct-mapped L1s must replay (`Recorded`;
+    /// `crate::replay` says when that is exact and checks it). The hit
+    /// loop then completes reads and fetches only: a write hit sets a
+    /// dirty bit the larger L1s must set too.
+    pub fn record(&mut self) {
+        self.tap = Some(Vec::new());
+        if let Some(ops) = self.hit_ops.as_deref_mut() {
+            hit_run::stop_at_writes(ops);
+        }
+    }
+
+    /// Moves what was recorded since the last call into `into` (cleared first).
+    pub fn take_recorded(&mut self, into: &mut Vec<Recorded>) {
+        into.clear();
+        if let Some(t) = self.tap.as_mut() {
+            std::mem::swap(t, into);
+        }
+    }
+
+    #[inline(never)]
+    fn record_ref(&mut self, r: Recorded) {
+        if let Some(t) = self.tap.as_mut() {
+            t.push(r);
+        }
     }
 
     /// How many L1/L2 lookups took the direct-mapped VIVT probe (tests use
@@ -622,6 +668,9 @@ impl VmSim {
         self.memo.forget_lines();
         let mark = self.mem.tail.log.len();
         self.mem.flush_all();
+        if let Some(t) = self.tap.as_mut() {
+            t.push(Recorded::Flush);
+        }
         self.after_access(mark, None)
     }
 
@@ -731,6 +780,9 @@ impl VmSim {
         let mark = self.mem.tail.log.len();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
+        if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
+            self.record_ref(Recorded::User { kind, r, size, tlb_miss });
+        }
         self.count_side(s, level, tlb_miss);
         // A read always leaves its line in L1; a write only if it hit. Set
         // after the access (handlers that ran before it cleared `last`) but
@@ -1102,6 +1154,10 @@ impl VmSim {
     }
 
     fn charge_level(&mut self, level: Level, l2: Component, mem: Component) {
+        // The kernel reference just made (`kernel_access`), if recorded.
+        if let Some(Some(Recorded::Kernel { charge: c @ None, .. })) = self.tap.as_mut().map(|t| t.last_mut()) {
+            *c = Some((l2, mem));
+        }
         Self::charge_level_to(&mut self.vmcpi, self.cfg.costs, level, l2, mem);
         if level != Level::L1 && !self.tails.is_empty() {
             let costs = self.cfg.costs;
@@ -1111,7 +1167,7 @@ impl VmSim {
         }
     }
 
-    fn charge_level_to(v: &mut Vmcpi, c: crate::vmcpi::Costs, level: Level, l2: Component, mem: Component) {
+    pub(crate) fn charge_level_to(v: &mut Vmcpi, c: crate::vmcpi::Costs, level: Level, l2: Component, mem: Component) {
         if level >= Level::L2 {
             v.charge(l2, c.l2_cycles);
         }
@@ -1180,6 +1236,9 @@ impl VmSim {
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
+        if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
+            self.record_ref(Recorded::Kernel { kind, r, size, charge: None });
+        }
         self.after_access(mark, Some((vaddr, TRACE_KERNEL_SPACE.0)))?;
         Ok(level)
     }
@@ -1479,7 +1538,7 @@ pub fn fanout_groups(cfgs: &[VmConfig]) -> Vec<Vec<usize>> {
     groups
 }
 
-fn component_rows(v: &Vmcpi) -> Vec<crate::result::VmcpiRow> {
+pub(crate) fn component_rows(v: &Vmcpi) -> Vec<crate::result::VmcpiRow> {
     v.rows()
         .into_iter()
         .map(|(tag, events, cycles, frequency, vmcpi)| crate::result::VmcpiRow {

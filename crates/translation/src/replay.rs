@@ -1,0 +1,288 @@
+//! One pass per TLB over many L1 sizes: the machine with the smallest L1s
+//! runs in full and records what reached its caches (`VmSim::record`);
+//! every machine with larger L1s of the same shape replays that record
+//! through its own `MemSys`, and takes the rest (TLB, tables, handlers,
+//! every count that does not depend on the caches) from the recording
+//! machine. Each result equals the machine's own run, counter for counter
+//! (tests/replay.rs).
+//!
+//! Why it is exact, and when (`replay_refusal`):
+//!
+//! | condition | why |
+//! |---|---|
+//! | the scheme translates on every access, or never | then which references reach the caches (user pieces, handler fetches, PTE and administrative loads) and the TLB's every outcome depend on the TLB and tables alone, not on what the caches hold; under translation at an L1 or L2 miss they do not |
+//! | no protection changes | their sweeps read what the caches hold |
+//! | everything equal but the L1 sizes (and the L2s, each L1 size's own fan-out) | the same reference stream, pieces cut at the same L1 line size |
+//! | both L1s direct-mapped, bit-select, allocating on a write miss, at least the recording machine's size on each side | inclusion: a direct-mapped cache holds the latest line of each set, and the sets of a larger one refine those of a smaller, so a line in the smaller is in the larger (Mattson et al. 1970's inclusion, for set refinement as in Hill and Smith 1989) |
+//!
+//! So a fetch or read that hits the small L1 hits every larger one and
+//! changes nothing there but a count: it is not recorded, only counted as
+//! the difference between the recording machine's L1 accesses (and Table 1
+//! counts) and the replayed ones. Everything else (misses, every write,
+//! since a write hit sets a dirty bit, and flushes) is recorded and
+//! replayed in order.
+//!
+//! The stack machinery of `vmlab-onepass` does not apply here: each L1
+//! size's miss stream feeds its own L2s, and every reference's level is
+//! charged (VMCPI, Table 1), so each L1 is simulated; what is shared is
+//! everything above the caches.
+
+use vmlab_cache::{Geometry, IndexFn, RefKind, WriteMissPolicy};
+use vmlab_trace::PackedBlock;
+
+use crate::config::VmConfig;
+use crate::memsys::{Level, MemSys};
+use crate::result::{NamedCache, SideEvents, VmResult};
+use crate::scheme::TranslateAt;
+use crate::sim::{component_rows, fanout_groups, fanout_refusal, Recorded, SimError, VmSim, LEVEL_COMPONENTS};
+use crate::vmcpi::Vmcpi;
+
+/// Why a machine `cfg` cannot replay what `recorder` records, or `None`
+/// if it can (`cfg`'s L2s may differ: each replaying machine fans out).
+pub fn replay_refusal(recorder: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
+    let l1_virtual =
+        recorder.l1i.indexing == vmlab_cache::Indexing::Vivt && recorder.l1d.indexing == vmlab_cache::Indexing::Vivt;
+    match recorder.scheme.translate_at(l1_virtual, recorder.tlb_every_access) {
+        TranslateAt::EveryAccess | TranslateAt::Never => {}
+        TranslateAt::L1Miss => return Some("its scheme translates at L1 misses, so the TLB depends on the L1"),
+        TranslateAt::L2Miss => return Some("its scheme translates at L2 misses, so the handlers depend on the caches"),
+    }
+    if recorder.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
+        return Some("protection changes read what the caches hold");
+    }
+    for (small, large) in [(&recorder.l1i, &cfg.l1i), (&recorder.l1d, &cfg.l1d)] {
+        for c in [small, large] {
+            let direct = Geometry::new(c).is_ok_and(|g| g.ways == 1 && g.sets.is_power_of_two());
+            if !direct || c.index != IndexFn::BitSelect || c.write_miss != WriteMissPolicy::WriteAllocate {
+                return Some("an L1 is not direct-mapped, bit-select and write-allocate");
+            }
+        }
+        if large.size.0 < small.size.0 {
+            return Some("an L1 is smaller than the recording machine's");
+        }
+    }
+    let mut same = cfg.clone();
+    same.l1i.size = recorder.l1i.size;
+    same.l1d.size = recorder.l1d.size;
+    same.l1i.source.clone_from(&recorder.l1i.source);
+    same.l1d.source.clone_from(&recorder.l1d.source);
+    fanout_refusal(recorder, &same).map(|_| "they differ in more than the L1 sizes and the L2s")
+}
+
+/// Splits configurations into one-pass groups: each a list of fan-out
+/// groups (`fanout_groups`), the first of which records and the others
+/// replay. Fan-out groups are taken smallest L1s first, so the smallest
+/// of a shape records. Indices into `cfgs`; every index appears once.
+pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
+    let mut fans = fanout_groups(cfgs);
+    fans.sort_by_key(|g| (cfgs[g[0]].l1i.size.0, cfgs[g[0]].l1d.size.0, g[0]));
+    let mut out: Vec<Vec<Vec<usize>>> = Vec::new();
+    for f in fans {
+        let lead = &cfgs[f[0]];
+        match out.iter_mut().find(|p| replay_refusal(&cfgs[p[0][0]], lead).is_none()) {
+            Some(p) => p.push(f),
+            None => out.push(vec![f]),
+        }
+    }
+    out.sort_by_key(|p| p.iter().flatten().min().copied());
+    out
+}
+
+/// A machine of a fan-out below a replaying machine's L1s: its L2
+/// counts (as `VmSim`'s own fan-out keeps them).
+#[derive(Debug)]
+struct TailCounts {
+    sides: [SideEvents; 2],
+    vmcpi: Vmcpi,
+}
+
+/// A machine (and its L2 fan-out) replaying the record.
+#[derive(Debug)]
+struct Replayer {
+    cfgs: Vec<VmConfig>,
+    mem: MemSys,
+    sides: [SideEvents; 2],
+    /// Only the L2 and memory components.
+    vmcpi: Vmcpi,
+    tails: Vec<TailCounts>,
+}
+
+impl Replayer {
+    fn new(cfgs: Vec<VmConfig>) -> Result<Self, SimError> {
+        let first = cfgs.first().ok_or_else(|| SimError::Config("an empty fan-out".into()))?;
+        first.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
+        let mut mem = MemSys::new(first, None).map_err(|e| SimError::Config(e.0))?;
+        for c in &cfgs[1..] {
+            c.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
+            mem.add_tail(c).map_err(|e| SimError::Config(e.0))?;
+        }
+        let tails =
+            (1..cfgs.len()).map(|_| TailCounts { sides: Default::default(), vmcpi: Vmcpi::default() }).collect();
+        Ok(Self { cfgs, mem, sides: Default::default(), vmcpi: Vmcpi::default(), tails })
+    }
+
+    fn replay(&mut self, refs: &[Recorded]) {
+        let costs = self.cfgs[0].costs;
+        for &x in refs {
+            match x {
+                Recorded::User { kind, r, size, tlb_miss } => {
+                    let level = self.mem.access_fast(kind, r, size);
+                    let s = usize::from(kind != RefKind::Ifetch);
+                    self.sides[s].count(level, tlb_miss);
+                    if level != Level::L1 {
+                        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
+                            t.sides[s].count(l, tlb_miss);
+                        }
+                    }
+                }
+                Recorded::Kernel { kind, r, size, charge } => {
+                    let level = self.mem.access_fast(kind, r, size);
+                    if let Some((l2, mem)) = charge {
+                        VmSim::charge_level_to(&mut self.vmcpi, costs, level, l2, mem);
+                        if level != Level::L1 {
+                            for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
+                                VmSim::charge_level_to(&mut t.vmcpi, costs, l, l2, mem);
+                            }
+                        }
+                    }
+                }
+                Recorded::Flush => self.mem.flush_all(),
+            }
+        }
+    }
+
+    /// Counts the references that were not recorded (fetches and reads
+    /// that hit the recording machine's L1, so every L1 here): the
+    /// recording machine's L1 accesses and Table 1 events beyond those
+    /// replayed. Then one result per configuration, built on the
+    /// recording machine's `own`.
+    fn results(&mut self, own: &VmResult, recorder: &VmSim) -> Vec<VmResult> {
+        self.mem.settle();
+        let l1_accesses = |caches: &[NamedCache], name: &str, kind: RefKind| {
+            caches.iter().find(|c| c.name == name).map_or(0, |c| c.stats.kind(kind).accesses)
+        };
+        let mine: Vec<NamedCache> =
+            self.mem.stats().into_iter().map(|(name, stats)| NamedCache { name: name.to_string(), stats }).collect();
+        for (name, kind) in [("l1i", RefKind::Ifetch), ("l1d", RefKind::Read), ("l1d", RefKind::Write)] {
+            let n = l1_accesses(&own.caches, name, kind).saturating_sub(l1_accesses(&mine, name, kind));
+            self.mem.l1(kind).count_repeat_hits(kind, n);
+        }
+        for (mine, theirs) in self.sides.iter_mut().zip([own.i_side, own.d_side]) {
+            let hits = theirs.l1_hit_tlb_hit + theirs.l2_hit_tlb_hit + theirs.l2_miss_tlb_hit;
+            let misses = theirs.l1_hit_tlb_miss + theirs.l2_hit_tlb_miss + theirs.l2_miss_tlb_miss;
+            mine.l1_hit_tlb_hit +=
+                hits.saturating_sub(mine.l1_hit_tlb_hit + mine.l2_hit_tlb_hit + mine.l2_miss_tlb_hit);
+            mine.l1_hit_tlb_miss +=
+                misses.saturating_sub(mine.l1_hit_tlb_miss + mine.l2_hit_tlb_miss + mine.l2_miss_tlb_miss);
+        }
+        let k = own.user_instructions.max(1) as f64 / 1000.0;
+        let l1s: Vec<NamedCache> = self
+            .mem
+            .stats()
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("l1"))
+            .map(|(name, stats)| NamedCache { name: name.to_string(), stats })
+            .collect();
+        let below = std::iter::once((self.mem.tail.caches(), *self.mem.memory(), 0))
+            .chain(self.mem.extra_tails().iter().enumerate().map(|(i, t)| (t.caches(), *t.memory(), i + 1)));
+        let mut out = Vec::with_capacity(self.cfgs.len());
+        for (caches, memory, i) in below {
+            let (lower, level_vmcpi) =
+                if i == 0 { (self.sides, &self.vmcpi) } else { (self.tails[i - 1].sides, &self.tails[i - 1].vmcpi) };
+            let [i_side, d_side] = [0, 1].map(|s| SideEvents {
+                l1_hit_tlb_hit: self.sides[s].l1_hit_tlb_hit,
+                l1_hit_tlb_miss: self.sides[s].l1_hit_tlb_miss,
+                ..lower[s]
+            });
+            let mut r = own.clone();
+            r.config.clone_from(&self.cfgs[i].name);
+            r.i_side = i_side;
+            r.d_side = d_side;
+            r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
+            r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
+            let mut v = recorder.vmcpi().clone();
+            for c in LEVEL_COMPONENTS {
+                v.set_tally(c, level_vmcpi.tally(c));
+            }
+            r.vmcpi = v.total();
+            r.vm_cycles = v.total_cycles();
+            r.components = component_rows(&v);
+            r.caches = l1s.clone();
+            r.caches
+                .extend(caches.into_iter().map(|(name, c)| NamedCache { name: name.to_string(), stats: *c.stats() }));
+            r.memory = memory;
+            out.push(r);
+        }
+        out
+    }
+}
+
+/// One pass over a trace for a one-pass group (`onepass_groups`): the
+/// first fan-out records, the others replay.
+#[derive(Debug)]
+pub struct OnePass {
+    recorder: VmSim,
+    replayers: Vec<Replayer>,
+    record: Vec<Recorded>,
+}
+
+impl OnePass {
+    /// `fans`: fan-out groups of configurations, the first recording; each
+    /// later one must be accepted by `replay_refusal` against the first.
+    pub fn new(fans: Vec<Vec<VmConfig>>) -> Result<Self, SimError> {
+        let mut it = fans.into_iter();
+        let first = it.next().ok_or_else(|| SimError::Config("a one-pass group needs a configuration".into()))?;
+        let mut recorder = VmSim::fanout(first)?;
+        let mut replayers = Vec::new();
+        for f in it {
+            let lead = f.first().ok_or_else(|| SimError::Config("an empty fan-out".into()))?;
+            if let Some(why) = replay_refusal(recorder.config(), lead) {
+                return Err(SimError::Config(format!(
+                    "configuration {:?} cannot replay what {:?} records: {why}",
+                    lead.name,
+                    recorder.config().name
+                )));
+            }
+            replayers.push(Replayer::new(f)?);
+        }
+        if !replayers.is_empty() {
+            recorder.record();
+        }
+        Ok(Self { recorder, replayers, record: Vec::new() })
+    }
+
+    /// As `VmSim::feed_packed`, for every machine of the group.
+    pub fn feed_packed(&mut self, block: &PackedBlock, n: usize) -> Result<(), SimError> {
+        let fed = self.recorder.feed_packed(block, n);
+        self.replay();
+        fed
+    }
+
+    fn replay(&mut self) {
+        self.recorder.take_recorded(&mut self.record);
+        for r in &mut self.replayers {
+            r.replay(&self.record);
+        }
+    }
+
+    /// One result per configuration: the recording fan-out's, then each
+    /// replaying one's, in the order given to `new`.
+    pub fn results(&mut self, origin: &str) -> Vec<VmResult> {
+        self.replay();
+        let mut out = self.recorder.results(origin);
+        let own = out[0].clone();
+        for r in &mut self.replayers {
+            out.extend(r.results(&own, &self.recorder));
+        }
+        out
+    }
+
+    /// How many configurations it runs.
+    pub fn len(&self) -> usize {
+        self.recorder.configs().count() + self.replayers.iter().map(|r| r.cfgs.len()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
