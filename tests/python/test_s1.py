@@ -328,19 +328,24 @@ def test_row_labels_are_the_typed_labels() -> None:
         assert all(type(labels[k]) is t for k, t in hints.items()), (p, labels)
 
 
-def test_batches_never_split_points_that_share_l1s():
+def test_batches_never_split_points_that_share_a_pass():
     grid = s1.GRIDS["paper"]
     pts = [p for p in s1.points(grid) if p.trace == "compiler"]
     batches = s1._batches(pts, grid.batch)
     assert sorted(p.key() for b in batches for p in b) == sorted(p.key() for p in pts)
-    home = {}
+    home, fanout_home = {}, {}
     for n, b in enumerate(batches):
-        assert len(b) <= grid.batch
+        groups = {s1._one_pass(p) for p in b}
+        assert len(b) <= grid.batch or len(groups) == 1, [len(b), groups]
         for p in b:
-            assert home.setdefault(s1._above_l2(p), n) == n, p
-    # The paper grid's L1 line of 16 bytes has 9 L2 twins (3 sizes x 3 L2 lines).
-    sizes = {len([p for p in pts if s1._above_l2(p) == k]) for k in home}
-    assert 9 in sizes and 6 in sizes
+            assert home.setdefault(s1._one_pass(p), n) == n, p
+            # Points sharing everything above L2 always share a batch.
+            assert fanout_home.setdefault(s1._above_l2(p), n) == n, p
+    sizes = {k: len([p for p in pts if s1._one_pass(p) == k]) for k in home}
+    # A TLB scheme's 16-byte L1 line: 8 L1 sizes x 3 L2 sizes x 3 L2 lines, and the base
+    # point, in one pass; SOFTVM's: the 9 L2 twins of one L1 size (its L1 traffic depends on the L2).
+    assert sizes[("ultrix", 0, 16, 128, True, 0.0)] == 8 * 3 * 3 + 1
+    assert sizes[("softvm", 4, 16, 128, True, 0.0)] == 9
 
 
 def test_vm_sweep_fanout_equals_one_run_per_configuration(tmp_path):
@@ -363,6 +368,30 @@ def test_vm_sweep_fanout_equals_one_run_per_configuration(tmp_path):
     assert together == alone
     l2d = [next(c for c in r["caches"] if c["name"] == "l2d")["stats"]["read"]["misses"] for r in together[:4]]
     assert len(set(l2d)) == 4, l2d
+
+
+def test_vm_sweep_onepass_over_l1_sizes_equals_one_run_per_configuration(tmp_path):
+    # The L1 sizes of a TLB scheme (and of NOTLB) share one pass: the smallest records what
+    # reached its caches, the larger replay it (vmlab_translation::OnePass).
+    lines = []
+    for i in range(6000):
+        lines.append(f"I  {0x400000 + (i * 12) % 9000:x},4")
+        op = "S" if i % 3 == 0 else "L"
+        lines.append(f" {op} {0x800000 + (i * 4100) % 300000:x},4")
+        lines.append(f" L {0x900000 + (i * 20) % 1600:x},4")
+        if i % 5 == 0:
+            lines.append(f" M {0xa00000 + (i * 36) % 7000:x},8")
+    trace = tmp_path / "t.lackey"
+    trace.write_text("\n".join(lines) + "\n")
+    points = [(s, l1, l2) for s in ("ultrix", "notlb") for l1 in ("1K", "2K", "8K") for l2 in ("4K", "16K")]
+    configs = [_engine.vm_load_config("jacob-mudge", [f"scheme={s}", f"l1i.size={l1}", f"l1d.size={l1}",
+                                                      f"l2i.size={l2}", f"l2d.size={l2}"])
+               for s, l1, l2 in points]
+    together = [json.loads(r) for r in _engine.vm_sweep(configs, str(trace), "lackey")]
+    alone = [json.loads(_engine.vm_sweep([c], str(trace), "lackey")[0]) for c in configs]
+    assert together == alone
+    l1d = [next(c for c in r["caches"] if c["name"] == "l1d")["stats"]["read"]["misses"] for r in together[:6:2]]
+    assert l1d[0] > l1d[1] > l1d[2], l1d
 
 
 # -- resume: a stored run is reused only when everything that made it is the same ----------

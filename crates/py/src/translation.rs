@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use pyo3::prelude::*;
-use vmlab_translation::{config, fanout_groups, SimError, VmConfig, VmSim};
+use vmlab_translation::{config, onepass_groups, OnePass, SimError, VmConfig, VmSim};
 
 use crate::machine::{parse_format, to_json};
 use crate::signals::Checkpoint;
@@ -29,7 +29,10 @@ pub fn vm_load_config(name_or_path: &str, overrides: Vec<String>) -> PyResult<St
 /// Runs every configuration (JSON) over one trace, decoding it once: each
 /// block of events is fed to all simulators, spread over `threads` threads.
 /// Configurations that differ only in their L2 share one simulator
-/// (`vmlab_translation::fanout_groups`): their L1s and TLBs run once.
+/// (`vmlab_translation::fanout_groups`): their L1s and TLBs run once; and
+/// where only the L1 sizes differ too, one pass serves them all
+/// (`vmlab_translation::onepass_groups`: the TLBs, tables and handlers
+/// run once, each L1 size replays what reached the smallest's caches).
 /// Returns one result (JSON) per configuration, in order.
 /// `progress(events, bytes_read, bytes_total)` is called between blocks.
 /// `max_events` stops after that many events (a prefix of the trace).
@@ -55,10 +58,10 @@ pub fn vm_sweep(
     let mut checkpoint = Checkpoint::new(progress);
     let outcome = py.detach(|| {
         guard("vm_sweep", || {
-            let groups = fanout_groups(&cfgs);
-            let mut sims: Vec<VmSim> = groups
+            let groups = onepass_groups(&cfgs);
+            let mut sims: Vec<OnePass> = groups
                 .iter()
-                .map(|g| VmSim::fanout(g.iter().map(|&i| cfgs[i].clone()).collect()))
+                .map(|p| OnePass::new(p.iter().map(|f| f.iter().map(|&i| cfgs[i].clone()).collect()).collect()))
                 .collect::<Result<_, _>>()
                 .map_err(vmlab_error)?;
             let mut source = vmlab_trace::open(Path::new(trace_path), format).map_err(vmlab_error)?;
@@ -107,7 +110,7 @@ pub fn vm_sweep(
             ran.map_err(vmlab_error)?;
             let mut out = vec![String::new(); n_cfgs];
             for (sim, g) in sims.iter_mut().zip(&groups) {
-                for (r, &i) in sim.results(trace_path).iter().zip(g) {
+                for (r, &i) in sim.results(trace_path).iter().zip(g.iter().flatten()) {
                     out[i] = to_json(r)?;
                 }
             }

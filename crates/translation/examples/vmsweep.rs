@@ -1,6 +1,6 @@
 //! Time of an S1 sweep, estimated from a sample of its configurations:
 //! `cargo run --release -p vmlab-translation --example vmsweep -- TRACE
-//! [MAX_EVENTS] [EVERY]`. Builds the `paper` grid of
+//! [MAX_EVENTS] [EVERY] [--onepass] [--schemes=ultrix,mach,...]`. Builds the `paper` grid of
 //! python/vmlab/studies/s1.py (6 schemes x L2 512K, 1M, 2M per side, i.e.
 //! the paper's 1/2/4 MB totals, x 7 line pairs x L1 1-128 KB per side, 1,008
 //! sweep points), groups them as `vm_sweep` does (configurations that
@@ -8,21 +8,32 @@
 //! EVERY-th simulator (default 7) over the same decoded events, one after
 //! another on one thread, and reports the mean rate per configuration and
 //! what the whole grid would take on a 100 M-reference trace on 2 cores at
-//! that rate.
+//! that rate. `--onepass` groups them as `vm_sweep` now does (the L1
+//! sizes of a TLB scheme share one pass, `onepass_groups`) instead of by
+//! L2 alone; `--schemes` keeps only those schemes' configurations.
 
 use std::path::Path;
 use std::time::Instant;
 
-use vmlab_translation::{fanout_groups, load, VmSim};
+use vmlab_translation::{fanout_groups, load, onepass_groups, OnePass};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
+    let all: Vec<String> = std::env::args().collect();
+    let onepass = all.iter().any(|a| a == "--onepass");
+    let schemes: Vec<String> = all
+        .iter()
+        .find_map(|a| a.strip_prefix("--schemes="))
+        .unwrap_or("ultrix,mach,intel,parisc,softvm,spur")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let args: Vec<String> = all.into_iter().filter(|a| !a.starts_with("--")).collect();
     let path = args.get(1).ok_or("usage: vmsweep TRACE [MAX_EVENTS] [EVERY]")?;
     let max: u64 = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(10_000_000);
     let every: usize = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(7).max(1);
     let events = vmlab_trace::read_prefix(Path::new(path), None, max)?;
     let mut grid = Vec::new();
-    for scheme in ["ultrix", "mach", "intel", "parisc", "softvm", "spur"] {
+    for scheme in &schemes {
         // Per side, as s1.py's GRIDS["paper"].l2_kb.
         for l2 in [512, 1024, 2048] {
             for (a, b) in [(16, 16), (16, 32), (16, 64), (32, 32), (32, 64), (64, 64), (64, 128)] {
@@ -48,24 +59,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // As `vm_sweep` runs them: configurations that differ only below L1
     // share one simulator (`fanout_groups`); every EVERY-th group is timed.
     let cfgs: Vec<_> = grid.iter().map(|o| load("jacob-mudge", o)).collect::<Result<_, _>>()?;
-    let groups = fanout_groups(&cfgs);
+    // Each group: fan-outs (lists of configurations), one pass in all.
+    let groups: Vec<Vec<Vec<usize>>> =
+        if onepass { onepass_groups(&cfgs) } else { fanout_groups(&cfgs).into_iter().map(|g| vec![g]).collect() };
     let (mut secs, mut runs, mut sampled_cfgs) = (0.0, 0usize, 0usize);
     let mut by_scheme: Vec<(String, f64, usize)> = Vec::new();
     for g in groups.iter().step_by(every) {
-        let mut sim = VmSim::fanout(g.iter().map(|&i| cfgs[i].clone()).collect())?;
+        let mut sim = OnePass::new(g.iter().map(|f| f.iter().map(|&i| cfgs[i].clone()).collect()).collect())?;
         let t = Instant::now();
         sim.feed_packed(&packed, packed.len())?;
         let s = t.elapsed().as_secs_f64();
         secs += s;
         runs += 1;
-        sampled_cfgs += g.len();
-        let name = cfgs[g[0]].scheme.name().to_string();
+        let size = sim.len();
+        sampled_cfgs += size;
+        let name = cfgs[g[0][0]].scheme.name().to_string();
         match by_scheme.iter_mut().find(|x| x.0 == name) {
             Some(x) => {
                 x.1 += s;
-                x.2 += g.len();
+                x.2 += size;
             }
-            None => by_scheme.push((name, s, g.len())),
+            None => by_scheme.push((name, s, size)),
         }
     }
     for (name, s, k) in &by_scheme {

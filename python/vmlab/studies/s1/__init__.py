@@ -15,7 +15,10 @@ Runs are grouped in batches; each batch decodes its trace once and feeds
 every configuration in it (``_engine.vm_sweep``). A batch keeps together the
 points that differ only in their L2 (size, line), which the engine runs as
 one pass over the L1s and TLBs feeding every L2 (``VmSim::fanout``; not for
-SOFTVM, SPUR or protection changes, whose L1 traffic depends on the L2).
+SOFTVM, SPUR or protection changes, whose L1 traffic depends on the L2);
+for the TLB schemes and NOTLB it also keeps together the L1 sizes, which
+share one pass over the TLBs, tables and handlers (``OnePass``: each L1
+size replays what reached the smallest's caches).
 The sweep itself (run keys, the ``runs.jsonl`` store, resume, workers,
 Ctrl-C) is ``vmlab.runs``'s: a stored run is reused only when its trace's
 bytes, event limit, resolved configuration and engine are the same.
@@ -33,7 +36,7 @@ from .paper import FINDING1_MIN_L2_KB, PAPER_PROTECTION_CPI, PAPER_TABLE1, PAPER
 from .paper import PAPER_TABLE5
 from .render import TITLE, PaperTable, figures, paper_tables, render, write_outputs
 from .rows import Labels
-from .run import RUN_KIND, SIDE_FIELDS, _above_l2, _batches, sweep
+from .run import RUN_KIND, SIDE_FIELDS, _above_l2, _batches, _one_pass, sweep
 
 __all__ = [
     "command", "COMPONENTS", "FOOTPRINT_LINES", "FOOTPRINT_VERSION", "CostModel", "diagnose", "footprint",
@@ -41,5 +44,5 @@ __all__ = [
     "PROTECTION_RATES", "SWEPT_SCHEMES", "TLB_SCHEMES", "Grid", "Point", "points", "FINDING1_MIN_L2_KB",
     "PAPER_PROTECTION_CPI", "PAPER_TABLE1", "PAPER_TABLE4", "PAPER_TABLE4_TOTAL", "PAPER_TABLE5", "TITLE",
     "PaperTable", "Labels", "figures", "paper_tables", "render", "write_outputs", "RUN_KIND", "SIDE_FIELDS", "_above_l2",
-    "_batches", "sweep",
+    "_batches", "_one_pass", "sweep",
 ]

@@ -62,12 +62,23 @@ def _above_l2(p: Point) -> tuple:
     return (p.scheme, p.l1_kb, p.l1_line, p.tlb, p.retranslate, p.protect_per_million)
 
 
+def _one_pass(p: Point) -> tuple:
+    """What a point shares with the points one engine pass may serve: for a
+    scheme that translates on every access or never (the TLB schemes and
+    NOTLB), without protection changes, everything but the L1 size and the
+    L2 (one pass per TLB, ``vmlab_translation::onepass_groups``); for the
+    others everything above L2 (the L2 fan-out)."""
+    shared_l1s = p.scheme not in ("softvm", "spur") and not p.protect_per_million
+    return (p.scheme, 0 if shared_l1s else p.l1_kb, p.l1_line, p.tlb, p.retranslate, p.protect_per_million)
+
+
 def _batches(todo: list[Point], size: int) -> list[list[Point]]:
-    """Batches of about ``size`` points that never split the points sharing
-    everything above L2 (one engine pass serves them all)."""
+    """Batches of about ``size`` points that never split the points one
+    engine pass serves (``_one_pass``); a batch is larger only where one
+    such group is."""
     groups: dict[tuple, list[Point]] = {}
     for p in todo:
-        groups.setdefault(_above_l2(p), []).append(p)
+        groups.setdefault(_one_pass(p), []).append(p)
     out: list[list[Point]] = []
     cur: list[Point] = []
     for g in groups.values():
