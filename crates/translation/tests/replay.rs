@@ -15,14 +15,12 @@ use vmlab_cache::Indexing;
 use vmlab_trace::{AccessKind, Event, PackedBlock};
 use vmlab_translation::{load, onepass_groups, replay_refusal, OnePass, Scheme, VmConfig, VmSim};
 
+/// Another L2: unified or not, line multiple, I (or unified) and D caches.
+type OtherL2 = (bool, u64, CacheChoice, CacheChoice);
+
 /// Machine `m` with both L1s `mult` times larger (I, D), and, if `l2` is
 /// given, another L2 (as `fanout.rs`'s `other_l2`).
-fn larger(
-    m: &Machine,
-    base: &VmConfig,
-    mult: (u64, u64),
-    l2: Option<&(bool, u64, CacheChoice, CacheChoice)>,
-) -> VmConfig {
+fn larger(m: &Machine, base: &VmConfig, mult: (u64, u64), l2: Option<&OtherL2>) -> VmConfig {
     let mut cfg = base.clone();
     cfg.l1i.size.0 *= mult.0;
     cfg.l1d.size.0 *= mult.1;
@@ -44,7 +42,7 @@ fn larger(
     cfg
 }
 
-fn replayers() -> impl Strategy<Value = Vec<((u64, u64), Vec<(bool, u64, CacheChoice, CacheChoice)>)>> {
+fn replayers() -> impl Strategy<Value = Vec<((u64, u64), Vec<OtherL2>)>> {
     let mult = prop::sample::select(vec![1u64, 2, 4, 8]);
     let l2 = (any::<bool>(), prop::sample::select(vec![1u64, 2, 4]), cache_choice(), cache_choice());
     prop::collection::vec(((mult.clone(), mult), prop::collection::vec(l2, 0..3)), 1..4)
