@@ -241,7 +241,7 @@ def _alive(pid: int) -> bool:
 def test_ctrl_c_stops_a_sweep_within_2_s_keeping_every_finished_run(tmp_path, medium_trace, jobs):
     run = _Sweep(tmp_path, medium_trace, jobs)
     try:
-        run.wait_for("batch 1/4 done")
+        run.wait_for("batch 1/5 done")
         workers = run.workers()
         assert len(workers) == (2 if jobs == 2 else 0)
         os.killpg(run.proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
@@ -258,7 +258,7 @@ def test_ctrl_c_stops_a_sweep_within_2_s_keeping_every_finished_run(tmp_path, me
     remain = int(said[0].split("), ")[1].split()[0])
     done = max(int(line.split("(")[1].split("/")[0]) for line in run.lines if "done (" in line)
     stored = [json.loads(line) for line in run.store.read_text().splitlines()]
-    assert kept == done == len(stored) and kept >= 24 and remain > 0 and kept + remain == 93, run.lines
+    assert kept == done == len(stored) and kept >= 9 and remain > 0 and kept + remain == 93, run.lines
     assert not any(_alive(p) for p in workers)
     assert run.lines[-1] == "vmlab: interrupted"
 
@@ -267,7 +267,7 @@ def test_ctrl_c_stops_a_sweep_within_2_s_keeping_every_finished_run(tmp_path, me
 def test_workers_die_with_their_parent(tmp_path, long_trace):
     run = _Sweep(tmp_path, long_trace, 2)
     try:
-        run.wait_for("4 batches on 2 workers")
+        run.wait_for("5 batches on 2 workers")
         end = time.monotonic() + 60
         while len(workers := run.workers()) < 2:
             assert time.monotonic() < end, f"no workers after 60 s: {run.lines}"
