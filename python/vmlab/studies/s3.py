@@ -47,7 +47,7 @@ CATEGORIES = {"fork": ["fork", "vfork"], "exec": ["exec"], "page fault": ["minor
 GRIDS = {
     "standard": dict(paper_cpus=[1, 2, 4, 8, 12], tpcb_cpus=[1, 2, 4, 8], beyond=[16, 32, 64], memory=[16, 32, 64, 128],
                      memory_cpus=[1, 2, 4], micro=2, tpcb=40, kenbus=3, spec=2, beyond_tpcb=20, beyond_micro=1,
-                     shares=[1.0, 0.3, 0.1, 0.03], pools=[1 / 64, 1 / 1024, 1 / 2048]),
+                     shares=[1.0, 0.3, 0.1, 0.03], pools=[1 / 64, 1 / 2048]),
     "small": dict(paper_cpus=[1, 2, 4, 8], tpcb_cpus=[1, 2, 4, 8], beyond=[16], memory=[16, 128], memory_cpus=[2],
                   micro=1, tpcb=15, kenbus=1, spec=1, beyond_tpcb=8, beyond_micro=1, shares=[1.0, 0.1],
                   pools=[1 / 64, 1 / 4096]),
