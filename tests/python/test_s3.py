@@ -29,7 +29,7 @@ def test_every_finding_is_judged_and_written(small):
     assert all(v["verdict"] in ("HOLDS", "FAILS") for v in doc["verdicts"])
     assert all("predicted" in v["measured"] or "longest" in v["measured"] for v in doc["verdicts"])
     for name in ["figure3_microbench", "figure4_tpcb", "locks_tpcb_8cpu", "beyond_tpcb", "tpcb_diagnosis", "params",
-                 "findings"]:
+                 "figure7_8_memory", "table_pool", "findings"]:
         assert os.path.getsize(out / "results" / f"{name}.csv") > 0
     assert "hat_lock" in text and "page_mutex" in text
 
@@ -59,6 +59,53 @@ def test_bad_run_is_one_vmlab_error():
     with pytest.raises(_engine.VmlabError, match="unknown locking design"):
         _engine.mp_run(json.dumps([dict(workload="tpcb", design="big-lock", cpus=2, memory_mb=512,
                                         transactions=1, seed=1)]))
+    with pytest.raises(_engine.VmlabError, match="table_pool_fraction 2"):
+        _engine.mp_run(json.dumps([dict(workload="tpcb", design="hashed", cpus=2, memory_mb=512,
+                                        transactions=1, seed=1, table_pool_fraction=2.0)]))
     with pytest.raises(_engine.VmlabError, match="1 to 64"):
         _engine.mp_run(json.dumps([dict(workload="tpcb", design="hashed", cpus=65, memory_mb=512,
                                         transactions=1, seed=1)]))
+
+
+def test_memory_acts_through_the_table_pool(small):
+    """The pool's limit is its share of memory (1/64 in the preset: 256 KB at
+    16 MB, 2 MB at 128 MB); with the preset's share Microbench never fills
+    it, and the verdict says so; a pool of 1/4096 (4 KB at 16 MB) must steal."""
+    out, _ = small
+    rows = list(__import__("csv").DictReader(open(out / "results" / "figure7_8_memory.csv")))
+    limits = {int(r["memory_mb"]): int(r["pool_limit_bytes"]) for r in rows}
+    assert limits == {16: 256 << 10, 128: 2 << 20}
+    assert all(int(r["steals"]) == 0 and int(r["pool_bytes"]) <= int(r["pool_limit_bytes"]) for r in rows)
+    pools = {(r["design"], float(r["table_pool_fraction"])): r
+             for r in __import__("csv").DictReader(open(out / "results" / "table_pool.csv"))}
+    for d in ("single-lock", "multi-threaded"):
+        assert int(pools[(d, 1 / 64)]["steals"]) == 0
+        tight = pools[(d, 1 / 4096)]
+        assert int(tight["pool_limit_bytes"]) == 4096
+        assert int(tight["steals"]) > 0 and int(tight["stolen_pages"]) >= int(tight["steals"])
+    doc = json.load(open(out / "report" / "verdicts.json"))
+    memory = [v for v in doc["verdicts"] if "16 MB" in v["claim"]]
+    assert len(memory) == 1
+    assert memory[0]["verdict"] == "FAILS" and "0 tables were stolen" in memory[0]["measured"]
+
+
+def test_a_tiny_pool_steals_and_its_victims_fault_back():
+    spec = dict(workload="microbench", design="multi-threaded", cpus=2, memory_mb=16, transactions=2, seed=1)
+    roomy = json.loads(_engine.mp_run(json.dumps([spec])))[0]["steals"]
+    tight = json.loads(_engine.mp_run(json.dumps([dict(spec, table_pool_fraction=1 / 4096)])))[0]["steals"]
+    assert roomy["steals"] == roomy["refaults"] == 0
+    assert roomy["pool_limit_bytes"] == 256 << 10
+    assert tight["steals"] > 0 and tight["refaults"] > 0
+    # The pool never outgrows its limit but by the frames counted as overdrafts.
+    assert tight["pool_bytes"] <= tight["pool_limit_bytes"] + 4096 * tight["overdrafts"]
+
+
+def test_nothing_is_fitted_and_every_number_has_a_source(small):
+    """No parameter is fitted (the seed gives no primitive-level figure to fit
+    to), so no figure of the paper can move one: each is sourced or assumed."""
+    out, _ = small
+    rows = list(__import__("csv").DictReader(open(out / "results" / "params.csv")))
+    assert {r["kind"] for r in rows} <= {"sourced", "assumed"}
+    assert all(r["source"].strip() for r in rows)
+    pool = [r for r in rows if r["key"] == "table_pool_fraction"]
+    assert pool and pool[0]["kind"] == "sourced" and float(pool[0]["value"]) == 1 / 64

@@ -12,12 +12,16 @@ const PAGE: u64 = 4096;
 /// A run with `processes` processes of `data_pages` data pages, no
 /// workload transactions: the test pushes the steps.
 fn scripted(design: Design, cpus: usize, processes: u32, data_pages: u32) -> MpSim {
+    let p = MpParams::load("sparccenter-2000").expect("preset");
+    scripted_on(p, design, cpus, processes, data_pages)
+}
+
+fn scripted_on(p: MpParams, design: Design, cpus: usize, processes: u32, data_pages: u32) -> MpSim {
     let text = format!(
         "name = \"t\"\ndescription = \"t\"\nsource = \"test\"\nuser_cycles = 0\nprocesses_per_cpu = {processes}\n\
          data_pages = {data_pages}\ntext_pages = 1\nprograms = 1\nop = []\n"
     );
     let w = Workload::parse("test.toml", &text).expect("test workload");
-    let p = MpParams::load("sparccenter-2000").expect("preset");
     let cfg = MpConfig { cpus, design, memory_bytes: 64 << 20, transactions: 0, seed: 7 };
     let mut sim = MpSim::new(p, w, &cfg).expect("sim");
     sim.drain().expect("idle");
@@ -101,6 +105,61 @@ fn a_shoot_down_costs_more_with_more_cpus() {
         assert!(!in_tlb(&sim, c as u32, asid, va));
     }
     sim.check().expect("consistent");
+}
+
+/// A steal, by hand, under every design. The pool may hold one frame of
+/// level-2/3 tables (64 MB x 1/16384 = 4 KB: sixteen 256-byte blocks).
+/// Four processes of one data and one text page each use exactly sixteen
+/// (a level-2 and a level-3 table for text at 0x10000 and for data at
+/// 0x1000000; level-1 tables are not the pool's). Loading a heap page
+/// (0x20000000) into space 1 needs a level-2 and a level-3 table, so the
+/// hat steals: the clock starts at the first table in (space, table)
+/// order, space 1's text table (index 0x10000 / 4 KB / 64 = 0), which maps
+/// one page. Unloading it empties that level-3 table and its level-2
+/// table: the two blocks the load needs. Space 1 also ran on CPU 1, which
+/// holds the text page in its TLB: the steal's shoot-down interrupts CPU 1
+/// (120 + 200 + 400 = 720 initiator cycles) and purges that one entry.
+/// The pool stays one frame; nothing is carved beyond the limit.
+#[test]
+fn a_table_steal_by_hand_under_each_design() {
+    for design in Design::ALL {
+        let mut p = MpParams::load("sparccenter-2000").expect("preset");
+        p.table_pool_fraction.value = 1.0 / 16384.0;
+        let mut sim = scripted_on(p, design, 2, 2, 1);
+        let st = sim.steals();
+        assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 4096, 0, 0), "{design:?}");
+        let (asid, _) = sim.process(0).expect("process 0");
+        let (text, heap) = (0x0001_0000u64, 0x2000_0000u64);
+        sim.push(1, vec![Step::Touch { asid, va: text }]);
+        sim.drain().expect("touch");
+        assert!(in_tlb(&sim, 1, asid, text));
+        let pfn = sim.alloc_frame().expect("frame");
+        let call = sim.call(HatStep::Load { asid, va: heap, pfn, prot: Prot::RW });
+        sim.push(0, call);
+        sim.drain().expect("load with a steal");
+        let st = sim.steals();
+        assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
+        assert_eq!(sim.hat().lookup(asid, text), None, "{design:?}: the stolen table's page");
+        assert_eq!(sim.hat().lookup(asid, heap), Some(pfn), "{design:?}");
+        let sd = sim.shootdowns();
+        assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged, sd.initiator_cycles), (1, 1, 1, 720), "{design:?}");
+        assert!(!in_tlb(&sim, 1, asid, text), "{design:?}");
+        assert_eq!(sim.hat().pool_free_bytes(), 0, "{design:?}");
+        sim.check().expect("consistent");
+    }
+}
+
+/// With no room in the pool at all, a load that finds nothing to steal
+/// (only its own table maps anything) carves beyond the limit and says so.
+#[test]
+fn a_pool_with_nothing_to_steal_overdraws_and_counts_it() {
+    let mut p = MpParams::load("sparccenter-2000").expect("preset");
+    p.table_pool_fraction.value = 0.0;
+    let sim = scripted_on(p, Design::MultiThreaded, 1, 1, 1);
+    let st = sim.steals();
+    // Set-up's two level-2 and two level-3 tables came from one frame
+    // carved beyond a limit of none.
+    assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 0, 1, 0));
 }
 
 fn sim_call(sim: &MpSim, h: HatStep) -> Vec<Step> {
@@ -244,7 +303,9 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     let space = 0usize..3;
-    let page = 0u64..6;
+    // Pages 6-11 are pages 0-5's frames again, one level-3 table further
+    // (64 pages on): a space then needs tables beyond the set-up's.
+    let page = 0u64..12;
     prop_oneof![
         (space.clone(), page.clone()).prop_map(|(space, page)| Op::Touch { space, page }),
         (space.clone(), page.clone(), any::<bool>()).prop_map(|(space, page, write)| Op::Load { space, page, write }),
@@ -266,39 +327,49 @@ proptest! {
     /// Random interleavings of hat operations on 2-4 CPUs under every
     /// design: afterwards no TLB holds a translation the hat unloaded or
     /// downgraded, every mapping list agrees with the page tables, and no
-    /// lock is left held (no deadlock).
+    /// lock is left held (no deadlock). With `tight`, the table pool has
+    /// no room at all, so every load that needs a table steals one (or,
+    /// with nothing to steal, overdraws).
     #[test]
     fn interleavings_leave_tlbs_and_lists_consistent(
         design in 0usize..5,
         cpus in 2usize..5,
+        tight in any::<bool>(),
         script in proptest::collection::vec((0usize..4, op()), 1..40),
     ) {
         let design = Design::ALL[design];
-        let mut sim = scripted(design, cpus, 1, 6);
+        let mut p = MpParams::load("sparccenter-2000").expect("preset");
+        if tight {
+            p.table_pool_fraction.value = 0.0;
+        }
+        let mut sim = scripted_on(p, design, cpus, 1, 6);
         let spaces: Vec<(Asid, Vec<u64>)> = (0..3).map(|i| {
             let (a, d) = sim.process(i % cpus).expect("process");
             (a, d.to_vec())
         }).collect();
         let data = 0x0100_0000u64;
+        let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
         for (cpu, o) in script {
             let cpu = cpu % cpus;
             let steps = match o {
-                Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: data + page * PAGE }],
+                Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: at(page) }],
                 Op::Load { space, page, write } => {
                     let (asid, ref d) = spaces[space];
                     let prot = if write { Prot::RW } else { Prot::R };
-                    let mut s = sim.call(HatStep::Load { asid, va: data + page * PAGE, pfn: d[page as usize], prot });
-                    s.push(Step::Touch { asid, va: data + page * PAGE });
+                    let mut s = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
+                    s.push(Step::Touch { asid, va: at(page) });
                     s
                 }
                 Op::Unload { space, page, pages } => {
-                    sim.call(HatStep::UnloadRange { asid: spaces[space].0, va: data + page * PAGE, pages })
+                    sim.call(HatStep::UnloadRange { asid: spaces[space].0, va: at(page), pages })
                 }
                 Op::Protect { space, page, pages, write } => {
                     let prot = if write { Prot::RW } else { Prot::R };
-                    sim.call(HatStep::ChangeProt { asid: spaces[space].0, va: data + page * PAGE, pages, prot })
+                    sim.call(HatStep::ChangeProt { asid: spaces[space].0, va: at(page), pages, prot })
                 }
-                Op::UnloadFrame { space, page } => sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[page as usize] }),
+                Op::UnloadFrame { space, page } => {
+                    sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[(page % 6) as usize] })
+                }
                 Op::Pause(n) => vec![Step::User(n)],
             };
             sim.push(cpu, steps);

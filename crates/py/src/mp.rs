@@ -20,6 +20,8 @@ struct RunSpec {
     seed: u64,
     #[serde(default)]
     user_work_scale: Option<f64>,
+    #[serde(default)]
+    table_pool_fraction: Option<f64>,
 }
 
 fn run_one(preset: &str, spec: &RunSpec) -> Result<MpReport, String> {
@@ -30,6 +32,13 @@ fn run_one(preset: &str, spec: &RunSpec) -> Result<MpReport, String> {
         }
         p.user_work_scale.value = s;
         p.user_work_scale.source = "set by the study".into();
+    }
+    if let Some(f) = spec.table_pool_fraction {
+        if !f.is_finite() || !(0.0..=1.0).contains(&f) {
+            return Err(format!("table_pool_fraction {f} is not a fraction between 0 and 1"));
+        }
+        p.table_pool_fraction.value = f;
+        p.table_pool_fraction.source = "set by the study".into();
     }
     let w = Workload::load(&spec.workload)?;
     let cfg = MpConfig {
@@ -46,7 +55,7 @@ fn run_one(preset: &str, spec: &RunSpec) -> Result<MpReport, String> {
 }
 
 /// Runs every spec of `specs` (a JSON list of {workload, design, cpus,
-/// memory_mb, transactions, seed[, user_work_scale]}) on the mp preset
+/// memory_mb, transactions, seed[, user_work_scale, table_pool_fraction]}) on the mp preset
 /// `preset`, on up to `threads` threads; returns the reports, in order, as JSON.
 #[pyfunction]
 #[pyo3(signature = (specs, preset = "sparccenter-2000".to_string(), threads = 2))]

@@ -108,7 +108,22 @@ pub struct MpHat {
     paths: (u64, u64, u64, u64),
     page: PageSize,
     at: Layout,
+    /// Frames the pool may carve into level-2 and level-3 tables
+    /// (`table_pool_fraction` of memory), and how many it has carved.
+    pool_limit_frames: u64,
+    pool_frames: u64,
+    /// Frames carved beyond the limit because no table could be stolen.
+    overdrafts: u64,
+    /// The steal clock's hand: the last level-3 table stolen (space, the
+    /// table's index `vpn / 64`).
+    hand: Option<(Asid, u64)>,
 }
+
+/// Pages a level-3 table maps (`va[17:12]`).
+pub const LEAF_PAGES: u64 = 64;
+/// The pool's limited lists: levels 2 and 3, both of 256-byte blocks, so
+/// one lends to the other.
+const LIMITED: [usize; 2] = [1, 2];
 
 fn kernel(pa: u64) -> (VirtAddr, PhysAddr, Asid) {
     (VirtAddr(pa), PhysAddr(pa), OS_KERNEL_SPACE)
@@ -158,7 +173,52 @@ impl MpHat {
             ),
             page: PageSize::new(PAGE_BYTES).map_err(|e| e.to_string())?,
             at,
+            pool_limit_frames: (memory_bytes as f64 * p.table_pool_fraction.value / PAGE_BYTES as f64).floor() as u64,
+            pool_frames: 0,
+            overdrafts: 0,
+            hand: None,
         })
+    }
+
+    /// Whether the pool can hand `cpu` blocks for `levels` without a
+    /// steal: from its free lists (a level-2 and a level-3 block are the
+    /// same 256 bytes) or by carving a frame within the limit. Level-1
+    /// tables come with the context and are not limited.
+    pub fn fits(&self, levels: &[usize]) -> bool {
+        let wanted = levels.iter().filter(|l| LIMITED.contains(l)).count() as u64;
+        let free = (self.free[1].len() + self.free[2].len()) as u64;
+        let carvable = self.pool_limit_frames.saturating_sub(self.pool_frames) * (PAGE_BYTES / TABLE_BYTES[2]);
+        wanted <= free + carvable
+    }
+
+    /// The level-3 table to steal for a load of `va` in `asid`: the next
+    /// after the clock's hand, in (space, table) order over every space,
+    /// other than the table the load itself needs. Returns the table's
+    /// space, first address and the pages it maps; moves the hand.
+    pub fn victim(&mut self, asid: Asid, va: u64) -> Option<(Asid, u64, u64)> {
+        let own = (asid, va / PAGE_BYTES / LEAF_PAGES);
+        let mut tables: BTreeMap<(Asid, u64), u64> = BTreeMap::new();
+        for &a in self.spaces.keys() {
+            for (vpn, _) in self.table.mappings(a) {
+                *tables.entry((a, vpn.0 / LEAF_PAGES)).or_default() += 1;
+            }
+        }
+        tables.remove(&own);
+        let next = match self.hand {
+            Some(h) => tables.range((std::ops::Bound::Excluded(h), std::ops::Bound::Unbounded)).next(),
+            None => None,
+        }
+        .or_else(|| tables.iter().next())
+        .map(|(&k, &n)| (k, n))?;
+        self.hand = Some(next.0);
+        let ((a, t), n) = next;
+        Some((a, t * LEAF_PAGES * PAGE_BYTES, n))
+    }
+
+    /// The pool's frames for level-2 and level-3 tables: carved, the
+    /// limit, and how many were carved beyond it.
+    pub fn pool_frames(&self) -> (u64, u64, u64) {
+        (self.pool_frames, self.pool_limit_frames, self.overdrafts)
     }
 
     /// A data frame for the VM system (not a hat routine: the caller
@@ -217,8 +277,19 @@ impl MpHat {
     pub fn reserve(&mut self, on: &mut OnCpu<'_>, cpu: CpuId, levels: &[usize]) -> Result<(), String> {
         for &l in levels {
             load(on, self.at.pool_head(l), 8);
+            let sibling = 3 - l;
+            if self.free[l].is_empty() && LIMITED.contains(&l) && !self.free[sibling].is_empty() {
+                let b = self.free[sibling].pop().ok_or("mp: empty sibling list")?;
+                self.free[l].push(b);
+            }
             if self.free[l].is_empty() {
                 let f = self.memory.alloc().map_err(|e| format!("mp: no memory for page tables: {e}"))?;
+                if LIMITED.contains(&l) {
+                    self.pool_frames += 1;
+                    if self.pool_frames > self.pool_limit_frames {
+                        self.overdrafts += 1;
+                    }
+                }
                 let n = PAGE_BYTES / TABLE_BYTES[l];
                 self.free[l].extend((0..n).rev().map(|i| f * PAGE_BYTES + i * TABLE_BYTES[l]));
             }

@@ -62,6 +62,11 @@ pub struct MpParams {
     pub xcall_latency_cycles: Sourced,
     pub wakeup_cycles: Sourced,
     pub user_work_scale: Sourced,
+    /// The share of physical memory the hat's pool of level-2 and level-3
+    /// tables may hold (seed 003 section 6.2: "a fixed percentage of
+    /// physical memory ... calculated at boot time"); beyond it the hat
+    /// steals a table.
+    pub table_pool_fraction: Sourced,
     pub path: Paths,
     pub lock: KernelHolds,
 }
@@ -113,6 +118,7 @@ impl MpParams {
         put("xcall_latency_cycles", &self.xcall_latency_cycles);
         put("wakeup_cycles", &self.wakeup_cycles);
         put("user_work_scale", &self.user_work_scale);
+        put("table_pool_fraction", &self.table_pool_fraction);
         let p = &self.path;
         for (k, s) in [
             ("path.syscall", &p.syscall),

@@ -30,7 +30,7 @@ use vmlab_mmu::TlbConfig;
 use crate::prot::Prot;
 
 use super::design::{Design, Guard};
-use super::hat::MpHat;
+use super::hat::{MpHat, LEAF_PAGES};
 use super::lock::{Acquire, Lock, LockClass, LockStats, Locks, Mode};
 use super::params::MpParams;
 use super::workload::{OpKind, Workload};
@@ -155,6 +155,20 @@ pub struct ShootDowns {
     pub entries_purged: u64,
 }
 
+/// The table pool at its limit (seed 003 section 6.2): level-3 tables
+/// stolen, the translations they held, the faults that loaded them again
+/// when their process next ran, and the pool's size against its limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Steals {
+    pub steals: u64,
+    pub pages: u64,
+    pub refaults: u64,
+    pub pool_bytes: u64,
+    pub pool_limit_bytes: u64,
+    /// Frames carved beyond the limit because no table could be stolen.
+    pub overdrafts: u64,
+}
+
 /// What an operation kind cost, start to end (locks waited for included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct OpStats {
@@ -179,6 +193,7 @@ pub struct MpReport {
     pub ops: BTreeMap<&'static str, OpStats>,
     pub time: CpuTime,
     pub shootdowns: ShootDowns,
+    pub steals: Steals,
     /// Most frames in use at once (data and tables).
     pub frames_in_use: u64,
     pub table_bytes: u64,
@@ -245,6 +260,7 @@ pub struct MpSim {
     end: Option<u64>,
     ops: BTreeMap<OpKind, OpStats>,
     shootdowns: ShootDowns,
+    steals: Steals,
     peak_frames: u64,
     memory_bytes: u64,
     seed: u64,
@@ -304,6 +320,7 @@ impl MpSim {
             end: None,
             ops: BTreeMap::new(),
             shootdowns: ShootDowns::default(),
+            steals: Steals::default(),
             peak_frames: 0,
             memory_bytes: cfg.memory_bytes,
             seed: cfg.seed,
@@ -651,6 +668,7 @@ impl MpSim {
         if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&CpuId(c as u32))) {
             steps.extend(self.call(HatStep::Join { asid }));
         }
+        steps.extend(self.refaults(pi));
         self.touch_working_set(c, pi);
         let mean = self.w.user_cycles * self.p.user_work_scale.value;
         let user = if mean > 0.0 { (-(1.0 - self.rng.gen::<f64>()).ln() * mean).round() as u64 } else { 0 };
@@ -670,6 +688,32 @@ impl MpSim {
         }
         self.cpus[c].steps.extend(steps);
         Ok(())
+    }
+
+    /// Minor faults that load again the pages of process `pi` a steal
+    /// unloaded (between its transactions its data and text are all
+    /// loaded, and its operations use them): the cost of a pool too small
+    /// (seed 003 section 6.2). Faulting them in here, rather than leaving
+    /// them out, keeps a steal from making the victim's next fork or exec
+    /// cheaper by the pages it no longer maps.
+    fn refaults(&mut self, pi: usize) -> Vec<Step> {
+        let (asid, prog) = (self.procs[pi].asid, self.procs[pi].program);
+        let (fault, per_page) = (self.p.path.fault.value as u64, self.p.path.per_page_vm.value as u64);
+        let mut want: Vec<(u64, u64, Prot)> = (self.procs[pi].data.iter().enumerate())
+            .map(|(k, &f)| (DATA_VA + k as u64 * PAGE_BYTES, f, Prot::RW))
+            .collect();
+        want.extend(self.text[prog].iter().enumerate().map(|(k, &f)| (TEXT_VA + k as u64 * PAGE_BYTES, f, Prot::R)));
+        let mut s = Vec::new();
+        for (va, pfn, prot) in want {
+            if self.hat.lookup(asid, va).is_some() {
+                continue;
+            }
+            self.steals.refaults += 1;
+            s.extend([Step::Lock(Lock::As(asid.0), Mode::Shared), Step::Run(fault), Step::Unlock(Lock::As(asid.0))]);
+            s.push(Step::Run(per_page));
+            s.extend(self.call(HatStep::Load { asid, va, pfn, prot }));
+        }
+        s
     }
 
     /// The process's first data pages and text page enter the TLB (the
@@ -805,6 +849,33 @@ impl MpSim {
                 let levels = self.hat.blocks_wanted(cpu, asid, va);
                 if levels.is_empty() {
                     return Ok(None);
+                }
+                if !self.hat.fits(&levels) {
+                    if let Some((victim, from, mapped)) = self.hat.victim(asid, va) {
+                        self.steals.steals += 1;
+                        self.steals.pages += mapped;
+                        let unload = HatStep::UnloadRange { asid: victim, va: from, pages: LEAF_PAGES };
+                        if single {
+                            // Under the hat lock already: unload the victim
+                            // and return its tables before taking blocks.
+                            let steps = vec![
+                                Step::Hat(HatStep::UnloadPages { asid: victim, va: from, pages: LEAF_PAGES }),
+                                Step::Hat(HatStep::ReleaseEmptied),
+                                Step::Hat(HatStep::Reserve { asid, va }),
+                            ];
+                            self.push_front(c, steps);
+                        } else {
+                            // The steal takes the victim's locks, so the
+                            // load first lets go of its own (no lock is held
+                            // while waiting for another space's), steals as
+                            // an ordinary unload, and starts again.
+                            let (mut steps, load) = self.back_out_of_load(c, asid, va)?;
+                            steps.extend(self.call(unload));
+                            steps.extend(self.call(load));
+                            self.push_front(c, steps);
+                        }
+                        return Ok(None);
+                    }
                 }
                 let mut steps = Vec::new();
                 if single {
@@ -974,6 +1045,35 @@ impl MpSim {
                 hat.clear_refmod(on, pfn);
             }))),
         }
+    }
+
+    /// A load that must steal lets go of what it holds: the queue's front
+    /// is the rest of the load's call (`LoadNow`, the page and MMU guards'
+    /// drops, the space lock's release). Returns the releases, to run
+    /// before the steal, and the load, to call again after it.
+    fn back_out_of_load(&mut self, c: usize, asid: Asid, va: u64) -> Result<(Vec<Step>, HatStep), String> {
+        let q = &mut self.cpus[c].steps;
+        let Some(Step::Hat(HatStep::LoadNow { asid: a, va: v, pfn, prot })) = q.front().cloned() else {
+            return Err(format!("mp: a reserve for space {} page {va:#x} not followed by its load", asid.0));
+        };
+        if a != asid || v != va {
+            return Err(format!("mp: a reserve for space {} page {va:#x} followed by another load", asid.0));
+        }
+        q.pop_front();
+        let mut releases = Vec::new();
+        while let Some(s) = q.pop_front() {
+            let last = s == Step::Unlock(Lock::As(asid.0));
+            releases.push(s);
+            if last {
+                break;
+            }
+        }
+        let d = self.design;
+        let want = vec![Step::Drop(d.page(pfn)), Step::Drop(d.mmu(asid.0)), Step::Unlock(Lock::As(asid.0))];
+        if releases != want {
+            return Err(format!("mp: the load of space {} page {va:#x} holds {releases:?}", asid.0));
+        }
+        Ok((releases, HatStep::Load { asid, va, pfn, prot }))
     }
 
     /// Removes `pages` of `asid` from this CPU's TLB and from every other
@@ -1192,6 +1292,7 @@ impl MpSim {
             ops: self.ops.iter().map(|(k, v)| (k.name(), *v)).collect(),
             time,
             shootdowns: self.shootdowns,
+            steals: self.steals(),
             frames_in_use: self.peak_frames,
             table_bytes: tb.iter().sum(),
             pool_free_bytes: self.hat.pool_free_bytes(),
@@ -1284,6 +1385,17 @@ impl MpSim {
     /// CPU `cpu`'s clock and where its time went.
     pub fn cpu_clock(&self, cpu: usize) -> (u64, CpuTime) {
         (self.cpus[cpu].now, self.cpus[cpu].time)
+    }
+
+    /// Steals so far, with the pool's size and limit.
+    pub fn steals(&self) -> Steals {
+        let (carved, limit, over) = self.hat.pool_frames();
+        Steals {
+            pool_bytes: carved * PAGE_BYTES,
+            pool_limit_bytes: limit * PAGE_BYTES,
+            overdrafts: over,
+            ..self.steals
+        }
     }
 
     pub fn shootdowns(&self) -> ShootDowns {
