@@ -286,12 +286,12 @@ fn accumulate(into: &mut (Counts, Breakdown), c: Counts, b: Breakdown) {
 /// The instructions the kernel runs copying `n` bytes from `kernel` to
 /// `user` (module doc, "The copy").
 fn copy_out(memcpy: &routine::Routine, bytes: &routine::Routine, kernel: u64, user: u64, n: u64) -> Vec<Instr> {
-    let words_from_user = if user % WORD == 0 { 0 } else { WORD - user % WORD };
+    let words_from_user = if user.is_multiple_of(WORD) { 0 } else { WORD - user % WORD };
     // The unaligned path needs at least its first partial word and one word.
     if n < words_from_user + 2 * WORD {
         return bytes.stream(VirtAddr(kernel), VirtAddr(user), n).unwrap_or_default();
     }
-    let (whole, tail) = if user % WORD == 0 { (n - n % WORD, n % WORD) } else { (n, 0) };
+    let (whole, tail) = if user.is_multiple_of(WORD) { (n - n % WORD, n % WORD) } else { (n, 0) };
     // A word-aligned kernel buffer (line-aligned by every policy) and either
     // destination: the routine accepts both (`Routine::stream`).
     let mut out = memcpy.stream(VirtAddr(kernel), VirtAddr(user), whole).unwrap_or_default();
