@@ -165,11 +165,12 @@ def _policies_for(machine: dict) -> List[str]:
 
 
 def compute(params: Dict[str, Dict[str, float]], machines: Sequence[Tuple[str, str]],
-            progress: bool = False) -> dict:
-    """The policy table over every program and machine, and its verdicts."""
+            programs: Sequence[str] = tuple(PROGRAMS), progress: bool = False) -> dict:
+    """The policy table over ``programs`` on every machine (``params``: its
+    fitted S4 costs), and its verdicts."""
     rows = []
     traces = {}
-    for name in PROGRAMS:
+    for name in programs:
         traces[name] = ensure(name, progress=progress)
     for _, cpu in machines:
         timing = json.loads(_engine.copy_timing(cpu))
