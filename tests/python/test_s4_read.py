@@ -86,3 +86,20 @@ def test_bad_input_is_one_named_error(cat, tmp_path):
         s4_read.run("hp9000-720", p, tmp_path / "missing.vmt", ["fixed"])
     with pytest.raises(_engine.VmlabError, match="unknown S4 read program `ls`"):
         s4_read.ensure("ls")
+
+
+def test_the_program_alone_misses_as_the_whole_trace_replay_does(cat):
+    # An independent path: the machine replay of the same trace on the same
+    # preset (its own reference splitting and fast paths). A modify is a
+    # load and a store there, one store in the injection. Split caches only:
+    # the 712's combined cache takes the trace's instruction fetches there,
+    # which the injection skips.
+    import vmlab
+
+    for cpu in ("hp9000-720", "hp9000-755"):
+        d = vmlab.Machine.from_preset(cpu).run(str(cat)).to_dict()
+        top = [c for c in d["caches"] if c["name"] in ("l1d", "l1")][0]["stats"]
+        o = s4_read.run(cpu, s4.fit(cpu, s4.TABLE5), cat, ["none"])[0]
+        assert o["program"]["misses"] == top["read"]["misses"] + top["write"]["misses"], cpu
+        assert o["program"]["references"] + d["events"]["modify"] == \
+            top["read"]["accesses"] + top["write"]["accesses"], cpu
