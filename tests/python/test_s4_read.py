@@ -103,3 +103,14 @@ def test_the_program_alone_misses_as_the_whole_trace_replay_does(cat):
         assert o["program"]["misses"] == top["read"]["misses"] + top["write"]["misses"], cpu
         assert o["program"]["references"] + d["events"]["modify"] == \
             top["read"]["accesses"] + top["write"]["accesses"], cpu
+
+
+def test_without_valgrind_and_no_capture_the_read_part_is_left_out_by_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("VMLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    out, rep = tmp_path / "results", tmp_path / "report"
+    r = CliRunner().invoke(s4.command, ["--results", str(out), "--report", str(rep), "--read-programs", "cat"])
+    assert r.exit_code == 0, r.output
+    assert "cat left out of the read() study: not captured yet and valgrind not installed" in r.output
+    assert not (out / "read_policies.csv").exists()
+    assert len(json.loads((rep / "verdicts.json").read_text())["verdicts"]) == 6

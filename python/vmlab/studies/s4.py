@@ -388,7 +388,7 @@ def render(res: dict) -> str:
         lines.append(f"  {'HOLDS' if v.holds else 'FAILS'}  {v.claim}")
         lines.append(f"         vmlab: {v.measured}")
         lines.append(f"         paper: {v.paper}")
-    if res.get("read"):
+    if res.get("read") and res["read"]["rows"]:
         lines.append("")
         lines.append(s4_read.render(res["read"]))
     return "\n".join(lines)
@@ -472,7 +472,7 @@ def write_outputs(res: dict, results_dir: str, report_dir: str) -> List[str]:
               "params": params_rows(res),
               "findings": [dict(finding=v.claim, verdict="HOLDS" if v.holds else "FAILS", measured=v.measured,
                                 paper=v.paper) for v in res["findings"]]}
-    if res.get("read"):
+    if res.get("read") and res["read"]["rows"]:
         tables.update(s4_read.tables(res["read"]))
     for name, rows in tables.items():
         p = os.path.join(results_dir, f"{name}.csv")
@@ -534,7 +534,7 @@ def write_outputs(res: dict, results_dir: str, report_dir: str) -> List[str]:
                 "buffer in another space at the same address conflicts as a same-colour one does; the hash "
                 "separates them.").table(res["colour"], floatfmt="{:.2f}", prose=("meaning",))
     verdicts = list(res["findings"])
-    if res.get("read"):
+    if res.get("read") and res["read"]["rows"]:
         read = res["read"]
         verdicts += read["findings"]
         sec = rep.section("Beyond the paper (2): the kernel's buffer for read(), on real programs", s4_read.intro())
@@ -548,6 +548,8 @@ def write_outputs(res: dict, results_dir: str, report_dir: str) -> List[str]:
         sec.table([{k: r[k] for k in s4_read.COLUMNS} for r in read["rows"]], floatfmt="{:.1f}")
         sec.text("The captures (sha256 of each trace and of its generated input; results/s4/read_traces.csv):")
         sec.table(read["sidecars"])
+        if read["skipped"]:
+            sec.text("Left out (no capture here): " + "; ".join(f"{x['program']}: {x['why']}" for x in read["skipped"]))
     written += write_study(report_dir, "s4", rep, verdicts)
     return written
 

@@ -107,6 +107,16 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def cannot_capture(name: str) -> Optional[str]:
+    """Why ``name``'s trace is neither cached nor capturable here, or None."""
+    if (trace_dir() / f"{name}-read.vmt").exists():
+        return None
+    import shutil
+
+    missing = [t for t in ("valgrind", PROGRAMS[name][3][0]) if shutil.which(t) is None]
+    return f"not captured yet and {', '.join(missing)} not installed" if missing else None
+
+
 def ensure(name: str, progress: bool = False, force: bool = False) -> Path:
     """The trace of ``name`` (``PROGRAMS``), captured first if it is not in
     the cache folder yet: ``<cache>/traces/s4/<name>-read.vmt`` and its
@@ -170,7 +180,13 @@ def compute(params: Dict[str, Dict[str, float]], machines: Sequence[Tuple[str, s
     fitted S4 costs), and its verdicts."""
     rows = []
     traces = {}
+    skipped = []
     for name in programs:
+        why = cannot_capture(name)
+        if why:
+            print(f"vmlab s4: {name} left out of the read() study: {why}", file=sys.stderr, flush=True)
+            skipped.append(dict(program=name, why=why))
+            continue
         traces[name] = ensure(name, progress=progress)
     for _, cpu in machines:
         timing = json.loads(_engine.copy_timing(cpu))
@@ -193,7 +209,7 @@ def compute(params: Dict[str, Dict[str, float]], machines: Sequence[Tuple[str, s
                     added_conflict=o["program"]["conflict"] - base["program"]["conflict"],
                     cycles_per_read=o["copy_cycles"]["total"] / reads,
                 ))
-    return dict(rows=rows, findings=findings(rows), sidecars=_sidecars(traces))
+    return dict(rows=rows, findings=findings(rows) if rows else [], sidecars=_sidecars(traces), skipped=skipped)
 
 
 def _sidecars(traces: Dict[str, Path]) -> List[dict]:
