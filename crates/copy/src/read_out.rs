@@ -258,31 +258,6 @@ pub struct ReadOutcome {
     pub copy_cycles: Breakdown,
 }
 
-/// Cycles and counts of `b` added to `into`.
-fn accumulate(into: &mut (Counts, Breakdown), c: Counts, b: Breakdown) {
-    let (ic, ib) = into;
-    ic.instructions += c.instructions;
-    ic.alu += c.alu;
-    ic.alu_hidden += c.alu_hidden;
-    ic.loads += c.loads;
-    ic.stores += c.stores;
-    ic.hinted_stores += c.hinted_stores;
-    ic.references += c.references;
-    ic.hits += c.hits;
-    ic.misses += c.misses;
-    ic.fetches += c.fetches;
-    ic.dirty_victims += c.dirty_victims;
-    ic.traps += c.traps;
-    ib.alu += b.alu;
-    ib.access += b.access;
-    ib.beats += b.beats;
-    ib.miss += b.miss;
-    ib.victim += b.victim;
-    ib.wait += b.wait;
-    ib.trap += b.trap;
-    ib.total += b.total;
-}
-
 /// The instructions the kernel runs copying `n` bytes from `kernel` to
 /// `user` (module doc, "The copy").
 fn copy_out(memcpy: &routine::Routine, bytes: &routine::Routine, kernel: u64, user: u64, n: u64) -> Vec<Instr> {
@@ -368,7 +343,6 @@ pub fn run_trace(
         copy_counts: Counts::default(),
         copy_cycles: Breakdown::default(),
     };
-    let mut copied = (Counts::default(), Breakdown::default());
     let mut failed = None;
     let mut process = None;
     let mut calls = Assembler::new();
@@ -446,7 +420,8 @@ pub fn run_trace(
             let stream = copy_out(&memcpy, &bytes, kva, user, n);
             let mut places = Spaces { mapper: &mut mapper, kernel, failed: &mut failed };
             let (c, b) = timing::execute(&mut cpu, timing, &stream, &mut places);
-            accumulate(&mut copied, c, b);
+            out.copy_counts += c;
+            out.copy_cycles += b;
             out.copy.add(Misses::of(&top_data(&sys)).minus(Misses::of(&before)));
         }
     }
@@ -456,6 +431,5 @@ pub fn run_trace(
     }
     let total = Misses::of(&top_data(&sys));
     out.program = total.minus(out.copy);
-    (out.copy_counts, out.copy_cycles) = copied;
     Ok(out)
 }
