@@ -107,7 +107,7 @@ def test_space_hash_separates_spaces_and_same_colour_conflicts(res):
 
 def test_command_writes_tables_page_and_verdicts(tmp_path):
     out, rep = tmp_path / "results", tmp_path / "report"
-    r = CliRunner().invoke(s4.command, ["--results", str(out), "--report", str(rep)])
+    r = CliRunner().invoke(s4.command, ["--results", str(out), "--report", str(rep), "--read-programs", "none"])
     assert r.exit_code == 0, r.output
     assert "HOLDS" in r.output and "F = fitted, P = predicted" in r.output
     with open(out / "table5.csv") as f:

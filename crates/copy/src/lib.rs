@@ -14,9 +14,11 @@
 //! clean-clean cells (`experiment::fit`); nothing else is fitted.
 
 pub mod experiment;
+pub mod read_out;
 pub mod routine;
 pub mod timing;
 
 pub use experiment::{fit, run, Case, Fit, Placement, RunOutcome, Temperature};
+pub use read_out::{run_trace, KernelBuffer, Misses, ReadOutcome};
 pub use routine::{routine, routines, Instr, Mnemonic, Routine};
 pub use timing::{Breakdown, Counts, CpuTiming, QuadStore};

@@ -121,6 +121,23 @@ pub struct Counts {
     pub traps: u64,
 }
 
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, o: Self) {
+        self.instructions += o.instructions;
+        self.alu += o.alu;
+        self.alu_hidden += o.alu_hidden;
+        self.loads += o.loads;
+        self.stores += o.stores;
+        self.hinted_stores += o.hinted_stores;
+        self.references += o.references;
+        self.hits += o.hits;
+        self.misses += o.misses;
+        self.fetches += o.fetches;
+        self.dirty_victims += o.dirty_victims;
+        self.traps += o.traps;
+    }
+}
+
 /// Cycles of a stream by what they were spent on; `total` is their sum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct Breakdown {
@@ -139,6 +156,19 @@ pub struct Breakdown {
     /// Emulation traps and their instructions.
     pub trap: f64,
     pub total: f64,
+}
+
+impl std::ops::AddAssign for Breakdown {
+    fn add_assign(&mut self, o: Self) {
+        self.alu += o.alu;
+        self.access += o.access;
+        self.beats += o.beats;
+        self.miss += o.miss;
+        self.victim += o.victim;
+        self.wait += o.wait;
+        self.trap += o.trap;
+        self.total += o.total;
+    }
 }
 
 /// Where the two buffers of a copy are: each side's address space, and its

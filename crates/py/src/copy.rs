@@ -70,3 +70,41 @@ pub fn copy_run(
         })
     })
 }
+
+/// Replays the one-process trace at `trace` on `cpu` (with `hit_cycles`
+/// and `miss_cycles`), the kernel's copy-out of every `read` injected
+/// under each of `policies` (`vmlab_copy::KernelBuffer` names): a JSON list
+/// of outcomes, one per policy.
+#[pyfunction]
+#[pyo3(signature = (cpu, hit_cycles, miss_cycles, trace, policies, overrides = Vec::new()))]
+pub fn copy_read_out(
+    py: Python<'_>,
+    cpu: String,
+    hit_cycles: f64,
+    miss_cycles: f64,
+    trace: String,
+    policies: Vec<String>,
+    overrides: Vec<String>,
+) -> PyResult<String> {
+    py.detach(|| {
+        guard("copy_read_out", || {
+            let mut t = CpuTiming::load(&cpu).map_err(vmlab_error)?;
+            t.hit_cycles = hit_cycles;
+            t.miss_cycles = miss_cycles;
+            let policies = policies
+                .iter()
+                .map(|p| vmlab_copy::KernelBuffer::parse(p).map_err(vmlab_error))
+                .collect::<PyResult<Vec<_>>>()?;
+            let mut out = Vec::new();
+            for p in policies {
+                let mut src = vmlab_trace::open(std::path::Path::new(&trace), None)
+                    .map_err(|e| vmlab_error(format!("{trace}: {e}")))?;
+                out.push(
+                    vmlab_copy::run_trace(&t, &overrides, &mut *src, p)
+                        .map_err(|e| vmlab_error(format!("{trace}: {e}")))?,
+                );
+            }
+            to_json(&out)
+        })
+    })
+}

@@ -103,7 +103,7 @@ mod _engine {
     };
 
     #[pymodule_export]
-    use super::copy::{copy_fit, copy_routines, copy_run, copy_timing};
+    use super::copy::{copy_fit, copy_read_out, copy_routines, copy_run, copy_timing};
 
     #[pymodule_export]
     use super::onepass::{onepass_plan, onepass_refusal, onepass_run};

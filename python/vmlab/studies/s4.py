@@ -24,12 +24,13 @@ import csv
 import json
 import os
 import statistics
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import click
 
 from vmlab import _engine, optional
 from vmlab.report import Verdict
+from vmlab.studies import s4_read
 
 #: (machine name in the paper, CPU timing preset, clock MHz of Table 2).
 MACHINES = [("HP 9000/720", "hp9000-720"), ("HP 9000/755", "hp9000-755"), ("HP 9000/712-80", "hp9000-712")]
@@ -214,7 +215,11 @@ def _top_data(cpu: str) -> str:
     return "l1" if cpu == "hp9000-712" else "l1d"
 
 
-def compute(table5: Dict[str, Dict[str, Dict[str, float]]] = TABLE5) -> dict:
+def compute(table5: Dict[str, Dict[str, Dict[str, float]]] = TABLE5, read_programs: Sequence[str] = (),
+            progress: bool = False) -> dict:
+    """Every table of the study; ``read_programs`` (names of
+    ``s4_read.PROGRAMS``) adds beyond-the-paper (2), the kernel's read()
+    copy-out on those programs' captures (captured on first use)."""
     params, t5_rows, align_rows, colour_rows = {}, [], [], []
     cells: Dict[Tuple[str, str, str], float] = {}
     paper_cells: Dict[Tuple[str, str, str], float] = {}
@@ -271,8 +276,9 @@ def compute(table5: Dict[str, Dict[str, Dict[str, float]]] = TABLE5) -> dict:
     paper_f = {c: (h, m) for c, h, m in findings(paper_cells, paper_align, "paper")}
     for claim, holds, measured in findings(cells, align, "vmlab"):
         judged.append(Verdict(claim, holds, measured, paper_f[claim][1]))
+    read = s4_read.compute(params, MACHINES, read_programs, progress) if read_programs else None
     return dict(params=params, timing=timing, table5=t5_rows, alignment=align_rows, colour=colour_rows,
-                findings=judged, explanations=explain(t5_rows, timing))
+                findings=judged, explanations=explain(t5_rows, timing), read=read)
 
 
 #: A predicted cell further than this from the paper is explained.
@@ -382,6 +388,9 @@ def render(res: dict) -> str:
         lines.append(f"  {'HOLDS' if v.holds else 'FAILS'}  {v.claim}")
         lines.append(f"         vmlab: {v.measured}")
         lines.append(f"         paper: {v.paper}")
+    if res.get("read") and res["read"]["rows"]:
+        lines.append("")
+        lines.append(s4_read.render(res["read"]))
     return "\n".join(lines)
 
 
@@ -463,6 +472,8 @@ def write_outputs(res: dict, results_dir: str, report_dir: str) -> List[str]:
               "params": params_rows(res),
               "findings": [dict(finding=v.claim, verdict="HOLDS" if v.holds else "FAILS", measured=v.measured,
                                 paper=v.paper) for v in res["findings"]]}
+    if res.get("read") and res["read"]["rows"]:
+        tables.update(s4_read.tables(res["read"]))
     for name, rows in tables.items():
         p = os.path.join(results_dir, f"{name}.csv")
         _write_csv(p, rows)
@@ -522,17 +533,43 @@ def write_outputs(res: dict, results_dir: str, report_dir: str) -> List[str]:
                 "'slowdown' is over the paper's non-conflicting placement. With the hash off (bit-select index), a "
                 "buffer in another space at the same address conflicts as a same-colour one does; the hash "
                 "separates them.").table(res["colour"], floatfmt="{:.2f}", prose=("meaning",))
-    written += write_study(report_dir, "s4", rep, res["findings"])
+    verdicts = list(res["findings"])
+    if res.get("read") and res["read"]["rows"]:
+        read = res["read"]
+        verdicts += read["findings"]
+        sec = rep.section("Beyond the paper (2): the kernel's buffer for read(), on real programs", s4_read.intro())
+        sec.html(verdict_table(read["findings"]))
+        fig = s4_read.figure(read)
+        if fig is not None:
+            sec.figure(fig, "Per machine: the kernel's read() copy-out in cycles per KB read (top) and the misses it "
+                       "adds to the program's own references over the program alone (bottom; negative where the "
+                       "copy-out's stores leave the user buffer in the cache for the program), by kernel buffer "
+                       "policy. space-hash is kernel space 0 against the program's space 1.", "read_policies.png")
+        sec.table([{k: r[k] for k in s4_read.COLUMNS} for r in read["rows"]], floatfmt="{:.1f}")
+        sec.text("The captures (sha256 of each trace and of its generated input; results/s4/read_traces.csv):")
+        sec.table(read["sidecars"])
+        if read["skipped"]:
+            sec.text("Left out (no capture here): " + "; ".join(f"{x['program']}: {x['why']}" for x in read["skipped"]))
+    written += write_study(report_dir, "s4", rep, verdicts)
     return written
 
 
 @click.command()
 @click.option("--results", "results_dir", default="results/s4", show_default=True)
 @click.option("--report", "report_dir", default="report/s4", show_default=True)
-def command(results_dir: str, report_dir: str) -> None:
+@click.option("--read-programs", default=",".join(s4_read.PROGRAMS), show_default=True,
+              help="Programs of beyond-the-paper (2), the kernel's read() buffer placement, comma-separated "
+                   "(captured under valgrind on first use into the vmlab cache folder); 'none' leaves it out.")
+def command(results_dir: str, report_dir: str, read_programs: str) -> None:
     """Study S4: copy routines by cache temperature on the HP 9000/720, 755 and 712; fit on memcpy hot-hot and
-    clean-clean per machine, predict the rest of Tables 3-6."""
-    res = compute()
+    clean-clean per machine, predict the rest of Tables 3-6; then the kernel's read() buffer placement on real
+    programs."""
+    programs = [] if read_programs.strip() == "none" else [p.strip() for p in read_programs.split(",") if p.strip()]
+    for p in programs:
+        if p not in s4_read.PROGRAMS:
+            raise click.UsageError(f"--read-programs: unknown program `{p}`; expected some of "
+                                   f"{', '.join(s4_read.PROGRAMS)} or none")
+    res = compute(read_programs=programs, progress=True)
     click.echo(render(res))
     for p in write_outputs(res, results_dir, report_dir):
         click.echo(f"wrote {p}")
