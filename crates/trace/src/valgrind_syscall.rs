@@ -164,9 +164,12 @@ pub(crate) fn path_identity(path: &[u8]) -> u64 {
     h.finish()
 }
 
+/// What was read, the text of a string argument in it (a path), and what follows.
+type Parsed<'a, T> = Result<(T, Option<&'a [u8]>, &'a [u8]), String>;
+
 /// The arguments up to the closing `)`, the text of the last string
 /// argument (a path), and what follows the `)`.
-fn arguments(mut s: &[u8], number: u16) -> Result<(Vec<u64>, Option<&[u8]>, &[u8]), String> {
+fn arguments(mut s: &[u8], number: u16) -> Parsed<'_, Vec<u64>> {
     let mut args = Vec::new();
     let mut string = None;
     loop {
@@ -193,7 +196,7 @@ fn arguments(mut s: &[u8], number: u16) -> Result<(Vec<u64>, Option<&[u8]>, &[u8
 /// One argument: `0x` hex (a string argument adds `(text)` or `("text")`),
 /// a decimal (possibly negative), hex without `0x` where valgrind prints it
 /// so, or one of a few words; with the string's text if there is one.
-fn argument(s: &[u8], number: u16, index: usize) -> Result<(u64, Option<&[u8]>, &[u8]), String> {
+fn argument(s: &[u8], number: u16, index: usize) -> Parsed<'_, u64> {
     if let Some(hex) = s.strip_prefix(b"0x") {
         let (digits, rest) = text::take_while(hex, |b| b.is_ascii_hexdigit());
         let v = text::parse_hex(digits)
