@@ -106,3 +106,27 @@ def test_verdicts_follow_the_numbers() -> None:
     rs = rows(920.0)
     rs[1]["violations"] = 3  # workload a, the 834, pseudo-alias
     assert [x.holds for x in sp.verdicts(rs)][4] is False
+
+
+def test_mapped_by_follows_the_calls_of_a_process_and_its_parents() -> None:
+    """By hand: the parent maps shared memory and a segment, forks, the child
+    detaches the segment; each address is covered by the call that made it,
+    at the time asked."""
+    def call(event, asid, name, ret, args):
+        return dict(event=event, asid=asid, name=name, ret=ret, args=args)
+
+    calls = [call(1, 1, "mmap", 0x10000, [0, 0x2000, 3, 0x21, 2**64 - 1, 0]),
+             call(2, 1, "shmget", 1, [0, 0x4000, 0o600]),
+             call(3, 1, "shmat", 0x20000, [1, 0, 0]),
+             call(4, 1, "clone", 2, [0x1200011, 0, 0, 0, 0]),
+             call(5, 1, "mmap", 0x30000, [0, 0x1000, 3, 0x22, 2**64 - 1, 0]),  # after the fork: not the child's
+             call(6, 2, "shmdt", 0, [0x20000]),
+             call(7, 2, "munmap", 0, [0x10000, 0x1000])]
+    assert sp.mapped_by(calls, 2, 0x11008, 9) == \
+        "shared anonymous mapping 0x10000+0x2000 by process 1's mmap at trace event 1"
+    assert sp.mapped_by(calls, 2, 0x10008, 9) is None  # unmapped by the child
+    assert sp.mapped_by(calls, 2, 0x10008, 7) is not None  # ... but not yet at event 7
+    assert sp.mapped_by(calls, 2, 0x20008, 6) == \
+        "System V segment 1 attached at 0x20000 by process 1's shmat at trace event 3"
+    assert sp.mapped_by(calls, 2, 0x20008, 8) is None
+    assert sp.mapped_by(calls, 2, 0x30008, 9) is None and sp.mapped_by(calls, 1, 0x30008, 9) is not None

@@ -143,5 +143,6 @@ def test_every_correct_policy_is_consistent_on_the_real_workloads(rows) -> None:
     # the sharing program's first stale read on the R4000 is a bit-12 synonym between two of its processes
     r4k = next(r for r in real if r["policy"] == "none" and r["machine"] == "mips-r4000"
                and r["workload"] == "real: sharing")
-    assert r4k["violations"] > 0 and "written by process" in r4k["first_stale_read"]
+    assert r4k["violations"] > 0 and "written by process 1" in r4k["first_stale_read"]
+    assert "System V segment 1 attached at" in r4k["first_stale_read"]
     assert len(sp.verdicts(rows)) == 6

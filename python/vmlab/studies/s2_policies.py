@@ -23,6 +23,7 @@ global segments to matter more there). Costs are the 834's cost preset
 from __future__ import annotations
 
 import json
+import os
 import random
 from typing import Dict, List, Optional, Tuple
 
@@ -161,33 +162,69 @@ def _row(events, label: str, preset: str, overrides: List[str], tlb: Optional[in
                pseudo_faults=r["faults"]["pseudo"], relocated=r["relocated"],
                violations=r["violation_count"],
                first_stale_event="" if r["first_violation_event"] is None else r["first_violation_event"],
-               first_stale_read=locate(r),
+               first_stale_read=locate(r, events), data_references=r["accesses"],
                user_cycles=_cycles(comp.get("user access", zero), params))
     return row
 
 
-def locate(r: dict) -> str:
+def locate(r: dict, events=None) -> str:
     """Where the first violation of replay result ``r`` is in the trace:
-    the event, the process, the address and what maps it, and who wrote
+    the event, the process, the address, the call that mapped it then (from
+    the markers of ``events``, a trace path or event list), and who wrote
     the data it missed."""
     if not r["violations"]:
         return ""
     v, n = r["violations"][0], r["first_violation_event"]
     a = v.get("access", {})
     asid, va = a.get("asid"), a.get("vaddr", 0)
-    where = "a page no call mapped (program image or stack, mapped on first touch)"
-    for p in r["processes"]:
-        if asid in p["asids"]:
-            m = next((m for m in p["mappings"] if m["start"] <= va < m["end"]), None)
-            if m is not None:
-                kind, = m["backing"]
-                where = (f"{'shared' if m['shared'] else 'private'} {kind} mapping "
-                         f"{m['start']:#x}-{m['end']:#x} (as at exit)")
+    where = mapped_by(_calls(events), asid, va, n) if events is not None else None
     by = v.get("latest_by")
     writer = ("" if not by else
               f"; the newer data was written by {'the kernel' if by[0] == 0 else f'process {by[0]}'} at {by[1]:#x}")
     return (f"trace event {n}: {v['kind']} by process {asid} {'store' if a.get('write') else 'load'} at {va:#x}, "
-            f"{where}{writer}")
+            f"{where or 'a page no call mapped (program image or stack, mapped on first touch)'}{writer}")
+
+
+def _calls(events) -> List[dict]:
+    if isinstance(events, (str, os.PathLike)):
+        from vmlab.traces import trace_syscalls
+
+        return trace_syscalls(events)
+    return [dict(event=i, name=e[1], ret=e[2], args=list(e[3]), asid=e[4] if len(e) > 4 else 1)
+            for i, e in enumerate(events) if e[0] == "syscall"]
+
+
+def mapped_by(calls: List[dict], asid: int, va: int, n: int) -> Optional[str]:
+    """The mapping call that covers ``va`` in process ``asid`` at trace
+    event ``n``: its own calls and, before its fork, its parents'."""
+    forks = {c["ret"]: (c["asid"], c["event"]) for c in calls
+             if c["name"] in ("clone", "fork", "vfork") and c["ret"] > 0}
+    until, a = {asid: n}, asid
+    while a in forks and forks[a][0] not in until:
+        a, at = forks[a]
+        until[a] = at
+    sizes = {c["ret"]: c["args"][1] for c in calls if c["name"] == "shmget" and c["ret"] >= 0}
+    live: List[Tuple[int, int, str]] = []
+    for c in calls:
+        if until.get(c["asid"], -1) <= c["event"] or (c["ret"] < 0 and c["name"] not in ("exit", "exit_group")):
+            continue
+        name, args, ret = c["name"], c["args"], c["ret"]
+        if name == "mmap":
+            flags = args[3]
+            kind = ("anonymous" if flags & 0x20 else f"file (fd {args[4]})")
+            live.append((ret, ret + args[1], f"{'shared' if flags & 3 in (1, 3) else 'private'} {kind} mapping "
+                         f"{ret:#x}+{args[1]:#x} by process {c['asid']}'s mmap at trace event {c['event']}"))
+        elif name == "shmat" and args[0] in sizes:
+            live.append((ret, ret + sizes[args[0]], f"System V segment {args[0]} attached at {ret:#x} by process "
+                         f"{c['asid']}'s shmat at trace event {c['event']}"))
+        elif name == "munmap":  # what is left of each mapping it cuts
+            lo, hi = args[0], args[0] + args[1]
+            live = [(s, e, d) for m0, m1, d in live for s, e in ((m0, min(m1, lo)), (max(m0, hi), m1)) if s < e]
+        elif name == "shmdt":
+            live = [m for m in live if not (m[0] == args[0] and m[2].startswith("System V"))]
+        elif name == "execve" and c["asid"] == asid:
+            live = []
+    return next((d for lo, hi, d in reversed(live) if lo <= va < hi), None)
 
 
 def rows(params: Dict[str, float], real: Optional[Dict[str, object]] = None, synthetic: bool = True) -> List[dict]:
@@ -238,6 +275,21 @@ def _each(base: dict, other: dict) -> str:
                      if b["status"] == "ran" and other["per"].get(w, {}).get("status") == "ran")
 
 
+def _flush_diagnosis(total: dict) -> str:
+    """What the flush loop did, per workload: lines flushed by state against
+    the data references the processes made."""
+    parts = []
+    for w, r in total["per"].items():
+        if r["status"] != "ran" or "data_references" not in r:
+            continue
+        lines = r["lines_empty"] + r["lines_clean"] + r["lines_dirty"]
+        parts.append(f"{w.split(': ', 1)[-1]} flushed {lines:,} lines ({100 * r['lines_empty'] / max(lines, 1):.0f} % "
+                     f"empty, {100 * r['lines_dirty'] / max(lines, 1):.0f} % dirty) for {r['data_references']:,} data "
+                     f"references, one line per {r['data_references'] / max(lines, 1):.0f}")
+    return ("these processes are short: each one's exit or exec unmaps every page it touched, and the flush loop "
+            "visits each page line by line, empty lines included; " + "; ".join(parts))
+
+
 def verdicts(rs: List[dict]) -> List[Verdict]:
     """The must-show 1 claims, each computed from ``rs``: on the real
     workloads together, each workload's own figure beside."""
@@ -273,7 +325,7 @@ def verdicts(rs: List[dict]) -> List[Verdict]:
                      + ", ".join(f"{w.split(': ', 1)[-1]} {r['flush_pct']:.2f} %" for w, r in fou["per"].items()
                                  if r["status"] == "ran")
                      + (f"); for contrast, {heavy['flush_pct']:.2f} % on the synthetic workload that maps and unmaps "
-                        "a scratch buffer every quantum" if heavy else ")"),
+                        "a scratch buffer every quantum" if heavy else ")") + ". Why: " + _flush_diagnosis(fou),
                      "predicted against: " + PAPER["flushing on the Sun-3"]))
     pac = [(p, real_total(rs, "hp9000-834-pac", p)) for p in CORRECT]
     ran = [(p, t) for p, t in pac if t["status"] == "ran"]
