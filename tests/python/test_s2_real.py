@@ -83,7 +83,7 @@ def test_captures_are_pinned_and_repeatable(traces, tmp_path) -> None:
 def test_the_c_library_is_one_file_in_every_process_of_the_pipeline(traces) -> None:
     calls = vmlab.trace_syscalls(traces["pipeline"])
     forks = [(c["asid"], c["ret"]) for c in calls if c["name"] == "clone"]
-    assert forks == [(1, 2), (1, 3), (1, 4)]  # dash forks ls, sort, uniq
+    assert forks == [(1, 2), (1, 3), (1, 4)]  # the launcher forks ls, sort, uniq
     assert [c["asid"] for c in calls if c["name"] == "execve"] == [2, 3, 4]
     libc = opens_of(calls, LIBC)
     assert sorted(libc) == [1, 2, 3, 4]

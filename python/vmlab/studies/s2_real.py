@@ -3,9 +3,11 @@ policies (issue 25): captured under valgrind with every process traced and
 its system calls as markers (`docs/syscall-markers.md`), pinned, on first use
 into ``<cache>/traces/s2`` with a sidecar holding the sha256.
 
-* ``pipeline``: the shell pipeline ``ls files | sort | uniq -c`` (dash,
-  coreutils) over a directory of 200 empty files this module makes. Real
-  programs: dash forks three children that exec; each maps the C library,
+* ``pipeline``: the pipeline ``ls files | sort | uniq -c`` (coreutils) over
+  a directory of 200 empty files this module makes, started as a shell would
+  by ``workload_sources/s2/pipeline.c`` (a shell's ``$PPID`` would put the
+  capturing process's pid into the trace). Real programs: the launcher
+  forks three children that exec; each maps the C library,
   ``ld.so.cache`` and valgrind's preload from their own opens (one object per
   path, docs/syscall-markers.md "File identity"). ``ls`` loads libselinux and
   libpcre2 first, so its C library text sits 0x2e000 bytes from the others'
@@ -44,7 +46,8 @@ def _pipeline(scratch: Path, build: Path) -> List[str]:
     rng = random.Random(1)
     for i in range(200):
         (files / f"{rng.choice(_WORDS)}-{i:03d}").touch()
-    return ["/bin/sh", "-c", "ls files | sort | uniq -c"]
+    shutil.copy(build / "pipeline", scratch / "pipeline")
+    return ["./pipeline"]
 
 
 def _sharing(scratch: Path, build: Path) -> List[str]:
@@ -54,8 +57,9 @@ def _sharing(scratch: Path, build: Path) -> List[str]:
 
 #: name -> (what it is, how to set up its directory and its command, C sources to build)
 WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ...]]] = {
-    "pipeline": ("real programs: dash running `ls files | sort | uniq -c` (4 processes, exec, pipes, "
-                 "the C library at two addresses)", _pipeline, ()),
+    "pipeline": ("real programs: `ls files | sort | uniq -c` of the machine's coreutils, started as a shell "
+                 "would by workload_sources/s2/pipeline.c (4 processes, exec, pipes, the C library at two "
+                 "addresses)", _pipeline, ("pipeline.c",)),
     "sharing": ("a small C program (workload_sources/s2/sharing.c; 3 processes): a file mapped twice and by "
                 "each child at another colour, System V and shared anonymous memory, fork and copy-on-write",
                 _sharing, ("sharing.c",)),
@@ -64,7 +68,7 @@ WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ..
 
 #: What a capture must have been made with: traces of another version (an
 #: older engine without file identities, older sources) are captured again.
-CAPTURE_VERSION = 1
+CAPTURE_VERSION = 2
 
 
 def trace_dir() -> Path:

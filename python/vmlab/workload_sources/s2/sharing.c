@@ -87,11 +87,12 @@ int main(void) {
     for (long i = 0; i < WORDS; i++) cow[i] = i;
 
     int to[CHILDREN][2], from[CHILDREN][2];
+    pid_t pids[CHILDREN];
     for (int c = 0; c < CHILDREN; c++) {
         if (pipe(to[c]) != 0 || pipe(from[c]) != 0) fail(3);
-        pid_t pid = fork();
-        if (pid < 0) fail(4);
-        if (pid == 0) _exit(child(c, shmid, anon, seg, rw, to[c][0], from[c][1]));
+        pids[c] = fork();
+        if (pids[c] < 0) fail(4);
+        if (pids[c] == 0) _exit(child(c, shmid, anon, seg, rw, to[c][0], from[c][1]));
     }
     for (int r = 0; r < ROUNDS; r++) {
         for (int c = 0; c < CHILDREN; c++) {
@@ -108,9 +109,9 @@ int main(void) {
                 if (ro[i] != -(r * 1000 + i) - c || seg[i] != -(r * 1000 + i) - c || cow[i] != -1) fail(5);
         }
     }
-    for (int c = 0; c < CHILDREN; c++) {
+    for (int c = 0; c < CHILDREN; c++) { /* in order: which child exits first is a race */
         int status;
-        if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) fail(6);
+        if (waitpid(pids[c], &status, 0) != pids[c] || !WIFEXITED(status) || WEXITSTATUS(status) != 0) fail(6);
     }
     if (shmdt(seg) != 0 || shmctl(shmid, IPC_RMID, 0) != 0 || munmap(ro, PAGES * PAGE) != 0) fail(7);
     if (unlink("shared.dat") != 0) fail(8);
