@@ -8,6 +8,7 @@ programs' own calls made; every correct policy against the oracle."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import defaultdict
 
@@ -76,7 +77,17 @@ def test_captures_are_pinned_and_repeatable(traces, tmp_path) -> None:
         record = s2_real.sidecar(trace)
         assert record["sha256"] == vmlab.traces.trace_sha256(trace)
         assert record["merge"]["forced"] == 0
-    again = s2_real.ensure("sharing", progress=False, directory=tmp_path)
+    # again, by a caller holding two more inheritable descriptors (a shell's,
+    # a test runner's pipes): they reach the program and would shift the
+    # descriptors it opens, unless it closes them (sharing.c does)
+    r, w = os.pipe()
+    os.set_inheritable(r, True)
+    os.set_inheritable(w, True)
+    try:
+        again = s2_real.ensure("sharing", progress=False, directory=tmp_path)
+    finally:
+        os.close(r)
+        os.close(w)
     assert s2_real.sidecar(again)["sha256"] == s2_real.sidecar(traces["sharing"])["sha256"]
 
 

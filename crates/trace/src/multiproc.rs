@@ -85,6 +85,8 @@ const F_DUPFD: u64 = 0;
 const F_SETFD: u64 = 2;
 const F_DUPFD_CLOEXEC: u64 = 1030;
 const FD_CLOEXEC: u64 = 1;
+/// close_range's flag: mark the range close-on-exec instead of closing it.
+const CLOSE_RANGE_CLOEXEC: u64 = 4;
 
 mod nr {
     pub const READ: u16 = 0;
@@ -121,6 +123,7 @@ mod nr {
     pub const DUP3: u16 = 292;
     pub const PIPE2: u16 = 293;
     pub const EXECVEAT: u16 = 322;
+    pub const CLOSE_RANGE: u16 = 436;
 }
 
 /// One valgrind log: one image of one process.
@@ -561,6 +564,20 @@ impl Merge {
             nr::CLOSE if ok => {
                 if let Some(f) = self.procs[i].fds.remove(&c.arg(0)) {
                     self.closed(f.obj);
+                }
+            }
+            // close_range(first, last, flags): every descriptor in
+            // [first, last] closed, or only marked close-on-exec
+            nr::CLOSE_RANGE if ok && c.arg(0) <= c.arg(1) => {
+                let fds: Vec<u64> = self.procs[i].fds.range(c.arg(0)..=c.arg(1)).map(|(&fd, _)| fd).collect();
+                for fd in fds {
+                    if c.arg(2) & CLOSE_RANGE_CLOEXEC != 0 {
+                        if let Some(f) = self.procs[i].fds.get_mut(&fd) {
+                            f.cloexec = true;
+                        }
+                    } else if let Some(f) = self.procs[i].fds.remove(&fd) {
+                        self.closed(f.obj);
+                    }
                 }
             }
             nr::CLONE | nr::FORK | nr::VFORK

@@ -68,7 +68,7 @@ WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ..
 
 #: What a capture must have been made with: traces of another version (an
 #: older engine without file identities, older sources) are captured again.
-CAPTURE_VERSION = 2
+CAPTURE_VERSION = 3
 
 
 def trace_dir() -> Path:
