@@ -216,20 +216,28 @@ def build(name: str, build_dir: Optional[Path] = None, log: Callable[[str], None
     w = get(name)
     out_dir = Path(build_dir or default_build_dir())
     for src, extra in w.build:
-        src_path = SOURCES / src
-        exe = out_dir / Path(src).stem
-        if exe.exists() and exe.stat().st_mtime >= src_path.stat().st_mtime:
-            continue
-        out_dir.mkdir(parents=True, exist_ok=True)
-        cc = os.environ.get("CC", "cc")
-        cmd = [cc, "-O2", "-o", str(exe), str(src_path), *extra]
-        log(f"building {name}: {' '.join(cmd)}")
-        try:
-            subprocess.run(cmd, check=True, capture_output=True, text=True)
-        except FileNotFoundError as e:
-            raise WorkloadError(f"{name}: no C compiler `{cc}` (apt-get install gcc)") from e
-        except subprocess.CalledProcessError as e:
-            raise WorkloadError(f"{name}: `{' '.join(cmd)}` failed:\n{e.stderr.strip()}") from e
+        compile_c(name, SOURCES / src, out_dir, "-O2", extra, log)
+
+
+def compile_c(name: str, src: Path, out_dir: Path, opt: str, extra: Sequence[str],
+              log: Callable[[str], None]) -> Path:
+    """``out_dir/<stem of src>``, compiled natively (``cc OPT -o EXE SRC
+    EXTRA...``) unless it is newer than ``src``; ``name`` is the workload
+    errors are about."""
+    exe = out_dir / src.stem
+    if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
+        return exe
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    cmd = [cc, opt, "-o", str(exe), str(src), *extra]
+    log(f"building {name}: {' '.join(cmd)}")
+    try:
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+    except FileNotFoundError as e:
+        raise WorkloadError(f"{name}: no C compiler `{cc}` (apt-get install gcc)") from e
+    except subprocess.CalledProcessError as e:
+        raise WorkloadError(f"{name}: `{' '.join(cmd)}` failed:\n{e.stderr.strip()}") from e
+    return exe
 
 
 #: Where workload captures run, one directory per workload (override with

@@ -14,7 +14,10 @@
 //! replaced). Real pids change from run to run, so in the markers they are
 //! replaced by asids: the result of `fork`/`vfork`/`clone` (a new process),
 //! `wait4` (its result and a positive first argument), `getpid`, `getppid`,
-//! `gettid` and `set_tid_address` of a main thread. Threads (`clone` with
+//! `gettid` and `set_tid_address` of a main thread. System V shared-memory
+//! ids (the result of `shmget`, the first argument of `shmat` and `shmctl`)
+//! are global counters of the kernel and change too: they become 1, 2, ...
+//! in the order `shmget` returned them. Threads (`clone` with
 //! `CLONE_THREAD`) share their process's log and asid.
 //!
 //! **The merge rule.** One process runs at a time, its events in its own
@@ -82,6 +85,8 @@ const F_DUPFD: u64 = 0;
 const F_SETFD: u64 = 2;
 const F_DUPFD_CLOEXEC: u64 = 1030;
 const FD_CLOEXEC: u64 = 1;
+/// close_range's flag: mark the range close-on-exec instead of closing it.
+const CLOSE_RANGE_CLOEXEC: u64 = 4;
 
 mod nr {
     pub const READ: u16 = 0;
@@ -101,6 +106,9 @@ mod nr {
     pub const SENDMSG: u16 = 46;
     pub const RECVMSG: u16 = 47;
     pub const SOCKETPAIR: u16 = 53;
+    pub const SHMGET: u16 = 29;
+    pub const SHMAT: u16 = 30;
+    pub const SHMCTL: u16 = 31;
     pub const CLONE: u16 = 56;
     pub const FORK: u16 = 57;
     pub const VFORK: u16 = 58;
@@ -115,6 +123,7 @@ mod nr {
     pub const DUP3: u16 = 292;
     pub const PIPE2: u16 = 293;
     pub const EXECVEAT: u16 = 322;
+    pub const CLOSE_RANGE: u16 = 436;
 }
 
 /// One valgrind log: one image of one process.
@@ -303,6 +312,7 @@ pub fn merge_logs(
         summary: MergeSummary::default(),
         out: Vec::with_capacity(BLOCK),
         current: None,
+        shmids: Vec::new(),
     };
     m.spawn(root, None)?;
     m.run(sink)?;
@@ -324,6 +334,10 @@ struct Merge {
     summary: MergeSummary,
     out: Vec<Event>,
     current: Option<usize>,
+    /// System V shared-memory ids in the order `shmget` returned them: the
+    /// markers carry 1, 2, ... instead (the kernel's ids change from run to
+    /// run, as pids do).
+    shmids: Vec<i64>,
 }
 
 impl Merge {
@@ -552,6 +566,20 @@ impl Merge {
                     self.closed(f.obj);
                 }
             }
+            // close_range(first, last, flags): every descriptor in
+            // [first, last] closed, or only marked close-on-exec
+            nr::CLOSE_RANGE if ok && c.arg(0) <= c.arg(1) => {
+                let fds: Vec<u64> = self.procs[i].fds.range(c.arg(0)..=c.arg(1)).map(|(&fd, _)| fd).collect();
+                for fd in fds {
+                    if c.arg(2) & CLOSE_RANGE_CLOEXEC != 0 {
+                        if let Some(f) = self.procs[i].fds.get_mut(&fd) {
+                            f.cloexec = true;
+                        }
+                    } else if let Some(f) = self.procs[i].fds.remove(&fd) {
+                        self.closed(f.obj);
+                    }
+                }
+            }
             nr::CLONE | nr::FORK | nr::VFORK
                 if c.ret > 0 && !(c.number == nr::CLONE && c.arg(0) & CLONE_THREAD != 0) =>
             {
@@ -585,6 +613,22 @@ impl Merge {
             nr::GETPPID => {
                 if let Some(parent) = self.procs[i].parent {
                     c.ret = i64::from(parent.0);
+                }
+            }
+            nr::SHMGET if ok => {
+                let at = match self.shmids.iter().position(|&id| id == c.ret) {
+                    Some(at) => at,
+                    None => {
+                        self.shmids.push(c.ret);
+                        self.shmids.len() - 1
+                    }
+                };
+                c.ret = at as i64 + 1;
+            }
+            // an id no shmget of these processes returned stays as it is
+            nr::SHMAT | nr::SHMCTL => {
+                if let Some(at) = c.args.first().and_then(|&id| self.shmids.iter().position(|&s| s as u64 == id)) {
+                    c.args[0] = at as u64 + 1;
                 }
             }
             _ => {}
@@ -695,5 +739,51 @@ mod tests {
         assert_eq!(pid_of(Path::new("/x/lackey.fifo")), None);
         assert_eq!(first_word(r"sh -c /bin/true;\ echo"), "sh");
         assert_eq!(first_word(r"/tmp/a\ b/prog x"), "/tmp/a b/prog");
+    }
+
+    /// Hand-written logs of a parent that makes a segment, forks and
+    /// attaches it, and a child that attaches it and one id of another
+    /// program: the markers carry the segment as 1 wherever it appears.
+    #[test]
+    #[allow(clippy::panic)]
+    fn system_v_ids_are_numbered_in_order_of_shmget() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let parent = "==500== Command: ./shm\n\
+            SYSCALL[500,1](29) sys_shmget ( 0, 16384, 896 ) --> [pre-success] Success(0x8042) \n\
+            SYSCALL[500,1](56) sys_clone ( 1200011, 0x0, 0x0, 0x4a28a10, 0x0 )   clone(fork): process 500 created child 501\n\
+             --> [pre-success] Success(0x1f5) \n\
+            SYSCALL[500,1](30) sys_shmat ( 32834, 0x0, 0 ) --> [pre-success] Success(0x4a40000) \n\
+            SYSCALL[500,1](31) sys_shmctl ( 32834, 0, 0x0 ) --> [pre-success] Success(0x0) \n";
+        let child = "==501== Command: ./shm\n\
+             --> [pre-success] Success(0x0) \n\
+            SYSCALL[501,1](30) sys_shmat ( 32834, 0x0, 0 ) --> [pre-success] Success(0x4a50000) \n\
+            SYSCALL[501,1](30) sys_shmat ( 7, 0x0, 0 ) --> [pre-success] Failure(0x16) \n";
+        for (name, text) in [("log.500.1", parent), ("log.501.1", child)] {
+            std::fs::write(dir.path().join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let mut events = Vec::new();
+        merge_logs(dir.path(), 500, "./shm", &mut |b| {
+            events.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut asm = crate::syscall::Assembler::default();
+        let mut calls = Vec::new();
+        for e in &events {
+            if let Some(c) = asm.push(e).unwrap_or_else(|e| panic!("{e}")) {
+                calls.push((c.asid.0, c.number, c.ret, c.args.first().copied()));
+            }
+        }
+        assert_eq!(
+            calls,
+            [
+                (1, 29, 1, Some(0)),
+                (1, 56, 2, Some(0x1200011)),
+                (1, 30, 0x4a40000, Some(1)),
+                (1, 31, 0, Some(1)),
+                (2, 30, 0x4a50000, Some(1)),
+                (2, 30, -22, Some(7))
+            ]
+        );
     }
 }

@@ -43,7 +43,7 @@ pub const NAMES: &[(u16, &str)] = &[
     (259, "mknodat"), (262, "newfstatat"), (263, "unlinkat"), (270, "pselect6"), (271, "ppoll"),
     (273, "set_robust_list"), (288, "accept4"), (292, "dup3"), (293, "pipe2"), (302, "prlimit64"),
     (318, "getrandom"), (322, "execveat"), (326, "copy_file_range"), (332, "statx"), (334, "rseq"),
-    (435, "clone3"), (439, "faccessat2"),
+    (435, "clone3"), (436, "close_range"), (439, "faccessat2"),
 ];
 
 /// The name of a system-call number, if it is in [`NAMES`].

@@ -106,7 +106,11 @@ pub(crate) fn parse(line: &[u8]) -> Result<Line, String> {
         None => rest,
     };
     let rest = expect(text::trim_start(rest), b"(", "`(` before the arguments")?;
-    let (args, rest) = arguments(rest, number)?;
+    let (mut args, path, rest) = arguments(rest, number)?;
+    if let Some((own, identity)) = path.and_then(|path| file_identity(number, &args, path)) {
+        args.resize(own, 0);
+        args.push(identity);
+    }
     let outcome = match find(rest, b"-->") {
         None => Outcome::NextLine,
         Some(at) => {
@@ -121,13 +125,57 @@ pub(crate) fn parse(line: &[u8]) -> Result<Line, String> {
     Ok(Line::Start { pid, tid, number, args, outcome })
 }
 
-/// The arguments up to the closing `)`, and what follows it.
-fn arguments(mut s: &[u8], number: u16) -> Result<(Vec<u64>, &[u8]), String> {
+/// Calls that open a file by path: (number, (own arguments, index of the
+/// path)). valgrind prints `mode` only when the flags create a file, so the
+/// arguments are padded to the call's own count before the identity.
+const OPENS: &[(u16, (usize, usize))] = &[
+    (2, (3, 0)),   // open(path, flags, mode)
+    (85, (2, 0)),  // creat(path, mode)
+    (257, (4, 1)), // openat(dirfd, path, flags, mode)
+];
+
+/// `openat`'s `AT_FDCWD` (-100) as valgrind prints it (the low 32 bits),
+/// and sign-extended.
+const AT_FDCWD_PRINTED: u64 = 0xFFFF_FF9C;
+const AT_FDCWD: u64 = -100i64 as u64;
+
+/// The file identity appended to an open (`docs/syscall-markers.md`, "File
+/// identity"): the 64-bit FNV-1a hash of the path as the program gave it,
+/// which valgrind prints beside the path's address. None for a path that
+/// names no file by itself (empty, or relative to a directory descriptor
+/// other than the working directory), where sharing would be a guess.
+/// Returns the call's own argument count and the identity.
+fn file_identity(number: u16, args: &[u64], path: &[u8]) -> Option<(usize, u64)> {
+    let &(_, (own, at)) = OPENS.iter().find(|(n, _)| *n == number)?;
+    let relative_to_dirfd =
+        number == 257 && !path.starts_with(b"/") && !matches!(args.first(), Some(&AT_FDCWD_PRINTED) | Some(&AT_FDCWD));
+    if path.is_empty() || args.len() <= at || args.len() > own || relative_to_dirfd {
+        return None;
+    }
+    Some((own, path_identity(path)))
+}
+
+/// FNV-1a over the path's bytes: fixed by its published definition, so the
+/// same path gives the same identity on any build and machine.
+pub(crate) fn path_identity(path: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = fnv::FnvHasher::default();
+    h.write(path);
+    h.finish()
+}
+
+/// What was read, the text of a string argument in it (a path), and what follows.
+type Parsed<'a, T> = Result<(T, Option<&'a [u8]>, &'a [u8]), String>;
+
+/// The arguments up to the closing `)`, the text of the last string
+/// argument (a path), and what follows the `)`.
+fn arguments(mut s: &[u8], number: u16) -> Parsed<'_, Vec<u64>> {
     let mut args = Vec::new();
+    let mut string = None;
     loop {
         s = text::trim_start(s);
         if let Some(rest) = s.strip_prefix(b")") {
-            return Ok((args, rest));
+            return Ok((args, string, rest));
         }
         if !args.is_empty() {
             // `%lu %lu` (pkey_mprotect) has no comma; allow a blank alone.
@@ -138,50 +186,53 @@ fn arguments(mut s: &[u8], number: u16) -> Result<(Vec<u64>, &[u8]), String> {
         if args.len() == crate::syscall::MAX_ARGS {
             return Err(format!("more than {} arguments, found `{}`", crate::syscall::MAX_ARGS, text::show(s)));
         }
-        let (v, rest) = argument(s, number, args.len())?;
+        let (v, text, rest) = argument(s, number, args.len())?;
         args.push(v);
+        string = text.or(string);
         s = rest;
     }
 }
 
 /// One argument: `0x` hex (a string argument adds `(text)` or `("text")`),
 /// a decimal (possibly negative), hex without `0x` where valgrind prints it
-/// so, or one of a few words.
-fn argument(s: &[u8], number: u16, index: usize) -> Result<(u64, &[u8]), String> {
+/// so, or one of a few words; with the string's text if there is one.
+fn argument(s: &[u8], number: u16, index: usize) -> Parsed<'_, u64> {
     if let Some(hex) = s.strip_prefix(b"0x") {
         let (digits, rest) = text::take_while(hex, |b| b.is_ascii_hexdigit());
         let v = text::parse_hex(digits)
             .map_err(|why| format!("argument {}: `0x{}`: {why}", index + 1, text::show(digits)))?;
-        return Ok((v, skip_string(rest)));
+        let (string, rest) = skip_string(rest);
+        return Ok((v, string, rest));
     }
     let (token, rest) = text::take_while(s, |b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if BARE_HEX.contains(&(number, index)) {
         let v =
             text::parse_hex(token).map_err(|why| format!("argument {}: `{}`: {why}", index + 1, text::show(token)))?;
-        return Ok((v, rest));
+        return Ok((v, None, rest));
     }
     if let Some(&(_, v)) = WORDS.iter().find(|(w, _)| w.as_bytes() == token) {
-        return Ok((v, rest));
+        return Ok((v, None, rest));
     }
     let text_token = std::str::from_utf8(token).unwrap_or("");
     let v = match text_token.strip_prefix('-') {
         Some(_) => text_token.parse::<i64>().map(|v| v as u64),
         None => text_token.parse::<u64>(),
     };
-    v.map(|v| (v, rest)).map_err(|_| {
+    v.map(|v| (v, None, rest)).map_err(|_| {
         format!("argument {}: expected a number (0x hex or decimal), found `{}`", index + 1, text::show(s))
     })
 }
 
-/// Skips the `(text)` valgrind prints after a string's address. The text
+/// Splits off the `(text)` valgrind prints after a string's address: the
+/// text (None if there is none) and what follows. The text
 /// is the program's own (a path) and may hold anything: it ends at the `)`
 /// that balances the opening one, or, if the parentheses in it do not
 /// balance, at the first `)` followed by `,` or ` )`. (A path with
 /// unbalanced parentheses followed by `, ` could still mislead this; valgrind
 /// gives no way to tell.)
-fn skip_string(s: &[u8]) -> &[u8] {
+fn skip_string(s: &[u8]) -> (Option<&[u8]>, &[u8]) {
     if !s.starts_with(b"(") {
-        return s;
+        return (None, s);
     }
     let mut depth = 0usize;
     for (i, &b) in s.iter().enumerate() {
@@ -192,7 +243,7 @@ fn skip_string(s: &[u8]) -> &[u8] {
                 if depth == 0 {
                     let after = &s[i + 1..];
                     if after.starts_with(b",") || text::trim_start(after).starts_with(b")") {
-                        return after;
+                        return (Some(&s[1..i]), after);
                     }
                     break;
                 }
@@ -205,11 +256,11 @@ fn skip_string(s: &[u8]) -> &[u8] {
         let end = i + j + 1;
         let after = s.get(end..).unwrap_or_default();
         if after.starts_with(b",") || text::trim_start(after).starts_with(b")") {
-            return after;
+            return (Some(&s[1..end - 1]), after);
         }
         i = end;
     }
-    &s[s.len()..]
+    (None, &s[s.len()..])
 }
 
 /// `[pre-success] Success(0x..)`, `Success(0x..)` or `Failure(0x..)`;
@@ -335,14 +386,15 @@ mod tests {
             start("SYSCALL[1,1](158) arch_prctl ( 4098, 4a28740 ) --> [pre-success] Success(0x0) "),
             (158, vec![4098, 0x4a28740], Outcome::Done(0))
         );
-        // Paths holding `(`, `)`, `,` and spaces.
+        // Paths holding `(`, `)`, `,` and spaces; the open gets the path's
+        // identity after its mode (0: not printed without O_CREAT).
         assert_eq!(
             start("SYSCALL[1,1](257) sys_openat ( 4294967196, 0x10(/tmp/a (1), b), 0 ) --> [async] ... "),
-            (257, vec![4294967196, 0x10, 0], Outcome::Async)
+            (257, vec![4294967196, 0x10, 0, 0, path_identity(b"/tmp/a (1), b")], Outcome::Async)
         );
         assert_eq!(
             start("SYSCALL[1,1](257) sys_openat ( 4294967196, 0x10(/tmp/a) b), 0 ) --> [async] ... "),
-            (257, vec![4294967196, 0x10, 0], Outcome::Async)
+            (257, vec![4294967196, 0x10, 0, 0, path_identity(b"/tmp/a) b")], Outcome::Async)
         );
         assert_eq!(
             start("SYSCALL[1,1](59) sys_execve ( 0x10(/bin/x), 0x20, 0x30 ) --> [pre-fail] Failure(0x2) "),
@@ -352,6 +404,54 @@ mod tests {
         assert_eq!(
             start("SYSCALL[1,1](8) sys_lseek ( 3, -1, 0 )[sync] --> Failure(0x16) "),
             (8, vec![3, u64::MAX, 0], Outcome::Done(-22))
+        );
+    }
+
+    #[test]
+    fn opens_carry_the_path_s_identity() {
+        // FNV-1a 64's published test vectors.
+        assert_eq!(path_identity(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(path_identity(b"a"), 0xaf63_dc4c_8601_ec8c);
+        let libc = path_identity(b"/lib/x86_64-linux-gnu/libc.so.6");
+        assert_eq!(
+            start("SYSCALL[5,1](257) sys_openat ( 4294967196, 0x4835540(/lib/x86_64-linux-gnu/libc.so.6), 524288 ) --> [async] ... "),
+            (257, vec![4294967196, 0x4835540, 524288, 0, libc], Outcome::Async)
+        );
+        // mode printed (O_CREAT): kept, the identity after it
+        assert_eq!(
+            start("SYSCALL[5,1](257) sys_openat ( 4294967196, 0x10(data), 66, 384 ) --> [async] ... "),
+            (257, vec![4294967196, 0x10, 66, 384, path_identity(b"data")], Outcome::Async)
+        );
+        assert_eq!(
+            start("SYSCALL[5,1](2) sys_open ( 0x10(/etc/passwd), 0 ) --> [async] ... "),
+            (2, vec![0x10, 0, 0, path_identity(b"/etc/passwd")], Outcome::Async)
+        );
+        assert_eq!(
+            start("SYSCALL[5,1](85) sys_creat ( 0x10(/tmp/x), 420 ) --> [async] ... "),
+            (85, vec![0x10, 420, path_identity(b"/tmp/x")], Outcome::Async)
+        );
+        // relative to another directory: which file is unknown, no identity;
+        // an absolute path ignores the directory
+        assert_eq!(
+            start("SYSCALL[5,1](257) sys_openat ( 3, 0x10(libc.so.6), 0 ) --> [async] ... "),
+            (257, vec![3, 0x10, 0], Outcome::Async)
+        );
+        assert_eq!(
+            start("SYSCALL[5,1](257) sys_openat ( 3, 0x10(/x), 0 ) --> [async] ... "),
+            (257, vec![3, 0x10, 0, 0, path_identity(b"/x")], Outcome::Async)
+        );
+        // no text, an empty one, or a call that opens nothing: as before
+        assert_eq!(
+            start("SYSCALL[5,1](257) sys_openat ( 4294967196, 0x10, 0 ) --> [async] ... "),
+            (257, vec![4294967196, 0x10, 0], Outcome::Async)
+        );
+        assert_eq!(
+            start("SYSCALL[5,1](257) sys_openat ( 4294967196, 0x10(), 0 ) --> [async] ... "),
+            (257, vec![4294967196, 0x10, 0], Outcome::Async)
+        );
+        assert_eq!(
+            start("SYSCALL[5,1](21) sys_access ( 0x10(/etc/ld.so.preload), 4 )[sync] --> Failure(0x2) "),
+            (21, vec![0x10, 4], Outcome::Done(-2))
         );
     }
 

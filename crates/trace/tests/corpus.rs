@@ -107,6 +107,14 @@ fn lackey_corpus() {
         Location::Line(2),
         "the log ends before the result of system call exit started on this line",
     );
+    // A path whose `(` never closes swallows the arguments after it (the
+    // open's file identity is the path's text, so it must end somewhere).
+    expect_error(
+        "lackey/syscall_open_unclosed_path.txt",
+        l,
+        Location::Line(2),
+        "argument 3: expected a number (0x hex or decimal), found ``",
+    );
     // Detection by extension gives the same errors.
     expect_error("lackey/bad_hex.txt", None, Location::Line(3), "not a hex digit");
 }

@@ -1,0 +1,127 @@
+"""Real multi-process workloads with sharing for study S2's consistency
+policies (issue 25): captured under valgrind with every process traced and
+its system calls as markers (`docs/syscall-markers.md`), pinned, on first use
+into ``<cache>/traces/s2`` with a sidecar holding the sha256.
+
+* ``pipeline``: the pipeline ``ls files | sort | uniq -c`` (coreutils) over
+  a directory of 200 empty files this module makes, started as a shell would
+  by ``workload_sources/s2/pipeline.c`` (a shell's ``$PPID`` would put the
+  capturing process's pid into the trace). Real programs: the launcher
+  forks three children that exec; each maps the C library,
+  ``ld.so.cache`` and valgrind's preload from their own opens (one object per
+  path, docs/syscall-markers.md "File identity"). ``ls`` loads libselinux and
+  libpcre2 first, so its C library text sits 0x2e000 bytes from the others'
+  (another 834 cache colour, the same R4000 one).
+* ``sharing``: ``workload_sources/s2/sharing.c``, where a behaviour needs
+  forcing: one file mapped twice by one process and again by two children
+  at other colours (they ask for addresses 4 MB and an odd number of pages
+  away: valgrind lays out every process alike, where ASLR would not), a System V segment attached by all three, a shared
+  anonymous mapping inherited across fork, copy-on-write of data written
+  before the fork, the processes taking turns through pipes. It checks every
+  value it reads and exits non-zero otherwise, so a capture is of a run that
+  really shared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sys
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+from vmlab.cache import cache_dir
+
+SOURCES = Path(__file__).resolve().parent.parent / "workload_sources" / "s2"
+
+#: Dictionary words the pipeline's file names start with.
+_WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
+
+
+def _pipeline(scratch: Path, build: Path) -> List[str]:
+    files = scratch / "files"
+    files.mkdir()
+    rng = random.Random(1)
+    for i in range(200):
+        (files / f"{rng.choice(_WORDS)}-{i:03d}").touch()
+    shutil.copy(build / "pipeline", scratch / "pipeline")
+    return ["./pipeline"]
+
+
+def _sharing(scratch: Path, build: Path) -> List[str]:
+    shutil.copy(build / "sharing", scratch / "sharing")
+    return ["./sharing"]
+
+
+#: name -> (what it is, how to set up its directory and its command, C sources to build)
+WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ...]]] = {
+    "pipeline": ("real programs: `ls files | sort | uniq -c` of the machine's coreutils, started as a shell "
+                 "would by workload_sources/s2/pipeline.c (4 processes, exec, pipes, the C library at two "
+                 "addresses)", _pipeline, ("pipeline.c",)),
+    "sharing": ("a small C program (workload_sources/s2/sharing.c; 3 processes): a file mapped twice and by "
+                "each child at another colour, System V and shared anonymous memory, fork and copy-on-write",
+                _sharing, ("sharing.c",)),
+}
+
+
+#: What a capture must have been made with: traces of another version (an
+#: older engine without file identities, older sources) are captured again.
+CAPTURE_VERSION = 3
+
+
+def trace_dir() -> Path:
+    return cache_dir() / "traces" / "s2"
+
+
+def ensure(name: str, progress: bool = True, force: bool = False, directory: Optional[Path] = None) -> Path:
+    """The path of real workload ``name``'s trace, captured first if it is
+    not there (``force``: again). Writes ``<trace>.json`` beside it: the
+    sha256, the references, the command, the merge summary."""
+    from vmlab import workloads as wl
+    from vmlab.traces import capture_trace
+
+    what, setup, sources = WORKLOADS[name]
+    out = Path(directory or trace_dir()) / f"{name}.vmt"
+    if out.exists() and not force and _version(out) == CAPTURE_VERSION:
+        return out
+    log = (lambda s: print(f"vmlab s2: {s}", file=sys.stderr, flush=True)) if progress else (lambda s: None)
+    if shutil.which("valgrind") is None:
+        raise wl.WorkloadError(f"S2 workload {name}: cannot capture without valgrind (apt-get install valgrind)")
+    build = cache_dir() / "build" / "s2"
+    for src in sources:
+        wl.compile_c(f"S2 workload {name}", SOURCES / src, build, "-O1", (), log)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".partial")
+    with wl._capture_scratch(f"s2-{name}", log) as scratch:
+        cmd = setup(scratch, build)
+        log(f"capturing {out.name} with every process in {scratch}: {' '.join(cmd)}")
+        try:
+            with wl._pinned_stack_limit():
+                summary = capture_trace(cmd, tmp, progress=False, cwd=scratch, env=wl._pinned_environment(scratch),
+                                        stdin=os.devnull, stdout=scratch / "stdout.txt", stderr=scratch / "stderr.txt",
+                                        children=True, metadata={"workload": f"s2-{name}"})
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        output = wl._tail(scratch / "stdout.txt")
+    os.replace(tmp, out)
+    record = dict(trace=out.name, version=CAPTURE_VERSION, workload=what, sha256=summary["sha256"], references=summary.get("events"),
+                  command=cmd, stdout=output, merge=summary.get("merge"))
+    wl.sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
+    log(f"{out}: {summary.get('events', 0):,} references, sha256 {summary['sha256']}")
+    return out
+
+
+def _version(trace: Path) -> Optional[int]:
+    try:
+        return sidecar(trace).get("version")
+    except (OSError, ValueError):
+        return None
+
+
+def sidecar(trace: Path) -> dict:
+    from vmlab.workloads import sidecar_path
+
+    return json.loads(sidecar_path(trace).read_text())

@@ -1,0 +1,48 @@
+/* `ls files | sort | uniq -c`, run as a shell would run it, for study S2's
+ * consistency policies (issue 25; python/vmlab/studies/s2_real.py): three
+ * real programs of the machine's coreutils, connected by pipes, each
+ * loading the C library (ls after libselinux and libpcre2, so at another
+ * address). A launcher instead of `sh -c`: a shell reads its parent's pid
+ * at start ($PPID) and formats it, so its trace would change with the pid
+ * of whatever started the capture. The children are waited for in order,
+ * so that no exit race reaches the merged trace. */
+#define _GNU_SOURCE /* close_range */
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Descriptors inherited from whatever started the capture (a shell's, a
+ * test runner's pipes) would shift every descriptor the processes open,
+ * and so their traces: closed first. */
+static void close_inherited(void) { close_range(3, ~0U, 0); }
+
+int main(void) {
+    close_inherited();
+    char *const ls[] = {"/bin/ls", "files", 0};
+    char *const sort[] = {"/usr/bin/sort", 0};
+    char *const uniq[] = {"/usr/bin/uniq", "-c", 0};
+    char *const *cmds[] = {ls, sort, uniq};
+    pid_t pids[3];
+    int in = -1;
+    for (int i = 0; i < 3; i++) {
+        int p[2] = {-1, -1};
+        if (i < 2 && pipe(p) != 0) return 1;
+        pids[i] = fork();
+        if (pids[i] < 0) return 2;
+        if (pids[i] == 0) {
+            if (in >= 0 && (dup2(in, 0) < 0 || close(in) != 0)) _exit(125);
+            if (i < 2 && (dup2(p[1], 1) < 0 || close(p[1]) != 0 || close(p[0]) != 0)) _exit(125);
+            execv(cmds[i][0], cmds[i]);
+            _exit(127);
+        }
+        if (in >= 0) close(in);
+        if (i < 2) {
+            close(p[1]);
+            in = p[0];
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        int status;
+        if (waitpid(pids[i], &status, 0) != pids[i] || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return 3;
+    }
+    return 0;
+}
