@@ -13,7 +13,8 @@
 //! keeps the asid (the `execve` marker says the address space was
 //! replaced). Real pids change from run to run, so in the markers they are
 //! replaced by asids: the result of `fork`/`vfork`/`clone` (a new process),
-//! `wait4` (its result and a positive first argument), `getpid`, `getppid`,
+//! `wait4` (its result and a positive first argument), `getpid`, `getppid`
+//! (0 for the command, whose parent is not traced),
 //! `gettid` and `set_tid_address` of a main thread. Threads (`clone` with
 //! `CLONE_THREAD`) share their process's log and asid.
 //!
@@ -627,11 +628,10 @@ impl Merge {
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS if c.ret == i64::from(self.procs[i].pid) => {
                 c.ret = i64::from(self.procs[i].asid.0);
             }
-            nr::GETPPID => {
-                if let Some(parent) = self.procs[i].parent {
-                    c.ret = i64::from(parent.0);
-                }
-            }
+            // The command's parent is outside the trace (the capturing
+            // process, a new pid each run): 0, as for a process whose
+            // parent is not in its pid namespace.
+            nr::GETPPID => c.ret = self.procs[i].parent.map_or(0, |parent| i64::from(parent.0)),
             _ => {}
         }
         self.summary.processes[i].syscalls += 1;
