@@ -87,7 +87,8 @@ $(TRACE): $(BUILD)/matmul | develop
 # Every study that exists: S1 on the four S1 workloads' small traces
 # (captured on first use), S2 from seed 000's primitives, S3's multiprocessor
 # simulation, S4 from seed 004's copy routines, S5 from the lmbench-like
-# programs on the SA-1100, then the report, which links them.
+# programs captured with every process (on first use, about a minute) and
+# replayed on the SA-1100, then the report, which links them.
 reproduce: develop $(TRACE)
 	$(VMLAB) trace info $(TRACE)
 	$(VMLAB) reproduce s1 --grid standard --report $(dir $(REPORT))s1

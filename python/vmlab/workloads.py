@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import platform
@@ -267,8 +268,6 @@ def ensure(
     also writes ``<trace>.json`` (:func:`sidecar_path`): the trace's sha256,
     its references, the command, the program's output and the versions of
     what the trace depends on, and says whether it is the reference trace."""
-    from vmlab.traces import capture_trace
-
     w = get(name)
     _check_size(size)
     out = w.trace_path(size, Path(trace_dir) if trace_dir is not None else None)
@@ -294,23 +293,8 @@ def ensure(
         expected = w.expected.get(size)
         about = f" (about {expected / 1e6:.0f} M references)" if expected else ""
         log(f"capturing {out.name}{about} in {scratch}: {' '.join(cmd)}")
-        stdout, stderr = scratch / "stdout.txt", scratch / "stderr.txt"
-        try:
-            with _pinned_stack_limit():
-                summary = capture_trace(
-                    cmd, tmp, progress=progress, cwd=scratch, env=_pinned_environment(scratch),
-                    stdin=os.devnull, stdout=stdout, stderr=stderr,
-                    metadata={"workload": name, "size": size},
-                )
-        except BaseException as e:
-            tmp.unlink(missing_ok=True)
-            said = _tail(stderr)
-            if said and isinstance(e, Exception):
-                raise type(e)(f"{e}\n{name}'s stderr ended with:\n{said}") from e
-            raise
-        said, output = _tail(stderr), _tail(stdout)
-    if said:
-        log(f"{name} wrote on stderr:\n{said}")
+        summary, output = _pinned_capture(name, cmd, scratch, tmp, log, progress=progress,
+                                          metadata={"workload": name, "size": size})
     os.replace(tmp, out)
     sha = summary["sha256"]
     record = {
@@ -329,6 +313,34 @@ def ensure(
     log(f"{out}: {summary.get('events', 0):,} references in {time.monotonic() - started:.0f} s, "
         f"sha256 {sha}; {record['reference']['verdict']}")
     return out
+
+
+def _pinned_capture(name: str, cmd: Sequence[str], scratch: Path, tmp: Path, log: Callable[[str], None],
+                    children: bool = False, **kw) -> tuple[dict, str]:
+    """Captures ``cmd`` in ``scratch`` into ``tmp`` with everything pinned
+    (environment, stack limit, standard streams; with ``children``, no
+    inherited descriptor either): the capture's summary and what the
+    program wrote on stdout. A failed capture leaves no ``tmp`` and says
+    what the program wrote on stderr."""
+    from vmlab.traces import capture_trace
+
+    stdout, stderr = scratch / "stdout.txt", scratch / "stderr.txt"
+    try:
+        with _pinned_stack_limit(), (_only_standard_streams_inherited() if children else contextlib.nullcontext()):
+            summary = capture_trace(
+                cmd, tmp, cwd=scratch, env=_pinned_environment(scratch),
+                stdin=os.devnull, stdout=stdout, stderr=stderr, children=children, **kw,
+            )
+    except BaseException as e:
+        tmp.unlink(missing_ok=True)
+        said = _tail(stderr)
+        if said and isinstance(e, Exception):
+            raise type(e)(f"{e}\n{name}'s stderr ended with:\n{said}") from e
+        raise
+    said = _tail(stderr)
+    if said:
+        log(f"{name} wrote on stderr:\n{said}")
+    return summary, _tail(stdout)
 
 
 def sidecar_path(trace: Union[str, "os.PathLike[str]"]) -> Path:
@@ -432,13 +444,17 @@ def dependencies(name: str) -> dict[str, str]:
     ``compiler``; the one that built ``bigfoot`` and ``sparse``), sqlite3 for
     ``database``, the CPU features valgrind passes on, and the system."""
     w = get(name)
+    return _dependencies(bool(w.build) or name == "compiler", "sqlite3" in w.needs)
+
+
+def _dependencies(compiled: bool, sqlite3: bool) -> dict[str, str]:
     deps = {
         "valgrind": _first_line([shutil.which("valgrind") or "valgrind", "--version"]),
         "libc": _first_line(["ldd", "--version"]),
     }
-    if w.build or name == "compiler":
+    if compiled:
         deps["cc"] = _first_line([os.environ.get("CC", "cc"), "--version"])
-    if "sqlite3" in w.needs:
+    if sqlite3:
         deps["sqlite3"] = _first_line([shutil.which("sqlite3") or "sqlite3", "--version"])
     flags: set[str] = set()
     with contextlib.suppress(OSError):
@@ -511,6 +527,208 @@ def record_reference(sidecars: Sequence[Path]) -> Path:
     return path
 
 
+# -- study S5: the lmbench-like programs, every process traced -----------------
+
+#: Where S5's sources are, and the hashes of their reference captures.
+LMBENCH_SOURCES = SOURCES / "lmbench"
+
+
+@dataclass(frozen=True)
+class LmbenchProgram:
+    """One row of S5's lmbench table: ``program`` (a C file of
+    ``workload_sources/lmbench/``) run with ``args``, captured with every
+    process and its system calls (``vmlab trace --children``). ``ops`` is
+    how many operations its measured stretch holds (between the first
+    process's two ``getppid`` calls); ``sockets``: its reads and writes go
+    through the kernel's socket path, not the pipe path."""
+
+    name: str
+    #: The trace's file name (without .vmt) and reference-hash key.
+    key: str
+    program: str
+    args: tuple
+    ops: int
+    sockets: bool = False
+    #: Whether two captures give the same file: the shell's own waits are
+    #: interrupted by SIGCHLD or not as the host's timing has it, so its
+    #: system calls differ from run to run.
+    repeatable: bool = True
+
+    def trace_path(self, trace_dir: Optional[Path] = None) -> Path:
+        return Path(trace_dir or cache_dir() / "traces" / "s5") / f"{self.key}.vmt"
+
+
+#: S5's programs, in the seed's table order. Small counts: the whole study,
+#: captures included, stays within a few minutes on 2 cores.
+LMBENCH: dict[str, LmbenchProgram] = {
+    p.name: p
+    for p in [
+        LmbenchProgram("fcntl", "hot_potato-fcntl", "hot_potato", ("fcntl", "0", "40"), 40),
+        LmbenchProgram("fifo", "hot_potato-fifo", "hot_potato", ("fifo", "5", "40"), 40),
+        LmbenchProgram("pipe", "hot_potato-pipe", "hot_potato", ("pipe", "5", "40"), 40),
+        LmbenchProgram("unix", "hot_potato-unix", "hot_potato", ("unix", "5", "40"), 40, sockets=True),
+        LmbenchProgram("bw pipe", "bandwidth-pipe", "bandwidth", ("pipe", "1", "8"), 8),
+        LmbenchProgram("bw unix", "bandwidth-unix", "bandwidth", ("unix", "1", "8"), 8, sockets=True),
+        LmbenchProgram("fork", "proc-fork", "proc", ("fork", "1", "8"), 8),
+        LmbenchProgram("exec", "proc-exec", "proc", ("exec", "1", "5"), 5),
+        LmbenchProgram("shell", "proc-shell", "proc", ("shell", "1", "3"), 3, repeatable=False),
+    ]
+}
+
+#: S5's rings (ring.c): n processes, one hand-over per hop; ``work``: every
+#: hop runs a stretch of the C library (extreme sharing).
+RING_SIZES = (2, 8, 13, 16, 24)
+RINGS: dict[str, LmbenchProgram] = {
+    p.name: p
+    for p in [
+        *(LmbenchProgram(f"ring {n}", f"ring-{n}", "ring", (str(n), "2", str(max(4, 40 // n))), max(4, 40 // n))
+          for n in RING_SIZES),
+        LmbenchProgram("ring 2 work", "ring-2-work", "ring", ("2", "2", "20", "work"), 20),
+        LmbenchProgram("ring 8 work", "ring-8-work", "ring", ("8", "2", "5", "work"), 5),
+    ]
+}
+
+
+def _lmbench_build(program: str, log: Callable[[str], None]) -> Path:
+    """Compiles ``lmbench/<program>.c`` natively (``-O2``) unless the binary is newer."""
+    src = LMBENCH_SOURCES / f"{program}.c"
+    out_dir = default_build_dir() / "lmbench"
+    exe = out_dir / program
+    if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
+        return exe
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    cmd = [cc, "-O2", "-o", str(exe), str(src)]
+    log(f"building {program}: {' '.join(cmd)}")
+    try:
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+    except FileNotFoundError as e:
+        raise WorkloadError(f"{program}: no C compiler `{cc}` (apt-get install gcc)") from e
+    except subprocess.CalledProcessError as e:
+        raise WorkloadError(f"{program}: `{' '.join(cmd)}` failed:\n{e.stderr.strip()}") from e
+    return exe
+
+
+def lmbench_dependencies() -> dict[str, str]:
+    """What S5's traces depend on: valgrind, the C library, the compiler,
+    the CPU features valgrind passes on, and the system (whose /bin/sh and
+    /bin/true the exec and shell programs run)."""
+    return _dependencies(True, False)
+
+
+def lmbench_reference(key: str) -> Optional[dict]:
+    try:
+        data = json.loads((LMBENCH_SOURCES / REFERENCE_FILE_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return data.get("traces", {}).get(key)
+
+
+def ensure_lmbench(name: str, trace_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+                   progress: bool = True, force: bool = False) -> Path:
+    """The trace of S5 program ``name`` (a key of :data:`LMBENCH`), captured
+    first unless it is already there (``force``: again): built natively,
+    run under valgrind with every process and its system calls traced, in a
+    fixed directory with a fixed environment, as :func:`ensure` does for S1.
+    The sidecar ``<trace>.json`` records the sha256 and compares it with
+    ``workload_sources/lmbench/reference-traces.json``."""
+    try:
+        p = {**LMBENCH, **RINGS}[name]
+    except KeyError:
+        raise WorkloadError(f"unknown S5 program `{name}`: expected one of {', '.join([*LMBENCH, *RINGS])}") from None
+    out = p.trace_path(Path(trace_dir) if trace_dir is not None else None)
+    cmd = [f"./{p.program}", *p.args]
+    source = hashlib.sha256((LMBENCH_SOURCES / f"{p.program}.c").read_bytes()).hexdigest()
+    if out.exists() and not force and _captured_from(out, cmd, source):
+        return out
+    log = (lambda s: print(f"vmlab workloads: {s}", file=sys.stderr, flush=True)) if progress else (lambda s: None)
+    if shutil.which("valgrind") is None:
+        raise WorkloadError(f"S5 {name}: cannot capture without valgrind (apt-get install valgrind)")
+    exe = _lmbench_build(p.program, log)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    machine = lmbench_dependencies()
+    tmp = out.with_name(out.name + ".partial")
+    started = time.monotonic()
+    with _capture_scratch(f"s5-{p.key}", log) as scratch:
+        shutil.copy(exe, scratch / p.program)
+        log(f"capturing {out.name} (every process) in {scratch}: {' '.join(cmd)}")
+        summary, output = _pinned_capture(name, cmd, scratch, tmp, log, children=True,
+                                          metadata={"workload": f"s5 {name}"})
+    os.replace(tmp, out)
+    sha = summary["sha256"]
+    record = {
+        "trace": out.name,
+        "sha256": sha,
+        "references": summary.get("events"),
+        "command": cmd,
+        "stdout": output,
+        "merge": summary.get("merge"),
+        "source_sha256": source,
+        "depends_on": machine,
+    }
+    record["reference"] = _compare_with_reference(lmbench_reference(p.key), sha, machine)
+    if not p.repeatable and record["reference"]["sha256"] not in (None, sha):
+        record["reference"]["verdict"] += f"; {name}'s captures differ from run to run anyway"
+    sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
+    log(f"{out}: {summary.get('events', 0):,} events in {time.monotonic() - started:.0f} s, "
+        f"sha256 {sha}; {record['reference']['verdict']}")
+    return out
+
+
+def _captured_from(trace: Path, cmd: Sequence[str], source: str) -> bool:
+    """Whether ``trace``'s sidecar says it was captured with ``cmd`` from a
+    C source of sha256 ``source`` (else the program changed: capture again)."""
+    try:
+        side = json.loads(sidecar_path(trace).read_text())
+    except (OSError, ValueError):
+        return False
+    return side.get("command") == list(cmd) and side.get("source_sha256") == source
+
+
+@contextlib.contextmanager
+def _only_standard_streams_inherited():
+    """Makes every descriptor of this process above 2 close-on-exec while a
+    capture starts, and restores them after: an inherited descriptor (one a
+    shell or a test runner left open) would take a number the program's own
+    pipes get otherwise, so the trace's descriptors, and the merge's model of
+    which one is a pipe, would depend on the caller."""
+    changed = []
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc/self/fd"):
+            fd = int(name)
+            with contextlib.suppress(OSError):
+                if fd > 2 and os.get_inheritable(fd):
+                    os.set_inheritable(fd, False)
+                    changed.append(fd)
+    try:
+        yield
+    finally:
+        for fd in changed:
+            with contextlib.suppress(OSError):
+                os.set_inheritable(fd, True)
+
+
+def record_lmbench_reference(traces: Sequence[Path]) -> Path:
+    """Writes the sha256, events, command and versions of S5 traces (from
+    their sidecars) into ``workload_sources/lmbench/reference-traces.json``."""
+    path = LMBENCH_SOURCES / REFERENCE_FILE_NAME
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        data = {}
+    data["about"] = ("sha256 of the reference captures of study S5's lmbench-like programs (every process "
+                     "traced, merged where they block), and the versions they were captured with; "
+                     "vmlab.workloads.ensure_lmbench compares every capture with them")
+    entries = data.setdefault("traces", {})
+    for t in traces:
+        side = json.loads(sidecar_path(t).read_text())
+        entries[side["trace"].removesuffix(".vmt")] = {k: side[k] for k in ("sha256", "references", "command",
+                                                                            "depends_on")}
+    data["traces"] = dict(sorted(entries.items()))
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``python -m vmlab.workloads SIZE [NAME...]``: what the Makefile runs.
     ``python -m vmlab.workloads record-reference TRACE.vmt...``: makes the
@@ -518,6 +736,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["record-reference"]:
         print(record_reference([sidecar_path(t) for t in args[1:]]))
+        return 0
+    if args[:1] == ["record-lmbench-reference"]:
+        print(record_lmbench_reference([Path(t) for t in args[1:]]))
         return 0
     if not args or args[0] not in SIZES:
         print(f"usage: python -m vmlab.workloads {{{'|'.join(SIZES)}}} [{'|'.join(WORKLOADS)}...]", file=sys.stderr)

@@ -324,6 +324,9 @@ pub struct Kernel {
     small: PageSize,
     section: PageSize,
     virtual_caches: bool,
+    /// A private page's first touch is a page fault that zero-fills it
+    /// (`set_demand_paging`); otherwise it appears silently.
+    demand_paging: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -404,6 +407,7 @@ impl Kernel {
             small: PageSize::new(4096).map_err(|e| e.to_string())?,
             section: PageSize::new(1 << SECTION_SHIFT).map_err(|e| e.to_string())?,
             virtual_caches,
+            demand_paging: false,
             costs: [
                 param_u(&preset.cost.hit),
                 param_u(&preset.cost.line_fill),
@@ -415,6 +419,14 @@ impl Kernel {
         };
         k.system.cpu_mut(CPU).set_tlb(tlb(&preset.dtlb)).map_err(|e| format!("dtlb: {e}"))?;
         Ok(k)
+    }
+
+    /// Whether a private page's first touch faults: the trap, the kernel's
+    /// entry and fault paths, and the zero-fill of a new frame
+    /// (`clear_user_page`), as Linux does for an anonymous page. Real
+    /// traces run with it on (`lmbench::run`); the hand-worked tests off.
+    pub fn set_demand_paging(&mut self, on: bool) {
+        self.demand_paging = on;
     }
 
     pub fn scheme(&self) -> Scheme {
@@ -600,12 +612,33 @@ impl Kernel {
     /// A user reference of the running process to `va`.
     pub fn user(&mut self, kind: RefKind, va: VirtAddr, size: u64) -> Result<(), String> {
         let p = self.running.ok_or("no process is running")?;
+        if self.demand_paging
+            && self.region_of(&self.procs[p], va).is_none()
+            && !self.procs[p].pages.contains_key(&(va.0 >> 12))
+        {
+            self.page_fault(p, va);
+        }
         let (pa, space, domain) = self.page_of(p, va);
         let mva = self.mva(p, va);
         let side = if kind == RefKind::Ifetch { Side::Instruction } else { Side::Data };
         let got = self.translate(side, p, mva, pa, space, domain);
         self.cached(kind, mva, got, pa, space, size, "user");
         Ok(())
+    }
+
+    /// Process `p`'s first touch of private page `va`: a new frame, cleared.
+    fn page_fault(&mut self, p: usize, va: VirtAddr) {
+        let prev = self.enter(Mechanism::FaultEntry);
+        let t = self.costs[TRAP];
+        self.charge(t);
+        let entry = param_u(&self.preset.path.syscall);
+        self.kernel_code(0, entry);
+        let path = param_u(&self.preset.path.fault);
+        self.kernel_code(0x2_c000, path);
+        self.leave(prev);
+        let f = self.frame();
+        self.procs[p].pages.insert(va.0 >> 12, f);
+        self.zero_frame(f);
     }
 
     /// The frame, cache tag space and domain of process `p`'s page at `va`

@@ -1,6 +1,6 @@
 //! Study S5's context switches (`vmlab-os`'s `switch` and `lmbench`): the
-//! switch presets and lmbench-like programs run under each mechanism, as
-//! JSON.
+//! switch presets, and captured lmbench-like programs replayed under each
+//! mechanism, as JSON.
 
 use pyo3::prelude::*;
 
@@ -25,8 +25,9 @@ pub fn switch_schemes(name: String) -> PyResult<Vec<String>> {
     })
 }
 
-/// Runs `program` (JSON, `vmlab_os::lmbench::Program`) on switch preset
-/// `preset` under mechanism `scheme`; the measured operations as JSON.
+/// Replays `program` (JSON, `vmlab_os::lmbench::Program`: a captured
+/// multi-process trace and its operation count) on switch preset `preset`
+/// under mechanism `scheme`; the measured operations as JSON.
 #[pyfunction]
 pub fn switch_run(py: Python<'_>, preset: String, scheme: String, program: String) -> PyResult<String> {
     py.detach(|| {

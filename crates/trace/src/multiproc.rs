@@ -13,7 +13,8 @@
 //! keeps the asid (the `execve` marker says the address space was
 //! replaced). Real pids change from run to run, so in the markers they are
 //! replaced by asids: the result of `fork`/`vfork`/`clone` (a new process),
-//! `wait4` (its result and a positive first argument), `getpid`, `getppid`,
+//! `wait4` (its result and a positive first argument), `getpid`, `getppid`
+//! (0 for the command, whose parent is not traced),
 //! `gettid` and `set_tid_address` of a main thread. System V shared-memory
 //! ids (the result of `shmget`, the first argument of `shmat` and `shmctl`)
 //! are global counters of the kernel and change too: they become 1, 2, ...
@@ -48,9 +49,22 @@
 //! descriptors closed) follow. A process starts with descriptors 0-3 open
 //! (3 is valgrind's log, left open in the program, see `capture.rs`).
 //!
+//! **FIFOs.** A named pipe is a pipe like the others once open: `mknod` or
+//! `mknodat` of a FIFO (`S_IFIFO`) names a new pipe by the address of its
+//! path argument, in the process that made it and the children it forks
+//! afterwards (the path string is not in the trace, only its address, and a
+//! fork copies the memory that holds it); an `open`/`openat` of a path at
+//! that address opens the pipe, for reading (`O_RDONLY`), writing
+//! (`O_WRONLY`) or both (`O_RDWR`), and its reads and writes block as a
+//! pipe's. An `execve` forgets the names (a new image, new memory). A FIFO
+//! made by another program, or opened through a path at another address,
+//! is not seen (its reads never block, below). The open itself never
+//! blocks (an `O_RDONLY` open waiting for a writer is not modelled).
+//!
 //! Fallback rules, each counted in [`MergeSummary`]: any other call never
-//! blocks (`select`, `poll`, `futex`, `nanosleep`, a FIFO's `open`, a read of
-//! a descriptor the model does not know as a pipe); a result from the fd
+//! blocks (`select`, `poll`, `futex`, `nanosleep`, an `fcntl` lock, an open
+//! waiting for a FIFO's other end, a read of a descriptor the model does
+//! not know as a pipe); a result from the fd
 //! model that disagrees with the kernel's (an `open` returning another
 //! descriptor than the lowest free) is counted as `fd_mismatches` and the
 //! kernel's wins; and when every process that has not ended is blocked (the
@@ -87,6 +101,11 @@ const F_DUPFD_CLOEXEC: u64 = 1030;
 const FD_CLOEXEC: u64 = 1;
 /// close_range's flag: mark the range close-on-exec instead of closing it.
 const CLOSE_RANGE_CLOEXEC: u64 = 4;
+const S_IFMT: u64 = 0o170000;
+const S_IFIFO: u64 = 0o010000;
+const O_ACCMODE: u64 = 3;
+const O_WRONLY: u64 = 1;
+const O_RDWR: u64 = 2;
 
 mod nr {
     pub const READ: u16 = 0;
@@ -115,6 +134,8 @@ mod nr {
     pub const EXECVE: u16 = 59;
     pub const WAIT4: u16 = 61;
     pub const FCNTL: u16 = 72;
+    pub const MKNOD: u16 = 133;
+    pub const MKNODAT: u16 = 259;
     pub const GETPPID: u16 = 110;
     pub const GETTID: u16 = 186;
     pub const SET_TID_ADDRESS: u16 = 218;
@@ -143,7 +164,8 @@ enum Object {
     /// Reads `pipes[.0]`, or writes it (`.1`).
     Read(usize),
     Write(usize),
-    /// A socket end: reads one pipe, writes the other.
+    /// A socket end: reads one pipe, writes the other (the same one for a
+    /// FIFO open for reading and writing).
     Socket {
         reads: usize,
         writes: usize,
@@ -175,6 +197,8 @@ struct Process {
     buf: Vec<Event>,
     pos: usize,
     fds: BTreeMap<u64, Fd>,
+    /// FIFOs this process made or inherited: path address -> pipe.
+    fifos: BTreeMap<u64, usize>,
     /// A call that could not complete yet, and its events.
     blocked: Option<Call>,
     /// Children's exits already taken by a `wait4` that a signal
@@ -345,6 +369,7 @@ impl Merge {
     fn spawn(&mut self, pid: u32, parent: Option<usize>) -> Result<usize, TraceError> {
         let images = self.ordered.remove(&pid).unwrap_or_default();
         let asid = Asid(self.procs.len() as u32 + 1);
+        let fifos = parent.map(|p| self.procs[p].fifos.clone()).unwrap_or_default();
         let fds = match parent {
             Some(p) => {
                 let fds = self.procs[p].fds.clone();
@@ -372,6 +397,7 @@ impl Merge {
             buf: Vec::new(),
             pos: 0,
             fds,
+            fifos,
             blocked: None,
             exits_taken: 0,
             calls: Assembler::new(),
@@ -523,6 +549,13 @@ impl Merge {
                     fds.insert(b, Fd { obj: Object::Write(first), cloexec });
                 }
             }
+            nr::MKNOD | nr::MKNODAT if ok => {
+                let (path, mode) = if c.number == nr::MKNOD { (c.arg(0), c.arg(1)) } else { (c.arg(1), c.arg(2)) };
+                if mode & S_IFMT == S_IFIFO {
+                    self.pipes.push(Pipe::default());
+                    self.procs[i].fifos.insert(path, self.pipes.len() - 1);
+                }
+            }
             nr::OPEN | nr::OPENAT | nr::SOCKET | nr::ACCEPT | nr::ACCEPT4 | nr::DUP if ok => {
                 let fd = c.ret as u64;
                 if fd != self.lowest_free(i, 0) {
@@ -530,6 +563,18 @@ impl Merge {
                 }
                 let obj = match c.number {
                     nr::DUP => self.procs[i].fds.get(&c.arg(0)).map_or(Object::Other, |f| f.obj),
+                    nr::OPEN | nr::OPENAT => {
+                        let (path, flags) =
+                            if c.number == nr::OPEN { (c.arg(0), c.arg(1)) } else { (c.arg(1), c.arg(2)) };
+                        match self.procs[i].fifos.get(&path) {
+                            Some(&p) => match flags & O_ACCMODE {
+                                O_WRONLY => Object::Write(p),
+                                O_RDWR => Object::Socket { reads: p, writes: p },
+                                _ => Object::Read(p),
+                            },
+                            None => Object::Other,
+                        }
+                    }
                     _ => Object::Other,
                 };
                 let flags = match c.number {
@@ -587,6 +632,7 @@ impl Merge {
                 c.ret = i64::from(self.procs[child].asid.0);
             }
             nr::EXECVE | nr::EXECVEAT if ok => {
+                self.procs[i].fifos.clear();
                 let gone: Vec<u64> = self.procs[i].fds.iter().filter(|(_, f)| f.cloexec).map(|(&fd, _)| fd).collect();
                 for fd in gone {
                     if let Some(f) = self.procs[i].fds.remove(&fd) {
@@ -610,11 +656,10 @@ impl Merge {
             nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS if c.ret == i64::from(self.procs[i].pid) => {
                 c.ret = i64::from(self.procs[i].asid.0);
             }
-            nr::GETPPID => {
-                if let Some(parent) = self.procs[i].parent {
-                    c.ret = i64::from(parent.0);
-                }
-            }
+            // The command's parent is outside the trace (the capturing
+            // process, a new pid each run): 0, as for a process whose
+            // parent is not in its pid namespace.
+            nr::GETPPID => c.ret = self.procs[i].parent.map_or(0, |parent| i64::from(parent.0)),
             nr::SHMGET if ok => {
                 let at = match self.shmids.iter().position(|&id| id == c.ret) {
                     Some(at) => at,

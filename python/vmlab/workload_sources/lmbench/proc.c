@@ -1,8 +1,11 @@
 /* Process creation, as lmbench's lat_proc: fork (the child exits at once),
- * exec (the child runs a small program) and shell (the child runs
- * /bin/sh -c, which runs the small program).
+ * exec (the child runs /bin/true) and shell (the child runs /bin/sh -c
+ * /bin/true, which runs it in turn).
  *
- *   proc fork|exec|shell [times]
+ *   proc fork|exec|shell [warm-up times] [times]
+ *
+ * The parent marks the measured stretch with two getppid() calls: the
+ * creations after the warm-up ones, each to its child's end (waitpid).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +13,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static void mark(void) { (void)getppid(); }
+
 int main(int argc, char **argv) {
 	const char *mode = argc > 1 ? argv[1] : "fork";
-	long n = argc > 2 ? atol(argv[2]) : 10;
+	long warm = argc > 2 ? atol(argv[2]) : 1;
+	long n = argc > 3 ? atol(argv[3]) : 10;
 	if (strcmp(mode, "fork") && strcmp(mode, "exec") && strcmp(mode, "shell")) {
 		fprintf(stderr, "proc: unknown mode %s (fork, exec, shell)\n", mode);
 		return 2;
 	}
-	for (long i = 0; i < n; i++) {
+	for (long i = 0; i < warm + n; i++) {
+		if (i == warm) mark();
 		pid_t pid = fork();
 		if (pid < 0) return perror("fork"), 1;
 		if (pid == 0) {
@@ -27,5 +34,6 @@ int main(int argc, char **argv) {
 		}
 		waitpid(pid, NULL, 0);
 	}
+	mark();
 	return 0;
 }
