@@ -22,7 +22,7 @@ use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
-use vmlab_machine::{FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
+use vmlab_machine::{Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{FramePool, PageTable, PteAddr, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
@@ -1076,16 +1076,23 @@ impl VmSim {
             Handler::Kernel => Mechanism::KernelHandler,
             Handler::Root | Handler::MachRoot => Mechanism::RootHandler,
         };
-        let prev = self.enter(mechanism);
-        self.ledger.instructions(hc.instructions);
-        for t in &mut self.tails {
-            t.ledger.instructions(hc.instructions);
-        }
         let base = HANDLER_PA[h as usize];
-        for i in 0..hc.instructions {
-            let pa = base + i * INSTRUCTION_BYTES;
+        let code = Code {
+            start: VirtAddr(UNMAPPED_BASE | base),
+            phys: PhysAddr(base),
+            space: TRACE_KERNEL_SPACE,
+            instructions: hc.instructions,
+            instruction_bytes: INSTRUCTION_BYTES,
+        };
+        let prev = self.enter(mechanism);
+        self.ledger.instructions(code.instructions);
+        for t in &mut self.tails {
+            t.ledger.instructions(code.instructions);
+        }
+        // `OnCpu::run_code`'s fetches, through this simulator's caches.
+        for (va, pa) in code.fetches() {
             self.handler_fetches += 1;
-            self.kernel_access(RefKind::Ifetch, UNMAPPED_BASE | pa, pa, INSTRUCTION_BYTES)?;
+            self.kernel_access(RefKind::Ifetch, va.0, pa.0, code.instruction_bytes)?;
         }
         for i in 0..hc.admin_loads {
             let pa = ADMIN_PA + i * ADMIN_STRIDE;
