@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
@@ -436,7 +436,7 @@ impl Os {
             if let Some(r) = self.spaces.get_mut(&asid).and_then(|s| s.regions.get_mut(&p)) {
                 r.prot = prot;
             }
-            if let Some((pfn, loaded)) = self.hat.translation(asid, p, 0) {
+            if let Some((pfn, loaded)) = self.hat.translation(asid, VirtAddr(p), CpuId(0)) {
                 let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
@@ -468,7 +468,7 @@ impl Os {
                 if let Some(pp) = self.spaces.get_mut(&parent).and_then(|s| s.pages.get_mut(&va)) {
                     pp.cow = true;
                 }
-                if let Some((_, loaded)) = self.hat.translation(parent, va, 0) {
+                if let Some((_, loaded)) = self.hat.translation(parent, VirtAddr(va), CpuId(0)) {
                     if loaded.write {
                         self.hat
                             .change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
@@ -500,9 +500,9 @@ impl Os {
         let page = va & !(self.page - 1);
         let mut tries = 0;
         let pfn = loop {
-            if let Some((pfn, rights)) = self.hat.translation(asid, page, 0) {
+            if let Some((pfn, rights)) = self.hat.translation(asid, VirtAddr(page), CpuId(0)) {
                 if rights.allows(if write { need } else { Prot::R }) || (!write && rights.read) {
-                    break pfn;
+                    break pfn.0;
                 }
             }
             tries += 1;
@@ -732,7 +732,7 @@ impl Os {
             .ok_or_else(|| OsError::Unmapped(format!("{src_va:#x} in space {src} has no page")))?;
         vp.cow = true;
         let pfn = vp.pfn;
-        if let Some((_, loaded)) = self.hat.translation(src, src_va, 0) {
+        if let Some((_, loaded)) = self.hat.translation(src, VirtAddr(src_va), CpuId(0)) {
             if loaded.write {
                 self.hat.change_prot(&mut self.cpu, &self.cost, src, src_va, self.page, &|_| loaded.without_write());
             }
