@@ -104,6 +104,18 @@ pub struct Code {
     pub instruction_bytes: u64,
 }
 
+impl Code {
+    /// Each instruction's fetch, in order: its virtual and physical address
+    /// (`instruction_bytes` each).
+    pub fn fetches(&self) -> impl Iterator<Item = (VirtAddr, PhysAddr)> {
+        let Code { start, phys, instruction_bytes, .. } = *self;
+        (0..self.instructions).map(move |i| {
+            let off = i * instruction_bytes;
+            (VirtAddr(start.0 + off), PhysAddr(phys.0 + off))
+        })
+    }
+}
+
 /// Whether code's instructions are fetched through the CPU's instruction
 /// cache (handler pollution, recursive misses: Jacob & Mudge) or only
 /// counted (a study that assumes the code resident, as the OS model's

@@ -3,15 +3,17 @@
 //! operations), a study's cost model says what it costs (`Ledger::charge`).
 //!
 //! One closed set of mechanisms for every study, so a figure is explained
-//! by its parts under names the compiler checks. It covers the two sets
-//! that grew apart (issue 24), so each can become a view of one ledger:
+//! by its parts under names the compiler checks. The translating
+//! simulator's VMCPI components are a reading of its ledger
+//! (`vmlab_translation::Component::reading`), and the OS model's keys are
+//! the mechanisms' names:
 //!
 //! | mechanism | what runs | VMCPI component (Jacob & Mudge) | OS model key (S2) |
 //! |---|---|---|---|
 //! | `User` | the program's own references | — | `user access` |
-//! | `UserHandler` | the TLB-miss (or L2-miss) handler for a user page | `uhandler`; its fetches `handler-L2`/`-MEM` | — |
-//! | `KernelHandler` | the handler for a miss on a kernel PTE page (MACH) | `khandler`; its fetches as above | — |
-//! | `RootHandler` | the handler for a miss on a root PTE page | `rhandler`; its fetches as above | — |
+//! | `UserHandler` | the TLB-miss (or L2-miss) handler for a user page | `uhandler`; its fetches `handler-L2`/`-MEM`, its loads (MACH's administrative data) `rpte-L2`/`-MEM` | — |
+//! | `KernelHandler` | the handler for a miss on a kernel PTE page (MACH) | `khandler`; its fetches and loads as above | — |
+//! | `RootHandler` | the handler for a miss on a root PTE page | `rhandler`; its fetches and loads as above | — |
 //! | `UserPte` | the load of a user PTE | `upte-L2`, `upte-MEM` (by where served) | — |
 //! | `KernelPte` | the load of a kernel PTE | `kpte-L2`, `kpte-MEM` | — |
 //! | `RootPte` | the load of a root PTE | `rpte-L2`, `rpte-MEM` | — |
@@ -28,9 +30,10 @@
 //! | `ContextSwitch` | switching address spaces on a CPU | — | — |
 //!
 //! The VMCPI components split a mechanism by where its requests were
-//! served (an L1 miss that hit L2, or went to memory); a `Tally` keeps
-//! that split (`served`), so `upte-L2` is the `UserPte` loads served at
-//! level 1, not a category of its own.
+//! served; a `Tally` keeps that split (`served`), so `upte-L2` is the
+//! `UserPte` loads that missed level 0 (served at level 1 or in memory:
+//! Jacob & Mudge charge an L2 miss both latencies) and `upte-MEM` those
+//! served in memory, not categories of their own.
 
 use vmlab_cache::RefKind;
 
@@ -218,11 +221,17 @@ impl Ledger {
         &mut self.tallies[self.now.index()]
     }
 
-    pub(crate) fn instructions(&mut self, n: u64) {
+    // `OnCpu` records a CPU's work; the two below are also public for a
+    // simulator that drives caches of its own (vmlab-translation's
+    // `MemSys`, which is not on a `Cpu` yet) and prices its ledger the same way.
+
+    /// `n` instructions executed by the running mechanism.
+    pub fn instructions(&mut self, n: u64) {
         self.current().instructions += n;
     }
 
-    pub(crate) fn request(&mut self, kind: RefKind, served: Reached) {
+    /// One request of `kind` by the running mechanism, served at `served`.
+    pub fn request(&mut self, kind: RefKind, served: Reached) {
         let t = self.current();
         t.requests[kind as usize] += 1;
         t.served[kind as usize][depth(served)] += 1;

@@ -191,15 +191,8 @@ impl OnCpu<'_> {
         self.cpu.ledger_mut().instructions(code.instructions);
         let mut deepest = Reached::Level(0);
         if fetch == CodeFetch::ThroughCache {
-            for i in 0..code.instructions {
-                let off = i * code.instruction_bytes;
-                let served = self.fetch(
-                    VirtAddr(code.start.0 + off),
-                    PhysAddr(code.phys.0 + off),
-                    code.space,
-                    code.instruction_bytes,
-                );
-                deepest = deepest.max(served.level);
+            for (vaddr, paddr) in code.fetches() {
+                deepest = deepest.max(self.fetch(vaddr, paddr, code.space, code.instruction_bytes).level);
             }
         }
         deepest

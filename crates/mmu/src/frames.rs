@@ -1,11 +1,19 @@
-//! Simulated physical memory as a pool of page frames.
+//! Simulated physical memory as a pool of page frames: the one frames type
+//! of the workspace (issue 24).
 //!
-//! Page-table pages and (in the OS model) data pages come from here, so a
-//! table's memory is real frames with real physical addresses that the caches
-//! see. Allocation is deterministic: lowest free frame first.
+//! Page-table pages (every scheme's tables, the OS model's hashed table)
+//! and the OS model's data pages come from here, so a table's memory is
+//! real frames with real physical addresses that the caches see.
+//! Allocation is deterministic: the lowest free frame first, or with a
+//! colour asked for (`alloc_coloured`), the lowest free frame of that
+//! colour. A frame shared by several mappings carries a reference count
+//! (`share`, `unshare`). The trace replayer's first-touch `PageMapper`
+//! (vmlab-machine) is a page table with a placement policy (sequential,
+//! random, colour-preserving) that never frees, not a pool.
 
 use std::collections::BTreeSet;
 
+use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -17,30 +25,60 @@ pub enum FrameError {
 }
 
 /// A pool of `frames` physical frames of `page_bytes` each, starting at
-/// physical frame `first`.
+/// physical frame `first`. Frames `f` and `g` share a colour when
+/// `f % colours == g % colours` (physical frame numbers: the colour a
+/// physically indexed cache sees).
 #[derive(Debug, Clone)]
 pub struct FramePool {
     page_bytes: u64,
     first: u64,
     frames: u64,
+    colours: u64,
     /// Frames never handed out are `next..first+frames`; freed ones are kept
     /// sorted so reuse is lowest-first and deterministic.
     next: u64,
     freed: BTreeSet<u64>,
     in_use: u64,
     peak: u64,
+    /// References to frames shared by more than one mapping, beyond the
+    /// first: a frame allocated and not shared has none here.
+    shares: FxHashMap<u64, u32>,
 }
 
 impl FramePool {
     pub fn new(page_bytes: u64, first: u64, frames: u64) -> Self {
-        Self { page_bytes, first, frames, next: first, freed: BTreeSet::new(), in_use: 0, peak: 0 }
+        Self {
+            page_bytes,
+            first,
+            frames,
+            colours: 1,
+            next: first,
+            freed: BTreeSet::new(),
+            in_use: 0,
+            peak: 0,
+            shares: FxHashMap::default(),
+        }
+    }
+
+    /// The same pool with `colours` >= 1 page colours (`alloc_coloured`).
+    pub fn with_colours(mut self, colours: u64) -> Self {
+        self.colours = colours.max(1);
+        self
     }
 
     pub fn page_bytes(&self) -> u64 {
         self.page_bytes
     }
 
-    /// Allocates one frame; returns its frame number.
+    pub fn colours(&self) -> u64 {
+        self.colours
+    }
+
+    pub fn colour_of(&self, pfn: u64) -> u64 {
+        pfn % self.colours
+    }
+
+    /// Allocates one frame, the lowest free; returns its frame number.
     pub fn alloc(&mut self) -> Result<u64, FrameError> {
         let pfn = if let Some(p) = self.freed.pop_first() {
             p
@@ -48,10 +86,35 @@ impl FramePool {
             self.next += 1;
             self.next - 1
         } else {
-            return Err(FrameError::Exhausted { frames: self.frames, page_bytes: self.page_bytes });
+            return Err(self.exhausted());
         };
-        self.in_use += 1;
-        self.peak = self.peak.max(self.in_use);
+        self.taken(1);
+        Ok(pfn)
+    }
+
+    /// Allocates the lowest free frame of `colour` when one is free, else
+    /// the lowest free frame (an OS that colours pages prefers, but does
+    /// not insist on, the colour).
+    pub fn alloc_coloured(&mut self, colour: Option<u64>) -> Result<u64, FrameError> {
+        let Some(c) = colour.map(|c| c % self.colours) else { return self.alloc() };
+        let freed = self.freed.iter().copied().find(|&f| f % self.colours == c);
+        // The lowest never-used frame of colour `c`.
+        let fresh = self.next + (c + self.colours - self.next % self.colours) % self.colours;
+        let fresh = (fresh < self.first + self.frames).then_some(fresh);
+        let pfn = match (freed, fresh) {
+            (Some(f), Some(n)) => f.min(n),
+            (Some(f), None) => f,
+            (None, Some(n)) => n,
+            (None, None) => return self.alloc(),
+        };
+        if pfn >= self.next {
+            // Frames skipped over become free ones, so lowest-first still holds.
+            self.freed.extend(self.next..pfn);
+            self.next = pfn + 1;
+        } else {
+            self.freed.remove(&pfn);
+        }
+        self.taken(1);
         Ok(pfn)
     }
 
@@ -60,22 +123,66 @@ impl FramePool {
     /// Contiguous runs come only from never-used frames.
     pub fn alloc_contiguous(&mut self, n: u64) -> Result<u64, FrameError> {
         if self.next + n > self.first + self.frames {
-            return Err(FrameError::Exhausted { frames: self.frames, page_bytes: self.page_bytes });
+            return Err(self.exhausted());
         }
         let pfn = self.next;
         self.next += n;
-        self.in_use += n;
-        self.peak = self.peak.max(self.in_use);
+        self.taken(n);
         Ok(pfn)
     }
 
+    fn taken(&mut self, n: u64) {
+        self.in_use += n;
+        self.peak = self.peak.max(self.in_use);
+    }
+
+    fn exhausted(&self) -> FrameError {
+        FrameError::Exhausted { frames: self.frames, page_bytes: self.page_bytes }
+    }
+
+    /// Whether `pfn` is handed out.
+    pub fn allocated(&self, pfn: u64) -> bool {
+        pfn >= self.first && pfn < self.next && !self.freed.contains(&pfn)
+    }
+
     pub fn free(&mut self, pfn: u64) -> Result<(), FrameError> {
-        if pfn < self.first || pfn >= self.next || self.freed.contains(&pfn) {
+        if !self.allocated(pfn) {
             return Err(FrameError::NotAllocated(pfn));
         }
+        self.shares.remove(&pfn);
         self.freed.insert(pfn);
         self.in_use -= 1;
         Ok(())
+    }
+
+    /// One more mapping of allocated frame `pfn`.
+    pub fn share(&mut self, pfn: u64) {
+        *self.shares.entry(pfn).or_insert(0) += 1;
+    }
+
+    /// Drops one mapping of `pfn`; true when it was the last (the caller
+    /// then destroys the page and frees the frame).
+    pub fn unshare(&mut self, pfn: u64) -> bool {
+        match self.shares.get_mut(&pfn) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                false
+            }
+            Some(_) => {
+                self.shares.remove(&pfn);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// Mappings of `pfn`: 0 for a free frame, 1 for an allocated frame not
+    /// shared.
+    pub fn refs(&self, pfn: u64) -> u32 {
+        if !self.allocated(pfn) {
+            return 0;
+        }
+        1 + self.shares.get(&pfn).copied().unwrap_or(0)
     }
 
     /// Frames the pool manages in all.
@@ -108,5 +215,71 @@ mod tests {
         assert!(matches!(p.alloc(), Err(FrameError::Exhausted { .. })));
         assert_eq!(p.free(99), Err(FrameError::NotAllocated(99)));
         assert_eq!(p.peak(), 3);
+    }
+
+    #[test]
+    fn coloured_allocation_and_shared_frames() {
+        let mut m = FramePool::new(4096, 0, 8).with_colours(4);
+        assert_eq!(m.alloc_coloured(Some(3)), Ok(3));
+        assert_eq!(m.alloc_coloured(Some(3)), Ok(7));
+        assert_eq!(m.alloc_coloured(Some(3)), Ok(0)); // no colour-3 frame left: any
+        m.share(3);
+        assert_eq!(m.refs(3), 2);
+        assert!(!m.unshare(3));
+        assert!(m.unshare(3));
+        m.free(3).unwrap();
+        assert_eq!(m.refs(3), 0);
+        assert_eq!(m.alloc_coloured(None), Ok(1));
+        assert_eq!(m.in_use(), 3);
+    }
+
+    /// The free set written out whole (what the OS model's pool was until
+    /// it became this type): lowest free frame of the colour, else lowest.
+    struct Naive {
+        colours: u64,
+        free: BTreeSet<u64>,
+    }
+
+    impl Naive {
+        fn alloc(&mut self, colour: Option<u64>) -> Option<u64> {
+            let pick = colour
+                .and_then(|c| self.free.iter().copied().find(|&f| f % self.colours == c % self.colours))
+                .or_else(|| self.free.first().copied())?;
+            self.free.remove(&pick);
+            Some(pick)
+        }
+    }
+
+    proptest::proptest! {
+        /// Allocations (coloured or not) and frees agree with `Naive`
+        /// frame for frame, and exhaustion happens at the same step.
+        #[test]
+        fn coloured_allocation_equals_the_whole_free_set(
+            first in 0u64..5,
+            frames in 1u64..40,
+            colours in 1u64..6,
+            ops in proptest::collection::vec((0u8..3, 0u64..8), 1..120),
+        ) {
+            let mut pool = FramePool::new(4096, first, frames).with_colours(colours);
+            let mut naive = Naive { colours, free: (first..first + frames).collect() };
+            let mut held: Vec<u64> = Vec::new();
+            for (op, arg) in ops {
+                match op {
+                    0 | 1 => {
+                        let colour = (op == 0).then_some(arg);
+                        let got = pool.alloc_coloured(colour).ok();
+                        proptest::prop_assert_eq!(got, naive.alloc(colour));
+                        held.extend(got);
+                    }
+                    _ if !held.is_empty() => {
+                        let pfn = held.swap_remove(arg as usize % held.len());
+                        proptest::prop_assert_eq!(pool.free(pfn), Ok(()));
+                        naive.free.insert(pfn);
+                    }
+                    _ => {}
+                }
+                proptest::prop_assert_eq!(pool.in_use(), frames - naive.free.len() as u64);
+            }
+        }
     }
 }

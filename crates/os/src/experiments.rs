@@ -20,7 +20,7 @@ use crate::primitives::flush_range;
 use crate::prot::Prot;
 use crate::vm::{self, Attach, ObjectKind, Os};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_machine::Mechanism;
 
 /// Which cache the machine has.
@@ -138,8 +138,8 @@ fn span(os: &mut Os, asid: Asid, va: u64) -> Result<Span, String> {
     let pfn = if asid == OS_KERNEL_SPACE {
         // Kernel buffers have translations but no VM pages.
         os.hat()
-            .translation(OS_KERNEL_SPACE, va, 0)
-            .map(|t| t.0)
+            .translation(OS_KERNEL_SPACE, VirtAddr(va), CpuId(0))
+            .map(|t| t.0 .0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
         os.frame_of(asid, va).map_err(e)?
@@ -342,7 +342,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                     // Step 6: the IPC buffer is unloaded from the kernel (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        let f = os.hat().translation(OS_KERNEL_SPACE, at(KIPC, i), 0).map(|t| t.0);
+                        let f = os.hat().translation(OS_KERNEL_SPACE, VirtAddr(at(KIPC, i)), CpuId(0)).map(|t| t.0 .0);
                         os.kernel_unmap(at(KIPC, i));
                         frames.push(f.ok_or_else(|| format!("IPC buffer {:#x} lost its translation", at(KIPC, i)))?);
                     }

@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
+use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteAddr, PteRef};
 use vmlab_mmu::FramePool;
@@ -156,9 +156,10 @@ impl Hat {
     }
 
     /// The loaded translation of `va` in `asid` on `cpu`, if any: (frame, rights).
-    pub fn translation(&self, asid: Asid, va: u64, cpu: usize) -> Option<(u64, Prot)> {
-        let page = va & !(self.page - 1);
-        self.spaces.get(&asid)?.mmus.iter().find(|m| m.cpu == cpu)?.translations.get(&page).copied()
+    pub fn translation(&self, asid: Asid, va: VirtAddr, cpu: CpuId) -> Option<(Pfn, Prot)> {
+        let page = va.0 & !(self.page - 1);
+        let mmu = self.spaces.get(&asid)?.mmus.iter().find(|m| m.cpu == cpu.index())?;
+        mmu.translations.get(&page).map(|&(pfn, prot)| (Pfn(pfn), prot))
     }
 
     /// The cache-space tag of the translation of `va` in `asid`.
@@ -217,7 +218,7 @@ impl Hat {
         let Mapping { asid, va, tag, prot, cpu: cpu_id } = m;
         let va = va & !(self.page - 1);
         let mut fx = LoadEffects::default();
-        if let Some((old, _)) = self.translation(asid, va, cpu_id) {
+        if let Some((Pfn(old), _)) = self.translation(asid, VirtAddr(va), CpuId(cpu_id as u32)) {
             if old != pfn {
                 return Err(format!(
                     "hat: space {asid} page {va:#x} is loaded to frame {old:#x}, not {pfn:#x}; unload first"

@@ -12,7 +12,6 @@ pub mod hat;
 pub mod lmbench;
 pub mod mp;
 pub mod oracle;
-pub mod physmem;
 pub mod policy;
 pub mod primitives;
 pub mod prot;

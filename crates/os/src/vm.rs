@@ -13,16 +13,16 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
+use vmlab_mmu::FramePool;
 
 use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::{Cpu, DataRef};
 use crate::hat::{Hat, Mapping, UnloadReason};
 use crate::oracle::Violation;
-use crate::physmem::PhysMem;
 use crate::policy::Policy;
 use crate::primitives::{copy, zero};
 use crate::prot::Prot;
@@ -140,7 +140,7 @@ pub enum FaultKind {
 pub struct Os {
     cost: CostModel,
     cpu: Cpu,
-    mem: PhysMem,
+    mem: FramePool,
     hat: Hat,
     policy: Policy,
     page: u64,
@@ -169,7 +169,7 @@ impl Os {
         Ok(Self {
             cost,
             cpu,
-            mem: PhysMem::new(page, frames, machine.colours()),
+            mem: FramePool::new(page, 0, frames).with_colours(machine.colours()),
             hat,
             policy,
             page,
@@ -409,7 +409,7 @@ impl Os {
             va,
             if last { UnloadReason::Destroy } else { UnloadReason::Unmap },
         );
-        if self.mem.decref(vp.pfn) {
+        if self.mem.unshare(vp.pfn) {
             self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, UnloadReason::Destroy);
             self.free_frame(vp.pfn);
         }
@@ -420,7 +420,10 @@ impl Os {
         let outer = self.cpu.enter(Mechanism::VmBookkeeping);
         self.cpu.instructions(self.cost.path_of(Routine::PageFree));
         self.cpu.leave(outer);
-        self.mem.free(pfn);
+        // The frame of a VM page came from `mem` and is freed once, after
+        // its last reference went (`unshare`): an error is a vmlab bug.
+        let freed = self.mem.free(pfn);
+        debug_assert!(freed.is_ok(), "{freed:?}");
     }
 
     /// `change_protections(as, addr, len, prot)`. Taking rights away purges
@@ -433,7 +436,7 @@ impl Os {
             if let Some(r) = self.spaces.get_mut(&asid).and_then(|s| s.regions.get_mut(&p)) {
                 r.prot = prot;
             }
-            if let Some((pfn, loaded)) = self.hat.translation(asid, p, 0) {
+            if let Some((pfn, loaded)) = self.hat.translation(asid, VirtAddr(p), CpuId(0)) {
                 let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
@@ -459,13 +462,13 @@ impl Os {
         let mut c = AddressSpace { asid: child, regions: p.regions.clone(), pages: BTreeMap::new() };
         for (&va, vp) in &p.pages {
             let private = self.region_of(parent, va).is_some_and(|r| r.private);
-            self.mem.incref(vp.pfn);
+            self.mem.share(vp.pfn);
             c.pages.insert(va, VmPage { pfn: vp.pfn, cow: private, lazy: false });
             if private && !vp.cow {
                 if let Some(pp) = self.spaces.get_mut(&parent).and_then(|s| s.pages.get_mut(&va)) {
                     pp.cow = true;
                 }
-                if let Some((_, loaded)) = self.hat.translation(parent, va, 0) {
+                if let Some((_, loaded)) = self.hat.translation(parent, VirtAddr(va), CpuId(0)) {
                     if loaded.write {
                         self.hat
                             .change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
@@ -497,9 +500,9 @@ impl Os {
         let page = va & !(self.page - 1);
         let mut tries = 0;
         let pfn = loop {
-            if let Some((pfn, rights)) = self.hat.translation(asid, page, 0) {
+            if let Some((pfn, rights)) = self.hat.translation(asid, VirtAddr(page), CpuId(0)) {
                 if rights.allows(if write { need } else { Prot::R }) || (!write && rights.read) {
-                    break pfn;
+                    break pfn.0;
                 }
             }
             tries += 1;
@@ -574,7 +577,7 @@ impl Os {
                     let new = self.alloc(page)?;
                     self.hat.unload(&mut self.cpu, &self.cost, asid, page, UnloadReason::Unmap);
                     self.kernel_copy(v.pfn, new);
-                    if self.mem.decref(v.pfn) {
+                    if self.mem.unshare(v.pfn) {
                         self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, UnloadReason::Destroy);
                         self.free_frame(v.pfn);
                     }
@@ -597,7 +600,7 @@ impl Os {
                     VmPage { pfn: new, cow: false, lazy: false }
                 } else {
                     let pfn = obj_pfn.ok_or_else(|| OsError::Invalid("object page missing (a vmlab bug)".into()))?;
-                    self.mem.incref(pfn);
+                    self.mem.share(pfn);
                     VmPage { pfn, cow: r.private, lazy: false }
                 }
             }
@@ -650,7 +653,7 @@ impl Os {
         self.cpu.instructions(self.cost.path_of(Routine::PageAlloc));
         self.cpu.leave(outer);
         let colour = (va / self.page) % self.mem.colours();
-        self.mem.alloc(Some(colour)).map_err(OsError::Invalid)
+        self.mem.alloc_coloured(Some(colour)).map_err(|e| OsError::Invalid(e.to_string()))
     }
 
     /// Kernel-window address of a frame.
@@ -729,12 +732,12 @@ impl Os {
             .ok_or_else(|| OsError::Unmapped(format!("{src_va:#x} in space {src} has no page")))?;
         vp.cow = true;
         let pfn = vp.pfn;
-        if let Some((_, loaded)) = self.hat.translation(src, src_va, 0) {
+        if let Some((_, loaded)) = self.hat.translation(src, VirtAddr(src_va), CpuId(0)) {
             if loaded.write {
                 self.hat.change_prot(&mut self.cpu, &self.cost, src, src_va, self.page, &|_| loaded.without_write());
             }
         }
-        self.mem.incref(pfn);
+        self.mem.share(pfn);
         self.drop_page(dst, dst_va);
         if let Some(s) = self.spaces.get_mut(&dst) {
             s.pages.insert(dst_va, VmPage { pfn, cow: true, lazy: true });

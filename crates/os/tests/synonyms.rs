@@ -5,7 +5,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)]
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, CpuId, VirtAddr};
 use vmlab_os::scenario::run_text;
 use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
@@ -31,7 +31,7 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     os.access(Asid(1), 0x10000, DataRef::Load, 4, "read A").expect("read");
     os.access(Asid(2), 0x11000, DataRef::Load, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
-    let pa = os.hat().translation(Asid(1), 0x10000, 0).expect("loaded").0 * 4096;
+    let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
     let copies: Vec<_> = os.cpu().resident().into_iter().filter(|e| e.paddr == pa).collect();
     assert_eq!(copies.len(), 2, "{copies:?}");
     assert_ne!(copies[0].vaddr & 0x1000, copies[1].vaddr & 0x1000);
@@ -103,7 +103,7 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
         .expect("map");
     os.access(Asid(1), 0x10000, DataRef::Load, 4, "a").expect("read");
     os.access(Asid(2), 0x12000, DataRef::Load, 4, "b").expect("read");
-    let pa = os.hat().translation(Asid(1), 0x10000, 0).expect("loaded").0 * 4096;
+    let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
     assert_eq!(os.cpu().resident().into_iter().filter(|e| e.paddr == pa).count(), 1);
 }
 

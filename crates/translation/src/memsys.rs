@@ -13,7 +13,7 @@
 use vmlab_cache::{
     Cache, CacheStats, Flush, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
-use vmlab_machine::MemoryStats;
+use vmlab_machine::{MemoryStats, Reached};
 
 use crate::config::VmConfig;
 
@@ -23,6 +23,17 @@ pub enum Level {
     L1,
     L2,
     Memory,
+}
+
+impl Level {
+    /// The same place as the machine's hierarchy numbers it.
+    pub fn reached(self) -> Reached {
+        match self {
+            Level::L1 => Reached::Level(0),
+            Level::L2 => Reached::Level(1),
+            Level::Memory => Reached::Memory,
+        }
+    }
 }
 
 /// A transfer between L2 and memory of a line of a mapped address space.

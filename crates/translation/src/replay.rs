@@ -28,13 +28,14 @@
 //! everything above the caches.
 
 use vmlab_cache::{Geometry, IndexFn, RefKind, WriteMissPolicy};
+use vmlab_machine::{Ledger, Mechanism};
 use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
 use crate::memsys::{Level, MemSys};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
-use crate::sim::{component_rows, fanout_groups, fanout_refusal, Recorded, SimError, VmSim, LEVEL_COMPONENTS};
+use crate::sim::{component_rows, fanout_groups, fanout_refusal, Recorded, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
 
 /// Why a machine `cfg` cannot replay what `recorder` records, or `None`
@@ -88,12 +89,22 @@ pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
     out
 }
 
+/// Records one request of `kind` served at `level` under `m` in a
+/// replaying machine's ledger. Its entries are not read (the recording
+/// machine's handler entries are everyone's), so entering `m` here only
+/// names where the request goes.
+fn request_as(ledger: &mut Ledger, m: Mechanism, kind: RefKind, level: Level) {
+    let prev = ledger.enter(m);
+    ledger.request(kind, level.reached());
+    ledger.leave(prev);
+}
+
 /// A machine of a fan-out below a replaying machine's L1s: its L2
 /// counts (as `VmSim`'s own fan-out keeps them).
 #[derive(Debug)]
 struct TailCounts {
     sides: [SideEvents; 2],
-    vmcpi: Vmcpi,
+    ledger: Ledger,
 }
 
 /// A machine (and its L2 fan-out) replaying the record.
@@ -102,8 +113,9 @@ struct Replayer {
     cfgs: Vec<VmConfig>,
     mem: MemSys,
     sides: [SideEvents; 2],
-    /// Only the L2 and memory components.
-    vmcpi: Vmcpi,
+    /// Only the kernel requests that missed L1, by the mechanism that
+    /// made them: the VMCPI components read off the L2 and memory.
+    ledger: Ledger,
     tails: Vec<TailCounts>,
 }
 
@@ -117,12 +129,11 @@ impl Replayer {
             mem.add_tail(c).map_err(|e| SimError::Config(e.0))?;
         }
         let tails =
-            (1..cfgs.len()).map(|_| TailCounts { sides: Default::default(), vmcpi: Vmcpi::default() }).collect();
-        Ok(Self { cfgs, mem, sides: Default::default(), vmcpi: Vmcpi::default(), tails })
+            (1..cfgs.len()).map(|_| TailCounts { sides: Default::default(), ledger: Ledger::default() }).collect();
+        Ok(Self { cfgs, mem, sides: Default::default(), ledger: Ledger::default(), tails })
     }
 
     fn replay(&mut self, refs: &[Recorded]) {
-        let costs = self.cfgs[0].costs;
         for &x in refs {
             match x {
                 Recorded::User { kind, r, size, tlb_miss } => {
@@ -135,14 +146,13 @@ impl Replayer {
                         }
                     }
                 }
-                Recorded::Kernel { kind, r, size, charge } => {
+                Recorded::Kernel { kind, r, size, mechanism } => {
                     let level = self.mem.access_fast(kind, r, size);
-                    if let Some((l2, mem)) = charge {
-                        VmSim::charge_level_to(&mut self.vmcpi, costs, level, l2, mem);
-                        if level != Level::L1 {
-                            for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-                                VmSim::charge_level_to(&mut t.vmcpi, costs, l, l2, mem);
-                            }
+                    // As `VmSim` records them: only what missed L1 is priced.
+                    if level != Level::L1 {
+                        request_as(&mut self.ledger, mechanism, kind, level);
+                        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
+                            request_as(&mut t.ledger, mechanism, kind, l);
                         }
                     }
                 }
@@ -187,8 +197,8 @@ impl Replayer {
             .chain(self.mem.extra_tails().iter().enumerate().map(|(i, t)| (t.caches(), *t.memory(), i + 1)));
         let mut out = Vec::with_capacity(self.cfgs.len());
         for (caches, memory, i) in below {
-            let (lower, level_vmcpi) =
-                if i == 0 { (self.sides, &self.vmcpi) } else { (self.tails[i - 1].sides, &self.tails[i - 1].vmcpi) };
+            let (lower, ledger) =
+                if i == 0 { (self.sides, &self.ledger) } else { (self.tails[i - 1].sides, &self.tails[i - 1].ledger) };
             let [i_side, d_side] = [0, 1].map(|s| SideEvents {
                 l1_hit_tlb_hit: self.sides[s].l1_hit_tlb_hit,
                 l1_hit_tlb_miss: self.sides[s].l1_hit_tlb_miss,
@@ -200,10 +210,8 @@ impl Replayer {
             r.d_side = d_side;
             r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
             r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
-            let mut v = recorder.vmcpi().clone();
-            for c in LEVEL_COMPONENTS {
-                v.set_tally(c, level_vmcpi.tally(c));
-            }
+            let v =
+                recorder.vmcpi().with_requests_of(&Vmcpi::priced(ledger, self.cfgs[i].costs, own.user_instructions));
             r.vmcpi = v.total();
             r.vm_cycles = v.total_cycles();
             r.components = component_rows(&v);

@@ -22,7 +22,7 @@ use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
-use vmlab_machine::{FrameAllocation, MapError, PageMapper};
+use vmlab_machine::{Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{FramePool, PageTable, PteAddr, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
@@ -33,7 +33,7 @@ use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RES
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
-use crate::vmcpi::{Component, Vmcpi};
+use crate::vmcpi::Vmcpi;
 
 /// Folding granularity: one user page-table page maps 4 MB (1024 4-byte
 /// PTEs of 4 KB pages), so folding whole 4 MB regions keeps every table's
@@ -310,7 +310,14 @@ pub struct VmSim {
     /// NOTLB run sees exactly the frames a plain cache run sees.
     mapper: Option<PageMapper>,
     fold: Option<Fold>,
-    vmcpi: Vmcpi,
+    /// What the VM system's work did, by mechanism: handler entries and
+    /// instructions, and where each handler fetch, administrative load and
+    /// PTE load that missed L1 was served (`record`). VMCPI prices it
+    /// (`vmcpi`); user references are not in it (VMCPI is the VM system's
+    /// share only).
+    ledger: Ledger,
+    /// References by `AccessKind`; the instruction fetches are the user
+    /// instructions VMCPI divides by.
     access_counts: [u64; 4],
     sides: [SideEvents; 2],
     handler_runs: [u64; 4],
@@ -372,9 +379,9 @@ pub struct VmSim {
 pub enum Recorded {
     /// A user piece and whether its TLB lookup missed.
     User { kind: RefKind, r: LineRef, size: u64, tlb_miss: bool },
-    /// A handler fetch, PTE or administrative load, with the components
-    /// its level is charged to (`None` until `charge_level` names them).
-    Kernel { kind: RefKind, r: LineRef, size: u64, charge: Option<(Component, Component)> },
+    /// A handler fetch, PTE or administrative load, with the mechanism
+    /// that made it (the ledger entry its level is recorded under).
+    Kernel { kind: RefKind, r: LineRef, size: u64, mechanism: Mechanism },
     /// Every cache written back and invalidated.
     Flush,
 }
@@ -386,21 +393,11 @@ pub enum Recorded {
 struct TailAccount {
     cfg: VmConfig,
     sides: [SideEvents; 2],
-    /// Only the L2 and memory components (`charge_level`).
-    vmcpi: Vmcpi,
+    /// The leader's mechanisms entered and instructions, and this
+    /// machine's own requests served below L1 (`record`): its L1 hits,
+    /// the leader's, are not in it, and VMCPI does not read them.
+    ledger: Ledger,
 }
-
-/// The components charged by the level a handler fetch or PTE load reached.
-pub(crate) const LEVEL_COMPONENTS: [Component; 8] = [
-    Component::UpteL2,
-    Component::UpteMem,
-    Component::KpteL2,
-    Component::KpteMem,
-    Component::RpteL2,
-    Component::RpteMem,
-    Component::HandlerL2,
-    Component::HandlerMem,
-];
 
 fn side(kind: RefKind) -> usize {
     usize::from(kind != RefKind::Ifetch)
@@ -450,7 +447,7 @@ impl VmSim {
             table,
             frames,
             mapper,
-            vmcpi: Vmcpi::default(),
+            ledger: Ledger::default(),
             access_counts: [0; 4],
             sides: [SideEvents::default(), SideEvents::default()],
             handler_runs: [0; 4],
@@ -522,7 +519,7 @@ impl VmSim {
             }
             cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
             sim.mem.add_tail(&cfg).map_err(|e| SimError::Config(e.0))?;
-            sim.tails.push(TailAccount { cfg, sides: [SideEvents::default(); 2], vmcpi: Vmcpi::default() });
+            sim.tails.push(TailAccount { cfg, sides: [SideEvents::default(); 2], ledger: Ledger::default() });
         }
         Ok(sim)
     }
@@ -625,11 +622,8 @@ impl VmSim {
     #[inline(always)]
     fn user_access(&mut self, kind: AccessKind, size: u32, asid: u32, addr: u64) -> Result<(), SimError> {
         self.access_counts[kind as usize] += 1;
-        if kind == AccessKind::Ifetch {
-            self.vmcpi.user_instructions += 1;
-            if self.protect_every > 0 {
-                self.protect_tick();
-            }
+        if kind == AccessKind::Ifetch && self.protect_every > 0 {
+            self.protect_tick();
         }
         let va = match self.fold.as_mut() {
             Some(f) => match f.fold(asid, addr) {
@@ -1129,50 +1123,68 @@ impl VmSim {
     /// loads. Its PTE loads are the caller's.
     fn run_handler(&mut self, h: Handler) -> Result<(), SimError> {
         let hc = self.handler_config(h);
-        let costs = self.cfg.costs;
         self.handler_runs[h as usize] += 1;
-        let comp = match h {
-            Handler::User => Component::Uhandler,
-            Handler::Kernel => Component::Khandler,
-            Handler::Root | Handler::MachRoot => Component::Rhandler,
+        let mechanism = match h {
+            Handler::User => Mechanism::UserHandler,
+            Handler::Kernel => Mechanism::KernelHandler,
+            Handler::Root | Handler::MachRoot => Mechanism::RootHandler,
         };
-        self.vmcpi.charge(comp, hc.instructions * costs.instruction_cycles + costs.interrupt_cycles);
         let base = HANDLER_PA[h as usize];
-        for i in 0..hc.instructions {
-            let pa = base + i * INSTRUCTION_BYTES;
+        let code = Code {
+            start: VirtAddr(UNMAPPED_BASE | base),
+            phys: PhysAddr(base),
+            space: TRACE_KERNEL_SPACE,
+            instructions: hc.instructions,
+            instruction_bytes: INSTRUCTION_BYTES,
+        };
+        let prev = self.enter(mechanism);
+        self.ledger.instructions(code.instructions);
+        for t in &mut self.tails {
+            t.ledger.instructions(code.instructions);
+        }
+        // `OnCpu::run_code`'s fetches, through this simulator's caches.
+        for (va, pa) in code.fetches() {
             self.handler_fetches += 1;
-            let level = self.kernel_access(RefKind::Ifetch, UNMAPPED_BASE | pa, pa, INSTRUCTION_BYTES)?;
-            self.charge_level(level, Component::HandlerL2, Component::HandlerMem);
+            self.kernel_access(RefKind::Ifetch, va.0, pa.0, code.instruction_bytes)?;
         }
         for i in 0..hc.admin_loads {
             let pa = ADMIN_PA + i * ADMIN_STRIDE;
             self.admin_loads += 1;
-            let level = self.kernel_access(RefKind::Read, UNMAPPED_BASE | pa, pa, 4)?;
-            self.charge_level(level, Component::RpteL2, Component::RpteMem);
+            self.kernel_access(RefKind::Read, UNMAPPED_BASE | pa, pa, 4)?;
         }
+        self.leave(prev);
         Ok(())
     }
 
-    fn charge_level(&mut self, level: Level, l2: Component, mem: Component) {
-        // The kernel reference just made (`kernel_access`), if recorded.
-        if let Some(Some(Recorded::Kernel { charge: c @ None, .. })) = self.tap.as_mut().map(|t| t.last_mut()) {
-            *c = Some((l2, mem));
+    /// Starts attributing the VM system's work to `m`, in this machine's
+    /// ledger and every fan-out machine's (`Ledger::enter`).
+    fn enter(&mut self, m: Mechanism) -> Mechanism {
+        for t in &mut self.tails {
+            t.ledger.enter(m);
         }
-        Self::charge_level_to(&mut self.vmcpi, self.cfg.costs, level, l2, mem);
-        if level != Level::L1 && !self.tails.is_empty() {
-            let costs = self.cfg.costs;
-            for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-                Self::charge_level_to(&mut t.vmcpi, costs, l, l2, mem);
-            }
-        }
+        self.ledger.enter(m)
     }
 
-    pub(crate) fn charge_level_to(v: &mut Vmcpi, c: crate::vmcpi::Costs, level: Level, l2: Component, mem: Component) {
-        if level >= Level::L2 {
-            v.charge(l2, c.l2_cycles);
+    fn leave(&mut self, prev: Mechanism) {
+        for t in &mut self.tails {
+            t.ledger.leave(prev);
         }
-        if level == Level::Memory {
-            v.charge(mem, c.memory_cycles);
+        self.ledger.leave(prev);
+    }
+
+    /// Records a kernel request that missed L1 for the running mechanism,
+    /// at the level that served it, and for each fan-out machine at the
+    /// level its own L2 served it. An L1 hit costs nothing in VMCPI and is
+    /// not recorded: most kernel references are handler fetches that hit L1
+    /// I (SOFTVM runs a handler per L2 miss), and recording them cost
+    /// SOFTVM 1.4 % more instructions per reference.
+    fn record_request(&mut self, kind: RefKind, level: Level) {
+        if level == Level::L1 {
+            return;
+        }
+        self.ledger.request(kind, level.reached());
+        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
+            t.ledger.request(kind, l.reached());
         }
     }
 
@@ -1216,31 +1228,32 @@ impl VmSim {
             },
             PteAddr::Physical(PhysAddr(pa)) => (UNMAPPED_BASE | pa, pa),
         };
-        let level = self.kernel_access(RefKind::Read, addr, pa, bytes)?;
-        let (l2, mem) = match pte.tier {
-            Tier::User => (Component::UpteL2, Component::UpteMem),
-            Tier::Kernel => (Component::KpteL2, Component::KpteMem),
-            Tier::Root => (Component::RpteL2, Component::RpteMem),
-        };
-        self.charge_level(level, l2, mem);
+        let prev = self.enter(match pte.tier {
+            Tier::User => Mechanism::UserPte,
+            Tier::Kernel => Mechanism::KernelPte,
+            Tier::Root => Mechanism::RootPte,
+        });
+        self.kernel_access(RefKind::Read, addr, pa, bytes)?;
+        self.leave(prev);
         Ok(())
     }
 
     /// A kernel reference (handler fetch, PTE or admin load) through the
-    /// caches. Under a scheme that translates at memory, the write-backs it
-    /// forces are translated like any other.
-    fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<Level, SimError> {
+    /// caches, recorded for the running mechanism. Under a scheme that
+    /// translates at memory, the write-backs it forces are translated like
+    /// any other.
+    fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<(), SimError> {
         self.memo.forget_lines();
         let mark = self.mem.tail.log.len();
         let r = LineRef { vaddr, paddr, asid: TRACE_KERNEL_SPACE.0 };
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
+        self.record_request(kind, level);
         if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
-            self.record_ref(Recorded::Kernel { kind, r, size, charge: None });
+            self.record_ref(Recorded::Kernel { kind, r, size, mechanism: self.ledger.now() });
         }
-        self.after_access(mark, Some((vaddr, TRACE_KERNEL_SPACE.0)))?;
-        Ok(level)
+        self.after_access(mark, Some((vaddr, TRACE_KERNEL_SPACE.0)))
     }
 
     /// SOFTVM / SPUR: translate the line at `va` that is about to come from
@@ -1384,7 +1397,6 @@ impl VmSim {
         // modify is a read and a write of each line.
         let p: [u64; 4] = std::array::from_fn(|k| t.words[k] + t.two_lines[k]);
         let (i, r, w) = (p[0], p[1] + p[3], p[2] + p[3]);
-        self.vmcpi.user_instructions += t.words[0];
         self.sides[0].l1_hit_tlb_hit += i;
         self.sides[1].l1_hit_tlb_hit += r + w;
         self.mem.count_l1_hits([i, r, w]);
@@ -1413,22 +1425,29 @@ impl VmSim {
         Ok(self.result(origin))
     }
 
-    pub fn vmcpi(&self) -> &Vmcpi {
-        &self.vmcpi
+    /// The user instructions so far (every instruction fetch of the trace).
+    fn user_instructions(&self) -> u64 {
+        self.access_counts[AccessKind::Ifetch as usize]
+    }
+
+    /// VMCPI so far: the ledger priced by the configuration's costs.
+    pub fn vmcpi(&self) -> Vmcpi {
+        Vmcpi::priced(&self.ledger, self.cfg.costs, self.user_instructions())
     }
 
     pub fn result(&mut self, origin: &str) -> VmResult {
         self.settle();
-        let k = self.vmcpi.user_instructions.max(1) as f64 / 1000.0;
+        let vmcpi = self.vmcpi();
+        let k = vmcpi.user_instructions.max(1) as f64 / 1000.0;
         VmResult {
             config: self.cfg.name.clone(),
             scheme: self.scheme.name().to_string(),
             trace: origin.to_string(),
-            user_instructions: self.vmcpi.user_instructions,
+            user_instructions: vmcpi.user_instructions,
             accesses: self.access_counts,
-            vmcpi: self.vmcpi.total(),
-            vm_cycles: self.vmcpi.total_cycles(),
-            components: component_rows(&self.vmcpi),
+            vmcpi: vmcpi.total(),
+            vm_cycles: vmcpi.total_cycles(),
+            components: component_rows(&vmcpi),
             i_side: self.sides[0],
             d_side: self.sides[1],
             has_tlb: self.tlbs.is_some(),
@@ -1447,8 +1466,8 @@ impl VmSim {
             flushes: self.flushes,
             protection_changes: self.protection_changes,
             protection_cycles: self.protection_cycles,
-            protection_cpi: if self.vmcpi.user_instructions > 0 {
-                self.protection_cycles as f64 / self.vmcpi.user_instructions as f64
+            protection_cpi: if vmcpi.user_instructions > 0 {
+                self.protection_cycles as f64 / vmcpi.user_instructions as f64
             } else {
                 0.0
             },
@@ -1471,7 +1490,7 @@ impl VmSim {
     /// that depend on them.
     pub fn results(&mut self, origin: &str) -> Vec<VmResult> {
         let own = self.result(origin);
-        let k = self.vmcpi.user_instructions.max(1) as f64 / 1000.0;
+        let k = self.user_instructions().max(1) as f64 / 1000.0;
         let mut out = Vec::with_capacity(1 + self.tails.len());
         for (t, tail) in self.tails.iter().zip(self.mem.extra_tails()) {
             let mut r = own.clone();
@@ -1485,10 +1504,7 @@ impl VmSim {
             r.d_side = d_side;
             r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
             r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
-            let mut v = self.vmcpi.clone();
-            for c in LEVEL_COMPONENTS {
-                v.set_tally(c, t.vmcpi.tally(c));
-            }
+            let v = Vmcpi::priced(&t.ledger, t.cfg.costs, self.user_instructions());
             r.vmcpi = v.total();
             r.vm_cycles = v.total_cycles();
             r.components = component_rows(&v);

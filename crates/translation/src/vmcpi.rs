@@ -3,9 +3,14 @@
 //!
 //! The accounting is integer: each component counts occurrences and
 //! cycles; VMCPI is their sum over user instructions. Nothing here knows a
-//! scheme: the simulator says what happened, this says what it costs.
+//! scheme: the simulator says what happened, in a `vmlab_machine::Ledger`
+//! by `Mechanism` (one vocabulary with the OS model's costs), and this says
+//! what it costs (`Vmcpi::priced`). A component is a reading of that
+//! ledger (`Component::reading`), not a category the simulator charges.
 
 use serde::{Deserialize, Serialize};
+use vmlab_cache::RefKind;
+use vmlab_machine::{Ledger, Mechanism, Reached};
 
 /// The components of Table 2, in the paper's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -66,6 +71,43 @@ impl Component {
     fn index(self) -> usize {
         self as usize
     }
+
+    /// What the component counts in a translating simulator's ledger: a
+    /// handler's entries (its cycles are its instructions and, per entry,
+    /// the interrupt), or the requests of some mechanisms that missed L1
+    /// (`-L2`: served at L2 or in memory, each costing the L2 latency) or
+    /// that reached memory (`-MEM`: each costing memory's latency more).
+    /// The administrative loads a handler makes (MACH) are its reads and
+    /// count with the root PTE loads, as section 5.3 charges them.
+    pub fn reading(self) -> Reading {
+        use Mechanism::{KernelHandler, KernelPte, RootHandler, RootPte, UserHandler, UserPte};
+        const HANDLERS: &[Mechanism] = &[UserHandler, KernelHandler, RootHandler];
+        const ROOT_LOADS: &[Mechanism] = &[RootPte, UserHandler, KernelHandler, RootHandler];
+        match self {
+            Component::Uhandler => Reading::Entries(UserHandler),
+            Component::UpteL2 => Reading::MissedL1(&[UserPte], RefKind::Read),
+            Component::UpteMem => Reading::Memory(&[UserPte], RefKind::Read),
+            Component::Khandler => Reading::Entries(KernelHandler),
+            Component::KpteL2 => Reading::MissedL1(&[KernelPte], RefKind::Read),
+            Component::KpteMem => Reading::Memory(&[KernelPte], RefKind::Read),
+            Component::Rhandler => Reading::Entries(RootHandler),
+            Component::RpteL2 => Reading::MissedL1(ROOT_LOADS, RefKind::Read),
+            Component::RpteMem => Reading::Memory(ROOT_LOADS, RefKind::Read),
+            Component::HandlerL2 => Reading::MissedL1(HANDLERS, RefKind::Ifetch),
+            Component::HandlerMem => Reading::Memory(HANDLERS, RefKind::Ifetch),
+        }
+    }
+}
+
+/// Where a component's count comes from in a ledger (`Component::reading`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// The mechanism's entries.
+    Entries(Mechanism),
+    /// The mechanisms' requests of that kind not served at L1.
+    MissedL1(&'static [Mechanism], RefKind),
+    /// The mechanisms' requests of that kind served by memory.
+    Memory(&'static [Mechanism], RefKind),
 }
 
 /// One component's tally.
@@ -84,6 +126,52 @@ pub struct Vmcpi {
 }
 
 impl Vmcpi {
+    /// The components of what `ledger` recorded, priced by `costs`, over
+    /// `user_instructions`.
+    pub fn priced(ledger: &Ledger, costs: Costs, user_instructions: u64) -> Self {
+        let mut v = Vmcpi { user_instructions, ..Vmcpi::default() };
+        for c in Component::ALL {
+            v.tallies[c.index()] = match c.reading() {
+                Reading::Entries(m) => {
+                    let t = ledger.tally(m);
+                    Tally {
+                        events: t.entries,
+                        cycles: t.instructions * costs.instruction_cycles + t.entries * costs.interrupt_cycles,
+                    }
+                }
+                Reading::MissedL1(ms, kind) => {
+                    let events = ms
+                        .iter()
+                        .map(|&m| {
+                            let t = ledger.tally(m);
+                            t.requests[kind as usize] - t.served_at(kind, Reached::Level(0))
+                        })
+                        .sum::<u64>();
+                    Tally { events, cycles: events * costs.l2_cycles }
+                }
+                Reading::Memory(ms, kind) => {
+                    let events = ms.iter().map(|&m| ledger.tally(m).served_at(kind, Reached::Memory)).sum::<u64>();
+                    Tally { events, cycles: events * costs.memory_cycles }
+                }
+            };
+        }
+        v
+    }
+
+    /// These components, except those read from what `other`'s ledger
+    /// recorded below L1 (`Reading::MissedL1`, `Reading::Memory`), which
+    /// are `other`'s: a machine that shares this one's handler runs (the
+    /// same TLB) but has its own caches.
+    pub fn with_requests_of(mut self, other: &Vmcpi) -> Vmcpi {
+        for c in Component::ALL {
+            if !matches!(c.reading(), Reading::Entries(_)) {
+                self.tallies[c.index()] = other.tallies[c.index()];
+            }
+        }
+        self
+    }
+
+    /// Adds one event of `c` costing `cycles` (the paper's arithmetic, by hand).
     pub fn charge(&mut self, c: Component, cycles: u64) {
         let t = &mut self.tallies[c.index()];
         t.events += 1;
@@ -92,12 +180,6 @@ impl Vmcpi {
 
     pub fn tally(&self, c: Component) -> Tally {
         self.tallies[c.index()]
-    }
-
-    /// Replaces one component's tally (a fan-out machine's own L2 and
-    /// memory components; see `VmSim::results`).
-    pub fn set_tally(&mut self, c: Component, t: Tally) {
-        self.tallies[c.index()] = t;
     }
 
     pub fn total_cycles(&self) -> u64 {
@@ -281,6 +363,36 @@ mod tests {
         assert_eq!(format!("{:.3}", s.cpi(23.8)), "0.164");
         // Ultrix-like: 1/1000 of Mach's weighted 11.3 per million.
         assert_eq!(format!("{:.4}", s.cpi(11.3 / 1000.0)), "0.0001");
+    }
+
+    /// A ledger written by hand: a user handler of 10 instructions whose
+    /// fetches hit L1 (3), L2 (1) and memory (1), whose one load (an
+    /// administrative one) reaches memory, and a user PTE load that hits L2.
+    #[test]
+    fn a_ledger_priced_by_hand() {
+        let mut l = Ledger::default();
+        let user = l.enter(Mechanism::UserHandler);
+        l.instructions(10);
+        for served in [Reached::Level(0), Reached::Level(0), Reached::Level(0), Reached::Level(1), Reached::Memory] {
+            l.request(RefKind::Ifetch, served);
+        }
+        l.request(RefKind::Read, Reached::Memory);
+        l.leave(user);
+        let pte = l.enter(Mechanism::UserPte);
+        l.request(RefKind::Read, Reached::Level(1));
+        l.leave(pte);
+        let costs = Costs { interrupt_cycles: 7, ..Costs::JACOB_MUDGE };
+        let v = Vmcpi::priced(&l, costs, 1000);
+        let t = |c| v.tally(c);
+        assert_eq!(t(Component::Uhandler), Tally { events: 1, cycles: 10 + 7 });
+        // A fetch served by memory missed L2 too: both components count it.
+        assert_eq!(t(Component::HandlerL2), Tally { events: 2, cycles: 2 * 20 });
+        assert_eq!(t(Component::HandlerMem), Tally { events: 1, cycles: 500 });
+        assert_eq!(t(Component::RpteL2), Tally { events: 1, cycles: 20 });
+        assert_eq!(t(Component::RpteMem), Tally { events: 1, cycles: 500 });
+        assert_eq!(t(Component::UpteL2), Tally { events: 1, cycles: 20 });
+        assert_eq!(t(Component::UpteMem), Tally::default());
+        assert_eq!(v.total_cycles(), 17 + 40 + 500 + 20 + 500 + 20);
     }
 
     #[test]
