@@ -65,8 +65,13 @@ def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
     no path of the checkout reaches it."""
     db = workloads.get("database").command("full", tmp_path / "b", tmp_path)
     assert Path(db[0]).name == "sqlite3" and db[1:5] == ["-batch", "-init", "/dev/null", "s1.sqlite"]
-    assert ".testctrl prng_seed 1" in db and ".parameter set @n 700" in db and ".read queries.sql" in db
-    assert workloads.get("database").inputs(tmp_path) == [workloads.SOURCES / "database" / "queries.sql"]
+    assert ".testctrl prng_seed 1" in db and ".parameter set @n 3000" in db and ".read vortex.sql" in db
+    small = workloads.get("database").command("small", tmp_path / "b", tmp_path)
+    assert ".parameter set @n 20" in small and ".read queries.sql" in small
+    assert workloads.get("database").inputs(tmp_path) == [workloads.SOURCES / "database" / "queries.sql",
+                                                          workloads.SOURCES / "database" / "vortex.sql"]
+    assert all(f.is_file() for w in workloads.WORKLOADS.values() for f in w.inputs(tmp_path)
+               if workloads.SOURCES in f.parents)
     assert workloads.get("bigfoot").command("small", tmp_path, tmp_path) == ["./hashjoin", "16", "100000"]
     assert workloads.get("bigfoot").inputs(tmp_path) == [tmp_path / "hashjoin"]
     assert workloads.get("sparse").command("full", tmp_path, tmp_path) == ["./sparse", "128", "8", "200000"]
@@ -78,6 +83,7 @@ def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
     if shutil.which("cc") and shutil.which("gcc"):
         cc = workloads.get("compiler").command("small", tmp_path, tmp_path)
         assert Path(cc[0]).name == "cc1" and "-fsyntax-only" in cc and cc[-1] == "calc.c"
+        assert workloads.get("compiler").command("full", tmp_path, tmp_path)[-1] == "zstd_v07.i"
         assert "-frandom-seed=vmlab" in cc
 
 
