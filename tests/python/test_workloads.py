@@ -263,3 +263,32 @@ def test_cli_interleaves_traces_as_processes(tmp_path: Path, capsys: pytest.Capt
     assert info["context_switches"] == 3
     assert info["by_asid"] == {"1": 3, "2": 1}
     assert main(["trace", "interleave", str(a), "--quantum", "0", "-o", str(out)]) == 2
+
+
+def test_an_interleaved_trace_runs_each_input_as_its_own_process(tmp_path: Path, monkeypatch) -> None:
+    """``ensure_interleaved`` on two small traces already there (nothing is
+    captured): every input's references appear under its own asid, and the
+    sidecar names the inputs' hashes and the quantum."""
+    _need("valgrind", "cc", "sqlite3")
+    names = ("bigfoot", "database")
+    have = {n: workloads.ensure(n, "small", progress=False).parent for n in names}
+    for n in names:
+        for suffix in (".vmt", ".vmt.json"):
+            shutil.copy(have[n] / f"{n}-small{suffix}", tmp_path / f"{n}-small{suffix}")
+    monkeypatch.setattr(workloads, "INTERLEAVED", {"pair": (names, 100_000)})
+
+    def no_capture(*a, **k):
+        raise AssertionError("the inputs are there: nothing to capture")
+
+    monkeypatch.setattr("vmlab.traces.capture_trace", no_capture)
+    out = workloads.ensure_interleaved("pair", "small", trace_dir=tmp_path, progress=False)
+    assert out == tmp_path / "pair-small.vmt"
+    inputs = {n: trace_info(tmp_path / f"{n}-small.vmt")["events"] for n in names}
+    info = trace_info(out)
+    assert info["by_asid"] == {"1": inputs["bigfoot"], "2": inputs["database"]}
+    side = json.loads(workloads.sidecar_path(out).read_text())
+    assert side["sha256"] == trace_sha256(out) and side["quantum"] == 100_000
+    assert [i["sha256"] for i in side["inputs"]] == [
+        json.loads(workloads.sidecar_path(tmp_path / f"{n}-small.vmt").read_text())["sha256"] for n in names]
+    with pytest.raises(workloads.WorkloadError, match="unknown interleaved trace `nope`"):
+        workloads.ensure_interleaved("nope", "small", trace_dir=tmp_path)
