@@ -208,6 +208,11 @@ def test_reference_hashes_are_shipped_for_every_small_trace() -> None:
         assert {"valgrind", "libc", "cpu_flags", "system"} <= set(ref["depends_on"]), ref
     assert data["traces"]["database-small"]["depends_on"]["sqlite3"]
     assert data["traces"]["compiler-small"]["depends_on"]["cc"]
+    # The full traces are whole programs at the paper's scale (issue 20): at least 100 M references.
+    for name in workloads.WORKLOADS:
+        ref = workloads.reference_for(name, "full")
+        assert ref is not None and ref["references"] >= 100_000_000, (name, ref)
+        assert ref["repeatable"] == workloads.get(name).repeatable
 
 
 @pytest.mark.parametrize("name", REPEATABLE)
