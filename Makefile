@@ -91,7 +91,7 @@ $(TRACE): $(BUILD)/matmul | develop
 # replayed on the SA-1100, then the report, which links them.
 reproduce: develop $(TRACE)
 	$(VMLAB) trace info $(TRACE)
-	$(VMLAB) reproduce s1 --grid standard --report $(dir $(REPORT))s1
+	$(VMLAB) reproduce s1 --grid whole --report $(dir $(REPORT))s1
 	$(VMLAB) reproduce s2 --report $(dir $(REPORT))s2
 	$(VMLAB) reproduce s3 --report $(dir $(REPORT))s3
 	$(VMLAB) reproduce s4 --report $(dir $(REPORT))s4

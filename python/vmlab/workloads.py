@@ -80,6 +80,8 @@ class Workload:
     expected: dict = field(default_factory=dict)
     #: Whether two captures give the same file (docs/workloads.md, Determinism).
     repeatable: bool = True
+    #: The benchmark of Jacob & Mudge (seed 002) it stands for, if any.
+    stands_for: str = ""
 
     def trace_path(self, size: str, trace_dir: Optional[Path] = None) -> Path:
         _check_size(size)
@@ -102,11 +104,13 @@ def _compiler(size: str, build: Path, scratch: Path) -> list[str]:
     # cc1 opens its assembly output even with -fsyntax-only (next to the
     # source unless told). -frandom-seed: cc1 otherwise seeds the names it
     # makes up (and its local tick) from /dev/urandom and the clock.
-    flags = ["-fsyntax-only"] if size == "small" else ["-O0"]
-    return [_cc1(), "-quiet", *flags, "-frandom-seed=vmlab", "-o", "calc.s", "calc.c"]
+    if size == "small":
+        return [_cc1(), "-quiet", "-fsyntax-only", "-frandom-seed=vmlab", "-o", "calc.s", "calc.c"]
+    return [_cc1(), "-quiet", "-fsyntax-only", "-frandom-seed=vmlab", "-o", "zstd_v07.s", "zstd_v07.i"]
 
 
-_DB_ORDERS = {"small": 20, "full": 700}
+#: Orders of queries.sql (small) and objects of vortex.sql (full).
+_DB_SCALE = {"small": 20, "full": 3000}
 
 
 def _database(size: str, build: Path, scratch: Path) -> list[str]:
@@ -121,12 +125,12 @@ def _database(size: str, build: Path, scratch: Path) -> list[str]:
         "s1.sqlite",
         ".testctrl prng_seed 1",
         ".output /dev/null",
-        f".parameter set @n {_DB_ORDERS[size]}",
-        ".read queries.sql",
+        f".parameter set @n {_DB_SCALE[size]}",
+        ".read queries.sql" if size == "small" else ".read vortex.sql",
     ]
 
 
-_BIGFOOT = {"small": ("16", "100000"), "full": ("64", "1500000")}
+_BIGFOOT = {"small": ("16", "100000"), "full": ("64", "2000000")}
 
 
 def _bigfoot(size: str, build: Path, scratch: Path) -> list[str]:
@@ -145,32 +149,39 @@ WORKLOADS: dict[str, Workload] = {
     for w in [
         Workload(
             "compiler",
-            "GCC's cc1 compiling a C file (calc.c: lexer, parser, symbol table)",
-            "a compiler run, as the GCC trace of Jacob & Mudge: large instruction footprint, "
-            "pointer-heavy heap data; small = front end only (-fsyntax-only), full = -O0 code generation",
+            "GCC's cc1 parsing C: calc.c (small, 8 KB) or zstd_v07.i (full: zstd's v0.7 decoder, 254 KB preprocessed)",
+            "GCC (SPEC95 gcc, Jacob & Mudge's Fig. 13): a compiler run over a real preprocessed source; large, "
+            "branchy instruction footprint and a pointer-rich heap (trees, GC pages) that grows with the source. "
+            "Front end only (-fsyntax-only): code generation of a source this size is 450 M instructions at -O0",
             _compiler,
-            inputs=lambda build_dir: [SOURCES / "compiler" / "calc.c"],
+            inputs=lambda build_dir: [SOURCES / "compiler" / "calc.c", SOURCES / "compiler" / "zstd_v07.i"],
             needs=("cc",),
-            expected={"small": 27_000_000, "full": 165_000_000},
+            expected={"small": 27_000_000, "full": 155_000_000},
+            stands_for="GCC",
         ),
         Workload(
             "database",
-            "sqlite3 running queries.sql (bulk load, indexes, joins, aggregates, window, updates, deletes)",
-            "a database: B-tree and page-cache traffic, an interpreter loop (VDBE), a real query mix "
-            f"on a fresh file; {_DB_ORDERS['small']} orders (small) or {_DB_ORDERS['full']} (full)",
+            "sqlite3 running queries.sql (small: an order mix) or vortex.sql (full: a 12 MB object store)",
+            "VORTEX (SPEC95's object database, Fig. 14): B-tree and page-cache traffic under an interpreter "
+            f"loop (VDBE). Small: queries.sql with {_DB_SCALE['small']} orders; full: vortex.sql, "
+            f"{_DB_SCALE['full']} objects of 3 KB held in a 128 MB page cache (the database lives in the "
+            "process, larger than any cache swept) put through link traversals, index lookups and updates",
             _database,
-            inputs=lambda build_dir: [SOURCES / "database" / "queries.sql"],
+            inputs=lambda build_dir: [SOURCES / "database" / "queries.sql", SOURCES / "database" / "vortex.sql"],
             needs=("sqlite3",),
-            expected={"small": 13_000_000, "full": 110_000_000},
+            expected={"small": 13_000_000, "full": 200_000_000},
+            stands_for="VORTEX",
         ),
         Workload(
             "bigfoot",
             "hashjoin.c: a hash join over a 16 MB (small) or 64 MB (full) open-addressing table",
-            "a large footprint with poor locality: every build and probe lands on an unrelated page",
+            "none of the paper's three: a stress case beyond them (a footprint far past every TLB's reach and "
+            "every L2 swept, poor locality: every build and probe lands on an unrelated page), as the Etch "
+            "programs the paper chose WINWORD from 'tend to have larger footprints'",
             _bigfoot,
             inputs=lambda build_dir: [build_dir / "hashjoin"],
             build=(("bigfoot/hashjoin.c", ()),),
-            expected={"small": 6_000_000, "full": 95_000_000},
+            expected={"small": 6_000_000, "full": 125_000_000},
         ),
         Workload(
             "sparse",
@@ -181,6 +192,7 @@ WORKLOADS: dict[str, Workload] = {
             inputs=lambda build_dir: [build_dir / "sparse"],
             build=(("sparse/sparse.c", ("-ldl", "-lpthread")),),
             expected={"small": 15_000_000, "full": 110_000_000},
+            stands_for="WINWORD",
             # Its threads: under valgrind, which thread runs after a clone
             # and whether pthread_join has to wait are up to the host's
             # scheduler, so a few hundred references move or appear.
@@ -188,6 +200,56 @@ WORKLOADS: dict[str, Workload] = {
         ),
     ]
 }
+
+
+#: Multi-process traces made from the workloads' own (``vmlab trace
+#: interleave``): the inputs, each its own process (asids 1, 2, ...), and the
+#: quantum in references. ``mix`` runs the dense programs (GCC-, VORTEX-like
+#: and bigfoot) as three processes sharing one kernel: MACH's kernel-table
+#: pages then map several processes' user tables, as in a real system.
+INTERLEAVED: dict[str, tuple[tuple[str, ...], int]] = {
+    "mix": (("compiler", "database", "bigfoot"), 100_000),
+}
+
+
+def ensure_interleaved(name: str, size: str, trace_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+                       progress: bool = True) -> Path:
+    """Returns the path of the interleaved trace ``name`` (``INTERLEAVED``) at
+    ``size``, made from its inputs' traces (each captured first with
+    :func:`ensure` if missing) unless the file is there. Writes a sidecar
+    with its sha256, references, inputs and quantum."""
+    from vmlab import _engine
+
+    if name not in INTERLEAVED:
+        raise WorkloadError(f"unknown interleaved trace `{name}`: expected one of {', '.join(INTERLEAVED)}")
+    _check_size(size)
+    inputs, quantum = INTERLEAVED[name]
+    out = Path(trace_dir or default_trace_dir()) / f"{name}-{size}.vmt"
+    if out.exists():
+        return out
+    paths = [ensure(n, size, trace_dir, progress) for n in inputs]
+    tmp = out.with_name(out.name + ".partial")
+    started = time.monotonic()
+    if progress:
+        print(f"vmlab workloads: interleaving {', '.join(p.name for p in paths)} (quantum {quantum:,}) into {out.name}",
+              file=sys.stderr, flush=True)
+    try:
+        data, _ = _engine.trace_interleave([str(p) for p in paths], quantum, str(tmp))
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, out)
+    from vmlab.runs import file_sha256
+
+    sha = file_sha256(out)
+    summary = json.loads(data) if isinstance(data, str) else data
+    record = {"trace": out.name, "sha256": sha, "references": summary.get("events") if isinstance(summary, dict) else None,
+              "inputs": [{"trace": p.name, "sha256": json.loads(sidecar_path(p).read_text()).get("sha256")}
+                         for p in paths], "quantum": quantum}
+    sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
+    if progress:
+        print(f"vmlab workloads: {out}: {time.monotonic() - started:.0f} s, sha256 {sha}", file=sys.stderr, flush=True)
+    return out
 
 
 class WorkloadError(RuntimeError):

@@ -65,8 +65,13 @@ def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
     no path of the checkout reaches it."""
     db = workloads.get("database").command("full", tmp_path / "b", tmp_path)
     assert Path(db[0]).name == "sqlite3" and db[1:5] == ["-batch", "-init", "/dev/null", "s1.sqlite"]
-    assert ".testctrl prng_seed 1" in db and ".parameter set @n 700" in db and ".read queries.sql" in db
-    assert workloads.get("database").inputs(tmp_path) == [workloads.SOURCES / "database" / "queries.sql"]
+    assert ".testctrl prng_seed 1" in db and ".parameter set @n 3000" in db and ".read vortex.sql" in db
+    small = workloads.get("database").command("small", tmp_path / "b", tmp_path)
+    assert ".parameter set @n 20" in small and ".read queries.sql" in small
+    assert workloads.get("database").inputs(tmp_path) == [workloads.SOURCES / "database" / "queries.sql",
+                                                          workloads.SOURCES / "database" / "vortex.sql"]
+    assert all(f.is_file() for w in workloads.WORKLOADS.values() for f in w.inputs(tmp_path)
+               if workloads.SOURCES in f.parents)
     assert workloads.get("bigfoot").command("small", tmp_path, tmp_path) == ["./hashjoin", "16", "100000"]
     assert workloads.get("bigfoot").inputs(tmp_path) == [tmp_path / "hashjoin"]
     assert workloads.get("sparse").command("full", tmp_path, tmp_path) == ["./sparse", "128", "8", "200000"]
@@ -78,6 +83,7 @@ def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
     if shutil.which("cc") and shutil.which("gcc"):
         cc = workloads.get("compiler").command("small", tmp_path, tmp_path)
         assert Path(cc[0]).name == "cc1" and "-fsyntax-only" in cc and cc[-1] == "calc.c"
+        assert workloads.get("compiler").command("full", tmp_path, tmp_path)[-1] == "zstd_v07.i"
         assert "-frandom-seed=vmlab" in cc
 
 
@@ -202,6 +208,11 @@ def test_reference_hashes_are_shipped_for_every_small_trace() -> None:
         assert {"valgrind", "libc", "cpu_flags", "system"} <= set(ref["depends_on"]), ref
     assert data["traces"]["database-small"]["depends_on"]["sqlite3"]
     assert data["traces"]["compiler-small"]["depends_on"]["cc"]
+    # The full traces are whole programs at the paper's scale (issue 20): at least 100 M references.
+    for name in workloads.WORKLOADS:
+        ref = workloads.reference_for(name, "full")
+        assert ref is not None and ref["references"] >= 100_000_000, (name, ref)
+        assert ref["repeatable"] == workloads.get(name).repeatable
 
 
 @pytest.mark.parametrize("name", REPEATABLE)
@@ -257,3 +268,32 @@ def test_cli_interleaves_traces_as_processes(tmp_path: Path, capsys: pytest.Capt
     assert info["context_switches"] == 3
     assert info["by_asid"] == {"1": 3, "2": 1}
     assert main(["trace", "interleave", str(a), "--quantum", "0", "-o", str(out)]) == 2
+
+
+def test_an_interleaved_trace_runs_each_input_as_its_own_process(tmp_path: Path, monkeypatch) -> None:
+    """``ensure_interleaved`` on two small traces already there (nothing is
+    captured): every input's references appear under its own asid, and the
+    sidecar names the inputs' hashes and the quantum."""
+    _need("valgrind", "cc", "sqlite3")
+    names = ("bigfoot", "database")
+    have = {n: workloads.ensure(n, "small", progress=False).parent for n in names}
+    for n in names:
+        for suffix in (".vmt", ".vmt.json"):
+            shutil.copy(have[n] / f"{n}-small{suffix}", tmp_path / f"{n}-small{suffix}")
+    monkeypatch.setattr(workloads, "INTERLEAVED", {"pair": (names, 100_000)})
+
+    def no_capture(*a, **k):
+        raise AssertionError("the inputs are there: nothing to capture")
+
+    monkeypatch.setattr("vmlab.traces.capture_trace", no_capture)
+    out = workloads.ensure_interleaved("pair", "small", trace_dir=tmp_path, progress=False)
+    assert out == tmp_path / "pair-small.vmt"
+    inputs = {n: trace_info(tmp_path / f"{n}-small.vmt")["events"] for n in names}
+    info = trace_info(out)
+    assert info["by_asid"] == {"1": inputs["bigfoot"], "2": inputs["database"]}
+    side = json.loads(workloads.sidecar_path(out).read_text())
+    assert side["sha256"] == trace_sha256(out) and side["quantum"] == 100_000
+    assert [i["sha256"] for i in side["inputs"]] == [
+        json.loads(workloads.sidecar_path(tmp_path / f"{n}-small.vmt").read_text())["sha256"] for n in names]
+    with pytest.raises(workloads.WorkloadError, match="unknown interleaved trace `nope`"):
+        workloads.ensure_interleaved("nope", "small", trace_dir=tmp_path)

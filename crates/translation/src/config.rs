@@ -78,8 +78,10 @@ pub struct VmConfig {
     #[serde(default = "default_true")]
     pub tlb_every_access: bool,
     /// SOFTVM: translate a dirty line again when it is written back from L2
-    /// (section 5.5's "two address translations").
-    #[serde(default = "default_true")]
+    /// (section 5.5's "two address translations"). Off by default: Table 4
+    /// and Figures 13-15 were measured without it, and section 5.5 only
+    /// projects its cost ("+50 %"); turning it on is the named variant.
+    #[serde(default)]
     pub retranslate_writebacks: bool,
     /// Page-protection changes per million user instructions (Table 6:
     /// 2.8-23.8 under Mach, about 1/1000 of that under Ultrix); 0 = none.

@@ -39,7 +39,7 @@ fn every_scheme_gives_its_committed_result() {
         let small: Vec<String> = std::iter::once(scheme).chain(SMALL.iter().map(|o| (*o).to_string())).collect();
         all.insert(format!("{}/small", s.name()), run(&small));
     }
-    for extra in ["protection_changes_per_million=2000", "retranslate_writebacks=false"] {
+    for extra in ["protection_changes_per_million=2000", "retranslate_writebacks=true"] {
         let o: Vec<String> = ["scheme=softvm", extra].iter().chain(SMALL.iter()).map(|o| (*o).to_string()).collect();
         all.insert(format!("softvm/small/{extra}"), run(&o));
     }

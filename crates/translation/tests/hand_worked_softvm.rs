@@ -6,7 +6,7 @@
 
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{Access, AccessKind, Event};
-use vmlab_translation::{load, Component, SimError, VmConfig, VmSim};
+use vmlab_translation::{load, parse, Component, SimError, VmConfig, VmSim};
 
 fn user_load(addr: u64) -> Event {
     Event::Access(Access { kind: AccessKind::Load, size: 4, addr: VirtAddr(addr), asid: Asid(1) })
@@ -14,7 +14,7 @@ fn user_load(addr: u64) -> Event {
 
 /// jacob-mudge's costs and handlers (user 10, root 20 instructions; 20-cycle
 /// L2, 500-cycle memory) with caches small enough to force conflicts:
-/// L1 I 64 B (4 sets), L2 I 16 KB (the handler pages at 0x1000 and 0x3000
+/// L1 I 64 B (4 sets), L2 I 16 KB (the handlers at 0x1000 and 0x1100
 /// never meet there), L1 D 64 B (4 sets), L2 D 512 B (32 sets), all direct
 /// mapped with 16-byte lines. Only loads: no line is ever dirty, so
 /// `retranslate_writebacks` cannot matter (and is pinned off, the paper's
@@ -24,9 +24,15 @@ fn tiny() -> VmConfig {
 }
 
 fn tiny_with(retranslate_writebacks: bool) -> VmConfig {
-    let set = ["scheme=softvm", "l1i.size=64", "l2i.size=16K", "l1d.size=64", "l2d.size=512"].map(String::from);
-    let set = [&set[..], &[format!("retranslate_writebacks={retranslate_writebacks}")]].concat();
+    let set = [&TINY.map(String::from)[..], &[format!("retranslate_writebacks={retranslate_writebacks}")]].concat();
     load("jacob-mudge", &set).expect("preset")
+}
+
+const TINY: [&str; 5] = ["scheme=softvm", "l1i.size=64", "l2i.size=16K", "l1d.size=64", "l2d.size=512"];
+
+/// The preset as shipped: write-backs not translated (the paper's measured setup).
+fn tiny_default() -> VmConfig {
+    load("jacob-mudge", &TINY.map(String::from)).expect("preset")
 }
 
 fn tally(s: &VmSim, c: Component) -> (u64, u64) {
@@ -43,13 +49,14 @@ fn tally(s: &VmSim, c: Component) -> (u64, u64) {
 /// 0), and the RPTE of the table page of 4 MB region `r` at physical
 /// 0x11800 + r * 4. Cache sets below are (address >> 4) mod 4 in L1 D and
 /// mod 32 in L2 D; handler code is at physical 0x1000 (user: 3 lines, L1 I
-/// sets 0-2) and 0x3000 (root: 5 lines, L1 I sets 0, 1, 2, 3, 0).
+/// sets 0-2) and 0x1100 (root: 5 lines, L1 I sets 0, 1, 2, 3, 0: the 64-byte
+/// L1 I is smaller than the 0x100 bytes between them).
 ///
 /// 1. load 0x1001_0050 (va 0x10050: L1 D 1, L2 D 5): misses L1 and L2, so
 ///    it traps. User handler #1: 3 cold lines, each L1 I and L2 I miss.
 ///    Its UPTE (vpn 0x10, offset 0x40: L1 D 0, L2 D 4) is in neither
 ///    cache: recursion. Root handler #1: 5 cold lines, L1 I and L2 I miss
-///    each; it leaves L1 I = {0x3040, 0x3010, 0x3020, 0x3030}. Its RPTE
+///    each; it leaves L1 I = {0x1140, 0x1110, 0x1120, 0x1130}. Its RPTE
 ///    (0x11800: L1 D 0, L2 D 0) misses both. Then the UPTE load misses
 ///    both (evicting the RPTE from L1 D, not from L2 D). The user load is
 ///    retried: L1 and L2 miss, a memory fill of the page just translated
@@ -66,9 +73,9 @@ fn tally(s: &VmSim, c: Component) -> (u64, u64) {
 /// 4. load 0x2001_C0A0 (region 2 -> slot 1: va 0x41C0A0, L1 D 2, L2 D 10):
 ///    misses L1 and L2. User handler #4: 3 L1 I hits. Its UPTE (vpn 0x41C,
 ///    offset 0x1070: L1 D 3, L2 D 7) is on the second table page, in
-///    neither cache: recursion. Root handler #2: 0x3000, 0x3010, 0x3020
-///    miss L1 I (the user handler's lines are there) and hit L2 I; 0x3030
-///    hits L1 I; 0x3040 misses L1 I (0x3000 just took set 0) and hits L2 I.
+///    neither cache: recursion. Root handler #2: 0x1100, 0x1110, 0x1120
+///    miss L1 I (the user handler's lines are there) and hit L2 I; 0x1130
+///    hits L1 I; 0x1140 misses L1 I (0x1100 just took set 0) and hits L2 I.
 ///    Its RPTE (0x11804, the line of 1's RPTE) misses L1 D (set 0 holds the
 ///    UPTE from 3) and hits L2 D. The UPTE load misses both. The retried
 ///    load misses both.
@@ -141,17 +148,18 @@ fn softvm_recursion_and_retried_loads_general_path() {
 /// 8 + 3 = 11 (220), memory 8 (4,000), UPTE 1 L1 miss (20) and 1 memory
 /// (500), RPTE likewise (20, 500): 5,310 cycles; PTE loads 2 + 1 + 1 = 4.
 /// With: one more user handler run (10 cycles, 10 fetches) and PTE load.
+/// The preset's default is "without" (`None` below).
 #[test]
 fn softvm_writeback_translation() {
-    let cases = [(false, 3, 4, 0), (true, 4, 5, 1)];
+    let cases = [(None, 3, 4, 0), (Some(false), 3, 4, 0), (Some(true), 4, 5, 1)];
     let paths: [fn(VmConfig) -> Result<VmSim, SimError>; 2] = [VmSim::new, VmSim::general];
     for ((retranslate, user_runs, pte_loads, translated), make) in cases.into_iter().flat_map(|c| paths.map(|m| (c, m)))
     {
-        let mut s = make(tiny_with(retranslate)).unwrap();
+        let mut s = make(retranslate.map_or_else(tiny_default, tiny_with)).unwrap();
         let store =
             Event::Access(Access { kind: AccessKind::Store, size: 4, addr: VirtAddr(0x1001_0054), asid: Asid(1) });
         s.feed(&[user_load(0x1001_0050), store, user_load(0x1001_0090), user_load(0x1001_1050)]).unwrap();
-        assert_eq!(tally(&s, Component::Uhandler), (user_runs, user_runs * 10), "retranslate={retranslate}");
+        assert_eq!(tally(&s, Component::Uhandler), (user_runs, user_runs * 10), "retranslate={retranslate:?}");
         assert_eq!(tally(&s, Component::Rhandler), (1, 20));
         assert_eq!(tally(&s, Component::HandlerL2), (11, 220));
         assert_eq!(tally(&s, Component::HandlerMem), (8, 4000));
@@ -168,4 +176,16 @@ fn softvm_writeback_translation() {
         assert_eq!(r.d_side.l1_hit_tlb_hit, 1, "the store");
         assert_eq!(r.d_side.l2_misses(), 3);
     }
+}
+
+/// A machine file that does not mention `retranslate_writebacks` gets the
+/// paper's measured setup too.
+#[test]
+fn writeback_translation_is_off_unless_asked_for() {
+    let text = vmlab_translation::config::BUILTIN[0].1;
+    let without: String =
+        text.lines().filter(|l| !l.starts_with("retranslate_writebacks")).collect::<Vec<_>>().join("\n");
+    assert_ne!(without.len(), text.trim_end().len(), "the preset names the setting");
+    assert!(!parse("no key", &without).unwrap().retranslate_writebacks);
+    assert!(!load("jacob-mudge", &[]).unwrap().retranslate_writebacks);
 }

@@ -30,8 +30,9 @@ from __future__ import annotations
 from .command import command
 from .diagnose import COMPONENTS, FOOTPRINT_LINES, FOOTPRINT_VERSION, CostModel, diagnose, footprint, footprints
 from .diagnose import user_l2_misses
-from .findings import PAPER_SAYS, findings, verdicts
-from .grid import ALL_SCHEMES, GRIDS, K, PRESET, PROTECTION_RATES, SWEPT_SCHEMES, TLB_SCHEMES, Grid, Point, points
+from .findings import PAPER_BOUND, PAPER_SAYS, SPARSE_TRACES, TraceFinding, findings, per_trace, verdicts
+from .grid import ALL_SCHEMES, GRIDS, K, PRESET, PROTECTION_RATES, SWEPT_SCHEMES, TABLE4_LINES, TLB_SCHEMES, Grid, Point
+from .grid import points
 from .paper import FINDING1_MIN_L2_KB, PAPER_PROTECTION_CPI, PAPER_TABLE1, PAPER_TABLE4, PAPER_TABLE4_TOTAL
 from .paper import PAPER_TABLE5
 from .render import TITLE, PaperTable, figures, paper_tables, render, write_outputs
@@ -40,8 +41,9 @@ from .run import RUN_KIND, SIDE_FIELDS, _above_l2, _batches, _one_pass, sweep
 
 __all__ = [
     "command", "COMPONENTS", "FOOTPRINT_LINES", "FOOTPRINT_VERSION", "CostModel", "diagnose", "footprint",
-    "footprints", "user_l2_misses", "PAPER_SAYS", "findings", "verdicts", "ALL_SCHEMES", "GRIDS", "K", "PRESET",
-    "PROTECTION_RATES", "SWEPT_SCHEMES", "TLB_SCHEMES", "Grid", "Point", "points", "FINDING1_MIN_L2_KB",
+    "footprints", "user_l2_misses", "PAPER_SAYS", "PAPER_BOUND", "SPARSE_TRACES", "TraceFinding", "findings",
+    "per_trace", "verdicts", "ALL_SCHEMES", "GRIDS", "K", "PRESET",
+    "PROTECTION_RATES", "SWEPT_SCHEMES", "TABLE4_LINES", "TLB_SCHEMES", "Grid", "Point", "points", "FINDING1_MIN_L2_KB",
     "PAPER_PROTECTION_CPI", "PAPER_TABLE1", "PAPER_TABLE4", "PAPER_TABLE4_TOTAL", "PAPER_TABLE5", "TITLE",
     "PaperTable", "Labels", "figures", "paper_tables", "render", "write_outputs", "RUN_KIND", "SIDE_FIELDS", "_above_l2",
     "_batches", "_one_pass", "sweep",

@@ -29,12 +29,13 @@ def _trace_files(ctx: click.Context, param: click.Parameter, values: Sequence[st
 
 
 @click.command()
-@click.option("--grid", "grid_name", type=click.Choice(sorted(GRIDS)), default="standard", show_default=True,
-              help="test: a few points on a small trace; standard: every workload, 10 M-reference prefixes; "
-                   "paper: the paper's whole grid on whole traces.")
+@click.option("--grid", "grid_name", type=click.Choice(sorted(GRIDS)), default="whole", show_default=True,
+              help="whole: every workload's whole trace, L1 1/4/16/128 KB, L2 512K-2M, four line pairs; "
+                   "test: a few points on a small trace; standard: every workload's small trace, 10 M-reference "
+                   "prefixes; paper: the paper's whole grid on whole traces.")
 @click.option("--traces", "trace_names", default=None, metavar="NAME,...",
               help="Traces to use (default: the grid's): workloads compiler, database, bigfoot, sparse, "
-                   "or names given a file with --trace.")
+                   "the multi-process mix, or names given a file with --trace.")
 @click.option("--trace", "trace_files", multiple=True, metavar="NAME=FILE", callback=_trace_files,
               help="Use this .vmt for trace NAME instead of capturing it (repeatable).")
 @click.option("--max-events", type=click.IntRange(min=0), default=None,
@@ -54,10 +55,12 @@ def command(grid_name: str, trace_names: Optional[str], trace_files: dict[str, s
 
     grid = GRIDS[grid_name]
     names = tuple(n.strip() for n in trace_names.split(",")) if trace_names else grid.traces
-    unknown = [n for n in names if n not in workloads.WORKLOADS and n not in trace_files]
+    unknown = [n for n in names if n not in workloads.WORKLOADS and n not in workloads.INTERLEAVED
+               and n not in trace_files]
     if unknown or not all(names):
         raise click.BadParameter(
-            f"unknown trace `{(unknown or [''])[0]}`: expected workloads {', '.join(workloads.WORKLOADS)}, "
+            f"unknown trace `{(unknown or [''])[0]}`: expected workloads "
+            f"{', '.join([*workloads.WORKLOADS, *workloads.INTERLEAVED])}, "
             "or a name given a file with --trace NAME=FILE", param_hint="'--traces'")
     unused = [n for n in trace_files if n not in names]
     if unused:
@@ -70,7 +73,12 @@ def command(grid_name: str, trace_names: Optional[str], trace_files: dict[str, s
     paths = {}
     for n in names:
         try:
-            paths[n] = trace_files[n] if n in trace_files else str(workloads.ensure(n, grid.size))
+            if n in trace_files:
+                paths[n] = trace_files[n]
+            elif n in workloads.INTERLEAVED:
+                paths[n] = str(workloads.ensure_interleaved(n, grid.size))
+            else:
+                paths[n] = str(workloads.ensure(n, grid.size))
         except workloads.WorkloadError as e:
             raise _engine.VmlabError(str(e)) from None
     out = Path(results_dir) / grid_name

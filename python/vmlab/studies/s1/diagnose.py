@@ -163,8 +163,9 @@ def _diagnose_l2(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostMode
                                  for a, b in ((512, 1024), (1024, 2048)))
                      + " (I, I, D, D) per doubling, so its 2x-10x must come mostly from cheaper handler runs "
                      "(PTE and handler lines staying in a larger L2); the paper gives no trace length or cold-miss "
-                     "share, so its floor cannot be compared. A prefix long enough that first touches are a small "
-                     "share of misses (--grid paper, whole traces) is the test.")
+                     "share, so its floor cannot be compared."
+                     + (" A prefix long enough that first touches are a small share of misses (--grid paper, "
+                        "whole traces) is the test." if grid.max_events else ""))
     return lines, nums
 
 
