@@ -846,6 +846,9 @@ def render(res: dict) -> str:
 def command(cost: str, results_dir: str, report_dir: str) -> None:
     """Study S2: fit the HP 9000/834 costs on Tables 1-2 + unmap and the two fixed paths on the null ipcSend and
     pseudo fault, predict Table 3's per-page costs, pmap cases."""
+    # Before the policy part captures its workloads (minutes on first use):
+    # a results folder that cannot be made fails now, not after them.
+    os.makedirs(results_dir, exist_ok=True)
     model = cost_model(cost)
     res = compute(measurements(cost), model)
     click.echo(render(res))
