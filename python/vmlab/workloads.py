@@ -653,22 +653,7 @@ RINGS: dict[str, LmbenchProgram] = {
 
 def _lmbench_build(program: str, log: Callable[[str], None]) -> Path:
     """Compiles ``lmbench/<program>.c`` natively (``-O2``) unless the binary is newer."""
-    src = LMBENCH_SOURCES / f"{program}.c"
-    out_dir = default_build_dir() / "lmbench"
-    exe = out_dir / program
-    if exe.exists() and exe.stat().st_mtime >= src.stat().st_mtime:
-        return exe
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cc = os.environ.get("CC", "cc")
-    cmd = [cc, "-O2", "-o", str(exe), str(src)]
-    log(f"building {program}: {' '.join(cmd)}")
-    try:
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-    except FileNotFoundError as e:
-        raise WorkloadError(f"{program}: no C compiler `{cc}` (apt-get install gcc)") from e
-    except subprocess.CalledProcessError as e:
-        raise WorkloadError(f"{program}: `{' '.join(cmd)}` failed:\n{e.stderr.strip()}") from e
-    return exe
+    return compile_c(program, LMBENCH_SOURCES / f"{program}.c", default_build_dir() / "lmbench", "-O2", (), log)
 
 
 def lmbench_dependencies() -> dict[str, str]:
