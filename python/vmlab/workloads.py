@@ -378,15 +378,18 @@ def ensure(
 
 
 def _pinned_capture(name: str, cmd: Sequence[str], scratch: Path, tmp: Path, log: Callable[[str], None],
-                    children: bool = False, **kw) -> tuple[dict, str]:
+                    children: bool = False, keep_stdout: bool = True, **kw) -> tuple[dict, str]:
     """Captures ``cmd`` in ``scratch`` into ``tmp`` with everything pinned
     (environment, stack limit, standard streams; with ``children``, no
     inherited descriptor either): the capture's summary and what the
-    program wrote on stdout. A failed capture leaves no ``tmp`` and says
-    what the program wrote on stderr."""
+    program wrote on stdout (unless ``keep_stdout`` is false: then stdout
+    is /dev/null, for a program whose output is its input again). A failed
+    capture leaves no ``tmp`` and says what the program wrote on stderr."""
     from vmlab.traces import capture_trace
 
     stdout, stderr = scratch / "stdout.txt", scratch / "stderr.txt"
+    if not keep_stdout:
+        stdout = Path(os.devnull)
     try:
         with _pinned_stack_limit(), (_only_standard_streams_inherited() if children else contextlib.nullcontext()):
             summary = capture_trace(

@@ -80,7 +80,6 @@ def ensure(name: str, progress: bool = True, force: bool = False, directory: Opt
     not there (``force``: again). Writes ``<trace>.json`` beside it: the
     sha256, the references, the command, the merge summary."""
     from vmlab import workloads as wl
-    from vmlab.traces import capture_trace
 
     what, setup, sources = WORKLOADS[name]
     out = Path(directory or trace_dir()) / f"{name}.vmt"
@@ -97,15 +96,8 @@ def ensure(name: str, progress: bool = True, force: bool = False, directory: Opt
     with wl._capture_scratch(f"s2-{name}", log) as scratch:
         cmd = setup(scratch, build)
         log(f"capturing {out.name} with every process in {scratch}: {' '.join(cmd)}")
-        try:
-            with wl._pinned_stack_limit():
-                summary = capture_trace(cmd, tmp, progress=False, cwd=scratch, env=wl._pinned_environment(scratch),
-                                        stdin=os.devnull, stdout=scratch / "stdout.txt", stderr=scratch / "stderr.txt",
-                                        children=True, metadata={"workload": f"s2-{name}"})
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        output = wl._tail(scratch / "stdout.txt")
+        summary, output = wl._pinned_capture(f"S2 workload {name}", cmd, scratch, tmp, log, children=True,
+                                             progress=False, metadata={"workload": f"s2-{name}"})
     os.replace(tmp, out)
     record = dict(trace=out.name, version=CAPTURE_VERSION, workload=what, sha256=summary["sha256"], references=summary.get("events"),
                   command=cmd, stdout=output, merge=summary.get("merge"))

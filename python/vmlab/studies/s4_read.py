@@ -122,8 +122,7 @@ def ensure(name: str, progress: bool = False, force: bool = False) -> Path:
     the cache folder yet: ``<cache>/traces/s4/<name>-read.vmt`` and its
     ``.json`` sidecar (the trace's and the input's sha256, the command, the
     program's output)."""
-    from vmlab.traces import capture_trace
-    from vmlab.workloads import _capture_scratch, _pinned_environment, _pinned_stack_limit, _tail, sidecar_path
+    from vmlab.workloads import _capture_scratch, _pinned_capture, sidecar_path
 
     if name not in PROGRAMS:
         raise _engine.VmlabError(f"unknown S4 read program `{name}`: expected one of {', '.join(PROGRAMS)}")
@@ -141,17 +140,9 @@ def ensure(name: str, progress: bool = False, force: bool = False) -> Path:
         make(scratch / input_name)
         input_sha = _sha256(scratch / input_name)
         log(f"capturing {out.name} in {scratch}: {' '.join(cmd)}")
-        stdout = scratch / "stdout.txt"
-        try:
-            with _pinned_stack_limit():
-                summary = capture_trace(cmd, tmp, cwd=scratch, env=_pinned_environment(scratch), stdin=os.devnull,
-                                        stdout=os.devnull if name == "cat" else stdout,
-                                        stderr=scratch / "stderr.txt", children=True,
-                                        metadata={"workload": f"s4-{name}", "input_sha256": input_sha})
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        output = _tail(stdout)
+        summary, output = _pinned_capture(f"S4 read program {name}", cmd, scratch, tmp, log, children=True,
+                                          keep_stdout=name != "cat",
+                                          metadata={"workload": f"s4-{name}", "input_sha256": input_sha})
     os.replace(tmp, out)
     record = {"trace": out.name, "sha256": summary["sha256"], "references": summary.get("events"),
               "command": cmd, "what": what, "input": input_name, "input_bytes": INPUT_BYTES,
