@@ -37,7 +37,8 @@
 //!   cache class; `global-shared`: a shared object away from its global
 //!   address) makes the replay place it as that OS would have: at the
 //!   object's global address, else at the nearest page above that the
-//!   policy accepts. References to the mapping are moved with it.
+//!   policy accepts. References to the mapping are moved with it. A later
+//!   mapping whose own place a moved one holds moves the same way.
 
 use std::collections::BTreeMap;
 
@@ -742,9 +743,23 @@ impl Replay<'_> {
                 return Ok(());
             }
         }
+        // Its own place may hold a mapping the policy moved there (an alias
+        // slid up a page lands on the next range the kernel hands out):
+        // then it moves too, as if refused.
+        let taken_by_moved = |r: &Self| {
+            let (lo, hi) = (fold(start), fold(start) + len);
+            r.procs[p].maps.values().any(|m| moved(m) && m.model_start < hi && lo < m.model_start + (m.end - m.start))
+        };
         let model = match self.os.map(space, region(fold(start))) {
             Ok(()) => fold(start),
-            Err(OsError::Refused(why)) => {
+            Err(e @ (OsError::Refused(_) | OsError::Overlap(_))) => {
+                let why = match e {
+                    OsError::Refused(why) => why,
+                    _ if taken_by_moved(self) => {
+                        format!("{start:#x}+{len:#x} is where the replay moved a mapping the policy refused")
+                    }
+                    e => return Err(e.to_string()),
+                };
                 // Where that OS would have put it: the global address, else
                 // the nearest accepted page above.
                 let global = self.global.get(&object).map(|&g| g + offset);
