@@ -426,3 +426,29 @@ fn the_system_call_path_is_calibrated_on_lmbenchs_null_call() {
     assert_eq!(t1 - t0, (null_call_ns * p.clock_mhz.value / 1000.0) as u64);
     assert_eq!(k1.kernel - k0.kernel, 450);
 }
+
+/// The memory calibration in the model: CPU 1 never ran the space, so the
+/// SRMMU walk of its first touch loads three PTEs (context, level-2 and
+/// level-3 entries) that miss both of its caches: each costs its reference
+/// cycle plus memory_cycles, 1 + 61 = 62 cycles = lmbench's 1236 ns on the
+/// Sun SC1000 at 50 MHz (61.8, rounded). The same walk again hits the
+/// level-1 cache: 1 cycle a load, lmbench's 20 ns.
+#[test]
+fn a_cold_table_walk_costs_lmbenchs_memory_latency_per_load() {
+    let mut sim = scripted(Design::SingleLock, 2, 1, 4);
+    let (asid, _) = sim.process(0).expect("process 0");
+    let va = 0x0100_0000u64 + 2 * PAGE;
+    let mut refs = Vec::new();
+    sim.hat().table().walk(asid, VirtAddr(va), &mut refs).expect("walk");
+    assert_eq!(refs.len(), 3);
+    let p = sim.params().clone();
+    assert_eq!(1.0 + p.memory_cycles.value, (1236.0 * p.clock_mhz.value / 1000.0_f64).round());
+    let mut user = Vec::new();
+    for _ in 0..2 {
+        let before = sim.cpu_clock(1).1.user;
+        sim.push(1, vec![Step::Touch { asid, va }]);
+        sim.drain().expect("touch");
+        user.push(sim.cpu_clock(1).1.user - before);
+    }
+    assert_eq!(user, vec![3 * 62, 3]);
+}
