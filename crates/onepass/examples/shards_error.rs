@@ -13,7 +13,8 @@ use vmlab_onepass::{OnePass, Sampling};
 fn miss_ratio(r: &RunResult, cache: &str) -> f64 {
     let Some(c) = r.caches.iter().find(|c| c.name == cache) else { return f64::NAN };
     let s = &c.stats;
-    let (a, m) = (s.ifetch.accesses + s.read.accesses + s.write.accesses, s.ifetch.misses + s.read.misses + s.write.misses);
+    let (a, m) =
+        (s.ifetch.accesses + s.read.accesses + s.write.accesses, s.ifetch.misses + s.read.misses + s.write.misses);
     if a == 0 {
         0.0
     } else {

@@ -154,8 +154,11 @@ impl SampledLevel {
         let mut plans: Vec<(Filter, Vec<CacheConfig>, Vec<usize>)> = Vec::new();
         for (i, c) in configs.iter().enumerate() {
             let sets = Geometry::new(c).map_err(|e| e.to_string())?.sets;
-            let (filter, simulated) =
-                if sets as f64 * rate >= 1.0 { (Filter::Sets { sets }, c.clone()) } else { (Filter::Lines, miniature(c, rate)?) };
+            let (filter, simulated) = if sets as f64 * rate >= 1.0 {
+                (Filter::Sets { sets }, c.clone())
+            } else {
+                (Filter::Lines, miniature(c, rate)?)
+            };
             let same = |f: &Filter| match (f, filter) {
                 (Filter::Lines, Filter::Lines) => true,
                 (Filter::Sets { sets: a }, Filter::Sets { sets: b }) => *a == b,

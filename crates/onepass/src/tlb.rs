@@ -82,6 +82,70 @@ impl TlbPoint {
     }
 }
 
+/// The keys of a TLB point that `TlbPoint::with_overrides` takes, after `tlb.`.
+pub const TLB_KEYS: [&str; 7] = ["entries", "assoc", "replacement", "asid_tags", "page_size", "serves", "seed"];
+
+impl Default for TlbPoint {
+    /// 64 fully associative LRU entries of 4 KB pages, ASID-tagged, unified.
+    fn default() -> Self {
+        Self {
+            name: "tlb".into(),
+            tlb: TlbConfig { replacement: TlbReplacement::Lru, ..TlbConfig::fully_associative(64, 0) },
+            serves: Serves::All,
+        }
+    }
+}
+
+impl TlbPoint {
+    /// `self` with `tlb.KEY=VALUE` overrides (`TLB_KEYS`; values as
+    /// `vmlab run --set` takes them: `64`, `full`, `lru`, `true`, `4K`),
+    /// checked (`check`). An error names the override at fault.
+    pub fn with_overrides(&self, overrides: &[String]) -> Result<Self, String> {
+        let mut top = toml::Table::try_from(self).map_err(|e| e.to_string())?;
+        for spec in overrides {
+            let here = format!("--set {spec}");
+            let Some((key, raw)) = spec.split_once('=') else {
+                return Err(format!("{here}: expected KEY=VALUE, e.g. tlb.entries=64"));
+            };
+            let value = vmlab_machine::preset::override_value(raw.trim());
+            let field = match key.trim().split_once('.') {
+                Some(("tlb", f)) if TLB_KEYS.contains(&f) => f,
+                _ => return Err(format!("{here}: a TLB key is tlb.KEY, KEY one of {}", TLB_KEYS.join(", "))),
+            };
+            let (table, field, value) = match field {
+                "serves" => (None, "serves", value),
+                "page_size" => {
+                    let bytes = match &value {
+                        toml::Value::Integer(n) => {
+                            u64::try_from(*n).map_err(|_| format!("{here}: a page size is > 0"))?
+                        }
+                        toml::Value::String(s) => {
+                            s.parse::<vmlab_addr::ByteSize>().map_err(|e| format!("{here}: {e}"))?.0
+                        }
+                        _ => return Err(format!("{here}: a page size is a size such as 4K")),
+                    };
+                    let bytes = i64::try_from(bytes).map_err(|_| format!("{here}: page size too large"))?;
+                    (Some("tlb"), "page_sizes", toml::Value::Array(vec![toml::Value::Integer(bytes)]))
+                }
+                f => (Some("tlb"), f, value),
+            };
+            match table {
+                None => top.insert(field.into(), value),
+                Some(t) => match top.get_mut(t) {
+                    Some(toml::Value::Table(inner)) => inner.insert(field.into(), value),
+                    _ => return Err(format!("{here}: the point has no [{t}] table")),
+                },
+            };
+            // Read after each override, so a bad value is named.
+            let _: TlbPoint =
+                top.clone().try_into().map_err(|e: toml::de::Error| format!("{here}: {}", e.message().trim()))?;
+        }
+        let point: TlbPoint = top.try_into().map_err(|e: toml::de::Error| e.message().trim().to_string())?;
+        point.check()?;
+        Ok(point)
+    }
+}
+
 /// A TLB point's counters over a trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TlbResult {
