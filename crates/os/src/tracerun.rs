@@ -94,7 +94,11 @@ pub fn run_trace(
             out.events += 1;
             let a = match ev {
                 Event::Access(a) => a,
-                Event::ContextSwitch(_) | Event::Syscall(_) | Event::SyscallArg(_) => continue,
+                Event::ContextSwitch(_) => {
+                    os.cpu().context_switch();
+                    continue;
+                }
+                Event::Syscall(_) | Event::SyscallArg(_) => continue,
                 Event::FlushAll => {
                     os.cpu().reset_cache();
                     out.flushes += 1;
