@@ -33,13 +33,13 @@ fn after_space_1(dcache_tags: bool, tlb_tags: bool) -> System {
     on.store(VirtAddr(0x1000), PhysAddr(0x8000), Asid(1), 4);
     on.load(VirtAddr(0x1040), PhysAddr(0x8040), Asid(1), 4);
     on.fetch(VirtAddr(0x2000), PhysAddr(0x9000), Asid(1), 4);
-    let page = PageSize::new(4096).unwrap();
-    let t = sys.cpu_mut(CPU).tlb_mut().unwrap();
+    let page = PageSize::new(4096).expect("4 KB pages");
+    let t = sys.cpu_mut(CPU).tlb_mut().expect("the TLB set above");
     for (va, pa) in [(0x1000, 0x8000), (0x2000, 0x9000)] {
-        t.insert(TlbEntry::new(Asid(1), VirtAddr(va), PhysAddr(pa), page), Slot::Normal).unwrap();
+        t.insert(TlbEntry::new(Asid(1), VirtAddr(va), PhysAddr(pa), page), Slot::Normal).expect("room in 8 entries");
     }
     let kernel = TlbEntry { global: true, ..TlbEntry::new(Asid(0), VirtAddr(0xc000_0000), PhysAddr(0), page) };
-    t.insert(kernel, Slot::Normal).unwrap();
+    t.insert(kernel, Slot::Normal).expect("room in 8 entries");
     sys
 }
 
@@ -50,13 +50,13 @@ fn line(vaddr: u64, paddr: u64, asid: u32, dirty: bool) -> Evicted {
 /// Every valid line of the I-cache and of the D-cache.
 fn lines(sys: &System) -> (Vec<Evicted>, Vec<Evicted>) {
     let levels = sys.cpu(CPU).levels();
-    let held = |c| levels.level_cache(0, c).unwrap().resident();
+    let held = |c| levels.level_cache(0, c).expect("a split L1").resident();
     (held(0), held(1))
 }
 
 /// Which of space 1's two entries and the kernel's global one the TLB holds.
 fn entries(sys: &System) -> [bool; 3] {
-    let t = sys.cpu(CPU).tlb().unwrap();
+    let t = sys.cpu(CPU).tlb().expect("the TLB set up");
     [
         t.probe(Asid(1), VirtAddr(0x1000)).is_some(),
         t.probe(Asid(1), VirtAddr(0x2000)).is_some(),
