@@ -591,6 +591,12 @@ impl VmSim {
         self.mem.direct_probes()
     }
 
+    /// L1 fills counted as L2 hits because a smaller direct-mapped L2 of
+    /// the fan-out hit them (`memsys::l2_inclusion_refusal`).
+    pub fn included_fills(&self) -> u64 {
+        self.mem.included_fills()
+    }
+
     /// Applies one event.
     pub fn step(&mut self, ev: &Event) -> Result<(), SimError> {
         match ev {
