@@ -235,7 +235,6 @@ impl Tail {
                 // The L1 line's pieces at L2 lines (`l2_request`'s split of
                 // an aligned line): one if the L2 line is the larger.
                 self.direct_hits[fill as usize] += (line >> self.l2(fill).line_bytes().trailing_zeros()).max(1);
-                self.included_fills += 1;
                 Level::L2
             } else {
                 self.l2_request(fill, a, line)
@@ -591,6 +590,44 @@ impl MemSys {
         self.below_l1(kind, r, size, line, &out)
     }
 
+    /// Whether the machine's own L2 serving `kind` holds `r`'s line;
+    /// changes nothing. The direct probe where the L2 has one (the same
+    /// answer as `Cache::contains` there, in fewer steps).
+    #[inline]
+    pub fn l2_holds(&mut self, kind: RefKind, r: LineRef) -> bool {
+        match self.tail.l2_direct[kind as usize] {
+            Some(hc) => {
+                let (set, key) = hc.virtual_locate(r.vaddr);
+                self.tail.l2(kind).probe::<true, false>(&hc, set, key, r.asid, false).is_some()
+            }
+            None => self.tail.l2(kind).contains(r),
+        }
+    }
+
+    /// `l1_missed` for an access whose line `l2_holds` found in the
+    /// machine's own L2, nothing touched since: the L1's fill is counted as
+    /// the L2 hit it is instead of looked up again, where that is exact (a
+    /// direct-probed L2, whose read hit changes nothing but a count, with
+    /// lines no smaller than the L1's, so the fill is the one line
+    /// `l2_holds` tested; no fan-out). Same result and state as `l1_missed`.
+    #[inline(never)]
+    pub fn l1_missed_l2_hit(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+        let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+        let d = usize::from(kind != RefKind::Ifetch);
+        let line = self.l1(kind).line_bytes();
+        if !self.extra.is_empty() || self.tail.l2_direct[fill as usize].is_none() || line > self.l2(fill).line_bytes() {
+            return self.l1_missed(kind, set, key, r, size);
+        }
+        let direct = self.l1_direct[d].is_some();
+        let l1 = self.l1(kind);
+        let out = if direct {
+            l1.fill_or_access_missed(set, key, r, kind, size)
+        } else {
+            l1.access_missed(set, key, r, kind, size)
+        };
+        self.tail.below_l1(kind, r, size, line, &out, true)
+    }
+
     fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
         if !self.order.is_empty() {
             return self.below_l1_chained(kind, r, size, line, out);
@@ -610,10 +647,13 @@ impl MemSys {
         for k in 0..self.order.len() {
             let t = self.order[k];
             let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);
+            let tail = if t == 0 { &mut self.tail } else { &mut self.extra[t - 1] };
+            tail.included_fills += u64::from(hits);
+            let l = tail.below_l1(kind, r, size, line, out, hits);
             if t == 0 {
-                own = self.tail.below_l1(kind, r, size, line, out, hits);
+                own = l;
             } else {
-                self.extra_levels[t - 1] = self.extra[t - 1].below_l1(kind, r, size, line, out, hits);
+                self.extra_levels[t - 1] = l;
             }
         }
         own

@@ -830,9 +830,9 @@ impl VmSim {
                 return Ok(());
             }
             Lookup::Miss { set, key } => {
-                if self.mem.l2(kind).contains(r) {
+                if self.mem.l2_holds(kind, r) {
                     let mark = self.mem.tail.log.len();
-                    let level = self.mem.l1_missed(kind, set, key, r, size);
+                    let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
                     return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
