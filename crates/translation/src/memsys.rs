@@ -111,23 +111,14 @@ pub struct MemSys {
     /// Every probe by the L1 direct checks, hit or miss (never reset): lets
     /// tests prove the direct paths ran.
     direct_probes: u64,
-    /// One pass over the L2 sizes: the tails in the order they take each
-    /// L1 outcome, smallest L2s first (`chain_tails`). Empty when no tail
+    /// One pass over the L2 sizes: the order the tails take each L1
+    /// outcome in (0: `tail`, i + 1: `extra[i]`), smallest L2s first, and
+    /// for each tail and fill side (I, D) an earlier tail whose L2 of that
+    /// side is included in this one's (`l2_inclusion_refusal`): a fill
+    /// that hit there hits here, and is only counted. Empty when no tail
     /// includes another.
-    chain: Vec<ChainStep>,
-    /// Per step of `chain`: whether its latest fill hit every piece.
-    chain_hits: Vec<bool>,
-}
-
-/// A tail's place in `MemSys::chain`.
-#[derive(Clone, Copy, Debug)]
-struct ChainStep {
-    /// 0: `MemSys::tail`, i + 1: `extra[i]`.
-    tail: usize,
-    /// Per fill side (I, D): an earlier step whose L2 of that side is
-    /// included in this one's (`l2_inclusion_refusal`), so a fill that hit
-    /// there hits here and is only counted; `usize::MAX`: none.
-    included: [usize; 2],
+    order: Vec<usize>,
+    included: Vec<[Option<usize>; 2]>,
 }
 
 /// Why a direct-mapped L2 `large` does not hold every line that `small`
@@ -376,8 +367,8 @@ impl MemSys {
             l1_direct,
             direct_hits: [0; 3],
             direct_probes: 0,
-            chain: Vec::new(),
-            chain_hits: Vec::new(),
+            order: Vec::new(),
+            included: Vec::new(),
         })
     }
 
@@ -397,8 +388,7 @@ impl MemSys {
         let bytes = |t: &Tail| t.caches().iter().map(|(_, c)| c.config().size.0).sum::<u64>();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&t| (bytes(self.tail_at(t)), t));
-        let mut chain: Vec<ChainStep> =
-            order.iter().map(|&tail| ChainStep { tail, included: [usize::MAX; 2] }).collect();
+        let mut included = vec![[None; 2]; n];
         for (k, &t) in order.iter().enumerate() {
             for (s, fill) in [(0, RefKind::Ifetch), (1, RefKind::Read)] {
                 let me = self.tail_at(t);
@@ -406,25 +396,25 @@ impl MemSys {
                 if me.l2_direct[fill as usize].is_none() {
                     continue;
                 }
-                let best = (0..k)
-                    .filter(|&q| {
-                        let p = order[q];
+                included[t][s] = order[..k]
+                    .iter()
+                    .copied()
+                    .filter(|&p| {
                         let them = self.tail_at(p);
                         let (small, their_split) = them.fill_cache(s);
                         them.l2_direct[fill as usize].is_some()
                             && their_split == split
                             && l2_inclusion_refusal(small.config(), large.config()).is_none()
                     })
-                    .max_by_key(|&q| (self.tail_at(order[q]).fill_cache(s).0.config().size.0, std::cmp::Reverse(q)));
-                chain[k].included[s] = best.unwrap_or(usize::MAX);
+                    .max_by_key(|&p| (self.tail_at(p).fill_cache(s).0.config().size.0, std::cmp::Reverse(p)));
             }
         }
-        if chain.iter().flat_map(|c| c.included).any(|q| q != usize::MAX) {
-            self.chain_hits = vec![false; chain.len()];
-            self.chain = chain;
+        if included.iter().flatten().any(Option::is_some) {
+            self.order = order;
+            self.included = included;
         } else {
-            self.chain.clear();
-            self.chain_hits.clear();
+            self.order.clear();
+            self.included.clear();
         }
     }
 
@@ -639,7 +629,7 @@ impl MemSys {
     }
 
     fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
-        if !self.chain.is_empty() {
+        if !self.order.is_empty() {
             return self.below_l1_chained(kind, r, size, line, out);
         }
         for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
@@ -654,21 +644,18 @@ impl MemSys {
     fn below_l1_chained(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
         let s = usize::from(kind != RefKind::Ifetch);
         let mut own = Level::L1;
-        let chain = std::mem::take(&mut self.chain);
-        for (k, step) in chain.iter().enumerate() {
-            let q = step.included[s];
-            let hits = out.fetch && q != usize::MAX && self.chain_hits[q];
-            let tail = if step.tail == 0 { &mut self.tail } else { &mut self.extra[step.tail - 1] };
+        for k in 0..self.order.len() {
+            let t = self.order[k];
+            let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);
+            let tail = if t == 0 { &mut self.tail } else { &mut self.extra[t - 1] };
             tail.included_fills += u64::from(hits);
             let l = tail.below_l1(kind, r, size, line, out, hits);
-            self.chain_hits[k] = tail.fill_hit;
-            if step.tail == 0 {
+            if t == 0 {
                 own = l;
             } else {
-                self.extra_levels[step.tail - 1] = l;
+                self.extra_levels[t - 1] = l;
             }
         }
-        self.chain = chain;
         own
     }
 
