@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{cache, config, machine, trace, CacheChoice, Machine};
+use common::{config, machine, trace, CacheChoice, Machine};
 use proptest::prelude::*;
 use vmlab_cache::{Assoc, Indexing};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
