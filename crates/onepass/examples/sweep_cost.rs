@@ -10,7 +10,9 @@
 //! ```
 //!
 //! SPECS: comma-separated `tlb.KEY=VALUE` overrides of the default TLB
-//! point (`-` for none).
+//! point (`-` for none). With `SWEEP_COST_EVENTS=N` the run stops after the
+//! block that reaches N events; the events run are printed on stderr
+//! (instructions per reference = callgrind's total / that count).
 
 use std::path::Path;
 
@@ -40,8 +42,32 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let open = |t: &str| vmlab_trace::open(Path::new(t), None);
-    let done = &mut |_| Ok(());
-    match args.as_slice() {
+    let limit: u64 = std::env::var("SWEEP_COST_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(u64::MAX);
+    let mut seen = 0u64;
+    let done = &mut |p: vmlab_machine::Progress| {
+        seen = p.events;
+        if p.events >= limit {
+            Err("the event limit".to_string())
+        } else {
+            Ok(())
+        }
+    };
+    let outcome = run(&args, &open, done);
+    eprintln!("events: {seen}");
+    match outcome {
+        Err(e) if e.to_string().contains("the event limit") => Ok(()),
+        other => other,
+    }
+}
+
+type Open = dyn Fn(&str) -> std::result::Result<Box<dyn vmlab_trace::EventSource>, vmlab_trace::TraceError>;
+
+fn run(
+    args: &[&str],
+    open: &Open,
+    done: &mut dyn FnMut(vmlab_machine::Progress) -> std::result::Result<(), String>,
+) -> Result<()> {
+    match args {
         ["single", c, t] => {
             let (c, _) = configs(c)?;
             Machine::new(c[0].clone())?.run(&mut *open(t)?, t, done)?;
