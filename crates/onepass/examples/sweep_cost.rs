@@ -84,7 +84,7 @@ fn run(
         ["tlb", s, t] => {
             let point = TlbPoint::default().with_overrides(&specs(s))?;
             let r = TlbRun::new(point)?.run(&mut *open(t)?, t, done)?;
-            println!("{:?}", r.stats);
+            println!("{:?}", r[0].stats);
         }
         ["tlbs", s, t] => {
             let mut points = Vec::new();
