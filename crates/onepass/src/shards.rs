@@ -245,7 +245,11 @@ impl SampledLevel {
         for g in &mut self.groups {
             g.last_sampled = match g.filter {
                 Filter::Lines => line_sampled,
-                Filter::Sets { sets } => g.chosen[(index_line % sets) as usize],
+                Filter::Sets { sets } => {
+                    // Set counts are mostly powers of two: a mask, not a division.
+                    let set = if sets.is_power_of_two() { index_line & (sets - 1) } else { index_line % sets };
+                    g.chosen[set as usize]
+                }
             };
             if g.last_sampled {
                 g.level.access(kind, va, pa, asid, size);

@@ -213,16 +213,20 @@ pub fn tlb_passes(points: &[TlbPoint]) -> Vec<(bool, Vec<usize>)> {
 
 /// What a trace asks of the TLBs: a lookup of a page, hits already proved,
 /// a purge of every entry.
-trait Translations {
+pub trait Translations {
     fn lookup(&mut self, asid: u32, vpn: u64);
     fn repeat_hits(&mut self, n: u64);
     fn purge(&mut self);
+    /// Each point's counters so far, in order.
+    fn stats(&self) -> Vec<TlbStats>;
 }
 
-/// The trace loop shared by `TlbRun` and `TlbSweep`: which references reach
-/// the TLB, their pages, the switches, the event counts.
+/// TLB points over a trace: which references reach the TLBs, their pages,
+/// the switches, the event counts; `T` does the lookups (`TlbRun`: one
+/// point on `Tlb`; `TlbSweep`: many in one pass).
 #[derive(Debug)]
-struct Feed<T> {
+pub struct TlbPass<T> {
+    points: Vec<TlbPoint>,
     serves: Serves,
     shift: u32,
     purge_on_switch: bool,
@@ -233,8 +237,9 @@ struct Feed<T> {
     tlbs: T,
 }
 
-impl<T: Translations> Feed<T> {
-    fn new(point: &TlbPoint, page: PageSize, tlbs: T) -> Self {
+impl<T: Translations> TlbPass<T> {
+    fn with(points: Vec<TlbPoint>, page: PageSize, tlbs: T) -> Self {
+        let point = &points[0];
         let shift = page.shift();
         // A dropped fetch lies in the page of the latest fetch (or, for a
         // data TLB, is none of its business): a hit changing nothing,
@@ -248,6 +253,7 @@ impl<T: Translations> Feed<T> {
             serves: point.serves,
             shift,
             purge_on_switch: !point.tlb.asid_tags,
+            points: points.clone(),
             counts: [0; 4],
             context_switches: 0,
             flushes: 0,
@@ -282,7 +288,8 @@ impl<T: Translations> Feed<T> {
         }
     }
 
-    fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+    /// Applies a packed block (`first` numbers its first event).
+    pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
         if block.skipped > 0 && !block.fetch_skip.is_some_and(|g| g.within(self.fetch_skip)) {
             return Err(RunError::FetchSkip {
                 trace: origin.to_string(),
@@ -317,13 +324,15 @@ impl<T: Translations> Feed<T> {
         Ok(())
     }
 
-    fn block(&self) -> PackedBlock {
+    /// An empty block whose source may drop the fetches this pass only counts.
+    pub fn block(&self) -> PackedBlock {
         let mut b = PackedBlock::new();
         b.fetch_skip = Some(self.fetch_skip);
         b
     }
 
-    fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
+    /// Applies events (packed as the `.vmt` reader would).
+    pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
         let mut packed = self.block();
         for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
             packed.pack(chunk);
@@ -332,27 +341,42 @@ impl<T: Translations> Feed<T> {
         Ok(())
     }
 
-    fn run(
+    /// Runs a whole trace (decoded a few blocks ahead, as `Machine::run`);
+    /// returns every point's result, in order.
+    pub fn run(
         &mut self,
         src: &mut dyn EventSource,
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
-    ) -> Result<(), RunError> {
+    ) -> Result<Vec<TlbResult>, RunError> {
         let template = self.block();
         decode_ahead(src, || template.clone(), progress, |buf, n| self.feed_packed(buf, origin, n))?;
-        Ok(())
+        Ok(self.results(origin))
     }
 
-    fn events(&self) -> EventCounts {
+    /// Every point's result so far, in order.
+    pub fn results(&self, origin: &str) -> Vec<TlbResult> {
         let [ifetch, load, store, modify] = self.counts;
-        EventCounts { ifetch, load, store, modify, context_switches: self.context_switches, flush_all: self.flushes }
+        let events = EventCounts {
+            ifetch,
+            load,
+            store,
+            modify,
+            context_switches: self.context_switches,
+            flush_all: self.flushes,
+        };
+        self.points
+            .iter()
+            .zip(self.tlbs.stats())
+            .map(|(p, stats)| TlbResult { point: p.clone(), trace: origin.to_string(), events, stats })
+            .collect()
     }
 }
 
 /// One TLB point's run on the engine's `Tlb`: the reference a sweep must
 /// equal.
 #[derive(Debug)]
-struct Single {
+pub struct Single {
     tlb: Tlb,
     page: PageSize,
 }
@@ -376,55 +400,20 @@ impl Translations for Single {
         // Without tags `purge_asid` removes every non-global entry.
         self.tlb.purge_asid(Asid(0));
     }
+
+    fn stats(&self) -> Vec<TlbStats> {
+        vec![*self.tlb.stats()]
+    }
 }
 
 /// One TLB point run alone over a trace.
-#[derive(Debug)]
-pub struct TlbRun {
-    point: TlbPoint,
-    feed: Feed<Single>,
-}
+pub type TlbRun = TlbPass<Single>;
 
-impl TlbRun {
+impl TlbPass<Single> {
     pub fn new(point: TlbPoint) -> Result<Self, String> {
         let page = point.check()?;
         let tlb = Tlb::new(point.tlb.clone()).map_err(|e| format!("tlb: {e}"))?;
-        let feed = Feed::new(&point, page, Single { tlb, page });
-        Ok(Self { point, feed })
-    }
-
-    /// Applies events (packed as the `.vmt` reader would).
-    pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
-        self.feed.feed(events, origin, first)
-    }
-
-    pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
-        self.feed.feed_packed(block, origin, first)
-    }
-
-    /// An empty block whose source may drop the fetches this run only counts.
-    pub fn block(&self) -> PackedBlock {
-        self.feed.block()
-    }
-
-    /// Runs a whole trace (decoded a few blocks ahead, as `Machine::run`).
-    pub fn run(
-        &mut self,
-        src: &mut dyn EventSource,
-        origin: &str,
-        progress: &mut dyn FnMut(Progress) -> Result<(), String>,
-    ) -> Result<TlbResult, RunError> {
-        self.feed.run(src, origin, progress)?;
-        Ok(self.result(origin))
-    }
-
-    pub fn result(&self, origin: &str) -> TlbResult {
-        TlbResult {
-            point: self.point.clone(),
-            trace: origin.to_string(),
-            events: self.feed.events(),
-            stats: *self.feed.tlbs.tlb.stats(),
-        }
+        Ok(Self::with(vec![point], page, Single { tlb, page }))
     }
 }
 
@@ -499,8 +488,10 @@ impl SetCount {
 }
 
 #[derive(Debug)]
-struct Stacks {
+pub struct Stacks {
     tagged: bool,
+    /// Per point: (set count, member).
+    place: Vec<(usize, usize)>,
     set_counts: Vec<SetCount>,
     lookups: u64,
     repeat_hits: u64,
@@ -532,18 +523,30 @@ impl Translations for Stacks {
         self.set_counts.iter_mut().for_each(SetCount::purge);
         self.last = None;
     }
+
+    fn stats(&self) -> Vec<TlbStats> {
+        self.place
+            .iter()
+            .map(|&(s, m)| {
+                let sc = &self.set_counts[s];
+                let ways = sc.members[m].0 as usize;
+                let misses: u64 = sc.found_at[ways..].iter().sum();
+                TlbStats {
+                    hits: self.lookups + self.repeat_hits - misses,
+                    misses,
+                    inserts: misses,
+                    evictions: sc.reach_at[ways..].iter().sum(),
+                    purged: sc.purged[m],
+                }
+            })
+            .collect()
+    }
 }
 
 /// Every point of a one-pass TLB sweep (`tlb_passes` groups them).
-#[derive(Debug)]
-pub struct TlbSweep {
-    points: Vec<TlbPoint>,
-    /// Per point: (set count, member).
-    place: Vec<(usize, usize)>,
-    feed: Feed<Stacks>,
-}
+pub type TlbSweep = TlbPass<Stacks>;
 
-impl TlbSweep {
+impl TlbPass<Stacks> {
     pub fn new(points: Vec<TlbPoint>) -> Result<Self, String> {
         let first = points.first().ok_or("a TLB sweep needs at least one point")?;
         let key = tlb_pass_key(first);
@@ -577,56 +580,7 @@ impl TlbSweep {
             })
             .collect();
         let page = first.check()?;
-        let stacks = Stacks { tagged: first.tlb.asid_tags, set_counts, lookups: 0, repeat_hits: 0, last: None };
-        let feed = Feed::new(first, page, stacks);
-        Ok(Self { points, place, feed })
-    }
-
-    pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
-        self.feed.feed(events, origin, first)
-    }
-
-    pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
-        self.feed.feed_packed(block, origin, first)
-    }
-
-    pub fn block(&self) -> PackedBlock {
-        self.feed.block()
-    }
-
-    pub fn run(
-        &mut self,
-        src: &mut dyn EventSource,
-        origin: &str,
-        progress: &mut dyn FnMut(Progress) -> Result<(), String>,
-    ) -> Result<Vec<TlbResult>, RunError> {
-        self.feed.run(src, origin, progress)?;
-        Ok(self.results(origin))
-    }
-
-    /// Every point's result so far, in the order given to `new`.
-    pub fn results(&self, origin: &str) -> Vec<TlbResult> {
-        let st = &self.feed.tlbs;
-        (0..self.points.len())
-            .map(|i| {
-                let (s, m) = self.place[i];
-                let sc = &st.set_counts[s];
-                let ways = sc.members[m].0 as usize;
-                let misses: u64 = sc.found_at[ways..].iter().sum();
-                let stats = TlbStats {
-                    hits: st.lookups + st.repeat_hits - misses,
-                    misses,
-                    inserts: misses,
-                    evictions: sc.reach_at[ways..].iter().sum(),
-                    purged: sc.purged[m],
-                };
-                TlbResult {
-                    point: self.points[i].clone(),
-                    trace: origin.to_string(),
-                    events: self.feed.events(),
-                    stats,
-                }
-            })
-            .collect()
+        let stacks = Stacks { tagged: first.tlb.asid_tags, place, set_counts, lookups: 0, repeat_hits: 0, last: None };
+        Ok(Self::with(points, page, stacks))
     }
 }

@@ -139,9 +139,9 @@ proptest! {
             prop_assert_eq!(r.stats, own, "point {:?}", p.tlb);
             let mut single = TlbRun::new(p.clone()).unwrap();
             single.feed(&events, "t", 0).unwrap();
-            let s = single.result("t");
-            prop_assert_eq!(s.stats, own);
-            prop_assert_eq!(s.events, r.events);
+            let s = single.results("t");
+            prop_assert_eq!(s[0].stats, own);
+            prop_assert_eq!(s[0].events, r.events);
         }
     }
 }

@@ -145,7 +145,7 @@ pub fn tlb_run(
                     let mut run = vmlab_onepass::TlbRun::new(p).map_err(vmlab_error)?;
                     let mut source = vmlab_trace::open(Path::new(trace_path), format).map_err(vmlab_error)?;
                     match run.run(&mut *source, trace_path, &mut tick) {
-                        Ok(r) => results.push(r),
+                        Ok(r) => results.extend(r),
                         Err(e) => return Ok(Err(e)),
                     }
                 }
