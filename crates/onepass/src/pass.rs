@@ -464,6 +464,7 @@ impl OnePass {
 
     /// Every configuration's result so far, in the order given to `new`.
     pub fn results(&mut self, origin: &str) -> Vec<RunResult> {
+        self.last.swept.settle();
         // The levels above, counted once: the same in every configuration.
         let (events, above, memory, pages_mapped) = match &mut self.above {
             Some(m) => {
