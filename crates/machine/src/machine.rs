@@ -7,6 +7,7 @@
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::{Flush, FlushStats, HitCheck, LineRef, Lookup, RefKind, WriteMissPolicy};
+use vmlab_mmu::{Switch, Switched};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
@@ -105,6 +106,11 @@ pub(crate) const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u
 /// The replayer's one CPU.
 const CPU: CpuId = CpuId(0);
 
+/// What a trace's context switch does here (`vmlab_mmu::switch`): nothing.
+/// The replayer models the hardware alone, as Dinero IV does, with no OS
+/// to flush a cache or purge a TLB; the switch is counted.
+const SWITCH: Switch = Switch::Keep;
+
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
 const MODIFY: usize = AccessKind::Modify as usize;
 const IFETCH: usize = AccessKind::Ifetch as usize;
@@ -162,6 +168,9 @@ pub struct Machine {
     /// a loop or a cache; each is only counted, in `fetches_not_simulated`.
     data_only: bool,
     fetches_not_simulated: u64,
+    /// Writes to a write-through top cache that the associative loop
+    /// completed itself (`hit_loop::write_through_word`), not through `word`.
+    written_through: u64,
     /// Reused by `feed_data_only` for a block's words without its fetches.
     data_words: PackedBlock,
 }
@@ -310,6 +319,7 @@ impl Machine {
             min_line,
             data_only,
             fetches_not_simulated: 0,
+            written_through: 0,
             data_words: PackedBlock::default(),
         })
     }
@@ -349,6 +359,13 @@ impl Machine {
             HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
         }
+    }
+
+    /// How many writes to a write-through top cache (one line each) the
+    /// associative loop completed in place rather than through the general
+    /// steps: a diagnostic, so tests can assert that path is taken.
+    pub fn writes_through_in_loop(&self) -> u64 {
+        self.written_through
     }
 
     /// The instruction fetches a source may drop from the blocks it hands
@@ -635,6 +652,10 @@ impl Machine {
             }
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
+                let Ok(done) = SWITCH.apply(&mut self.system.on(CPU));
+                if done != Switched::default() {
+                    self.forget_repeats();
+                }
                 Ok(())
             }
             Event::FlushAll => {
@@ -923,6 +944,7 @@ impl Machine {
                 repeat: &mut self.repeat,
                 mru: &mut self.mru,
                 set_lines: &mut self.set_lines,
+                written_through: &mut self.written_through,
             };
             let run = match (DIRECT, TRANSLATE) {
                 (true, false) => hit_loop::run_virtual_direct::<false, _>,

@@ -1,6 +1,6 @@
 //! One pass over a trace for every configuration of a sweep (`plan.rs`
 //! says which configurations may share one). The swept cache is in the
-//! last level (`LastLevel`: a `SweptLevel`, and its fixed sibling in a
+//! last level (`LastLevel`: the swept `Level`, exact or sampled, and its fixed sibling in a
 //! split level, an engine `Cache`); memory lies below it. The levels
 //! above it run once, as a `vmlab_machine::Machine` of those levels
 //! (`Machine::above_last_level`), with the loops a run of the whole machine
@@ -28,7 +28,7 @@ use vmlab_trace::vmt::packed::{asid_after, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESC
 use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
 use crate::plan::{pass_key, refusal};
-use crate::stacks::SweptLevel;
+use crate::shards::{Level, Sampling};
 
 /// A cache of the last level: one simulated once, or the swept one.
 #[derive(Debug)]
@@ -64,7 +64,7 @@ impl Tier {
 #[derive(Debug)]
 struct LastLevel {
     tier: Tier,
-    swept: SweptLevel,
+    swept: Level,
     /// What the fixed cache of the last level sent to memory.
     memory: MemoryStats,
 }
@@ -196,6 +196,12 @@ pub struct OnePass {
 impl OnePass {
     /// A pass for `configs`, sweeping the cache named `swept`.
     pub fn new(configs: Vec<MachineConfig>, swept: &str) -> Result<Self, Refused> {
+        Self::sampled(configs, swept, None)
+    }
+
+    /// The same, the swept cache simulated exactly (`None`) or sampled
+    /// (`shards.rs`).
+    pub fn sampled(configs: Vec<MachineConfig>, swept: &str, sampling: Option<Sampling>) -> Result<Self, Refused> {
         let refuse = |c: &MachineConfig, reason: String| Refused { name: c.name.clone(), swept: swept.into(), reason };
         let first = configs.first().ok_or_else(|| Refused {
             name: String::new(),
@@ -219,7 +225,7 @@ impl OnePass {
             })
         };
         let swept_configs: Vec<_> = configs.iter().map(cache_of).collect();
-        let level = SweptLevel::new(&swept_configs).map_err(|r| refuse(first, r))?;
+        let level = Level::new(&swept_configs, sampling).map_err(|r| refuse(first, r))?;
         let level_configs = first.levels().map_err(|r| refuse(first, r))?;
         let build = |name: &str, c: &vmlab_cache::CacheConfig| -> Result<Slot, Refused> {
             if name == swept {
@@ -280,6 +286,11 @@ impl OnePass {
     /// the pass walks the swept level itself.
     pub fn inner_loop(&self) -> &'static str {
         self.above.as_ref().map_or("one-level", |m| m.inner_loop())
+    }
+
+    /// The sampling of the swept cache, `None` when exact.
+    pub fn sampling(&self) -> Option<Sampling> {
+        self.last.swept.sampling()
     }
 
     /// One reference of one request kind: one piece per top-level line.
