@@ -1018,3 +1018,62 @@ proptest! {
         prop_assert!(through >= stores && through <= stores + modifies, "{through} of {stores} stores, {modifies} modifies");
     }
 }
+
+/// A physically indexed top cache of many sets (256-1024, lines of 8 or
+/// 16 bytes, one or two ways): on 4K pages up to 256 sets are fixed by the
+/// page offset, so the memo of most recent lines (`hit_loop::MruLines`)
+/// uses all its 256 entries a side.
+fn wide_top_cache() -> impl Strategy<Value = CacheConfig> {
+    (
+        prop::sample::select(vec![8u64, 16]),
+        prop::sample::select(vec![256u64, 512, 1024]),
+        prop::sample::select(vec![1u32, 2]),
+        prop::sample::select(vec![Indexing::Vipt, Indexing::Pipt]),
+        prop::sample::select(vec![Replacement::Lru, Replacement::TreePlru, Replacement::Fifo]),
+        any::<bool>(),
+    )
+        .prop_map(|(line, sets, ways, indexing, replacement, wb)| {
+            let mut c = CacheConfig::simple(line * sets * u64::from(ways), line, ways);
+            c.indexing = indexing;
+            c.replacement = replacement;
+            c.write = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
+            c
+        })
+}
+
+/// References over three pages in each of three distant regions, so lines
+/// of one memo entry and of one set conflict, and now and then a flush
+/// (an escape: the next run starts with a cleared memo).
+fn wide_event_strategy() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        60 => (0u8..4, 0u64..3 * 12288, 0usize..4).prop_map(|(k, a, s)| {
+            let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
+            Event::access(kind, ((a / 12288) << 20) + a % 12288, [1, 2, 4, 8][s], 0)
+        }),
+        1 => Just(Event::FlushAll),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+    ))]
+
+    /// The associative loop on physically indexed tops whose memo groups
+    /// reach past 64 sets (jm-base's shape PIPT has 256 on 4K pages):
+    /// every counter against the naive simulator and the public path.
+    #[test]
+    fn wide_memo_groups_equal_naive_reference(
+        top in prop_oneof![
+            wide_top_cache().prop_map(TierShape::Unified),
+            (wide_top_cache(), wide_top_cache()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=1),
+        raw in prop::collection::vec((wide_event_strategy(), 0u64..4), 1..600),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(4096, &tiers, raw, false, false)?;
+        prop_assert_eq!(inner, "associative");
+    }
+}
