@@ -42,7 +42,7 @@ use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
-use crate::hierarchy::{Below, DirectLowers, Lower};
+use crate::hierarchy::{Backing, Below, DirectLowers, Lower, MemoryStats};
 use crate::machine::{OpInfo, RepeatLine, NO_LINE};
 use crate::mapper::{MapError, PageMapper};
 
@@ -66,11 +66,11 @@ pub(crate) enum HitLoop {
 }
 
 /// What the fast path borrows from the machine for one run of words.
-pub(crate) struct Borrowed<'a> {
+pub(crate) struct Borrowed<'a, B: Backing = &'a mut MemoryStats> {
     /// The instruction (or unified) cache and, for a split top, the data cache.
     pub top: (&'a mut Cache, Option<&'a mut Cache>),
     /// Everything under the top level, for misses.
-    pub below: Below<'a>,
+    pub below: Below<'a, B>,
     pub mapper: &'a mut PageMapper,
     pub counts: &'a mut [u64; 4],
     pub pending: &'a mut [u64; 4],
@@ -148,8 +148,8 @@ const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 /// (otherwise both are virtually indexed and tagged with ASIDs, and the key
 /// is the line number itself). Either top cache may have one way or many.
 #[inline(never)]
-pub(crate) fn run<const TRANSLATE: bool>(
-    b: Borrowed<'_>,
+pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
+    b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
     words: &[u64],
@@ -185,7 +185,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
         let inline = !write || hc.writes_in_place();
         if !inline {
             if last_ln == ln {
-                done = write_through_word::<TRANSLATE>(
+                done = write_through_word::<TRANSLATE, B>(
                     cache,
                     &mut below,
                     &mut frames,
@@ -261,7 +261,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
         }
         t.done[k] += 1;
         if !done {
-            match word::<false, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
+            match word::<false, TRANSLATE, B>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
                 Ok(line) => {
                     // Every line the word touched (its set was accessed),
                     // then the last one if still resident.
@@ -307,9 +307,9 @@ pub(crate) fn run<const TRANSLATE: bool>(
 // words 0.4 instructions a reference (the 32K/1M machine, callgrind).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn write_through_word<const TRANSLATE: bool>(
+fn write_through_word<const TRANSLATE: bool, B: Backing>(
     cache: &mut Cache,
-    below: &mut Below<'_>,
+    below: &mut Below<'_, B>,
     frames: &mut FrameMemo<'_>,
     recent: &mut MruLines<'_>,
     mapper: &mut PageMapper,
@@ -981,8 +981,8 @@ pub(crate) fn fold(table: &mut [DirectOp; 256], counts: &mut [u64; 4], pending: 
 /// does not fill in place), which `word` completes with the caches
 /// themselves. Hits are counted per op in `table` (see `fold`).
 #[inline(never)]
-pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
-    b: Borrowed<'_>,
+pub(crate) fn run_virtual_direct<const UNTAGGED: bool, B: Backing>(
+    b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
     words: &[u64],
@@ -1016,7 +1016,7 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
                 }
             }};
         }
-        let stop = match below.direct_lower() {
+        let stop = match B::direct_lower(&mut below) {
             // jm-base's shape: one level of direct-mapped virtual caches
             // under the top, its fills and write-backs through views too;
             // what the lower views counted (`VirtualDirectBelow::access`)
@@ -1050,7 +1050,7 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
         t.done[k] += 1;
         // An untagged top translates before its lookup (a homonym's page).
         if let Err(e) =
-            word::<true, UNTAGGED>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
+            word::<true, UNTAGGED, B>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
         {
             res = Err(e);
             break;
@@ -1435,9 +1435,9 @@ const REFS: [&[RefKind]; 4] =
 /// the general path would leave (the last piece's line, if still resident).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn word<const DIRECT: bool, const TRANSLATE: bool>(
+fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
     cache: &mut Cache,
-    below: &mut Below<'_>,
+    below: &mut Below<'_, B>,
     mapper: &mut PageMapper,
     hc: &HitCheck,
     pend: &mut [u64; 4],

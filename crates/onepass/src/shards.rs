@@ -265,6 +265,13 @@ impl SampledLevel {
         }
     }
 
+    /// `SweptLevel::settle` of every sample.
+    pub fn settle(&mut self) {
+        for g in &mut self.groups {
+            g.level.settle();
+        }
+    }
+
     /// Configuration `i`'s counters, estimated from its sample's: each
     /// count divided by the fraction sampled.
     pub fn stats(&self, i: usize) -> CacheStats {
@@ -362,6 +369,14 @@ impl Level {
         match self {
             Level::Exact(l) => l.flush(),
             Level::Sampled(l) => l.flush(),
+        }
+    }
+
+    /// Brings the write-backs up to date for `stats` (`SweptLevel::settle`).
+    pub fn settle(&mut self) {
+        match self {
+            Level::Exact(l) => l.settle(),
+            Level::Sampled(l) => l.settle(),
         }
     }
 
