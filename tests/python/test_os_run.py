@@ -1,4 +1,4 @@
-"""``vmlab os-run``: traces through the OS model (crates/os/src/tracerun.rs)."""
+"""``vmlab os-run``: traces through the OS model (crates/os/src/replay.rs, run_trace)."""
 
 import json
 import shutil

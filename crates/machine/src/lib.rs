@@ -14,6 +14,7 @@ pub mod mapper;
 pub mod preset;
 pub mod request;
 pub mod result;
+pub mod switch;
 pub mod system;
 
 pub use compat::Compat;

@@ -7,6 +7,7 @@
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::{Flush, FlushStats, HitCheck, LineRef, Lookup, RefKind, WriteMissPolicy};
+use vmlab_mmu::{Switch, Switched};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
@@ -104,6 +105,11 @@ pub(crate) const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u
 
 /// The replayer's one CPU.
 const CPU: CpuId = CpuId(0);
+
+/// What a trace's context switch does here (`vmlab_mmu::switch`): nothing.
+/// The replayer models the hardware alone, as Dinero IV does, with no OS
+/// to flush a cache or purge a TLB; the switch is counted.
+const SWITCH: Switch = Switch::Keep;
 
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
 const MODIFY: usize = AccessKind::Modify as usize;
@@ -601,6 +607,10 @@ impl Machine {
             }
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
+                let Ok(done) = SWITCH.apply(&mut self.system.on(CPU));
+                if done != Switched::default() {
+                    self.forget_repeats();
+                }
                 Ok(())
             }
             Event::FlushAll => {

@@ -23,7 +23,7 @@ use vmlab_trace::vmt::packed::{asid_after, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESC
 use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
 use crate::plan::{pass_key, refusal};
-use crate::stacks::SweptLevel;
+use crate::shards::{Level, Sampling};
 
 /// A cache of the machine: one simulated once, or the swept one.
 #[derive(Debug)]
@@ -76,7 +76,7 @@ pub struct OnePass {
     tiers: Vec<Tier>,
     /// Cache names per tier, as `Hierarchy::caches` orders them.
     names: Vec<Vec<String>>,
-    swept: SweptLevel,
+    swept: Level,
     mapper: PageMapper,
     /// What the fixed caches of the last level sent to memory.
     memory: MemoryStats,
@@ -93,6 +93,12 @@ pub struct OnePass {
 impl OnePass {
     /// A pass for `configs`, sweeping the cache named `swept`.
     pub fn new(configs: Vec<MachineConfig>, swept: &str) -> Result<Self, Refused> {
+        Self::sampled(configs, swept, None)
+    }
+
+    /// The same, the swept cache simulated exactly (`None`) or sampled
+    /// (`shards.rs`).
+    pub fn sampled(configs: Vec<MachineConfig>, swept: &str, sampling: Option<Sampling>) -> Result<Self, Refused> {
         let refuse = |c: &MachineConfig, reason: String| Refused { name: c.name.clone(), swept: swept.into(), reason };
         let first = configs.first().ok_or_else(|| Refused {
             name: String::new(),
@@ -116,7 +122,7 @@ impl OnePass {
             })
         };
         let swept_configs: Vec<_> = configs.iter().map(cache_of).collect();
-        let level = SweptLevel::new(&swept_configs).map_err(|r| refuse(first, r))?;
+        let level = Level::new(&swept_configs, sampling).map_err(|r| refuse(first, r))?;
         let level_configs = first.levels().map_err(|r| refuse(first, r))?;
         let build = |name: &str, c: &vmlab_cache::CacheConfig| -> Result<Slot, Refused> {
             if name == swept {
@@ -168,6 +174,11 @@ impl OnePass {
     /// The swept cache's name.
     pub fn swept(&self) -> &str {
         &self.swept_name
+    }
+
+    /// The sampling of the swept cache, `None` when exact.
+    pub fn sampling(&self) -> Option<Sampling> {
+        self.swept.sampling()
     }
 
     fn line_of(&mut self, t: usize, kind: RefKind) -> u64 {

@@ -19,7 +19,6 @@ pub mod replay;
 pub mod scenario;
 pub mod switch;
 pub mod tlb_reach;
-pub mod tracerun;
 pub mod vm;
 
 pub use cost::{CostModel, Counters, Routine, TlbPreset};
@@ -27,6 +26,5 @@ pub use cpu::{DataRef, Flush, FlushedLines, Place, Span};
 pub use oracle::Violation;
 pub use policy::Policy;
 pub use prot::Prot;
-pub use replay::{replay_events, replay_trace, ReplayOutcome};
-pub use tracerun::{run_trace, TraceOutcome};
+pub use replay::{replay_events, replay_trace, run_trace, ReplayOutcome, TraceOutcome};
 pub use vm::{Attach, ObjectKind, Os, OsError, Region};

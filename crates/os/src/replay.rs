@@ -31,13 +31,29 @@
 //!   failed calls (`ret` a negative errno) change nothing;
 //! * memory no call mapped (the program text, data and stack the kernel
 //!   set up at exec) is mapped on first touch as private anonymous pages;
-//! * addresses are folded below [`USER_LIMIT`] as in [`crate::tracerun`];
-//!   a fold that would put two trace pages on one is refused;
+//! * the model's user space ends at [`USER_LIMIT`] (the kernel window sits
+//!   above). Higher trace addresses (an x86-64 stack) are folded to
+//!   `va mod USER_LIMIT`, which keeps every cache index and page colour; a
+//!   fold that would put two trace pages on one is refused, naming the event;
 //! * a policy that refuses a mapping (`cache-aligned`: an alias in another
 //!   cache class; `global-shared`: a shared object away from its global
 //!   address) makes the replay place it as that OS would have: at the
 //!   object's global address, else at the nearest page above that the
-//!   policy accepts. References to the mapping are moved with it.
+//!   policy accepts. References to the mapping are moved with it. A later
+//!   mapping whose own place a moved one holds moves the same way.
+//!
+//! [`run_trace`] (`vmlab os-run`) is the same replay in [`Model::RegionPerAsid`]:
+//! the markers are ignored, each trace ASID met for the first time gets an
+//! address space (space ids 1, 2, ... in order of appearance; 0 is the
+//! kernel's) holding one shared anonymous region over the whole user space,
+//! so the first touch of a page is exactly one zero-fill fault and later
+//! touches fault never.
+//!
+//! In both, loads are reads, stores writes, modifies one write (the load
+//! half hits the same line); instruction fetches are counted and skipped,
+//! because the OS model simulates the data side only (see `cpu.rs`); a
+//! reference crossing a page is split at the boundary; `FlushAll` markers
+//! write back and invalidate the data cache, uncounted.
 
 use std::collections::BTreeMap;
 
@@ -53,8 +69,20 @@ use crate::cpu::{DataRef, FlushedLines};
 use crate::oracle::Violation;
 use crate::policy::Policy;
 use crate::prot::Prot;
-use crate::tracerun::KEPT_VIOLATIONS;
 use crate::vm::{FaultCounts, ObjectKind, Os, OsError, Region};
+
+/// Violations kept in full in an outcome; the rest are only counted.
+pub const KEPT_VIOLATIONS: usize = 100;
+
+/// How the replay turns a trace's processes into address spaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// The system-call markers make, change and remove the mappings (S2).
+    Syscalls,
+    /// The markers are ignored; each trace ASID is an address space with
+    /// one shared anonymous region over the whole user space (`vmlab os-run`).
+    RegionPerAsid,
+}
 
 /// The most pages a refused mapping is slid upward looking for a place the
 /// policy accepts (a cache's alias span is at most 64 pages of the presets).
@@ -219,6 +247,10 @@ struct Replay<'a> {
     shm: BTreeMap<u64, (usize, u64)>,
     /// Under `global-shared`: object -> its global address.
     global: BTreeMap<usize, u64>,
+    model: Model,
+    /// Distinct pages touched whose address was folded below the user limit
+    /// ([`Model::RegionPerAsid`]).
+    folded_pages: u64,
     out: &'a mut ReplayOutcome,
 }
 
@@ -240,6 +272,69 @@ pub fn replay_trace(
     policy: Policy,
     oracle: bool,
 ) -> Result<ReplayOutcome, String> {
+    drive(src, machine, cost, policy, oracle, Model::Syscalls).map(|(out, _)| out)
+}
+
+/// The outcome of [`run_trace`].
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceOutcome {
+    pub machine: String,
+    pub policy: String,
+    pub events: u64,
+    /// Data references simulated (after splitting at page boundaries).
+    pub accesses: u64,
+    pub ifetches_skipped: u64,
+    pub flushes: u64,
+    /// Trace ASID -> address space id, in order of appearance.
+    pub spaces: BTreeMap<Asid, Asid>,
+    /// Distinct pages touched whose address was folded below the user limit.
+    pub folded_pages: u64,
+    pub counters: Counters,
+    pub faults: FaultCounts,
+    pub violation_count: u64,
+    /// The first [`KEPT_VIOLATIONS`] violations.
+    pub violations: Vec<Violation>,
+    pub oracle_checks: u64,
+}
+
+/// Runs `src`'s data references through an OS on `machine` with `cost`
+/// and `policy` in [`Model::RegionPerAsid`]; `oracle` turns the
+/// consistency oracle on. Errors name the event.
+pub fn run_trace(
+    src: &mut dyn EventSource,
+    machine: &MachineConfig,
+    cost: CostModel,
+    policy: Policy,
+    oracle: bool,
+) -> Result<TraceOutcome, String> {
+    let (out, folded_pages) = drive(src, machine, cost, policy, oracle, Model::RegionPerAsid)?;
+    Ok(TraceOutcome {
+        machine: out.machine,
+        policy: out.policy,
+        events: out.events,
+        accesses: out.accesses,
+        ifetches_skipped: out.ifetches_skipped,
+        flushes: out.flushes,
+        spaces: out.processes.iter().flat_map(|p| p.asids.iter().map(move |&a| (a, p.space))).collect(),
+        folded_pages,
+        counters: out.counters,
+        faults: out.faults,
+        violation_count: out.violation_count,
+        violations: out.violations,
+        oracle_checks: out.oracle_checks,
+    })
+}
+
+/// The one replay: `src` through an OS under `model`; the outcome and the
+/// pages folded below the user limit.
+fn drive(
+    src: &mut dyn EventSource,
+    machine: &MachineConfig,
+    cost: CostModel,
+    policy: Policy,
+    oracle: bool,
+    model: Model,
+) -> Result<(ReplayOutcome, u64), String> {
     let os = Os::new(machine, cost, policy, oracle)?;
     let mut out = ReplayOutcome {
         machine: machine.name.clone(),
@@ -279,6 +374,8 @@ pub fn replay_trace(
         images: 0,
         shm: BTreeMap::new(),
         global: BTreeMap::new(),
+        model,
+        folded_pages: 0,
         out: &mut out,
     };
     let mut calls = Assembler::new();
@@ -287,6 +384,9 @@ pub fn replay_trace(
         for ev in &buf {
             let n = r.out.events;
             r.out.events += 1;
+            if model == Model::RegionPerAsid && matches!(ev, Event::Syscall(_) | Event::SyscallArg(_)) {
+                continue;
+            }
             let call = calls.push(ev).map_err(|e| format!("trace {e}"))?;
             match ev {
                 Event::Access(a) if a.kind == AccessKind::Ifetch => r.out.ifetches_skipped += 1,
@@ -299,7 +399,10 @@ pub fn replay_trace(
                     };
                     r.access(p, a.addr.0, u64::from(a.size.max(1)), op, n)?;
                 }
-                Event::ContextSwitch(_) => r.out.context_switches += 1,
+                Event::ContextSwitch(_) => {
+                    r.os.cpu().context_switch();
+                    r.out.context_switches += 1;
+                }
                 Event::FlushAll => {
                     r.os.cpu().reset_cache();
                     r.out.flushes += 1;
@@ -338,6 +441,7 @@ pub fn replay_trace(
     let violations = r.os.violations();
     let (violation_count, kept) = (violations.len() as u64, violations.iter().take(KEPT_VIOLATIONS).cloned().collect());
     let oracle_checks = r.os.cpu().oracle_checks();
+    let folded_pages = r.folded_pages;
     out.processes = processes;
     out.counters = counters;
     out.cycles = cycles;
@@ -347,7 +451,7 @@ pub fn replay_trace(
     out.violation_count = violation_count;
     out.violations = kept;
     out.oracle_checks = oracle_checks;
-    Ok(out)
+    Ok((out, folded_pages))
 }
 
 /// [`replay_trace`] over events in memory (a workload built by a study).
@@ -401,6 +505,24 @@ impl Replay<'_> {
         let space = Asid(self.next_space);
         self.next_space += 1;
         let obj = self.image().map_err(|e| format!("trace event {n}: {e}"))?;
+        Ok(self.push_proc(space, parent, obj))
+    }
+
+    /// A process of [`Model::RegionPerAsid`]: its space holds one shared
+    /// anonymous region over the whole user space.
+    fn region_proc(&mut self, asid: Asid, n: u64) -> Result<usize, String> {
+        let space = Asid(self.next_space);
+        self.next_space += 1;
+        let obj = self
+            .os
+            .object(&format!("trace asid {}", asid.0), ObjectKind::Anonymous, USER_LIMIT.0 / self.page)
+            .map_err(|e| format!("trace event {n}: {e}"))?;
+        let whole = Region { start: 0, len: USER_LIMIT.0, object: obj, offset: 0, prot: Prot::RW, private: false };
+        self.os.map(space, whole).map_err(|e| format!("trace event {n}: {e}"))?;
+        Ok(self.push_proc(space, None, obj))
+    }
+
+    fn push_proc(&mut self, space: Asid, parent: Option<Asid>, obj: usize) -> usize {
         self.procs.push(Proc {
             space,
             parent,
@@ -414,7 +536,7 @@ impl Replay<'_> {
             exited: false,
             recorded: Vec::new(),
         });
-        Ok(self.procs.len() - 1)
+        self.procs.len() - 1
     }
 
     /// The process of a trace ASID, binding a new ASID to a pending fork or
@@ -423,7 +545,9 @@ impl Replay<'_> {
         if let Some(&p) = self.by_asid.get(&asid) {
             return Ok(p);
         }
-        let p = if self.pending.is_empty() {
+        let p = if self.model == Model::RegionPerAsid {
+            self.region_proc(asid, n)?
+        } else if self.pending.is_empty() {
             self.new_proc(None, n)?
         } else {
             let i = self.pending.iter().position(|f| f.pid == i64::from(asid.0)).unwrap_or(0);
@@ -457,6 +581,24 @@ impl Replay<'_> {
             return Ok(m.model_start + (va - m.start));
         }
         let (vpage, fpage) = (self.round_down(va), self.round_down(fold(va)));
+        if self.model == Model::RegionPerAsid {
+            // The whole space is mapped: only the fold is checked.
+            let pr = &mut self.procs[p];
+            match pr.implicit.get(&fpage) {
+                Some(&o) if o != vpage => {
+                    return Err(format!(
+                        "trace event {n}: page {vpage:#x} of asid {} folds onto page {o:#x} below the {USER_LIMIT:#x} user limit of the OS model",
+                        pr.asids[0].0
+                    ))
+                }
+                Some(_) => {}
+                None => {
+                    pr.implicit.insert(fpage, vpage);
+                    self.folded_pages += u64::from(vpage != fpage);
+                }
+            }
+            return Ok(fold(va));
+        }
         let pr = &self.procs[p];
         match pr.implicit.get(&fpage) {
             Some(&o) if o == vpage => return Ok(fold(va)),
@@ -742,9 +884,23 @@ impl Replay<'_> {
                 return Ok(());
             }
         }
+        // Its own place may hold a mapping the policy moved there (an alias
+        // slid up a page lands on the next range the kernel hands out):
+        // then it moves too, as if refused.
+        let taken_by_moved = |r: &Self| {
+            let (lo, hi) = (fold(start), fold(start) + len);
+            r.procs[p].maps.values().any(|m| moved(m) && m.model_start < hi && lo < m.model_start + (m.end - m.start))
+        };
         let model = match self.os.map(space, region(fold(start))) {
             Ok(()) => fold(start),
-            Err(OsError::Refused(why)) => {
+            Err(e @ (OsError::Refused(_) | OsError::Overlap(_))) => {
+                let why = match e {
+                    OsError::Refused(why) => why,
+                    _ if taken_by_moved(self) => {
+                        format!("{start:#x}+{len:#x} is where the replay moved a mapping the policy refused")
+                    }
+                    e => return Err(e.to_string()),
+                };
                 // Where that OS would have put it: the global address, else
                 // the nearest accepted page above.
                 let global = self.global.get(&object).map(|&g| g + offset);

@@ -39,13 +39,15 @@
 //! instructions at a CPI, a line fill from memory, a dirty line written
 //! back, a TLB refill's two page-table loads, a trap into the kernel.
 
+use std::convert::Infallible;
+
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Flush, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{CacheConfig, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
 use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
-use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Tlb, TlbConfig, TlbEntry};
+use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Switch, SwitchSite, Tlb, TlbConfig, TlbEntry};
 
 use crate::oracle::{Access, Oracle, Violation};
 
@@ -85,6 +87,20 @@ impl Scheme {
     /// Whether caches and TLBs carry address-space tags.
     pub fn tagged(self) -> bool {
         self == Scheme::Asid
+    }
+
+    /// What a switch to another process does to the caches and TLBs
+    /// (`vmlab_mmu::Switch`); the mechanism's own work (an ASID, a domain,
+    /// a PID slot) follows in `Kernel::switch_to`. Fast switching keeps
+    /// everything: PID relocation and domains keep the spaces apart in
+    /// untagged caches and TLBs, and what they cannot (a collision, a
+    /// recycled domain or slot) is flushed lazily, with `Everything`.
+    pub fn on_switch(self) -> Switch {
+        match self {
+            Scheme::Flush => Switch::Everything,
+            Scheme::Asid => Switch::Untagged,
+            Scheme::FassLinux | Scheme::FassL4 | Scheme::FassLinuxUnshared => Switch::Keep,
+        }
     }
 
     /// Domains the kernel keeps for itself (fast switching only).
@@ -756,8 +772,7 @@ impl Kernel {
                 self.counts.collisions += 1;
                 let t = self.costs[TRAP];
                 self.charge(t);
-                self.flush_caches();
-                self.flush_tlbs();
+                self.switch_spaces(Switch::Everything);
                 self.cpd.insert(section, domain);
             }
             None => {
@@ -857,8 +872,8 @@ impl Kernel {
                 }
             }
         }
-        let stats = self.on().flush_private(Flush::WriteBack);
-        let c = stats.dirty * self.costs[WRITEBACK] + 1;
+        let Ok(flushed) = Switch::Everything.caches(self);
+        let c = flushed.unwrap_or_default().dirty * self.costs[WRITEBACK] + 1;
         self.charge(c);
         self.leave(prev);
         for u in &mut self.domain_used {
@@ -875,18 +890,33 @@ impl Kernel {
 
     /// Flushes both TLBs (one cycle: seed 001, "ARM TLB", direct cost).
     pub fn flush_tlbs(&mut self) {
+        self.purge_tlbs(Switch::Everything);
+    }
+
+    /// Purges from both TLBs what `rule` drops, as one TLB flush.
+    fn purge_tlbs(&mut self, rule: Switch) {
         if self.skip == Skip::TlbFlush {
             return;
         }
         let prev = self.enter(Mechanism::TlbPurge);
         self.counts.tlb_flushes += 1;
-        let mut n = self.itlb.purge_all();
-        if let Some(t) = self.system.cpu_mut(CPU).tlb_mut() {
-            n += t.purge_all();
-        }
+        let n = rule.tlbs(self);
         self.counts.tlb_entries_flushed += n;
         self.charge(1);
         self.leave(prev);
+    }
+
+    /// Applies context-switch rule `rule` to the caches and TLBs: the
+    /// caches, if it drops their lines, by this kernel's flush
+    /// (`flush_caches`), then the TLBs, if it drops any entry.
+    fn switch_spaces(&mut self, rule: Switch) {
+        if rule.flushes(self.system.cpu(CPU).cache_configs()) {
+            self.flush_caches();
+        }
+        let mut tlbs = std::iter::once(&self.itlb).chain(self.system.cpu(CPU).tlb());
+        if tlbs.any(|t| !rule.keeps_entries(t.config())) {
+            self.purge_tlbs(rule);
+        }
     }
 
     /// Switches the CPU to process `to`: the scheduler's own path, then the
@@ -902,13 +932,11 @@ impl Kernel {
         self.kernel_code(0x4000, path);
         // The task structs of both processes.
         self.kernel_data(RefKind::Read, VirtAddr(TASKS + (to as u64 % 64) * 0x2000), 32);
+        if self.running.is_some_and(|r| r != to) {
+            self.switch_spaces(self.scheme.on_switch());
+        }
         match self.scheme {
-            Scheme::Flush => {
-                if self.running.is_some_and(|r| r != to) {
-                    self.flush_caches();
-                    self.flush_tlbs();
-                }
-            }
+            Scheme::Flush => {}
             Scheme::Asid => self.assign_asid(to),
             Scheme::FassLinux | Scheme::FassL4 | Scheme::FassLinuxUnshared => self.assign_fass(to),
         }
@@ -929,8 +957,7 @@ impl Kernel {
             // Seed 001: ASID recycling still requires a cache flush.
             self.procs[old].asid = None;
             self.counts.asid_recycles += 1;
-            self.flush_caches();
-            self.flush_tlbs();
+            self.switch_spaces(Switch::Everything);
         }
         self.procs[to].asid = Some(Asid(a));
     }
@@ -969,8 +996,7 @@ impl Kernel {
         if self.slot_used[s] {
             // A slot another process used since the last flush: its lines
             // and entries sit at the same modified addresses.
-            self.flush_caches();
-            self.flush_tlbs();
+            self.switch_spaces(Switch::Everything);
         }
         self.slot_owner[s] = Some(to);
         self.slot_used[s] = true;
@@ -1020,8 +1046,7 @@ impl Kernel {
 
     fn recycle_flush(&mut self, d: usize) {
         self.cpd.retain(|_, x| x.0 as usize != d);
-        self.flush_caches();
-        self.flush_tlbs();
+        self.switch_spaces(Switch::Everything);
     }
 
     /// Process `p` exits: its address space is torn down (Linux's
@@ -1037,8 +1062,7 @@ impl Kernel {
             || self.procs[p].slot.is_some_and(|s| self.slot_used[s as usize])
             || matches!(self.scheme, Scheme::Flush | Scheme::Asid);
         if resident {
-            self.flush_caches();
-            self.flush_tlbs();
+            self.switch_spaces(Switch::Everything);
         }
         let proc_ = &mut self.procs[p];
         proc_.live = false;
@@ -1105,8 +1129,7 @@ impl Kernel {
         }
         let path = param_u(&self.preset.path.exec);
         self.kernel_code(0x1_4000, path);
-        self.flush_caches();
-        self.flush_tlbs();
+        self.switch_spaces(Switch::Everything);
         if let Some(d) = self.procs[p].domain {
             self.cpd.retain(|_, x| *x != d);
         }
@@ -1188,6 +1211,27 @@ impl Kernel {
         self.charge(c);
         self.leave(prev);
         Ok(())
+    }
+}
+
+/// The CPU's private levels and both TLBs (the D-TLB is the `Cpu`'s, the
+/// I-TLB the kernel's), as a context switch acts on them.
+impl SwitchSite for Kernel {
+    type Error = Infallible;
+
+    fn cache_configs(&self) -> Vec<&CacheConfig> {
+        self.system.cpu(CPU).cache_configs()
+    }
+
+    fn each_tlb(&mut self, f: &mut dyn FnMut(&mut Tlb)) {
+        f(&mut self.itlb);
+        if let Some(t) = self.system.cpu_mut(CPU).tlb_mut() {
+            f(t);
+        }
+    }
+
+    fn flush_caches(&mut self) -> Result<FlushStats, Infallible> {
+        Ok(self.on().flush_private(Flush::WriteBack))
     }
 }
 

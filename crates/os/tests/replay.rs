@@ -219,3 +219,34 @@ fn child_reads_what_the_parent_stored_before_the_fork() {
         }
     }
 }
+
+/// ld.so's pattern on the R4000 (bit-12 colours) under `cache-aligned`:
+/// one file page mapped twice in one process at adjacent addresses (the
+/// page shared by a library's text and data). The second mapping is slid
+/// up a page to the first one's colour, onto the place the kernel then
+/// hands out for the next mapping of that page, whose own colour is right
+/// but whose place is taken: it moves up past the moved one (on old main:
+/// "overlapping map", the replay stopped).
+#[test]
+fn a_mapping_whose_place_a_moved_alias_took_moves_too() {
+    use AccessKind::*;
+    let mut t = Vec::new();
+    t.extend(sys(1, "openat", 3, &[(-100i64) as u64, 0x1000, 0, 0, 42]));
+    t.extend(sys(1, "mmap", LIB as i64, &[0, 0x1000, R, 2, 3, 0])); // colour 0
+    t.extend(sys(1, "mmap", (LIB + 0x1000) as i64, &[LIB + 0x1000, 0x1000, RW, 0x12, 3, 0])); // colour 1: slid
+    t.extend(sys(1, "mmap", (LIB + 0x2000) as i64, &[LIB + 0x2000, 0x1000, R, 0x12, 3, 0])); // colour 0, place taken
+    t.push(acc(Store, 1, LIB + 0x1000 + 0x40)); // copy-on-write: its own frame
+    t.push(acc(Load, 1, LIB + 0x2000 + 0x40));
+    t.push(acc(Load, 1, LIB + 0x40));
+    let out = run(t, "mips-r4000", Policy::CacheAligned).unwrap();
+    let model: Vec<(u64, u64)> = out.processes[0].mappings.iter().map(|m| (m.start, m.model_start)).collect();
+    let base = LIB % (1 << 31);
+    // LIB+0x2000 is taken by the moved LIB+0x1000, LIB+0x3000 is colour 1.
+    assert_eq!(model, vec![(LIB, base), (LIB + 0x1000, base + 0x2000), (LIB + 0x2000, base + 0x4000)]);
+    assert_eq!(out.relocated, 2);
+    // The store copies the file page (bringing it into the page cache);
+    // both loads then find that one frame.
+    let f = out.faults;
+    assert_eq!((f.file_read, f.copy_on_write, f.minor), (0, 1, 2));
+    assert_eq!(out.violation_count, 0, "{:?}", out.violations);
+}

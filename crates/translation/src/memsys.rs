@@ -11,7 +11,7 @@
 //! write-backs and fills it must translate.
 
 use vmlab_cache::{
-    Cache, CacheStats, Flush, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
+    Cache, CacheStats, Flush, FlushStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
 use vmlab_machine::{MemoryStats, Reached};
 
@@ -250,20 +250,24 @@ impl Tail {
         }
     }
 
-    /// Writes back and invalidates the L2s (after the L1s wrote theirs here).
-    fn flush_all(&mut self) {
+    /// Writes back and invalidates the L2s (after the L1s wrote theirs
+    /// here); returns the states the lines were found in.
+    fn flush_all(&mut self) -> FlushStats {
         let l2s: &[RefKind] = match self.l2 {
             L2::Unified(_) => &[RefKind::Read],
             L2::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
         };
+        let mut found = FlushStats::default();
         for &kind in l2s {
             let line = self.l2(kind).line_bytes();
-            let (_, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
+            let (stats, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
+            found += stats;
             for v in dirty {
                 self.memory.write(line);
                 self.note(true, v.vaddr, v.asid);
             }
         }
+        found
     }
 
     pub fn memory(&self) -> &MemoryStats {
@@ -485,11 +489,14 @@ impl MemSys {
     }
 
     /// Writes back and invalidates everything, L1 first so its dirty lines
-    /// land in every L2 before the L2s are flushed.
-    pub fn flush_all(&mut self) {
+    /// land in every L2 before the L2s are flushed. Returns the states the
+    /// lines of `caches` were found in (the added L2s' are not counted).
+    pub fn flush_all(&mut self) -> FlushStats {
+        let mut found = FlushStats::default();
         for kind in [RefKind::Ifetch, RefKind::Read] {
             let line = self.l1(kind).line_bytes();
-            let (_, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
+            let (stats, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
+            found += stats;
             for v in dirty {
                 let r = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
                 for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
@@ -497,8 +504,10 @@ impl MemSys {
                 }
             }
         }
-        for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
+        found += self.tail.flush_all();
+        for t in &mut self.extra {
             t.flush_all();
         }
+        found
     }
 }

@@ -156,7 +156,9 @@ impl Replayer {
                         }
                     }
                 }
-                Recorded::Flush => self.mem.flush_all(),
+                Recorded::Flush => {
+                    self.mem.flush_all();
+                }
             }
         }
     }

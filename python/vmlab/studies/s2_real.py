@@ -20,6 +20,15 @@ into ``<cache>/traces/s2`` with a sidecar holding the sha256.
   before the fork, the processes taking turns through pipes. It checks every
   value it reads and exits non-zero otherwise, so a capture is of a run that
   really shared.
+* ``workers``: ``workload_sources/s2/workers.c``, the longer run the
+  flushing claim needs ("a workload without heavy remapping"): two forked
+  workers parse and qsort their share of a records file mapped shared (three
+  orders each) into a shared anonymous area, the parent sorts each share
+  again to check them, a fourth process execs the machine's gzip on the file.
+  About 16.6 M references, four times the pipeline per process. Each forked
+  process copies its /proc/self/maps into ``maps-ROLE.txt`` last thing
+  before it exits; the sidecar keeps them (``proc_maps``), the kernel's
+  record the replay's mappings are tested against (must-show 3).
 """
 
 from __future__ import annotations
@@ -55,6 +64,23 @@ def _sharing(scratch: Path, build: Path) -> List[str]:
     return ["./sharing"]
 
 
+#: Lines of the records file ``workers`` sorts and compresses.
+RECORDS = 1500
+
+
+def _workers(scratch: Path, build: Path) -> List[str]:
+    from vmlab.workloads import WorkloadError
+
+    gzip = shutil.which("gzip")
+    if gzip is None:
+        raise WorkloadError("S2 workload workers: needs gzip on PATH")
+    rng = random.Random(2)
+    lines = (f"{rng.choice(_WORDS)}-{rng.randrange(10 ** 6):06d} {rng.randrange(10 ** 9)}\n" for _ in range(RECORDS))
+    (scratch / "records.txt").write_text("".join(lines))
+    shutil.copy(build / "workers", scratch / "workers")
+    return ["./workers", os.path.realpath(gzip)]
+
+
 #: name -> (what it is, how to set up its directory and its command, C sources to build)
 WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ...]]] = {
     "pipeline": ("real programs: `ls files | sort | uniq -c` of the machine's coreutils, started as a shell "
@@ -63,6 +89,10 @@ WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ..
     "sharing": ("a small C program (workload_sources/s2/sharing.c; 3 processes): a file mapped twice and by "
                 "each child at another colour, System V and shared anonymous memory, fork and copy-on-write",
                 _sharing, ("sharing.c",)),
+    "workers": ("a longer run with little set-up and teardown (workload_sources/s2/workers.c; 4 processes): "
+                "two forked workers parse and qsort their share of a records file mapped shared, three orders "
+                "each, into a shared anonymous result area; the parent sorts each share again to check them; "
+                "a fourth process execs the machine's gzip on the file", _workers, ("workers.c",)),
 }
 
 
@@ -98,9 +128,13 @@ def ensure(name: str, progress: bool = True, force: bool = False, directory: Opt
         log(f"capturing {out.name} with every process in {scratch}: {' '.join(cmd)}")
         summary, output = wl._pinned_capture(f"S2 workload {name}", cmd, scratch, tmp, log, children=True,
                                              progress=False, metadata={"workload": f"s2-{name}"})
+        # the kernel's record of the mappings, where the processes wrote one
+        proc_maps = {f.stem[len("maps-"):]: f.read_text() for f in sorted(scratch.glob("maps-*.txt"))}
     os.replace(tmp, out)
     record = dict(trace=out.name, version=CAPTURE_VERSION, workload=what, sha256=summary["sha256"], references=summary.get("events"),
                   command=cmd, stdout=output, merge=summary.get("merge"))
+    if proc_maps:
+        record["proc_maps"] = proc_maps
     wl.sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
     log(f"{out}: {summary.get('events', 0):,} references, sha256 {summary['sha256']}")
     return out
