@@ -875,7 +875,7 @@ impl Kernel {
         let access =
             Access { asid: space, vaddr: va.0, paddr: meant.0, write: kind == RefKind::Write, origin: origin.into() };
         if via == DataCache::Mini {
-            self.minicached(kind, va, got, meant, space, size, &access);
+            self.minicached(kind, va, got, size, &access);
             return;
         }
         let oracle_side = if kind == RefKind::Ifetch { Side::Instruction } else { Side::Data };
@@ -902,24 +902,14 @@ impl Kernel {
         }
     }
 
-    /// `cached` for a page the mini-cache holds: the same split into lines,
-    /// costs and oracle, on the mini-cache (a cache of its own beside the
-    /// CPU's levels; the SA-1100 sends its misses to memory as the
-    /// D-cache's).
-    #[allow(clippy::too_many_arguments)]
-    fn minicached(
-        &mut self,
-        kind: RefKind,
-        va: VirtAddr,
-        got: PhysAddr,
-        meant: PhysAddr,
-        space: Asid,
-        size: u64,
-        access: &Access,
-    ) {
+    /// `cached` for a page the mini-cache holds (`access` names the space
+    /// and the frame the page table maps): the same split into lines, costs
+    /// and oracle, on the mini-cache (a cache of its own beside the CPU's
+    /// levels; the SA-1100 sends its misses to memory as the D-cache's).
+    fn minicached(&mut self, kind: RefKind, va: VirtAddr, got: PhysAddr, size: u64, access: &Access) {
         let costs = self.costs;
         let Some(m) = self.minicache.as_mut() else { return };
-        if got != meant {
+        if got.0 != access.paddr {
             m.oracle.stale_translation(access);
         }
         let mut cycles = 0;
@@ -927,7 +917,7 @@ impl Kernel {
         while off < size {
             let v = va.0 + off;
             let chunk = (m.line - (v & (m.line - 1))).min(size - off);
-            let r = LineRef { vaddr: v, paddr: got.0 + off, asid: space.0 };
+            let r = LineRef { vaddr: v, paddr: got.0 + off, asid: access.asid.0 };
             let out = m.cache.access(r, kind, chunk);
             cycles += match (out.hit, out.fetch) {
                 (true, _) => costs[HIT],
