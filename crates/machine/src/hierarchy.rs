@@ -124,6 +124,12 @@ pub struct Hierarchy {
     /// shorter than a line of the level above (so every fill and write-back
     /// lies within one line of the level it reaches).
     simple: bool,
+    /// Whether no level's line is shorter than a line of the level above
+    /// (`simple`'s second half): every fill and write-back then lies within
+    /// one line of the level it reaches, so `Below::simple_access`, which
+    /// falls back to the general rules wherever a level does not fill in
+    /// place, completes anything sent below a level.
+    nested: bool,
     names: Vec<Vec<String>>,
     memory: MemoryStats,
 }
@@ -160,15 +166,15 @@ impl Hierarchy {
             Level::Split { i, d } => vec![shape(i), shape(d)],
         };
         let shapes: Vec<Vec<(bool, u64)>> = built.iter().map(caches).collect();
-        let simple = shapes.iter().flatten().all(|&(ok, _)| ok)
-            && shapes.windows(2).all(|w| {
-                let above = w[0].iter().map(|&(_, l)| l).max().unwrap_or(0);
-                w[1].iter().all(|&(_, l)| l >= above)
-            });
+        let nested = shapes.windows(2).all(|w| {
+            let above = w[0].iter().map(|&(_, l)| l).max().unwrap_or(0);
+            w[1].iter().all(|&(_, l)| l >= above)
+        });
+        let simple = shapes.iter().flatten().all(|&(ok, _)| ok) && nested;
         if built.len() > MAX_LEVELS {
             return Err(GeometryError(format!("{} levels: a path holds at most {MAX_LEVELS}", built.len())));
         }
-        Ok(Self { levels: built, checks, simple, names, memory: MemoryStats::default() })
+        Ok(Self { levels: built, checks, simple, nested, names, memory: MemoryStats::default() })
     }
 
     /// What left the last level downwards (see `MemoryStats`).
@@ -203,14 +209,26 @@ impl Hierarchy {
     /// Every level and memory, as a `Below` starting at level 0.
     #[inline(always)]
     fn all(&mut self) -> Below<'_> {
-        Below { levels: &mut self.levels, checks: &self.checks, simple: self.simple, memory: &mut self.memory }
+        Below {
+            levels: &mut self.levels,
+            checks: &self.checks,
+            simple: self.simple,
+            nested: self.nested,
+            memory: &mut self.memory,
+        }
     }
 
     /// Every level, over `backing` instead of memory: a CPU's private
     /// levels over a system's shared ones (`system::Onward`).
     #[inline(always)]
     pub(crate) fn over<'s, B: Backing>(&'s mut self, make: impl FnOnce(&'s mut MemoryStats) -> B) -> Below<'s, B> {
-        Below { levels: &mut self.levels, checks: &self.checks, simple: self.simple, memory: make(&mut self.memory) }
+        Below {
+            levels: &mut self.levels,
+            checks: &self.checks,
+            simple: self.simple,
+            nested: self.nested,
+            memory: make(&mut self.memory),
+        }
     }
 
     /// The top level's caches (as `top_pair_mut`) and, separately borrowed,
@@ -224,7 +242,7 @@ impl Hierarchy {
             Level::Split { i, d } => (i, Some(d)),
         };
         let checks = self.checks.get(1..).unwrap_or(&[]);
-        (pair, Below { levels: rest, checks, simple: self.simple, memory: &mut self.memory })
+        (pair, Below { levels: rest, checks, simple: self.simple, nested: self.nested, memory: &mut self.memory })
     }
 
     /// The access path: `r` entering the hierarchy at level `from`
@@ -403,6 +421,8 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
     checks: &'a [[Option<HitCheck>; 2]],
     /// `Hierarchy::simple`, for the whole hierarchy these levels end.
     simple: bool,
+    /// `Hierarchy::nested`, likewise.
+    nested: bool,
     memory: B,
 }
 
@@ -560,18 +580,58 @@ impl<B: Backing> Below<'_, B> {
     ) -> Option<bool> {
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
-        if self.simple {
+        if self.nested {
             // The caller's top level (`word`): usually set-associative.
+            // A fill there (any read miss without 3C shadows, a write-through
+            // top's too) sends only its fetch and victim below.
             if let Some((fetch, victim)) = cache.fill_inline(set, key, r, kind, size) {
                 self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
                 return Some(kind == RefKind::Write);
             }
         }
         let out = cache.access_missed(set, key, r, kind, size);
-        if out.fetch || out.write_through || out.writeback.is_some() {
-            self.send(0, kind, va, pa, asid, size, line, &out);
-        }
+        self.sent(kind, r, size, line, &out);
         out.resident_dirty
+    }
+
+    /// What `out`, the outcome of an access of `size` bytes at `r` to the
+    /// level of `line`-byte lines just above these levels, asks of them, as
+    /// `send` issues it; where the lines nest, each request lies within one
+    /// line of level 0 and is completed by `simple_access` (the fill chain,
+    /// falling back to the general rules where a level does not fill in
+    /// place) instead of `send`'s general requests.
+    #[inline(always)]
+    fn sent(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) {
+        if !(out.fetch || out.write_through || out.writeback.is_some()) {
+            return;
+        }
+        if !self.nested {
+            self.send(0, kind, r.vaddr, r.paddr, r.asid, size, line, out);
+            return;
+        }
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            self.simple_access(0, fill, r.vaddr & !(line - 1), r.paddr & !(line - 1), r.asid, line);
+        }
+        if out.write_through {
+            self.simple_access(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+        }
+        if let Some(v) = out.writeback {
+            self.simple_access(0, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
+    }
+
+    /// The write of `size` bytes at `r` (within one line of the level just
+    /// above these levels, a write-through level whose hit `Cache::hit_way`
+    /// and `Cache::count_write_through` made) passed below, as `send`
+    /// passes it.
+    #[inline(always)]
+    pub(crate) fn write_through(&mut self, r: LineRef, size: u64) {
+        if self.nested {
+            self.simple_access(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+        } else {
+            self.request(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+        }
     }
 
     /// A write of `size` bytes at `r` within one line of `cache`, the level just
@@ -583,9 +643,7 @@ impl<B: Backing> Below<'_, B> {
     pub(crate) fn written(&mut self, cache: &mut Cache, r: LineRef, size: u64) -> Option<bool> {
         let line = cache.line_bytes();
         let out = cache.access(r, RefKind::Write, size);
-        if out.fetch || out.write_through || out.writeback.is_some() {
-            self.send(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size, line, &out);
-        }
+        self.sent(RefKind::Write, r, size, line, &out);
         out.resident_dirty
     }
 

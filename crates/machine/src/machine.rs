@@ -168,6 +168,9 @@ pub struct Machine {
     /// a loop or a cache; each is only counted, in `fetches_not_simulated`.
     data_only: bool,
     fetches_not_simulated: u64,
+    /// Writes to a write-through top cache that the associative loop
+    /// completed itself (`hit_loop::write_through_word`), not through `word`.
+    written_through: u64,
     /// Reused by `feed_data_only` for a block's words without its fetches.
     data_words: PackedBlock,
 }
@@ -296,6 +299,7 @@ impl Machine {
             min_line,
             data_only,
             fetches_not_simulated: 0,
+            written_through: 0,
             data_words: PackedBlock::default(),
         })
     }
@@ -335,6 +339,13 @@ impl Machine {
             HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
         }
+    }
+
+    /// How many writes to a write-through top cache (one line each) the
+    /// associative loop completed in place rather than through the general
+    /// steps: a diagnostic, so tests can assert that path is taken.
+    pub fn writes_through_in_loop(&self) -> u64 {
+        self.written_through
     }
 
     /// The instruction fetches a source may drop from the blocks it hands
@@ -847,6 +858,7 @@ impl Machine {
                 repeat: &mut self.repeat,
                 mru: &mut self.mru,
                 set_lines: &mut self.set_lines,
+                written_through: &mut self.written_through,
             };
             let run = match (DIRECT, TRANSLATE) {
                 (true, false) => hit_loop::run_virtual_direct::<false>,

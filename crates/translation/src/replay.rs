@@ -287,6 +287,12 @@ impl OnePass {
         out
     }
 
+    /// L1 fills counted as L2 hits by inclusion (`VmSim::included_fills`),
+    /// in every machine of the group.
+    pub fn included_fills(&self) -> u64 {
+        self.recorder.included_fills() + self.replayers.iter().map(|r| r.mem.included_fills()).sum::<u64>()
+    }
+
     /// How many configurations it runs.
     pub fn len(&self) -> usize {
         self.recorder.configs().count() + self.replayers.iter().map(|r| r.cfgs.len()).sum::<usize>()

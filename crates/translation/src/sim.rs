@@ -596,6 +596,12 @@ impl VmSim {
         self.mem.direct_probes()
     }
 
+    /// L1 fills counted as L2 hits because a smaller direct-mapped L2 of
+    /// the fan-out hit them (`memsys::l2_inclusion_refusal`).
+    pub fn included_fills(&self) -> u64 {
+        self.mem.included_fills()
+    }
+
     /// Applies one event.
     pub fn step(&mut self, ev: &Event) -> Result<(), SimError> {
         match ev {
@@ -823,9 +829,9 @@ impl VmSim {
                 return Ok(());
             }
             Lookup::Miss { set, key } => {
-                if self.mem.l2(kind).contains(r) {
+                if self.mem.l2_holds(kind, r) {
                     let mark = self.mem.tail.log.len();
-                    let level = self.mem.l1_missed(kind, set, key, r, size);
+                    let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
                     return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
