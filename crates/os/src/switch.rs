@@ -41,10 +41,10 @@
 
 use std::convert::Infallible;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{CacheConfig, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{Cache, CacheConfig, CacheStats, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
 use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
 use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Switch, SwitchSite, Tlb, TlbConfig, TlbEntry};
@@ -199,6 +199,10 @@ pub struct SwitchPreset {
     pub fass: bool,
     pub itlb: TlbConfig,
     pub dtlb: TlbConfig,
+    /// A data cache beside the first-level D-cache that a page selects by
+    /// an attribute of its page-table entry (the SA-1100's mini-cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minicache: Option<CacheConfig>,
     pub domains: Domains,
     pub cost: Costs,
     pub path: Paths,
@@ -241,6 +245,9 @@ pub const PAGE_TABLES: u64 = KERNEL_BASE + 0x80_0000;
 pub const BUFFERS: u64 = KERNEL_BASE + 0xa0_0000;
 /// The D-cache flush area Linux's SA-1100 clean loop reads (`FLUSH_BASE`).
 pub const FLUSH_AREA: u64 = 0xe000_0000;
+/// The mini-cache's flush area (`FLUSH_BASE_MINICACHE`): the section after
+/// `FLUSH_AREA`, mapped to the mini-cache (Linux 2.4, mm-armv.c).
+pub const FLUSH_AREA_MINICACHE: u64 = FLUSH_AREA + (1 << SECTION_SHIFT);
 /// A read-only shared region linked privately (`fass-linux-unshared`) is
 /// placed here, inside the relocated 32 MB.
 const PRIVATE_LINK_BASE: u64 = 0x0100_0000;
@@ -267,6 +274,8 @@ struct Process {
     pages: FxHashMap<u64, u64>,
     /// Shared regions it maps (indices into `Kernel::regions`).
     regions: Vec<usize>,
+    /// Private pages whose page-table entry selects the mini-cache.
+    minicache_pages: FxHashSet<u64>,
     asid: Option<Asid>,
     slot: Option<u32>,
     domain: Option<Domain>,
@@ -298,6 +307,23 @@ pub struct SwitchCounts {
     pub tlb_misses: u64,
 }
 
+/// Which data cache a page's entry selects (the SA-1100's C and B bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DataCache {
+    Main,
+    Mini,
+}
+
+/// The mini-cache and its own oracle (the D-cache's cannot see it).
+#[derive(Debug)]
+struct MiniCache {
+    cfg: CacheConfig,
+    cache: Cache,
+    oracle: Oracle,
+    line: u64,
+    lines: u64,
+}
+
 /// Which TLB a reference goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
@@ -317,6 +343,7 @@ pub struct Kernel {
     itlb: Tlb,
     dcache: Oracle,
     icache: Oracle,
+    minicache: Option<MiniCache>,
     line: u64,
     dcache_lines: u64,
     procs: Vec<Process>,
@@ -393,6 +420,22 @@ impl Kernel {
         }
         let system = System::new(1, &levels, &[], false).map_err(|e| e.to_string())?;
         let tlb = |c: &TlbConfig| TlbConfig { asid_tags: scheme.tagged(), ..c.clone() };
+        let minicache = match &preset.minicache {
+            Some(c) => {
+                let cfg = CacheConfig {
+                    asid_tags: c.asid_tags || (scheme.tagged() && c.indexing.index_is_virtual()),
+                    ..c.clone()
+                };
+                Some(MiniCache {
+                    cache: Cache::new(cfg.clone(), false).map_err(|e| format!("minicache: {e}"))?,
+                    oracle: Oracle::new(&cfg, scheme.name())?,
+                    line: cfg.line.0,
+                    lines: cfg.size.0 / cfg.line.0,
+                    cfg,
+                })
+            }
+            None => None,
+        };
         let virtual_caches = icfg.indexing.index_is_virtual() || dcfg.indexing.index_is_virtual();
         let mut k = Self {
             scheme,
@@ -400,6 +443,7 @@ impl Kernel {
             itlb: Tlb::new(tlb(&preset.itlb)).map_err(|e| format!("itlb: {e}"))?,
             dcache: Oracle::new(&dcfg, scheme.name())?,
             icache: Oracle::new(&icfg, scheme.name())?,
+            minicache,
             line: dcfg.line.0,
             dcache_lines: dcfg.size.0 / dcfg.line.0,
             preset: preset.clone(),
@@ -469,9 +513,28 @@ impl Kernel {
         self.counts
     }
 
-    /// Every violation the two oracles found, D-cache first.
+    /// Every violation the oracles found, D-cache first, then the I-cache's
+    /// and the mini-cache's.
     pub fn violations(&self) -> Vec<Violation> {
-        self.dcache.violations().iter().chain(self.icache.violations()).cloned().collect()
+        let mini = self.minicache.iter().flat_map(|m| m.oracle.violations());
+        self.dcache.violations().iter().chain(self.icache.violations()).chain(mini).cloned().collect()
+    }
+
+    /// The mini-cache's statistics, on a machine that has one.
+    pub fn minicache_stats(&self) -> Option<CacheStats> {
+        self.minicache.as_ref().map(|m| *m.cache.stats())
+    }
+
+    /// Process `p`'s private page at `va` is mapped with the page-table
+    /// attribute that selects the mini-cache: its data references go there
+    /// (fetches still go through the I-cache).
+    pub fn map_minicache(&mut self, p: usize, va: VirtAddr) -> Result<(), String> {
+        if self.minicache.is_none() {
+            return Err(format!("{}: this machine has no mini-cache", self.preset.name));
+        }
+        let proc_ = self.procs.get_mut(p).filter(|x| x.live).ok_or_else(|| format!("no live process {p}"))?;
+        proc_.minicache_pages.insert(va.0 >> 12);
+        Ok(())
     }
 
     /// Cycles charged so far, over every mechanism.
@@ -622,7 +685,12 @@ impl Kernel {
     pub fn kernel_data(&mut self, kind: RefKind, va: VirtAddr, size: u64) {
         self.kernel_translate(Side::Data, va);
         let pa = PhysAddr(va.0 - KERNEL_BASE);
-        self.cached(kind, va, pa, pa, Asid(0), size, "kernel");
+        let via = if va.0 >> SECTION_SHIFT == FLUSH_AREA_MINICACHE >> SECTION_SHIFT {
+            DataCache::Mini
+        } else {
+            DataCache::Main
+        };
+        self.cached(kind, va, pa, pa, Asid(0), size, via, "kernel");
     }
 
     /// A user reference of the running process to `va`.
@@ -638,7 +706,12 @@ impl Kernel {
         let mva = self.mva(p, va);
         let side = if kind == RefKind::Ifetch { Side::Instruction } else { Side::Data };
         let got = self.translate(side, p, mva, pa, space, domain);
-        self.cached(kind, mva, got, pa, space, size, "user");
+        let via = if kind != RefKind::Ifetch && self.procs[p].minicache_pages.contains(&(va.0 >> 12)) {
+            DataCache::Mini
+        } else {
+            DataCache::Main
+        };
+        self.cached(kind, mva, got, pa, space, size, via, "user");
         Ok(())
     }
 
@@ -796,10 +869,15 @@ impl Kernel {
         meant: PhysAddr,
         space: Asid,
         size: u64,
+        via: DataCache,
         origin: &str,
     ) {
         let access =
             Access { asid: space, vaddr: va.0, paddr: meant.0, write: kind == RefKind::Write, origin: origin.into() };
+        if via == DataCache::Mini {
+            self.minicached(kind, va, got, size, &access);
+            return;
+        }
         let oracle_side = if kind == RefKind::Ifetch { Side::Instruction } else { Side::Data };
         if got != meant {
             self.oracle(oracle_side).stale_translation(&access);
@@ -822,6 +900,38 @@ impl Kernel {
             self.watch(oracle_side, &r, chunk, &served.last, &a);
             off += chunk;
         }
+    }
+
+    /// `cached` for a page the mini-cache holds (`access` names the space
+    /// and the frame the page table maps): the same split into lines, costs
+    /// and oracle, on the mini-cache (a cache of its own beside the CPU's
+    /// levels; the SA-1100 sends its misses to memory as the D-cache's).
+    fn minicached(&mut self, kind: RefKind, va: VirtAddr, got: PhysAddr, size: u64, access: &Access) {
+        let costs = self.costs;
+        let Some(m) = self.minicache.as_mut() else { return };
+        if got.0 != access.paddr {
+            m.oracle.stale_translation(access);
+        }
+        let mut cycles = 0;
+        let mut off = 0;
+        while off < size {
+            let v = va.0 + off;
+            let chunk = (m.line - (v & (m.line - 1))).min(size - off);
+            let r = LineRef { vaddr: v, paddr: got.0 + off, asid: access.asid.0 };
+            let out = m.cache.access(r, kind, chunk);
+            cycles += match (out.hit, out.fetch) {
+                (true, _) => costs[HIT],
+                (false, true) => costs[FILL],
+                (false, false) => costs[STORE],
+            } + if out.writeback.is_some() { costs[WRITEBACK] } else { 0 };
+            let a = Access { vaddr: v, paddr: got.0 + off, ..access.clone() };
+            if let Some(e) = out.writeback {
+                m.oracle.write_back(&e, &a);
+            }
+            m.oracle.cached(&r, chunk, &out, &a);
+            off += chunk;
+        }
+        self.charge(cycles);
     }
 
     fn oracle(&mut self, side: Side) -> &mut Oracle {
@@ -859,6 +969,18 @@ impl Kernel {
             self.kernel_data(RefKind::Read, va, 4);
         }
         self.counts.lines_written_back += dirty_before;
+        // Then as many lines of the mini-cache's own flush area as it holds
+        // (Linux: "only 512 bytes").
+        if let Some((line, lines, dirty)) = self
+            .minicache
+            .as_ref()
+            .map(|m| (m.line, m.lines, m.cache.resident().iter().filter(|e| e.dirty).count() as u64))
+        {
+            for i in 0..lines {
+                self.kernel_data(RefKind::Read, VirtAddr(FLUSH_AREA_MINICACHE + i * line), 4);
+            }
+            self.counts.lines_written_back += dirty;
+        }
         let access = Access { asid: Asid(0), vaddr: 0, paddr: 0, write: false, origin: "cache flush".into() };
         for (c, side) in [(0, Side::Instruction), (1, Side::Data)] {
             let resident = self.resident(c);
@@ -869,6 +991,19 @@ impl Kernel {
                     self.oracle(side).write_back(&e, &access);
                 } else {
                     self.oracle(side).dropped(&r);
+                }
+            }
+        }
+        // One mcr invalidates the mini-cache with the D-cache (the site's
+        // flush below).
+        if let Some(m) = self.minicache.as_mut() {
+            let resident = m.cache.resident();
+            self.counts.lines_invalidated += resident.len() as u64;
+            for e in resident {
+                if e.dirty {
+                    m.oracle.write_back(&e, &access);
+                } else {
+                    m.oracle.dropped(&LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid });
                 }
             }
         }
@@ -910,7 +1045,8 @@ impl Kernel {
     /// caches, if it drops their lines, by this kernel's flush
     /// (`flush_caches`), then the TLBs, if it drops any entry.
     fn switch_spaces(&mut self, rule: Switch) {
-        if rule.flushes(self.system.cpu(CPU).cache_configs()) {
+        // The mini-cache too (the site's caches).
+        if rule.flushes(SwitchSite::cache_configs(self)) {
             self.flush_caches();
         }
         let mut tlbs = std::iter::once(&self.itlb).chain(self.system.cpu(CPU).tlb());
@@ -1220,7 +1356,9 @@ impl SwitchSite for Kernel {
     type Error = Infallible;
 
     fn cache_configs(&self) -> Vec<&CacheConfig> {
-        self.system.cpu(CPU).cache_configs()
+        let mut configs = self.system.cpu(CPU).cache_configs();
+        configs.extend(self.minicache.as_ref().map(|m| &m.cfg));
+        configs
     }
 
     fn each_tlb(&mut self, f: &mut dyn FnMut(&mut Tlb)) {
@@ -1231,7 +1369,11 @@ impl SwitchSite for Kernel {
     }
 
     fn flush_caches(&mut self) -> Result<FlushStats, Infallible> {
-        Ok(self.on().flush_private(Flush::WriteBack))
+        let mut flushed = self.on().flush_private(Flush::WriteBack);
+        if let Some(m) = self.minicache.as_mut() {
+            flushed += m.cache.flush_all(Flush::WriteBack).0;
+        }
+        Ok(flushed)
     }
 }
 
@@ -1239,6 +1381,14 @@ impl SwitchSite for Kernel {
 /// (virtual address, dirty), sorted: what a hand-worked test checks.
 pub fn lines(k: &Kernel, cache: usize) -> Vec<(u64, bool)> {
     let mut v: Vec<(u64, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr, e.dirty)).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The same for the mini-cache (empty on a machine without one).
+pub fn minicache_lines(k: &Kernel) -> Vec<(u64, bool)> {
+    let resident = k.minicache.as_ref().map(|m| m.cache.resident()).unwrap_or_default();
+    let mut v: Vec<(u64, bool)> = resident.into_iter().map(|e| (e.vaddr, e.dirty)).collect();
     v.sort_unstable();
     v
 }

@@ -124,7 +124,7 @@ mod _engine {
     use super::mp::{mp_run, mp_sources};
 
     #[pymodule_export]
-    use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes};
+    use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes, tlb_reach};
 
     #[pymodule_export]
     use super::trace::{
