@@ -65,8 +65,8 @@ struct SetCount {
     /// in parallel arrays: stamps when lines are found by stamp, else keys
     /// and address spaces (the address space when the level's tags hold
     /// one, else 0). A move to the top is one `copy_within` per array (a
-    /// ring, which moves none on a miss, moved entry by entry on a hit:
-    /// 1.8 times the instructions on jm-base's L2 D curve).
+    /// ring, which moves nothing on a miss but entry by entry on a hit, took
+    /// 25.5 G instructions for jm-base's 100-point L2 D curve against 9.5 G).
     stamps: Vec<u64>,
     keys: Vec<u64>,
     asids: Vec<u32>,
