@@ -95,9 +95,12 @@ def run(machine: str, trace: str, fmt: Optional[str], sets: Sequence[str], json_
               help="Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT) instead; needs vmlab[cluster].")
 @click.option("--fresh", is_flag=True, help="Forget the stored runs in DIR and run everything again.")
 @click.option("--no-plot", is_flag=True, help="Write no curves (no matplotlib needed).")
+@click.option("--sample", "sample", type=float, default=None, metavar="RATE",
+              help="Sample the one-pass caches at RATE in (0, 1] (SHARDS): estimates, marked in the table's "
+                   "sampled and sample_rate columns, stored apart from exact runs.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def sweep_cmd(grid_file: str, traces: Sequence[str], out: str, jobs: Optional[int], dask_address: Optional[str],
-              fresh: bool, no_plot: bool, quiet: bool) -> None:
+              fresh: bool, no_plot: bool, sample: Optional[float], quiet: bool) -> None:
     """Run every point of a grid of preset keys on every trace, into one Parquet table.
 
     \b
@@ -105,7 +108,9 @@ def sweep_cmd(grid_file: str, traces: Sequence[str], out: str, jobs: Optional[in
     cache of the last level share one pass over each trace (exactly the
     numbers of single runs); the others run on every local core, or on Dask.
     A rerun reuses every stored run whose trace bytes, configuration and engine
-    are unchanged. The grid format: docs/python.md (Grid files).
+    are unchanged. With --sample RATE those passes are sampled (estimates).
+    A grid with kind = "tlb" sweeps TLB points. The grid format: docs/python.md
+    (Grid files).
     """
     from vmlab.grid import Grid
     from vmlab.sweeps import CURVES_FILE, TABLE_FILE, curves_figure, sweep
@@ -121,7 +126,7 @@ def sweep_cmd(grid_file: str, traces: Sequence[str], out: str, jobs: Optional[in
         check_dask(dask_address)
     log = (lambda s: None) if quiet else (lambda s: click.echo(s, err=True))
     start = time.perf_counter()
-    df = sweep(grid, list(traces), out=out, jobs=jobs, dask=dask_address, log=log, fresh=fresh)
+    df = sweep(grid, list(traces), out=out, jobs=jobs, dask=dask_address, log=log, fresh=fresh, sample=sample)
     table = os.path.join(out, TABLE_FILE)
     df.to_parquet(table, index=False)
     wrote = [table]

@@ -18,6 +18,13 @@ values are what ``--set`` accepts (``"16K"``, ``4``, ``"full"``, ``"lru"``,
 
 Every error names the file, the line and the key: an unknown key, a value
 the key does not take, an empty list, a malformed range.
+
+A TLB grid has ``kind = "tlb"`` and no machine; its keys are ``tlb.KEY``
+(``entries``, ``assoc``, ``replacement``, ``asid_tags``, ``page_size``,
+``serves``, ``seed``) over a default TLB of 64 fully associative LRU
+entries of 4 KB pages, ASID-tagged, serving every reference.
+``sample = RATE`` (a cache grid) sweeps the one-pass caches sampled
+(SHARDS; docs/python.md).
 """
 
 from __future__ import annotations
@@ -36,7 +43,8 @@ from vmlab.result import size_bytes
 
 #: Points a grid may have: a typo in a range must not ask for billions.
 MAX_POINTS = 100_000
-_TOP = {"machine", "set", "vary", "skip_invalid"}
+_TOP = {"machine", "set", "vary", "skip_invalid", "kind", "sample"}
+_KINDS = ("cache", "tlb")
 _RANGE = {"from", "to", "factor", "step"}
 
 
@@ -50,6 +58,10 @@ class Grid:
     vary: dict[str, list] = field(default_factory=dict)
     skip_invalid: bool = False
     origin: str = "grid"
+    #: "cache" (machines, `vmlab run --set` keys) or "tlb" (`tlb.KEY`).
+    kind: str = "cache"
+    #: A sampling rate for the one-pass caches (None: exact).
+    sample: Optional[float] = None
 
     @staticmethod
     def load(path: Union[str, "os.PathLike[str]"]) -> "Grid":
@@ -80,8 +92,18 @@ class Grid:
         unknown = sorted(set(data) - _TOP)
         if unknown:
             raise where.error(unknown[0], f"unknown top-level key {unknown[0]!r} (a grid has {', '.join(sorted(_TOP))})")
-        machine = data.get("machine")
-        if not isinstance(machine, str) or not machine:
+        kind = data.get("kind", "cache")
+        if kind not in _KINDS:
+            raise where.error("kind", f"kind must be one of {', '.join(_KINDS)}, got {kind!r}")
+        sample = data.get("sample")
+        if sample is not None:
+            check_sample(sample, lambda m: where.error("sample", m))
+            if kind == "tlb":
+                raise where.error("sample", "sample is for cache grids (a TLB sweep is exact and cheap)")
+        machine = data.get("machine", "" if kind == "tlb" else None)
+        if kind == "tlb" and machine:
+            raise where.error("machine", "a TLB grid (kind = \"tlb\") has no machine")
+        if kind == "cache" and (not isinstance(machine, str) or not machine):
             raise where.error("machine", "needs machine = \"PRESET\" (a preset name or a .toml file)")
         if base is not None and machine.endswith(".toml") and not os.path.isabs(machine):
             machine = str(base / machine)
@@ -101,7 +123,7 @@ class Grid:
             n *= len(vs)
         if n > MAX_POINTS:
             raise where.error(next(iter(vary)), f"the grid has {n:,} points, more than {MAX_POINTS:,}")
-        grid = Grid(machine, fixed, vary, skip, origin)
+        grid = Grid(machine, fixed, vary, skip, origin, kind, None if sample is None else float(sample))
         grid._check_keys(where)
         return grid
 
@@ -122,7 +144,7 @@ class Grid:
         skipped = []
         for p in self.points():
             try:
-                out.append((p, _engine.load_config(self.machine, self.specs(p))))
+                out.append((p, self._load(self.specs(p))))
             except VmlabError as e:
                 if not self.skip_invalid:
                     shown = ", ".join(f"{k}={_spelling(v)}" for k, v in p.items())
@@ -139,7 +161,7 @@ class Grid:
         """Each key with its own values alone on the machine: an unknown key
         or a value the key does not take is named with its line."""
         try:
-            _engine.load_config(self.machine, [])
+            self._load([])
         except VmlabError as e:
             raise where.error("machine", str(e)) from None
         for k, v in self.fixed.items():
@@ -148,9 +170,15 @@ class Grid:
             for v in vs:
                 self._try(where, k, [f"{k}={_spelling(v)}"])
 
+    def _load(self, specs: list[str]) -> str:
+        """The configuration (JSON) of a machine or TLB point with ``specs``."""
+        if self.kind == "tlb":
+            return _engine.tlb_load_config(specs)
+        return _engine.load_config(self.machine, specs)
+
     def _try(self, where: "_Locator", key: str, specs: list[str]) -> None:
         try:
-            _engine.load_config(self.machine, specs)
+            self._load(specs)
         except VmlabError as e:
             msg = str(e)
             # A value that is fine alone on this machine but not with the
@@ -164,7 +192,14 @@ class Grid:
 #: the others (a size the preset's ways do not divide): the points' business.
 _MACHINE_ERRORS = ("do not divide", "not a whole number", "larger than the", "needs a power-of-two",
                    "is configured but level", "needs a matching", "choose one", "beyond the limit",
-                   "too many for a fully", "needs virtual tags")
+                   "too many for a fully", "needs virtual tags", "cannot be split into", "must be fewer than")
+
+
+def check_sample(rate: Any, error=VmlabError) -> float:
+    """A sampling rate in (0, 1], or ``error(message)`` raised."""
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1:
+        raise error(f"sample is a sampling rate in (0, 1] such as 0.01, got {rate!r}")
+    return float(rate)
 
 
 def _is_key_error(message: str) -> bool:

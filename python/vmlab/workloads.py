@@ -380,8 +380,8 @@ def ensure(
 def _pinned_capture(name: str, cmd: Sequence[str], scratch: Path, tmp: Path, log: Callable[[str], None],
                     children: bool = False, keep_stdout: bool = True, **kw) -> tuple[dict, str]:
     """Captures ``cmd`` in ``scratch`` into ``tmp`` with everything pinned
-    (environment, stack limit, standard streams; with ``children``, no
-    inherited descriptor either): the capture's summary and what the
+    (environment, stack limit, standard streams; the capture itself passes
+    no other descriptor of this process): the capture's summary and what the
     program wrote on stdout (unless ``keep_stdout`` is false: then stdout
     is /dev/null, for a program whose output is its input again). A failed
     capture leaves no ``tmp`` and says what the program wrote on stderr."""
@@ -391,7 +391,7 @@ def _pinned_capture(name: str, cmd: Sequence[str], scratch: Path, tmp: Path, log
     if not keep_stdout:
         stdout = Path(os.devnull)
     try:
-        with _pinned_stack_limit(), (_only_standard_streams_inherited() if children else contextlib.nullcontext()):
+        with _pinned_stack_limit():
             summary = capture_trace(
                 cmd, tmp, cwd=scratch, env=_pinned_environment(scratch),
                 stdin=os.devnull, stdout=stdout, stderr=stderr, children=children, **kw,
@@ -733,29 +733,6 @@ def _captured_from(trace: Path, cmd: Sequence[str], source: str) -> bool:
     except (OSError, ValueError):
         return False
     return side.get("command") == list(cmd) and side.get("source_sha256") == source
-
-
-@contextlib.contextmanager
-def _only_standard_streams_inherited():
-    """Makes every descriptor of this process above 2 close-on-exec while a
-    capture starts, and restores them after: an inherited descriptor (one a
-    shell or a test runner left open) would take a number the program's own
-    pipes get otherwise, so the trace's descriptors, and the merge's model of
-    which one is a pipe, would depend on the caller."""
-    changed = []
-    with contextlib.suppress(OSError):
-        for name in os.listdir("/proc/self/fd"):
-            fd = int(name)
-            with contextlib.suppress(OSError):
-                if fd > 2 and os.get_inheritable(fd):
-                    os.set_inheritable(fd, False)
-                    changed.append(fd)
-    try:
-        yield
-    finally:
-        for fd in changed:
-            with contextlib.suppress(OSError):
-                os.set_inheritable(fd, True)
 
 
 def record_lmbench_reference(traces: Sequence[Path]) -> Path:

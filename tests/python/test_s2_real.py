@@ -79,8 +79,8 @@ def test_captures_are_pinned_and_repeatable(traces, tmp_path) -> None:
         assert record["sha256"] == vmlab.traces.trace_sha256(trace)
         assert record["merge"]["forced"] == 0
     # again, by a caller holding two more inheritable descriptors (a shell's,
-    # a test runner's pipes): they reach the program and would shift the
-    # descriptors it opens, unless it closes them (sharing.c does)
+    # a test runner's pipes): they would shift the descriptors the program
+    # opens, but the capture passes none above 2
     r, w = os.pipe()
     os.set_inheritable(r, True)
     os.set_inheritable(w, True)

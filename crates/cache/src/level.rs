@@ -970,7 +970,9 @@ impl Cache {
     /// them. Returns whether the line must be fetched from below (not for a
     /// write of the whole line) and the dirty victim to write back after
     /// the fetch; the line is resident afterwards, dirty iff `kind` is a
-    /// write. `None`, changing nothing, where `fills_in_place` does not hold.
+    /// write. `None`, changing nothing, where `fills_in_place` does not hold,
+    /// except for a read in a level without 3C shadows (write-through or
+    /// not allocating writes), whose read miss is this very fill.
     #[inline(always)]
     pub fn fill(
         &mut self,
@@ -1010,7 +1012,12 @@ impl Cache {
         kind: RefKind,
         size: u64,
     ) -> Option<(bool, Option<Evicted>)> {
-        if !self.fills_in_place() {
+        // A read miss allocates in every level (write-through or not,
+        // allocating writes or not) and, without 3C shadows, changes what
+        // a write-back, write-allocate level's read miss changes: so a
+        // read fills in place wherever there is no shadow (a write-through
+        // top's read misses take the fill chain too).
+        if !(self.fills_in_place() || (kind != RefKind::Write && self.classifier.is_none())) {
             return None;
         }
         if self.ways == 1 {
@@ -1066,6 +1073,16 @@ impl Cache {
         let fetch = !is_write || size != line;
         self.stats.count_miss(kind, line, fetch, writeback.is_some());
         Some((fetch, writeback))
+    }
+
+    /// Counts the write a write-through hit passes below, as `access`
+    /// counts it (`write_throughs`, `bytes_out`); the hit itself is
+    /// counted with `count_repeat_hits`, its replacement update made by
+    /// `hit_way` (with `write` false: a write-through line stays clean).
+    #[inline(always)]
+    pub fn count_write_through(&mut self, size: u64) {
+        self.stats.write_throughs += 1;
+        self.stats.bytes_out += size;
     }
 
     /// Whether, after a write, a repeat of the written line may be counted
@@ -1598,13 +1615,33 @@ mod tests {
         assert_eq!(shadowed.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
         assert_eq!(shadowed.fill_inline(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
         assert_eq!(shadowed.stats().accesses(), 0);
+        // A write-through level, or one that does not allocate writes:
+        // no write fills in place, but a read miss is the fill itself,
+        // counters and replacement state as `access_missed` leaves them.
         cfg.write = WritePolicy::WriteThrough;
-        let mut through = Cache::new(cfg.clone(), false).expect("geometry");
-        assert_eq!(through.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
+        let through = Cache::new(cfg.clone(), false).expect("geometry");
         cfg.write = WritePolicy::WriteBack;
         cfg.write_miss = WriteMissPolicy::NoWriteAllocate;
-        let mut around = Cache::new(cfg, false).expect("geometry");
-        assert_eq!(around.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
+        let around = Cache::new(cfg, false).expect("geometry");
+        for level in [through, around] {
+            let mut missed = Cache::new(level.config().clone(), false).expect("geometry");
+            let mut filled = level;
+            assert!(!filled.fills_in_place());
+            assert_eq!(filled.fill(0, 0, r(0, 0, 0), RefKind::Write, 4), None);
+            assert_eq!(filled.fill_inline(0, 0, r(0, 0, 0), RefKind::Write, 16), None);
+            for (i, p) in [0u64, 16, 32, 48, 64, 0, 80].into_iter().enumerate() {
+                let kind = if i % 2 == 0 { RefKind::Read } else { RefKind::Ifetch };
+                let out = missed.access(r(p, p, 0), kind, 4);
+                if !out.hit {
+                    let (set, key) = (0, p >> 4);
+                    assert_eq!(filled.fill(set, key, r(p, p, 0), kind, 4), Some((out.fetch, out.writeback)));
+                } else {
+                    assert!(filled.access(r(p, p, 0), kind, 4).hit);
+                }
+            }
+            assert_eq!(filled.resident(), missed.resident());
+            assert_eq!(filled.stats(), missed.stats());
+        }
         assert!(four_ways().fills_in_place());
     }
 

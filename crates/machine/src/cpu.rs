@@ -11,7 +11,7 @@
 //! refill policy stays with the scheme that uses it.
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
-use vmlab_cache::Cache;
+use vmlab_cache::{Cache, CacheConfig};
 use vmlab_mmu::{Tlb, TlbConfig, TlbError};
 
 use crate::hierarchy::Hierarchy;
@@ -60,6 +60,16 @@ impl Cpu {
     /// order: 1 for a split level, 0 for a unified one).
     pub(crate) fn top_data_index(&self) -> usize {
         usize::from(self.levels.caches_in(0) == 2)
+    }
+
+    /// The configuration of every cache of the private levels, top level
+    /// first (I before D in a split level).
+    pub fn cache_configs(&self) -> Vec<&CacheConfig> {
+        let levels = &self.levels;
+        (0..levels.levels())
+            .flat_map(|l| (0..levels.caches_in(l)).filter_map(move |c| levels.level_cache(l, c)))
+            .map(Cache::config)
+            .collect()
     }
 
     pub fn ledger(&self) -> &Ledger {

@@ -63,6 +63,16 @@ pub(crate) trait Backing {
     /// or `Ifetch`; or a write); returns where it was served, counted from
     /// the top of the path that issued it.
     fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64) -> Reached;
+
+    /// `Below::direct_lower` where these levels end in memory; none
+    /// elsewhere (the views count into memory themselves).
+    #[inline(always)]
+    fn direct_lower<'s>(_: &'s mut Below<'_, Self>) -> Option<DirectLowers<'s>>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl Backing for &mut MemoryStats {
@@ -70,6 +80,83 @@ impl Backing for &mut MemoryStats {
     fn request(&mut self, kind: RefKind, _: LineRef, bytes: u64) -> Reached {
         self.count(kind, bytes);
         Reached::Memory
+    }
+
+    #[inline(always)]
+    fn direct_lower<'s>(below: &'s mut Below<'_, Self>) -> Option<DirectLowers<'s>> {
+        below.direct_lower()
+    }
+}
+
+/// What takes the requests leaving a machine's last level in place of
+/// memory (`Machine::above_last_level`, `Machine::feed_packed_into`): a
+/// level simulated some other way under the machine's own, one-pass
+/// sweeps' swept level (crates/onepass) say. It sees exactly what memory
+/// would see, in the same order: each fill (`Read`, or `Ifetch` for an
+/// instruction miss) of a whole line of the level above, each dirty
+/// victim's write-back (`Write`, a whole line), each write a write-through
+/// level passes on (`Write`, its own address and size), with both
+/// addresses and the address space.
+pub trait Sink {
+    fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64);
+
+    /// A trace's flush marker after every level of the machine was flushed
+    /// (their dirty lines already sent here): flush what lies below.
+    fn flush_all(&mut self);
+}
+
+/// Memory's counters (what the machine sent down, `Hierarchy::memory`)
+/// with a `Sink` after them.
+pub(crate) struct Sunk<'a, S: ?Sized> {
+    sent: &'a mut MemoryStats,
+    sink: &'a mut S,
+}
+
+impl<S: Sink + ?Sized> Backing for Sunk<'_, S> {
+    #[inline(always)]
+    fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64) -> Reached {
+        self.sent.count(kind, bytes);
+        self.sink.request(kind, r, bytes);
+        Reached::Memory
+    }
+}
+
+/// What a machine's run ends in: memory (`ToMemory`, every ordinary run)
+/// or a `Sink`. A type parameter of the run loops, so an ordinary run's
+/// miss chain is the one it was, ending in memory's counters.
+pub(crate) trait Under {
+    type B<'m>: Backing
+    where
+        Self: 'm;
+    fn backing<'m>(&'m mut self, sent: &'m mut MemoryStats) -> Self::B<'m>;
+    /// Every level was flushed (`Sink::flush_all`).
+    fn flushed(&mut self);
+}
+
+/// Memory, which only counts.
+pub(crate) struct ToMemory;
+
+impl Under for ToMemory {
+    type B<'m> = &'m mut MemoryStats;
+    #[inline(always)]
+    fn backing<'m>(&'m mut self, sent: &'m mut MemoryStats) -> &'m mut MemoryStats {
+        sent
+    }
+    #[inline(always)]
+    fn flushed(&mut self) {}
+}
+
+impl<S: Sink + ?Sized> Under for S {
+    type B<'m>
+        = Sunk<'m, S>
+    where
+        Self: 'm;
+    #[inline(always)]
+    fn backing<'m>(&'m mut self, sent: &'m mut MemoryStats) -> Sunk<'m, S> {
+        Sunk { sent, sink: self }
+    }
+    fn flushed(&mut self) {
+        self.flush_all();
     }
 }
 
@@ -124,6 +211,12 @@ pub struct Hierarchy {
     /// shorter than a line of the level above (so every fill and write-back
     /// lies within one line of the level it reaches).
     simple: bool,
+    /// Whether no level's line is shorter than a line of the level above
+    /// (`simple`'s second half): every fill and write-back then lies within
+    /// one line of the level it reaches, so `Below::simple_access`, which
+    /// falls back to the general rules wherever a level does not fill in
+    /// place, completes anything sent below a level.
+    nested: bool,
     names: Vec<Vec<String>>,
     memory: MemoryStats,
 }
@@ -160,15 +253,15 @@ impl Hierarchy {
             Level::Split { i, d } => vec![shape(i), shape(d)],
         };
         let shapes: Vec<Vec<(bool, u64)>> = built.iter().map(caches).collect();
-        let simple = shapes.iter().flatten().all(|&(ok, _)| ok)
-            && shapes.windows(2).all(|w| {
-                let above = w[0].iter().map(|&(_, l)| l).max().unwrap_or(0);
-                w[1].iter().all(|&(_, l)| l >= above)
-            });
+        let nested = shapes.windows(2).all(|w| {
+            let above = w[0].iter().map(|&(_, l)| l).max().unwrap_or(0);
+            w[1].iter().all(|&(_, l)| l >= above)
+        });
+        let simple = shapes.iter().flatten().all(|&(ok, _)| ok) && nested;
         if built.len() > MAX_LEVELS {
             return Err(GeometryError(format!("{} levels: a path holds at most {MAX_LEVELS}", built.len())));
         }
-        Ok(Self { levels: built, checks, simple, names, memory: MemoryStats::default() })
+        Ok(Self { levels: built, checks, simple, nested, names, memory: MemoryStats::default() })
     }
 
     /// What left the last level downwards (see `MemoryStats`).
@@ -203,28 +296,46 @@ impl Hierarchy {
     /// Every level and memory, as a `Below` starting at level 0.
     #[inline(always)]
     fn all(&mut self) -> Below<'_> {
-        Below { levels: &mut self.levels, checks: &self.checks, simple: self.simple, memory: &mut self.memory }
+        Below {
+            levels: &mut self.levels,
+            checks: &self.checks,
+            simple: self.simple,
+            nested: self.nested,
+            memory: &mut self.memory,
+        }
     }
 
     /// Every level, over `backing` instead of memory: a CPU's private
     /// levels over a system's shared ones (`system::Onward`).
     #[inline(always)]
     pub(crate) fn over<'s, B: Backing>(&'s mut self, make: impl FnOnce(&'s mut MemoryStats) -> B) -> Below<'s, B> {
-        Below { levels: &mut self.levels, checks: &self.checks, simple: self.simple, memory: make(&mut self.memory) }
+        Below {
+            levels: &mut self.levels,
+            checks: &self.checks,
+            simple: self.simple,
+            nested: self.nested,
+            memory: make(&mut self.memory),
+        }
     }
 
     /// The top level's caches (as `top_pair_mut`) and, separately borrowed,
     /// everything under them: what a run loop needs to finish a top-level
     /// miss without giving its borrow of the top caches back.
+    /// Under the last level is what `make` makes of memory's counters
+    /// (`over`).
     #[inline(always)]
-    pub(crate) fn split_top(&mut self) -> ((&mut Cache, Option<&mut Cache>), Below<'_>) {
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn split_top_over<'s, B: Backing>(
+        &'s mut self,
+        make: impl FnOnce(&'s mut MemoryStats) -> B,
+    ) -> ((&'s mut Cache, Option<&'s mut Cache>), Below<'s, B>) {
         let (top, rest) = self.levels.split_at_mut(1);
         let pair = match &mut top[0] {
             Level::Unified(c) => (c, None),
             Level::Split { i, d } => (i, Some(d)),
         };
         let checks = self.checks.get(1..).unwrap_or(&[]);
-        (pair, Below { levels: rest, checks, simple: self.simple, memory: &mut self.memory })
+        (pair, Below { levels: rest, checks, simple: self.simple, nested: self.nested, memory: make(&mut self.memory) })
     }
 
     /// The access path: `r` entering the hierarchy at level `from`
@@ -242,8 +353,9 @@ impl Hierarchy {
     /// Returns whether the line is resident afterwards, and if so dirty.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    pub(crate) fn top_missed(
+    pub(crate) fn top_missed<U: Under + ?Sized>(
         &mut self,
+        under: &mut U,
         kind: RefKind,
         va: u64,
         pa: u64,
@@ -252,7 +364,7 @@ impl Hierarchy {
         set: usize,
         key: u64,
     ) -> Option<bool> {
-        let ((i, d), mut below) = self.split_top();
+        let ((i, d), mut below) = self.split_top_over(|m| under.backing(m));
         let cache = match d {
             Some(d) if kind != RefKind::Ifetch => d,
             _ => i,
@@ -314,10 +426,6 @@ impl Hierarchy {
     /// The cache of level `t` that serves `kind`, if there is a level `t`.
     pub(crate) fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
         self.levels.get_mut(t).map(|level| level.serving(kind))
-    }
-
-    pub(crate) fn memory_mut(&mut self) -> &mut MemoryStats {
-        &mut self.memory
     }
 
     /// How many caches level `t` has: 1 for a unified level, 2 for a split
@@ -403,6 +511,8 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
     checks: &'a [[Option<HitCheck>; 2]],
     /// `Hierarchy::simple`, for the whole hierarchy these levels end.
     simple: bool,
+    /// `Hierarchy::nested`, likewise.
+    nested: bool,
     memory: B,
 }
 
@@ -433,6 +543,11 @@ impl Below<'_, &mut MemoryStats> {
 }
 
 impl<B: Backing> Below<'_, B> {
+    /// A request of `bytes` at `r` to what lies under the last level.
+    pub(crate) fn beyond(&mut self, kind: RefKind, r: LineRef, bytes: u64) {
+        self.memory.request(kind, r, bytes);
+    }
+
     /// `Hierarchy::request` on these levels: `r` entering at level `from`.
     pub(crate) fn serve(&mut self, from: usize, r: Request) -> Served {
         let Some(level) = self.levels.get_mut(from) else {
@@ -560,18 +675,58 @@ impl<B: Backing> Below<'_, B> {
     ) -> Option<bool> {
         let line = cache.line_bytes();
         let r = LineRef { vaddr: va, paddr: pa, asid };
-        if self.simple {
+        if self.nested {
             // The caller's top level (`word`): usually set-associative.
+            // A fill there (any read miss without 3C shadows, a write-through
+            // top's too) sends only its fetch and victim below.
             if let Some((fetch, victim)) = cache.fill_inline(set, key, r, kind, size) {
                 self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
                 return Some(kind == RefKind::Write);
             }
         }
         let out = cache.access_missed(set, key, r, kind, size);
-        if out.fetch || out.write_through || out.writeback.is_some() {
-            self.send(0, kind, va, pa, asid, size, line, &out);
-        }
+        self.sent(kind, r, size, line, &out);
         out.resident_dirty
+    }
+
+    /// What `out`, the outcome of an access of `size` bytes at `r` to the
+    /// level of `line`-byte lines just above these levels, asks of them, as
+    /// `send` issues it; where the lines nest, each request lies within one
+    /// line of level 0 and is completed by `simple_access` (the fill chain,
+    /// falling back to the general rules where a level does not fill in
+    /// place) instead of `send`'s general requests.
+    #[inline(always)]
+    fn sent(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) {
+        if !(out.fetch || out.write_through || out.writeback.is_some()) {
+            return;
+        }
+        if !self.nested {
+            self.send(0, kind, r.vaddr, r.paddr, r.asid, size, line, out);
+            return;
+        }
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            self.simple_access(0, fill, r.vaddr & !(line - 1), r.paddr & !(line - 1), r.asid, line);
+        }
+        if out.write_through {
+            self.simple_access(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+        }
+        if let Some(v) = out.writeback {
+            self.simple_access(0, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+        }
+    }
+
+    /// The write of `size` bytes at `r` (within one line of the level just
+    /// above these levels, a write-through level whose hit `Cache::hit_way`
+    /// and `Cache::count_write_through` made) passed below, as `send`
+    /// passes it.
+    #[inline(always)]
+    pub(crate) fn write_through(&mut self, r: LineRef, size: u64) {
+        if self.nested {
+            self.simple_access(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+        } else {
+            self.request(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+        }
     }
 
     /// A write of `size` bytes at `r` within one line of `cache`, the level just
@@ -583,9 +738,7 @@ impl<B: Backing> Below<'_, B> {
     pub(crate) fn written(&mut self, cache: &mut Cache, r: LineRef, size: u64) -> Option<bool> {
         let line = cache.line_bytes();
         let out = cache.access(r, RefKind::Write, size);
-        if out.fetch || out.write_through || out.writeback.is_some() {
-            self.send(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size, line, &out);
-        }
+        self.sent(RefKind::Write, r, size, line, &out);
         out.resident_dirty
     }
 

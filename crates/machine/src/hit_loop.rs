@@ -42,7 +42,7 @@ use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
-use crate::hierarchy::{Below, DirectLowers, Lower};
+use crate::hierarchy::{Backing, Below, DirectLowers, Lower, MemoryStats};
 use crate::machine::{OpInfo, RepeatLine, NO_LINE};
 use crate::mapper::{MapError, PageMapper};
 
@@ -66,11 +66,11 @@ pub(crate) enum HitLoop {
 }
 
 /// What the fast path borrows from the machine for one run of words.
-pub(crate) struct Borrowed<'a> {
+pub(crate) struct Borrowed<'a, B: Backing = &'a mut MemoryStats> {
     /// The instruction (or unified) cache and, for a split top, the data cache.
     pub top: (&'a mut Cache, Option<&'a mut Cache>),
     /// Everything under the top level, for misses.
-    pub below: Below<'a>,
+    pub below: Below<'a, B>,
     pub mapper: &'a mut PageMapper,
     pub counts: &'a mut [u64; 4],
     pub pending: &'a mut [u64; 4],
@@ -79,6 +79,8 @@ pub(crate) struct Borrowed<'a> {
     pub mru: &'a mut MruStore,
     /// The virtual-direct loop's copy of its top caches' lines (`SetLines`).
     pub set_lines: &'a mut Vec<u64>,
+    /// Writes `write_through_word` completed (`Machine::writes_through_in_loop`).
+    pub written_through: &'a mut u64,
 }
 
 /// Events a fast loop completed, by access kind, and the top-level hits it
@@ -89,6 +91,8 @@ pub(crate) struct Borrowed<'a> {
 struct Tally {
     done: [u64; 4],
     pend: [u64; 4],
+    /// Writes `write_through_word` completed.
+    through: u64,
 }
 
 impl Tally {
@@ -144,8 +148,8 @@ const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 /// (otherwise both are virtually indexed and tagged with ASIDs, and the key
 /// is the line number itself). Either top cache may have one way or many.
 #[inline(never)]
-pub(crate) fn run<const TRANSLATE: bool>(
-    b: Borrowed<'_>,
+pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
+    b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
     words: &[u64],
@@ -153,7 +157,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
     asid: Asid,
     checks: [HitCheck; 2],
 ) -> (usize, Result<(), MapError>) {
-    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat, mru, .. } = b;
+    let Borrowed { top: (ic, mut dc), mut below, mapper, counts, pending, repeat, mru, written_through, .. } = b;
     let mut t = Tally::default();
     let mut res = Ok(());
     let MruStore { keys, frames, epoch } = mru;
@@ -176,9 +180,27 @@ pub(crate) fn run<const TRANSLATE: bool>(
         };
         let write = k >= STORE;
         let mut done = false;
-        // A write-through side's writes go to `word` (`Cache::access`).
+        // A write-through side's writes within one line are completed by
+        // `write_through_word`, any other to `word` (`Cache::access`).
         let inline = !write || hc.writes_in_place();
-        if inline && last_ln == ln {
+        if !inline {
+            if last_ln == ln {
+                done = write_through_word::<TRANSLATE, B>(
+                    cache,
+                    &mut below,
+                    &mut frames,
+                    &mut recent,
+                    mapper,
+                    hc,
+                    &mut t,
+                    Word { k, va, shift, ln, last, slot },
+                    asid,
+                );
+                if done {
+                    last_touched[slot] = ln;
+                }
+            }
+        } else if last_ln == ln {
             // One line. A modify's read half then write half is one
             // hit that sets dirty: a second touch of the line just
             // touched changes no order (LRU: still the newest;
@@ -211,7 +233,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
             if done {
                 last_touched[slot] = ln;
             }
-        } else if inline && last_ln == ln + 1 {
+        } else if last_ln == ln + 1 {
             // Across two lines (mostly instruction fetches): when both
             // are resident, the hits `word` would make, in its order
             // (each request kind over both lines); nothing changed
@@ -239,7 +261,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
         }
         t.done[k] += 1;
         if !done {
-            match word::<false, TRANSLATE>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
+            match word::<false, TRANSLATE, B>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
                 Ok(line) => {
                     // Every line the word touched (its set was accessed),
                     // then the last one if still resident.
@@ -259,6 +281,7 @@ pub(crate) fn run<const TRANSLATE: bool>(
         }
         i += 1;
     }
+    *written_through += t.through;
     t.settle(counts, pending);
     // Any line the memo holds is resident and the newest of its set, as
     // the general path's repeat line must be.
@@ -266,6 +289,72 @@ pub(crate) fn run<const TRANSLATE: bool>(
         *r = recent.repeat_line(slot, last_touched[slot], asid);
     }
     (i, res)
+}
+
+/// A write within one line (`w.ln`) of a write-through top cache (a store,
+/// or a modify: a read, then the write), completed as `word` completes it
+/// (translated, then `Cache::access` and what it sends below), without its
+/// general steps: a hit is found at the frame memo's frame and made by
+/// `Cache::hit_way` (a write-through line stays clean), counted, and the
+/// write passed below (`Below::write_through`); a store's miss, looked up
+/// and found absent, is completed by `Below::missed` (`access_missed`: not
+/// allocating, or filled, then the write passed below). The line keeps its
+/// memo entries while resident. `false`, changing nothing, for what it
+/// leaves to `word`: a modify's miss, a miss in a cache that needs no
+/// translation to find a hit (the memo gives no set and key then), a
+/// failed translation.
+// Out of line: inline, its registers cost the associative loop's other
+// words 0.4 instructions a reference (the 32K/1M machine, callgrind).
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn write_through_word<const TRANSLATE: bool, B: Backing>(
+    cache: &mut Cache,
+    below: &mut Below<'_, B>,
+    frames: &mut FrameMemo<'_>,
+    recent: &mut MruLines<'_>,
+    mapper: &mut PageMapper,
+    hc: &HitCheck,
+    t: &mut Tally,
+    w: Word,
+    asid: Asid,
+) -> bool {
+    let Word { k, va, ln, last, slot, .. } = w;
+    let size = last - va + 1;
+    match frames.find::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid) {
+        Ok((set, way, key)) => {
+            // The write sent below needs the physical address; the line's
+            // page is mapped (its fill translated it), so this allocates
+            // nothing, as `word`'s translation would not.
+            let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return false };
+            if k == MODIFY {
+                // The read half: `probe`'s hit.
+                cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, false);
+            }
+            // The write half: `Cache::access`'s hit in a write-through level.
+            let dirty = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, false).unwrap_or(false);
+            cache.count_write_through(size);
+            below.write_through(vmlab_cache::LineRef { vaddr: va, paddr: pa.0, asid: asid.0 }, size);
+            t.pend[k] += 1;
+            t.through += 1;
+            recent.set(slot, ln, dirty);
+            true
+        }
+        Err(Some(at)) if k == STORE => {
+            match below.missed(cache, RefKind::Write, va, at.pa, asid.0, size, at.set, at.key) {
+                // Write-allocate: filled, then written through.
+                Some(dirty) => {
+                    recent.set(slot, ln, dirty);
+                    if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid.0) {
+                        frames.remember(slot, ln, at.set, way, at.key);
+                    }
+                }
+                None => recent.forget(slot, ln),
+            }
+            t.through += 1;
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 /// What the associative loop keeps between runs: the buffers of its memos
@@ -481,9 +570,15 @@ struct Absent {
 /// `MRU_SETS` entries, each a read key, then (from `MRU_LEN / 2` on) as
 /// many write keys.
 pub(crate) const MRU_LEN: usize = 2 * MRU_SETS * 2;
-/// Entries per side: the low bits of a virtually indexed top cache's set
-/// number (more sets share an entry).
-const MRU_SETS: usize = 64;
+/// Entries per side: the low bits of a top cache's set number that the
+/// virtual line fixes (more sets share an entry). 256: a physically
+/// indexed direct-mapped 8K cache of 16-byte lines on 4K pages (jm-base's
+/// shape, PIPT) has 256 sets fixed by the page offset, and with 64 entries
+/// four sets shared each, so most of its hits missed the memo and took
+/// the frame memo's longer check (`pipt-dm-8k-l2-512k`, callgrind, first
+/// 5 M references of the database trace: see docs/performance.md). Only
+/// the entries a machine's masks reach are cleared at each run.
+const MRU_SETS: usize = 256;
 /// An empty key: no word's line (at most 56 address bits) equals it.
 const NO_KEY: u64 = u64::MAX;
 
@@ -507,7 +602,16 @@ struct MruLines<'a> {
 impl<'a> MruLines<'a> {
     /// Empty but for the repeat lines of `asid`.
     fn new(keys: &'a mut [u64; MRU_LEN], mask: [u64; 2], repeat: &[RepeatLine; 2], asid: Asid) -> Self {
-        keys.fill(NO_KEY);
+        // Each side's read keys, then its write keys: the entries `at`
+        // reaches (masks are below `MRU_SETS`), not the whole memo.
+        for (side, &m) in mask.iter().enumerate() {
+            let used = (m as usize & (MRU_SETS - 1)) + 1;
+            for start in [side * MRU_SETS, side * MRU_SETS + MRU_LEN / 2] {
+                if let Some(k) = keys.get_mut(start..start + used) {
+                    k.fill(NO_KEY);
+                }
+            }
+        }
         let mut m = Self { keys, mask };
         for (slot, r) in repeat.iter().enumerate() {
             if r.asid == asid && r.line != NO_LINE.line {
@@ -877,8 +981,8 @@ pub(crate) fn fold(table: &mut [DirectOp; 256], counts: &mut [u64; 4], pending: 
 /// does not fill in place), which `word` completes with the caches
 /// themselves. Hits are counted per op in `table` (see `fold`).
 #[inline(never)]
-pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
-    b: Borrowed<'_>,
+pub(crate) fn run_virtual_direct<const UNTAGGED: bool, B: Backing>(
+    b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
     words: &[u64],
@@ -912,7 +1016,7 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
                 }
             }};
         }
-        let stop = match below.direct_lower() {
+        let stop = match B::direct_lower(&mut below) {
             // jm-base's shape: one level of direct-mapped virtual caches
             // under the top, its fills and write-backs through views too;
             // what the lower views counted (`VirtualDirectBelow::access`)
@@ -946,7 +1050,7 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool>(
         t.done[k] += 1;
         // An untagged top translates before its lookup (a homonym's page).
         if let Err(e) =
-            word::<true, UNTAGGED>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
+            word::<true, UNTAGGED, B>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
         {
             res = Err(e);
             break;
@@ -1331,9 +1435,9 @@ const REFS: [&[RefKind]; 4] =
 /// the general path would leave (the last piece's line, if still resident).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn word<const DIRECT: bool, const TRANSLATE: bool>(
+fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
     cache: &mut Cache,
-    below: &mut Below<'_>,
+    below: &mut Below<'_, B>,
     mapper: &mut PageMapper,
     hc: &HitCheck,
     pend: &mut [u64; 4],

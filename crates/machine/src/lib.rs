@@ -14,13 +14,14 @@ pub mod mapper;
 pub mod preset;
 pub mod request;
 pub mod result;
+pub mod switch;
 pub mod system;
 
 pub use compat::Compat;
 pub use config::{LevelConfig, MachineConfig, MemoryConfig, StatsConfig};
 pub use cpu::{Code, CodeFetch, Cpu};
 pub use decode_ahead::decode_ahead;
-pub use hierarchy::{Hierarchy, MemoryStats, MAX_LEVELS};
+pub use hierarchy::{Hierarchy, MemoryStats, Sink, MAX_LEVELS};
 pub use ledger::{Ledger, Mechanism, Tally};
 pub use machine::{Machine, Progress, RangeError, RunError};
 pub use mapper::{FrameAllocation, MapError, PageMapper};

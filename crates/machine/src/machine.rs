@@ -7,13 +7,14 @@
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::{Flush, FlushStats, HitCheck, LineRef, Lookup, RefKind, WriteMissPolicy};
+use vmlab_mmu::{Switch, Switched};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
 use crate::compat::Compat;
-use crate::config::MachineConfig;
+use crate::config::{LevelConfig, MachineConfig};
 use crate::decode_ahead::decode_ahead;
-use crate::hierarchy::Hierarchy;
+use crate::hierarchy::{Hierarchy, Sink, ToMemory, Under};
 use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop};
 use crate::mapper::{MapError, PageMapper};
 use crate::preset::ConfigError;
@@ -105,6 +106,11 @@ pub(crate) const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u
 /// The replayer's one CPU.
 const CPU: CpuId = CpuId(0);
 
+/// What a trace's context switch does here (`vmlab_mmu::switch`): nothing.
+/// The replayer models the hardware alone, as Dinero IV does, with no OS
+/// to flush a cache or purge a TLB; the switch is counted.
+const SWITCH: Switch = Switch::Keep;
+
 const KINDS: [AccessKind; 4] = AccessKind::ALL;
 const MODIFY: usize = AccessKind::Modify as usize;
 const IFETCH: usize = AccessKind::Ifetch as usize;
@@ -162,6 +168,9 @@ pub struct Machine {
     /// a loop or a cache; each is only counted, in `fetches_not_simulated`.
     data_only: bool,
     fetches_not_simulated: u64,
+    /// Writes to a write-through top cache that the associative loop
+    /// completed itself (`hit_loop::write_through_word`), not through `word`.
+    written_through: u64,
     /// Reused by `feed_data_only` for a block's words without its fetches.
     data_words: PackedBlock,
 }
@@ -186,8 +195,28 @@ impl Machine {
     pub fn new(config: MachineConfig) -> Result<Self, ConfigError> {
         let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
         let levels = config.levels_for_replay().map_err(err)?;
+        Self::with_levels(config, &levels)
+    }
+
+    /// The levels of `config` above its last, for a run whose last level
+    /// is simulated by a `Sink` (`feed_packed_into`): the same loops as
+    /// the whole machine's, chosen from the same top level; the results
+    /// (`result`) name these levels' caches alone, and memory is what they
+    /// sent the sink. A machine of one level is refused.
+    pub fn above_last_level(config: MachineConfig) -> Result<Self, ConfigError> {
+        let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
+        let mut levels = config.levels_for_replay().map_err(err)?;
+        if levels.len() < 2 {
+            return Err(err("a machine of one level has no level above its last".into()));
+        }
+        levels.pop();
+        Self::with_levels(config, &levels)
+    }
+
+    fn with_levels(config: MachineConfig, levels: &[LevelConfig]) -> Result<Self, ConfigError> {
+        let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
         let data_only = config.data_only();
-        let mut system = System::new(1, &levels, &[], config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
+        let mut system = System::new(1, levels, &[], config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
         let hierarchy = system.levels_mut(CPU);
         let page = config.memory.page_size;
         let frames = config.memory.size.0 / page.bytes();
@@ -290,6 +319,7 @@ impl Machine {
             min_line,
             data_only,
             fetches_not_simulated: 0,
+            written_through: 0,
             data_words: PackedBlock::default(),
         })
     }
@@ -329,6 +359,13 @@ impl Machine {
             HitLoop::VirtualDirect(_) => "virtual-direct",
             HitLoop::Assoc(_) => "associative",
         }
+    }
+
+    /// How many writes to a write-through top cache (one line each) the
+    /// associative loop completed in place rather than through the general
+    /// steps: a diagnostic, so tests can assert that path is taken.
+    pub fn writes_through_in_loop(&self) -> u64 {
+        self.written_through
     }
 
     /// The instruction fetches a source may drop from the blocks it hands
@@ -412,17 +449,25 @@ impl Machine {
     /// translation). A piece that hits and sends nothing down is finished at
     /// the top level; any other walks the hierarchy.
     #[inline(always)]
-    fn reference(&mut self, kind: RefKind, slot: usize, shift: u32, a: &Access) -> Result<(), MapError> {
+    fn reference<U: Under + ?Sized>(
+        &mut self,
+        kind: RefKind,
+        slot: usize,
+        shift: u32,
+        a: &Access,
+        under: &mut U,
+    ) -> Result<(), MapError> {
         let va = a.addr.0;
         let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
         if last >> shift == va >> shift {
-            return self.piece(kind, slot, shift, a.asid, va, last - va + 1);
+            return self.piece(kind, slot, shift, a.asid, va, last - va + 1, under);
         }
-        self.reference_split(kind, slot, shift, a.asid, va, last)
+        self.reference_split(kind, slot, shift, a.asid, va, last, under)
     }
 
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn reference_split(
+    fn reference_split<U: Under + ?Sized>(
         &mut self,
         kind: RefKind,
         slot: usize,
@@ -430,6 +475,7 @@ impl Machine {
         asid: Asid,
         mut va: u64,
         last: u64,
+        under: &mut U,
     ) -> Result<(), MapError> {
         // The first piece may repeat the cache's last line (an instruction
         // straddling into the next line, say): then it is a repeat hit, as in
@@ -445,7 +491,7 @@ impl Machine {
         loop {
             let ln = va >> shift;
             let piece_last = last.min(((ln + 1) << shift).wrapping_sub(1));
-            self.piece(kind, slot, shift, asid, va, piece_last - va + 1)?;
+            self.piece(kind, slot, shift, asid, va, piece_last - va + 1, under)?;
             if piece_last >= last {
                 return Ok(());
             }
@@ -454,8 +500,9 @@ impl Machine {
     }
 
     /// One access within one top-level line.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn piece(
+    fn piece<U: Under + ?Sized>(
         &mut self,
         kind: RefKind,
         slot: usize,
@@ -463,6 +510,7 @@ impl Machine {
         asid: Asid,
         va: u64,
         size: u64,
+        under: &mut U,
     ) -> Result<(), MapError> {
         let needs_translation = self.top_needs_translation[kind as usize];
         let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
@@ -470,7 +518,7 @@ impl Machine {
         let ln = va >> shift;
         let line = match self.system.levels_mut(CPU).top_mut(kind).lookup(r, kind) {
             Lookup::Hit(dirty) => RepeatLine { line: ln, asid, dirty },
-            look => self.piece_below(look, kind, asid, va, pa, needs_translation, size, ln)?,
+            look => self.piece_below(look, kind, asid, va, pa, needs_translation, size, ln, under)?,
         };
         self.repeat[slot] = if kind == RefKind::Write && self.write_breaks_repeat { NO_LINE } else { line };
         Ok(())
@@ -480,7 +528,7 @@ impl Machine {
     /// done yet, then the access with everything it causes below.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn piece_below(
+    fn piece_below<U: Under + ?Sized>(
         &mut self,
         look: Lookup,
         kind: RefKind,
@@ -490,16 +538,19 @@ impl Machine {
         needs_translation: bool,
         size: u64,
         ln: u64,
+        under: &mut U,
     ) -> Result<RepeatLine, MapError> {
         if !needs_translation {
             pa = self.mapper.translate(asid, VirtAddr(va))?.0;
         }
         let resident_dirty = match look {
-            Lookup::Miss { set, key } => self.system.levels_mut(CPU).top_missed(kind, va, pa, asid.0, size, set, key),
+            Lookup::Miss { set, key } => {
+                self.system.levels_mut(CPU).top_missed(under, kind, va, pa, asid.0, size, set, key)
+            }
             // A write to a write-through top level: the public path.
             _ => {
                 let req = Request::new(kind, VirtAddr(va), PhysAddr(pa), asid, size);
-                self.system.levels_mut(CPU).request(0, req).last.resident_dirty
+                self.system.levels_mut(CPU).over(|m| under.backing(m)).serve(0, req).last.resident_dirty
             }
         };
         Ok(match resident_dirty {
@@ -509,12 +560,12 @@ impl Machine {
     }
 
     #[inline(always)]
-    fn access_slow(&mut self, a: &Access) -> Result<(), MapError> {
+    fn access_slow<U: Under + ?Sized>(&mut self, a: &Access, under: &mut U) -> Result<(), MapError> {
         if self.compat.counts_whole_references() {
-            return self.access_whole(a);
+            return self.access_whole(a, under);
         }
         let k = a.kind as usize & 3;
-        self.access_general(k, self.slot_of[k], self.shift_of[k], a)
+        self.access_general(k, self.slot_of[k], self.shift_of[k], a, under)
     }
 
     /// One reference under Cachegrind's rules (`--compat cachegrind`,
@@ -532,7 +583,7 @@ impl Machine {
     /// line there if it is resident: the most recent of its set, so the
     /// next reference wholly within it is a hit that changes no state
     /// (`feed_general` only counts it; no dirty bit matters under this mode).
-    fn access_whole(&mut self, a: &Access) -> Result<(), MapError> {
+    fn access_whole<U: Under + ?Sized>(&mut self, a: &Access, under: &mut U) -> Result<(), MapError> {
         // A modify is its first request alone, a read.
         let kind = FIRST_KIND[a.kind as usize & 3];
         let size = u64::from(a.size.max(1));
@@ -578,17 +629,17 @@ impl Machine {
                 return Ok(());
             }
         }
-        let memory = self.system.levels_mut(CPU).memory_mut();
-        if write {
-            memory.write(size);
-        } else {
-            memory.read(size);
-        }
+        let r = LineRef { vaddr: va, paddr: pa_first, asid: a.asid.0 };
+        self.system.levels_mut(CPU).over(|m| under.backing(m)).beyond(kind, r, size);
         Ok(())
     }
 
     /// Applies one event.
     pub fn step(&mut self, ev: &Event) -> Result<(), MapError> {
+        self.step_over(ev, &mut ToMemory)
+    }
+
+    fn step_over<U: Under + ?Sized>(&mut self, ev: &Event, under: &mut U) -> Result<(), MapError> {
         match ev {
             Event::Access(a) if self.data_only && a.kind == AccessKind::Ifetch => {
                 self.access_counts[a.kind as usize] += 1;
@@ -597,21 +648,27 @@ impl Machine {
             }
             Event::Access(a) => {
                 self.access_counts[a.kind as usize] += 1;
-                self.access_slow(a)
+                self.access_slow(a, under)
             }
             Event::ContextSwitch(_) => {
                 self.context_switches += 1;
+                let Ok(done) = SWITCH.apply(&mut self.system.on(CPU));
+                if done != Switched::default() {
+                    self.forget_repeats();
+                }
                 Ok(())
             }
             Event::FlushAll => {
                 self.flushes += 1;
                 self.forget_repeats();
+                let levels = self.system.levels_mut(CPU);
                 if self.compat.copies_back() {
                     // Dinero's `-flushcount` flush: a copy-back down the
                     // data side, then every cache invalidated (found clean).
-                    self.system.levels_mut(CPU).copy_back_all();
+                    levels.over(|m| under.backing(m)).copy_back_all();
                 }
-                self.system.levels_mut(CPU).flush_all(Flush::WriteBack);
+                levels.over(|m| under.backing(m)).flush_all(Flush::WriteBack);
+                under.flushed();
                 Ok(())
             }
             // Markers for the OS models; no cache sees them.
@@ -644,6 +701,33 @@ impl Machine {
     /// that dropped fetches under a rule this machine does not allow
     /// (`fetch_skip`, `allows`) is refused before anything is applied.
     pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        self.feed_block(block, origin, first, &mut ToMemory)
+    }
+
+    /// `feed_packed` for a machine whose last level's requests go to
+    /// `sink` instead of memory (`above_last_level`): the same loops,
+    /// with what reaches memory counted there (`Hierarchy::memory`) and
+    /// handed to `sink`, and after a flush marker has flushed every level,
+    /// `Sink::flush_all`. The other methods that flush (`flush_all`,
+    /// `flush_virtual_range`, `finish` under Dinero's rules) still write
+    /// to memory alone.
+    pub fn feed_packed_into<S: Sink + ?Sized>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+        sink: &mut S,
+    ) -> Result<(), RunError> {
+        self.feed_block(block, origin, first, sink)
+    }
+
+    fn feed_block<U: Under + ?Sized>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+        under: &mut U,
+    ) -> Result<(), RunError> {
         if block.skipped > 0 && !self.allows(block.fetch_skip) {
             return Err(RunError::FetchSkip {
                 trace: origin.to_string(),
@@ -654,9 +738,9 @@ impl Machine {
             });
         }
         if self.data_only {
-            return self.feed_data_only(block, origin, first);
+            return self.feed_data_only(block, origin, first, under);
         }
-        self.feed_words(block, origin, first)?;
+        self.feed_words(block, origin, first, under)?;
         // Hits on the most recent line of their set: only counters move
         // (`settle` adds `pending` to the top instruction cache's).
         self.access_counts[IFETCH] += block.skipped;
@@ -670,7 +754,13 @@ impl Machine {
     /// has no instruction side to serve. An escape word stays in place, so
     /// `extra` is the block's own; a failing word is named by its place in
     /// the whole block.
-    fn feed_data_only(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+    fn feed_data_only<U: Under + ?Sized>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+        under: &mut U,
+    ) -> Result<(), RunError> {
         let is_data = |ops: &[OpInfo; 256], w: u64| {
             let info = &ops[(w >> ADDR_BITS) as u8 as usize];
             info.escape || info.k != 0
@@ -684,7 +774,7 @@ impl Machine {
         let fetches = block.skipped + (block.words.len() - data.words.len()) as u64;
         self.access_counts[IFETCH] += fetches;
         self.fetches_not_simulated += fetches;
-        let res = self.feed_words(&data, origin, first).map_err(|e| match e {
+        let res = self.feed_words(&data, origin, first, under).map_err(|e| match e {
             RunError::Memory { trace, event, dropped, source } => {
                 let kept = (event - first) as usize;
                 let word = block
@@ -703,21 +793,27 @@ impl Machine {
     }
 
     /// The words of a block, through the loop `HitLoop` chose.
-    fn feed_words(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+    fn feed_words<U: Under + ?Sized>(
+        &mut self,
+        block: &PackedBlock,
+        origin: &str,
+        first: u64,
+        under: &mut U,
+    ) -> Result<(), RunError> {
         if self.compat.counts_whole_references() {
-            return self.feed_general::<true>(block, origin, first);
+            return self.feed_general::<true, U>(block, origin, first, under);
         }
         match self.hit_loop {
-            HitLoop::General => self.feed_general::<false>(block, origin, first),
+            HitLoop::General => self.feed_general::<false, U>(block, origin, first, under),
             HitLoop::Assoc(c) if c[0].needs_translation() || c[1].needs_translation() => {
-                self.feed_inline::<false, true>(block, origin, first, c)
+                self.feed_inline::<false, true, U>(block, origin, first, c, under)
             }
-            HitLoop::Assoc(c) => self.feed_inline::<false, false>(block, origin, first, c),
+            HitLoop::Assoc(c) => self.feed_inline::<false, false, U>(block, origin, first, c, under),
             // Without ASID tags a top's homonyms are translated first.
             HitLoop::VirtualDirect(c) if c[0].needs_translation() || c[1].needs_translation() => {
-                self.feed_inline::<true, true>(block, origin, first, c)
+                self.feed_inline::<true, true, U>(block, origin, first, c, under)
             }
-            HitLoop::VirtualDirect(c) => self.feed_inline::<true, false>(block, origin, first, c),
+            HitLoop::VirtualDirect(c) => self.feed_inline::<true, false, U>(block, origin, first, c, under),
         }
     }
 
@@ -725,7 +821,8 @@ impl Machine {
     /// address space it leaves current.
     #[cold]
     #[inline(never)]
-    fn escape(
+    #[allow(clippy::too_many_arguments)]
+    fn escape<U: Under + ?Sized>(
         &mut self,
         extra: &mut std::slice::Iter<'_, Event>,
         block: &PackedBlock,
@@ -733,6 +830,7 @@ impl Machine {
         origin: &str,
         first: u64,
         asid: Asid,
+        under: &mut U,
     ) -> Result<Asid, RunError> {
         let Some(ev) = extra.next() else {
             return Err(RunError::Trace(TraceError::new(
@@ -742,7 +840,7 @@ impl Machine {
             )));
         };
         let asid = Asid(vmlab_trace::vmt::packed::asid_after(ev, asid.0));
-        self.step(ev).map_err(|source| RunError::memory(origin, block, first, i, source))?;
+        self.step_over(ev, under).map_err(|source| RunError::memory(origin, block, first, i, source))?;
         Ok(asid)
     }
 
@@ -753,11 +851,12 @@ impl Machine {
     /// is any reference wholly within that line, a write too (no line is
     /// dirty under that mode), counted as its one request (a modify as a
     /// read, not the read and write `pending` counts for it otherwise).
-    fn feed_general<const WHOLE: bool>(
+    fn feed_general<const WHOLE: bool, U: Under + ?Sized>(
         &mut self,
         block: &PackedBlock,
         origin: &str,
         first: u64,
+        under: &mut U,
     ) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
@@ -766,7 +865,7 @@ impl Machine {
             // Indexed by the top byte: no bounds check.
             let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
             if info.escape {
-                asid = self.escape(&mut extra, block, i, origin, first, asid)?;
+                asid = self.escape(&mut extra, block, i, origin, first, asid, under)?;
                 continue;
             };
             // Masks that keep the indexes provably in range (they already are).
@@ -791,9 +890,9 @@ impl Machine {
             }
             let a = Access { kind: KINDS[k], size: info.size, addr: VirtAddr(va), asid };
             if WHOLE {
-                self.access_whole(&a).map_err(|e| err(i, e))?;
+                self.access_whole(&a, under).map_err(|e| err(i, e))?;
             } else {
-                self.access_general(k, slot, shift, &a).map_err(|e| err(i, e))?;
+                self.access_general(k, slot, shift, &a, under).map_err(|e| err(i, e))?;
             }
         }
         Ok(())
@@ -801,10 +900,17 @@ impl Machine {
 
     /// One access through the general path (both references of a modify).
     #[inline(always)]
-    fn access_general(&mut self, k: usize, slot: usize, shift: u32, a: &Access) -> Result<(), MapError> {
-        self.reference(FIRST_KIND[k], slot, shift, a)?;
+    fn access_general<U: Under + ?Sized>(
+        &mut self,
+        k: usize,
+        slot: usize,
+        shift: u32,
+        a: &Access,
+        under: &mut U,
+    ) -> Result<(), MapError> {
+        self.reference(FIRST_KIND[k], slot, shift, a, under)?;
         if k == MODIFY {
-            self.reference(RefKind::Write, slot, shift, a)?;
+            self.reference(RefKind::Write, slot, shift, a, under)?;
         }
         Ok(())
     }
@@ -815,19 +921,20 @@ impl Machine {
     /// through the general path. With `DIRECT` there is no repeat
     /// line: `repeat` is emptied after each general word, so the general
     /// path's own repeat test never sees a stale line.
-    fn feed_inline<const DIRECT: bool, const TRANSLATE: bool>(
+    fn feed_inline<const DIRECT: bool, const TRANSLATE: bool, U: Under + ?Sized>(
         &mut self,
         block: &PackedBlock,
         origin: &str,
         first: u64,
         checks: [HitCheck; 2],
+        under: &mut U,
     ) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
         let words = &block.words[..];
         let mut i = 0;
         loop {
-            let (top, below) = self.system.levels_mut(CPU).split_top();
+            let (top, below) = self.system.levels_mut(CPU).split_top_over(|m| under.backing(m));
             let borrowed = Borrowed {
                 top,
                 below,
@@ -837,11 +944,12 @@ impl Machine {
                 repeat: &mut self.repeat,
                 mru: &mut self.mru,
                 set_lines: &mut self.set_lines,
+                written_through: &mut self.written_through,
             };
             let run = match (DIRECT, TRANSLATE) {
-                (true, false) => hit_loop::run_virtual_direct::<false>,
-                (true, true) => hit_loop::run_virtual_direct::<true>,
-                (false, _) => hit_loop::run::<TRANSLATE>,
+                (true, false) => hit_loop::run_virtual_direct::<false, _>,
+                (true, true) => hit_loop::run_virtual_direct::<true, _>,
+                (false, _) => hit_loop::run::<TRANSLATE, _>,
             };
             let (stop, res) = run(borrowed, &self.ops, &mut self.direct_ops, words, i, asid, checks);
             i = stop;
@@ -850,7 +958,7 @@ impl Machine {
                 return Ok(());
             }
             // `run` stops only at an escape.
-            asid = self.escape(&mut extra, block, i, origin, first, asid)?;
+            asid = self.escape(&mut extra, block, i, origin, first, asid, under)?;
             if DIRECT {
                 self.repeat = [NO_LINE; 2];
             }

@@ -152,6 +152,10 @@ impl OnCpu<'_> {
         self.cpu
     }
 
+    pub(crate) fn cpu_ref(&self) -> &Cpu {
+        self.cpu
+    }
+
     pub fn ledger(&mut self) -> &mut Ledger {
         self.cpu.ledger_mut()
     }

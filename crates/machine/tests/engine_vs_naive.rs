@@ -135,6 +135,17 @@ fn check(
     share: bool,
     classify: bool,
 ) -> Result<&'static str, TestCaseError> {
+    Ok(check_machine(page, tiers, raw, share, classify)?.inner_loop())
+}
+
+/// `check`, returning the engine's machine after the run.
+fn check_machine(
+    page: u64,
+    tiers: &[TierShape],
+    raw: Vec<(Event, u64)>,
+    share: bool,
+    classify: bool,
+) -> Result<Machine, TestCaseError> {
     // Runs of nearby references, as real code makes, so the engine's
     // repeat-line shortcut is exercised: each event is followed by up to
     // three more of a random kind a few bytes further on.
@@ -168,7 +179,7 @@ fn check(
         }
         equals_public(&r, &p)?;
     }
-    Ok(m.inner_loop())
+    Ok(m)
 }
 
 /// Every cache counter, memory and the pages mapped of the engine's result
@@ -948,5 +959,121 @@ proptest! {
         dropped in any::<bool>(),
     ) {
         check_data_only(page, i, d, below, raw, dropped)?;
+    }
+}
+
+/// A write-through top cache whose hits are found with the physical
+/// address (VIPT, PIPT or VIVT without ASID tags), of any associativity,
+/// replacement and write-miss policy (`fast_top_cache`).
+fn write_through_top_cache(page: u64) -> impl Strategy<Value = CacheConfig> {
+    (fast_top_cache(page), prop::sample::select(vec![Indexing::Vivt, Indexing::Vipt, Indexing::Pipt])).prop_map(
+        |(mut c, indexing)| {
+            c.write = WritePolicy::WriteThrough;
+            c.indexing = indexing;
+            c.asid_tags = false;
+            c
+        },
+    )
+}
+
+/// Aligned 4-byte references of one address space (each within one line
+/// of any cache here, none an escape), over a few regions.
+fn aligned_event_strategy() -> impl Strategy<Value = Event> {
+    (0u8..4, 0u64..512).prop_map(|(k, a)| {
+        let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
+        Event::access(kind, ((a % 4) << 20) + (a & !3), 4, 0)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+    ))]
+
+    /// A write-through top (its data side, or the unified cache) over any
+    /// lower tiers: every counter equals the naive simulator's and the
+    /// public path's, and the associative loop completes every store
+    /// itself (`Machine::writes_through_in_loop`: a hit at the frame
+    /// memo's frame, a miss through `Below::missed`), and a modify's hit,
+    /// never a modify's miss (its read allocates first: left to `word`).
+    #[test]
+    fn write_through_writes_complete_in_the_loop(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in prop_oneof![
+            write_through_top_cache(256).prop_map(TierShape::Unified),
+            (fast_top_cache(256), write_through_top_cache(256)).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=2),
+        events in prop::collection::vec(aligned_event_strategy(), 1..300),
+        share in any::<bool>(),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let raw = events.iter().map(|&e| (e, 0)).collect();
+        let m = check_machine(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(m.inner_loop(), "associative");
+        let count = |k: AccessKind| events.iter().filter(|e| matches!(e, Event::Access(a) if a.kind == k)).count() as u64;
+        let (stores, modifies) = (count(AccessKind::Store), count(AccessKind::Modify));
+        let through = m.writes_through_in_loop();
+        prop_assert!(through >= stores && through <= stores + modifies, "{through} of {stores} stores, {modifies} modifies");
+    }
+}
+
+/// A physically indexed top cache of many sets (256-1024, lines of 8 or
+/// 16 bytes, one or two ways): on 4K pages up to 256 sets are fixed by the
+/// page offset, so the memo of most recent lines (`hit_loop::MruLines`)
+/// uses all its 256 entries a side.
+fn wide_top_cache() -> impl Strategy<Value = CacheConfig> {
+    (
+        prop::sample::select(vec![8u64, 16]),
+        prop::sample::select(vec![256u64, 512, 1024]),
+        prop::sample::select(vec![1u32, 2]),
+        prop::sample::select(vec![Indexing::Vipt, Indexing::Pipt]),
+        prop::sample::select(vec![Replacement::Lru, Replacement::TreePlru, Replacement::Fifo]),
+        any::<bool>(),
+    )
+        .prop_map(|(line, sets, ways, indexing, replacement, wb)| {
+            let mut c = CacheConfig::simple(line * sets * u64::from(ways), line, ways);
+            c.indexing = indexing;
+            c.replacement = replacement;
+            c.write = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
+            c
+        })
+}
+
+/// References over three pages in each of three distant regions, so lines
+/// of one memo entry and of one set conflict, and now and then a flush
+/// (an escape: the next run starts with a cleared memo).
+fn wide_event_strategy() -> impl Strategy<Value = Event> {
+    prop_oneof![
+        60 => (0u8..4, 0u64..3 * 12288, 0usize..4).prop_map(|(k, a, s)| {
+            let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
+            Event::access(kind, ((a / 12288) << 20) + a % 12288, [1, 2, 4, 8][s], 0)
+        }),
+        1 => Just(Event::FlushAll),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+    ))]
+
+    /// The associative loop on physically indexed tops whose memo groups
+    /// reach past 64 sets (jm-base's shape PIPT has 256 on 4K pages):
+    /// every counter against the naive simulator and the public path.
+    #[test]
+    fn wide_memo_groups_equal_naive_reference(
+        top in prop_oneof![
+            wide_top_cache().prop_map(TierShape::Unified),
+            (wide_top_cache(), wide_top_cache()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop::collection::vec(tier_strategy(256), 0..=1),
+        raw in prop::collection::vec((wide_event_strategy(), 0u64..4), 1..600),
+    ) {
+        let mut tiers = vec![top];
+        tiers.extend(below);
+        let inner = check(4096, &tiers, raw, false, false)?;
+        prop_assert_eq!(inner, "associative");
     }
 }

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, VirtAddr};
 
+use crate::switch::Switch;
 use crate::tlb::{Slot, Tlb, TlbConfig, TlbEntry, TlbError, TlbStats};
 
 /// Instruction side or data side.
@@ -147,18 +148,15 @@ impl TlbSet {
         self.micro.is_none() && self.main.iter().all(|t| t.config().replacement != crate::tlb::TlbReplacement::Lru)
     }
 
-    /// The purge an untagged TLB needs on a context switch: every
-    /// non-global entry of every level without ASID tags.
-    pub fn purge_untagged(&mut self) {
-        for t in self.all_mut() {
-            if !t.config().asid_tags {
-                t.purge_asid(Asid(0));
-            }
-        }
+    /// Every TLB of the set, main ones first.
+    pub fn all_mut(&mut self) -> impl Iterator<Item = &mut Tlb> {
+        self.main.iter_mut().chain(self.micro.iter_mut().flatten())
     }
 
-    fn all_mut(&mut self) -> impl Iterator<Item = &mut Tlb> {
-        self.main.iter_mut().chain(self.micro.iter_mut().flatten())
+    /// What context switch `rule` drops, from every level; returns how
+    /// many entries.
+    pub fn purge(&mut self, rule: Switch) -> u64 {
+        self.all_mut().map(|t| rule.purge(t)).sum()
     }
 
     /// Every TLB's statistics by name.
@@ -241,7 +239,7 @@ mod tests {
         let untagged = TlbConfig { asid_tags: false, ..tlb(4) };
         let mut s = TlbSet::new(TlbLayout::Unified(tlb(4)), Some((untagged.clone(), untagged))).unwrap();
         s.insert(Side::D, entry(1, 0x1000, 0, 4096), Slot::Normal).unwrap();
-        s.purge_untagged();
+        s.purge(Switch::Untagged);
         // The tagged main TLB keeps it; the untagged micro-TLB lost it.
         assert!(s.lookup(Side::D, Asid(1), VirtAddr(0x1000)).unwrap().is_some());
         let st = s.stats();

@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_mmu::tlb::Assoc;
-use vmlab_mmu::{Side, Slot, Tlb, TlbConfig, TlbEntry, TlbLayout, TlbReplacement, TlbSet};
+use vmlab_mmu::{Side, Slot, Switch, Tlb, TlbConfig, TlbEntry, TlbLayout, TlbReplacement, TlbSet};
 
 /// The entry the operations insert: page `v` of `a` to a frame derived from it.
 fn entry(a: u32, v: u64, size: u64, global: bool) -> TlbEntry {
@@ -175,8 +175,8 @@ proptest! {
                     plain.insert(side(d), entry(a, v, 4096, g), slot).unwrap();
                 }
                 SetOp::PurgeUntagged => {
-                    fast.purge_untagged();
-                    plain.purge_untagged();
+                    fast.purge(Switch::Untagged);
+                    plain.purge(Switch::Untagged);
                 }
             }
             prop_assert_eq!(fast.stats(), plain.stats());

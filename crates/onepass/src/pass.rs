@@ -1,13 +1,17 @@
 //! One pass over a trace for every configuration of a sweep (`plan.rs`
-//! says which configurations may share one). The levels above the swept
-//! cache, and its sibling in a split last level, are the engine's own
-//! `Cache`s, simulated once; the swept cache is a `SweptLevel`. Requests
-//! move between them by the hierarchy's rules (docs/reference-semantics.md,
-//! `vmlab_machine::hierarchy`): a reference is split into lines of the top
-//! level; a miss fetches the whole line below (an instruction miss's fill
-//! stays a fetch), then the write-through, then the dirty victim's
-//! write-back, each split into lines of the level it reaches; below the
-//! last level is memory, which counts.
+//! says which configurations may share one). The swept cache is in the
+//! last level (`LastLevel`: the swept `Level`, exact or sampled, and its fixed sibling in a
+//! split level, an engine `Cache`); memory lies below it. The levels
+//! above it run once, as a `vmlab_machine::Machine` of those levels
+//! (`Machine::above_last_level`), with the loops a run of the whole machine
+//! takes, and hand the last level what would reach it
+//! (`Machine::feed_packed_into`, the last level a `Sink`). A machine of
+//! one level has nothing above: the pass walks the last level itself
+//! (`piece`). Requests move by the hierarchy's rules
+//! (docs/reference-semantics.md, `vmlab_machine::hierarchy`): a request is
+//! split into lines of the level it reaches; a miss fetches the whole line
+//! below (an instruction miss's fill stays a fetch), then the
+//! write-through, then the dirty victim's write-back; memory counts.
 //!
 //! Every configuration's `RunResult` equals `Machine::run`'s
 //! (tests/onepass_vs_machine.rs), counter for counter.
@@ -17,15 +21,16 @@ use vmlab_cache::{Cache, Flush, LineRef, Lookup, Outcome, RefKind};
 use vmlab_machine::config::LevelConfig;
 use vmlab_machine::mapper::{MapError, PageMapper};
 use vmlab_machine::{
-    decode_ahead, Compat, EventCounts, LevelResult, MachineConfig, MemoryStats, Progress, RunError, RunResult,
+    decode_ahead, Compat, EventCounts, LevelResult, Machine, MachineConfig, MemoryStats, Progress, RunError, RunResult,
+    Sink,
 };
 use vmlab_trace::vmt::packed::{asid_after, ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
 
 use crate::plan::{pass_key, refusal};
-use crate::stacks::SweptLevel;
+use crate::shards::{Level, Sampling};
 
-/// A cache of the machine: one simulated once, or the swept one.
+/// A cache of the last level: one simulated once, or the swept one.
 #[derive(Debug)]
 enum Slot {
     Fixed(Box<Cache>),
@@ -45,6 +50,103 @@ impl Tier {
             Tier::Split { i, .. } if kind == RefKind::Ifetch => i,
             Tier::Split { d, .. } => d,
         }
+    }
+
+    fn slots(&self) -> Vec<&Slot> {
+        match self {
+            Tier::Unified(s) => vec![s],
+            Tier::Split { i, d } => vec![i, d],
+        }
+    }
+}
+
+/// The last level, in every configuration, over memory.
+#[derive(Debug)]
+struct LastLevel {
+    tier: Tier,
+    swept: Level,
+    /// What the fixed cache of the last level sent to memory.
+    memory: MemoryStats,
+}
+
+impl LastLevel {
+    fn line_of(&mut self, kind: RefKind) -> u64 {
+        match self.tier.serving(kind) {
+            Slot::Fixed(c) => c.line_bytes(),
+            Slot::Swept => self.swept.line_bytes(),
+        }
+    }
+
+    /// A request of `size` bytes (within one page), one access per line.
+    fn reach(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        let line = self.line_of(kind);
+        let end = va + size;
+        let mut a = va;
+        while a < end {
+            let chunk = ((a & !(line - 1)) + line).min(end) - a;
+            self.access_line(kind, a, pa + (a - va), asid, chunk);
+            a += chunk;
+        }
+    }
+
+    /// One access within one line, with what it sends to memory.
+    fn access_line(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        match self.tier.serving(kind) {
+            Slot::Swept => self.swept.access(kind, va, pa, asid, size),
+            Slot::Fixed(c) => {
+                let out = c.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size);
+                let line = c.line_bytes();
+                self.memory.send(&out, size, line);
+            }
+        }
+    }
+
+    /// Writes back and invalidates the level (its dirty lines to memory).
+    fn flush(&mut self) {
+        let slots: Vec<&mut Slot> = match &mut self.tier {
+            Tier::Unified(s) => vec![s],
+            Tier::Split { i, d } => vec![i, d],
+        };
+        for s in slots {
+            match s {
+                Slot::Fixed(c) => {
+                    let (_, lines) = c.flush_all(Flush::WriteBack);
+                    for _ in lines {
+                        self.memory.write(c.line_bytes());
+                    }
+                }
+                Slot::Swept => self.swept.flush(),
+            }
+        }
+    }
+}
+
+/// What an outcome of a last-level cache sends to memory, in `Outcome`'s order.
+trait SendDown {
+    fn send(&mut self, out: &Outcome, size: u64, line: u64);
+}
+
+impl SendDown for MemoryStats {
+    fn send(&mut self, out: &Outcome, size: u64, line: u64) {
+        if out.fetch {
+            self.read(line);
+        }
+        if out.write_through {
+            self.write(size);
+        }
+        if out.writeback.is_some() {
+            self.write(line);
+        }
+    }
+}
+
+impl Sink for LastLevel {
+    fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64) {
+        self.reach(kind, r.vaddr, r.paddr, r.asid, bytes);
+    }
+
+    fn flush_all(&mut self) {
+        self.flush();
     }
 }
 
@@ -73,13 +175,14 @@ pub struct Refused {
 pub struct OnePass {
     configs: Vec<MachineConfig>,
     swept_name: String,
-    tiers: Vec<Tier>,
-    /// Cache names per tier, as `Hierarchy::caches` orders them.
-    names: Vec<Vec<String>>,
-    swept: SweptLevel,
+    /// The levels above the last, if any: they feed `last` through
+    /// their own loops and translate with their own mapper.
+    above: Option<Box<Machine>>,
+    last: LastLevel,
+    /// Cache names of the last level, I before D.
+    names: Vec<String>,
+    /// The rest is for a machine of one level, which the pass walks itself.
     mapper: PageMapper,
-    /// What the fixed caches of the last level sent to memory.
-    memory: MemoryStats,
     access_counts: [u64; 4],
     context_switches: u64,
     flushes: u64,
@@ -93,6 +196,12 @@ pub struct OnePass {
 impl OnePass {
     /// A pass for `configs`, sweeping the cache named `swept`.
     pub fn new(configs: Vec<MachineConfig>, swept: &str) -> Result<Self, Refused> {
+        Self::sampled(configs, swept, None)
+    }
+
+    /// The same, the swept cache simulated exactly (`None`) or sampled
+    /// (`shards.rs`).
+    pub fn sampled(configs: Vec<MachineConfig>, swept: &str, sampling: Option<Sampling>) -> Result<Self, Refused> {
         let refuse = |c: &MachineConfig, reason: String| Refused { name: c.name.clone(), swept: swept.into(), reason };
         let first = configs.first().ok_or_else(|| Refused {
             name: String::new(),
@@ -116,7 +225,7 @@ impl OnePass {
             })
         };
         let swept_configs: Vec<_> = configs.iter().map(cache_of).collect();
-        let level = SweptLevel::new(&swept_configs).map_err(|r| refuse(first, r))?;
+        let level = Level::new(&swept_configs, sampling).map_err(|r| refuse(first, r))?;
         let level_configs = first.levels().map_err(|r| refuse(first, r))?;
         let build = |name: &str, c: &vmlab_cache::CacheConfig| -> Result<Slot, Refused> {
             if name == swept {
@@ -126,31 +235,30 @@ impl OnePass {
                 .map(|c| Slot::Fixed(Box::new(c)))
                 .map_err(|e| refuse(first, format!("[{name}]: {e}")))
         };
-        let mut tiers = Vec::new();
-        let mut names = Vec::new();
-        for t in &level_configs {
-            match t {
-                LevelConfig::Unified { name, cache } => {
-                    tiers.push(Tier::Unified(build(name, cache)?));
-                    names.push(vec![name.clone()]);
-                }
-                LevelConfig::Split { i_name, i, d_name, d } => {
-                    tiers.push(Tier::Split { i: build(i_name, i)?, d: build(d_name, d)? });
-                    names.push(vec![i_name.clone(), d_name.clone()]);
-                }
+        // `refusal` has checked the swept cache is in the last level.
+        let (tier, names) = match level_configs.last() {
+            Some(LevelConfig::Unified { name, cache }) => (Tier::Unified(build(name, cache)?), vec![name.clone()]),
+            Some(LevelConfig::Split { i_name, i, d_name, d }) => {
+                (Tier::Split { i: build(i_name, i)?, d: build(d_name, d)? }, vec![i_name.clone(), d_name.clone()])
             }
-        }
+            None => return Err(refuse(first, "no levels".into())),
+        };
+        let above = if level_configs.len() > 1 {
+            let m = Machine::above_last_level(first.clone()).map_err(|e| refuse(first, e.to_string()))?;
+            Some(Box::new(m))
+        } else {
+            None
+        };
         let page = first.memory.page_size;
         let frames = first.memory.size.0 / page.bytes();
         let mapper = PageMapper::new(page, frames, first.memory.allocation, first.colours(), first.memory.seed);
-        let unified_top = matches!(tiers.first(), Some(Tier::Unified(_)));
+        let unified_top = matches!(tier, Tier::Unified(_));
         let mut pass = Self {
             swept_name: swept.to_string(),
-            tiers,
+            above,
+            last: LastLevel { tier, swept: level, memory: MemoryStats::default() },
             names,
-            swept: level,
             mapper,
-            memory: MemoryStats::default(),
             access_counts: [0; 4],
             context_switches: 0,
             flushes: 0,
@@ -160,8 +268,11 @@ impl OnePass {
             fetch_skip: FetchSkip { line_shift: 0, across_data: !unified_top },
             configs,
         };
-        pass.top_shift = [RefKind::Ifetch, RefKind::Read].map(|k| pass.line_of(0, k).trailing_zeros());
+        pass.top_shift = [RefKind::Ifetch, RefKind::Read].map(|k| pass.last.line_of(k).trailing_zeros());
         pass.fetch_skip.line_shift = pass.top_shift[0];
+        if let Some(fs) = pass.above.as_ref().and_then(|m| m.fetch_skip()) {
+            pass.fetch_skip = fs;
+        }
         Ok(pass)
     }
 
@@ -170,60 +281,16 @@ impl OnePass {
         &self.swept_name
     }
 
-    fn line_of(&mut self, t: usize, kind: RefKind) -> u64 {
-        match self.tiers[t].serving(kind) {
-            Slot::Fixed(c) => c.line_bytes(),
-            Slot::Swept => self.swept.line_bytes(),
-        }
+    /// The inner loop the levels above the swept one run
+    /// (`Machine::inner_loop`), or `one-level` when there are none and
+    /// the pass walks the swept level itself.
+    pub fn inner_loop(&self) -> &'static str {
+        self.above.as_ref().map_or("one-level", |m| m.inner_loop())
     }
 
-    /// A request of `size` bytes (within one page) to tier `t`; tier
-    /// `tiers.len()` is memory.
-    fn request(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
-        if t == self.tiers.len() {
-            if kind == RefKind::Write {
-                self.memory.write(size);
-            } else {
-                self.memory.read(size);
-            }
-            return;
-        }
-        let line = self.line_of(t, kind);
-        let end = va + size;
-        let mut a = va;
-        while a < end {
-            let chunk = ((a & !(line - 1)) + line).min(end) - a;
-            self.access_line(t, kind, a, pa + (a - va), asid, chunk);
-            a += chunk;
-        }
-    }
-
-    /// One access within one line of tier `t`, with what it sends below.
-    fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
-        let out = match self.tiers[t].serving(kind) {
-            Slot::Swept => {
-                self.swept.access(kind, va, pa, asid, size);
-                return;
-            }
-            Slot::Fixed(c) => (c.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size), c.line_bytes()),
-        };
-        self.send(t + 1, kind, va, pa, asid, size, out);
-    }
-
-    /// What `out`, an access of `size` bytes to a level of `line`-byte lines
-    /// above tier `t`, asks of tier `t`, in `Outcome`'s order.
-    #[allow(clippy::too_many_arguments)]
-    fn send(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, (out, line): (Outcome, u64)) {
-        if out.fetch {
-            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.request(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
-        }
-        if out.write_through {
-            self.request(t, RefKind::Write, va, pa, asid, size);
-        }
-        if let Some(v) = out.writeback {
-            self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
-        }
+    /// The sampling of the swept cache, `None` when exact.
+    pub fn sampling(&self) -> Option<Sampling> {
+        self.last.swept.sampling()
     }
 
     /// One reference of one request kind: one piece per top-level line.
@@ -249,24 +316,24 @@ impl OnePass {
     #[inline]
     fn piece(&mut self, kind: RefKind, slot: usize, shift: u32, asid: u32, va: u64, size: u64) -> Result<(), MapError> {
         let ln = va >> shift;
-        let swept_top = matches!(self.tiers[0].serving(kind), Slot::Swept);
-        if swept_top {
-            if self.swept.repeats(kind, ln, asid) {
-                self.swept.count_repeats(kind, 1, size);
+        let last = &mut self.last;
+        match last.tier.serving(kind) {
+            Slot::Swept if last.swept.repeats(kind, ln, asid) => {
+                last.swept.count_repeats(kind, 1, size);
                 return Ok(());
             }
-        } else {
-            let r = self.repeat[slot];
-            if ln == r.line && asid == r.asid && (kind != RefKind::Write || r.dirty) {
-                if let Slot::Fixed(c) = self.tiers[0].serving(kind) {
+            Slot::Fixed(c) => {
+                let r = self.repeat[slot];
+                if ln == r.line && asid == r.asid && (kind != RefKind::Write || r.dirty) {
                     c.count_repeat_hits(kind, 1);
+                    return Ok(());
                 }
-                return Ok(());
             }
+            Slot::Swept => {}
         }
         let pa = self.mapper.translate(Asid(asid), VirtAddr(va))?.0;
-        let Slot::Fixed(c) = self.tiers[0].serving(kind) else {
-            self.swept.access(kind, va, pa, asid, size);
+        let Slot::Fixed(c) = last.tier.serving(kind) else {
+            last.swept.access(kind, va, pa, asid, size);
             return Ok(());
         };
         let r = LineRef { vaddr: va, paddr: pa, asid };
@@ -278,8 +345,7 @@ impl OnePass {
                     Lookup::Miss { set, key } => c.access_missed(set, key, r, kind, size),
                     _ => c.access(r, kind, size),
                 };
-                let line = c.line_bytes();
-                self.send(1, kind, va, pa, asid, size, (out, line));
+                last.memory.send(&out, size, c.line_bytes());
                 out.resident_dirty
             }
         };
@@ -290,8 +356,8 @@ impl OnePass {
         Ok(())
     }
 
-    /// Applies one event.
-    pub fn step(&mut self, ev: &Event) -> Result<(), MapError> {
+    /// Applies one event to a machine of one level.
+    fn step(&mut self, ev: &Event) -> Result<(), MapError> {
         match ev {
             Event::Access(a) => {
                 let k = a.kind as usize & 3;
@@ -304,7 +370,8 @@ impl OnePass {
             }
             Event::FlushAll => {
                 self.flushes += 1;
-                self.flush_all();
+                self.repeat = [NO_REPEAT; 2];
+                self.last.flush();
                 Ok(())
             }
             // Markers for the OS models; no cache sees them.
@@ -325,35 +392,11 @@ impl OnePass {
         }
     }
 
-    /// Writes back and invalidates every level, top down, each level's
-    /// dirty lines written into the next before that one is flushed.
-    fn flush_all(&mut self) {
-        self.repeat = [NO_REPEAT; 2];
-        for t in 0..self.tiers.len() {
-            let mut dirty = Vec::new();
-            let slots: Vec<&mut Slot> = match &mut self.tiers[t] {
-                Tier::Unified(s) => vec![s],
-                Tier::Split { i, d } => vec![i, d],
-            };
-            for s in slots {
-                match s {
-                    Slot::Fixed(c) => {
-                        let (_, lines) = c.flush_all(Flush::WriteBack);
-                        dirty.push((lines, c.line_bytes()));
-                    }
-                    Slot::Swept => self.swept.flush(),
-                }
-            }
-            for (lines, line) in dirty {
-                for v in lines {
-                    self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
-                }
-            }
-        }
-    }
-
     /// Applies a packed block (`first` numbers its first event).
     pub fn feed_packed(&mut self, block: &PackedBlock, origin: &str, first: u64) -> Result<(), RunError> {
+        if let Some(m) = &mut self.above {
+            return m.feed_packed_into(block, origin, first, &mut self.last);
+        }
         if block.skipped > 0 && !block.fetch_skip.is_some_and(|g| g.within(self.fetch_skip)) {
             return Err(RunError::FetchSkip {
                 trace: origin.to_string(),
@@ -391,9 +434,9 @@ impl OnePass {
         // Dropped fetches repeat the top instruction cache's latest line.
         self.access_counts[AccessKind::Ifetch as usize] += block.skipped;
         if block.skipped > 0 {
-            match self.tiers[0].serving(RefKind::Ifetch) {
+            match self.last.tier.serving(RefKind::Ifetch) {
                 Slot::Fixed(c) => c.count_repeat_hits(RefKind::Ifetch, block.skipped),
-                Slot::Swept => self.swept.count_repeats(RefKind::Ifetch, block.skipped, 0),
+                Slot::Swept => self.last.swept.count_repeats(RefKind::Ifetch, block.skipped, 0),
             }
         }
         Ok(())
@@ -431,57 +474,73 @@ impl OnePass {
     }
 
     /// Every configuration's result so far, in the order given to `new`.
-    pub fn results(&self, origin: &str) -> Vec<RunResult> {
-        let [ifetch, load, store, modify] = self.access_counts;
-        let events = EventCounts {
-            ifetch,
-            load,
-            store,
-            modify,
-            context_switches: self.context_switches,
-            flush_all: self.flushes,
+    pub fn results(&mut self, origin: &str) -> Vec<RunResult> {
+        self.last.swept.settle();
+        // The levels above, counted once: the same in every configuration.
+        let (events, above, memory, pages_mapped) = match &mut self.above {
+            Some(m) => {
+                let r = m.result(origin);
+                (r.events, r.caches, MemoryStats::default(), r.pages_mapped)
+            }
+            None => {
+                let [ifetch, load, store, modify] = self.access_counts;
+                let events = EventCounts {
+                    ifetch,
+                    load,
+                    store,
+                    modify,
+                    context_switches: self.context_switches,
+                    flush_all: self.flushes,
+                };
+                (events, Vec::new(), MemoryStats::default(), self.mapper.pages_mapped())
+            }
         };
+        let mut memory = memory;
+        memory.reads += self.last.memory.reads;
+        memory.writes += self.last.memory.writes;
+        memory.bytes_read += self.last.memory.bytes_read;
+        memory.bytes_written += self.last.memory.bytes_written;
         (0..self.configs.len())
             .map(|i| {
-                let mut memory = self.memory;
-                let mut caches = Vec::new();
-                for (tier, names) in self.tiers.iter().zip(&self.names) {
-                    let slots = match tier {
-                        Tier::Unified(s) => vec![s],
-                        Tier::Split { i, d } => vec![i, d],
-                    };
-                    for (s, name) in slots.into_iter().zip(names) {
-                        caches.push(match s {
-                            Slot::Fixed(c) => {
-                                // This configuration's own table: equal but for names and sources.
-                                let config = self.configs[i]
-                                    .caches()
-                                    .into_iter()
-                                    .find(|(n, _)| n == name)
-                                    .map_or_else(|| c.config().clone(), |(_, own)| own.clone());
-                                LevelResult { name: name.clone(), indexing: c.indexing(), config, stats: *c.stats() }
-                            }
-                            Slot::Swept => {
-                                let stats = self.swept.stats(i);
-                                // The swept cache is in the last level: what it sends goes to memory.
-                                memory.reads += stats.fetches;
-                                memory.bytes_read += stats.bytes_in;
-                                memory.writes += stats.writebacks + stats.write_throughs;
-                                memory.bytes_written += stats.bytes_out;
-                                let config = self.swept.config(i).clone();
-                                LevelResult { name: name.clone(), indexing: config.indexing, config, stats }
-                            }
-                        });
-                    }
+                let mut memory = memory;
+                // This configuration's own tables: equal but for names and sources.
+                let own = |name: &str, fallback: &vmlab_cache::CacheConfig| {
+                    self.configs[i]
+                        .caches()
+                        .into_iter()
+                        .find(|(n, _)| *n == name)
+                        .map_or_else(|| fallback.clone(), |(_, own)| own.clone())
+                };
+                let mut caches: Vec<LevelResult> =
+                    above.iter().map(|l| LevelResult { config: own(&l.name, &l.config), ..l.clone() }).collect();
+                for (s, name) in self.last.tier.slots().into_iter().zip(&self.names) {
+                    caches.push(match s {
+                        Slot::Fixed(c) => LevelResult {
+                            name: name.clone(),
+                            indexing: c.indexing(),
+                            config: own(name, c.config()),
+                            stats: *c.stats(),
+                        },
+                        Slot::Swept => {
+                            let stats = self.last.swept.stats(i);
+                            // The swept cache is in the last level: what it sends goes to memory.
+                            memory.reads += stats.fetches;
+                            memory.bytes_read += stats.bytes_in;
+                            memory.writes += stats.writebacks + stats.write_throughs;
+                            memory.bytes_written += stats.bytes_out;
+                            let config = self.last.swept.config(i).clone();
+                            LevelResult { name: name.clone(), indexing: config.indexing, config, stats }
+                        }
+                    });
                 }
                 RunResult {
                     machine: self.configs[i].clone(),
                     trace: origin.to_string(),
                     events,
-                    instructions: ifetch,
+                    instructions: events.ifetch,
                     caches,
                     memory,
-                    pages_mapped: self.mapper.pages_mapped(),
+                    pages_mapped,
                     // One pass follows vmlab's own rules only (the planner
                     // is never asked for a compatibility mode).
                     compat: Compat::Vmlab,

@@ -162,6 +162,10 @@ fn check(shape: &Shape, swept: &Swept, events: &[Event]) -> Result<(), TestCaseE
     // (Points that are all equal could sweep the sibling just as well.)
     prop_assert!(plan[0].swept.is_some());
     let mut pass = OnePass::new(configs.clone(), name).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    // The levels above the swept one run the loop the whole machine runs.
+    let whole = Machine::new(configs[0].clone()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let expected = if shape.above.is_empty() { "one-level" } else { whole.inner_loop() };
+    prop_assert_eq!(pass.inner_loop(), expected);
     pass.feed(events, "random", 0).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let together = pass.results("random");
     for (c, r) in configs.into_iter().zip(together) {
@@ -202,6 +206,50 @@ fn hand_checked_depths() {
     pass.feed(&[ev(0), ev(4), ev(0), ev(8), ev(4), ev(0)], "hand", 0).expect("feed");
     let misses: Vec<u64> = pass.results("hand").iter().map(|r| r.caches[0].stats.read.misses).collect();
     assert_eq!(misses, vec![6, 5, 3]);
+}
+
+/// A 20-point curve of jm-base's L2 D (and one of the L2 of a 32K 8-way
+/// VIPT machine): the L1s run as in a whole run of the machine, jm-base's
+/// in the virtual-direct loop, the other's in the associative loop,
+/// handing what misses them to the last level (`Machine::feed_packed_into`),
+/// and every point equals its own run, on a trace of loops over arrays
+/// with stores, a second address space and flushes.
+#[test]
+fn the_levels_above_run_the_whole_machines_fast_loop() {
+    let mut events = Vec::new();
+    let mut x = 12345u64;
+    for round in 0..40u64 {
+        for i in 0..2000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let asid = u32::from(round % 7 == 3);
+            events.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (i % 300) * 4, 4, asid));
+            let kind = [AccessKind::Load, AccessKind::Store, AccessKind::Modify][(x >> 60) as usize % 3];
+            let a = 0x1000_0000 + ((x >> 20) % (1 << (12 + round % 8))) * 8;
+            events.push(Event::access(kind, a, 8, asid));
+        }
+        if round % 13 == 12 {
+            events.push(Event::FlushAll);
+        }
+    }
+    let assoc_machine = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/machines/l1-32k8-l2-1m16.toml");
+    for (preset, swept, expected_loop) in [("jm-base", "l2d", "virtual-direct"), (assoc_machine, "l2", "associative")] {
+        let mut configs = Vec::new();
+        for size in ["16K", "64K", "256K", "1M"] {
+            for assoc in ["1", "2", "4", "16", "64"] {
+                let o = [format!("{swept}.size={size}"), format!("{swept}.assoc={assoc}")];
+                configs.push(vmlab_machine::preset::load(preset, &o).expect("preset"));
+            }
+        }
+        let mut pass = OnePass::new(configs.clone(), swept).expect("one pass");
+        assert_eq!(pass.inner_loop(), expected_loop);
+        pass.feed(&events, "loops", 0).expect("feed");
+        for (c, r) in configs.into_iter().zip(pass.results("loops")) {
+            let mut m = Machine::new(c).expect("machine");
+            assert_eq!(m.inner_loop(), expected_loop);
+            m.feed(&events, "loops", 0).expect("feed");
+            assert_eq!(r, m.result("loops"));
+        }
+    }
 }
 
 /// What the planner refuses, and why.

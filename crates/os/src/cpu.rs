@@ -16,7 +16,7 @@ use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, LineRef, LineState};
 use vmlab_machine::{LevelConfig, MachineConfig, Mechanism, Request, System};
-use vmlab_mmu::{Slot, TlbEntry};
+use vmlab_mmu::{Slot, Switch, Switched, TlbEntry};
 
 use crate::cost::Counters;
 use crate::oracle::{Access, Oracle, Violation};
@@ -103,6 +103,14 @@ pub struct FlushedLines {
 
 /// The one CPU the OS model runs on.
 const CPU: CpuId = CpuId(0);
+
+/// What a trace's context switch does to the OS model's CPU
+/// (`vmlab_mmu::switch`): nothing. The model flushes what its consistency
+/// policy says (policy.rs), where the hat says; and on the machines of S2
+/// and S4 every line already names its space (PA-RISC space ids in
+/// virtual tags, or physical tags) and every TLB entry its space, so
+/// `Switch::Untagged` would keep everything too.
+const SWITCH: Switch = Switch::Keep;
 
 impl Cpu {
     /// A CPU over `machine`'s caches; `oracle` turns the consistency oracle on
@@ -332,8 +340,23 @@ impl Cpu {
     pub fn reset_cache(&mut self) {
         let resident = self.resident();
         self.system.on(CPU).flush_top_data(Flush::WriteBack);
+        self.flushed_whole(resident, "reset");
+    }
+
+    /// A trace's context switch (`SWITCH`), uncounted as `reset_cache`.
+    pub fn context_switch(&mut self) -> Switched {
+        let flushing = SWITCH.flushes(self.system.cpu(CPU).cache_configs());
+        let resident = if flushing { self.resident() } else { Vec::new() };
+        let Ok(done) = SWITCH.apply(&mut self.system.on(CPU));
+        self.flushed_whole(resident, "context switch");
+        done
+    }
+
+    /// Tells the oracle that the top-level D-cache, which held `resident`,
+    /// was written back and invalidated.
+    fn flushed_whole(&mut self, resident: Vec<vmlab_cache::Evicted>, origin: &str) {
         if let Some(o) = self.oracle.as_mut() {
-            let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: "reset".into() };
+            let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: origin.into() };
             for e in resident {
                 if e.dirty {
                     o.write_back(&e, &access);

@@ -18,6 +18,7 @@ pub mod prot;
 pub mod replay;
 pub mod scenario;
 pub mod switch;
+pub mod tlb_reach;
 pub mod vm;
 
 pub use cost::{CostModel, Counters, Routine, TlbPreset};

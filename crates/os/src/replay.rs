@@ -399,7 +399,10 @@ fn drive(
                     };
                     r.access(p, a.addr.0, u64::from(a.size.max(1)), op, n)?;
                 }
-                Event::ContextSwitch(_) => r.out.context_switches += 1,
+                Event::ContextSwitch(_) => {
+                    r.os.cpu().context_switch();
+                    r.out.context_switches += 1;
+                }
                 Event::FlushAll => {
                     r.os.cpu().reset_cache();
                     r.out.flushes += 1;

@@ -39,13 +39,15 @@
 //! instructions at a CPI, a line fill from memory, a dirty line written
 //! back, a TLB refill's two page-table loads, a trap into the kernel.
 
-use rustc_hash::FxHashMap;
+use std::convert::Infallible;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Flush, LineRef, LineState, Outcome, RefKind};
+use vmlab_cache::{Cache, CacheConfig, CacheStats, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
 use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
-use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Tlb, TlbConfig, TlbEntry};
+use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Switch, SwitchSite, Tlb, TlbConfig, TlbEntry};
 
 use crate::oracle::{Access, Oracle, Violation};
 
@@ -85,6 +87,20 @@ impl Scheme {
     /// Whether caches and TLBs carry address-space tags.
     pub fn tagged(self) -> bool {
         self == Scheme::Asid
+    }
+
+    /// What a switch to another process does to the caches and TLBs
+    /// (`vmlab_mmu::Switch`); the mechanism's own work (an ASID, a domain,
+    /// a PID slot) follows in `Kernel::switch_to`. Fast switching keeps
+    /// everything: PID relocation and domains keep the spaces apart in
+    /// untagged caches and TLBs, and what they cannot (a collision, a
+    /// recycled domain or slot) is flushed lazily, with `Everything`.
+    pub fn on_switch(self) -> Switch {
+        match self {
+            Scheme::Flush => Switch::Everything,
+            Scheme::Asid => Switch::Untagged,
+            Scheme::FassLinux | Scheme::FassL4 | Scheme::FassLinuxUnshared => Switch::Keep,
+        }
     }
 
     /// Domains the kernel keeps for itself (fast switching only).
@@ -183,6 +199,10 @@ pub struct SwitchPreset {
     pub fass: bool,
     pub itlb: TlbConfig,
     pub dtlb: TlbConfig,
+    /// A data cache beside the first-level D-cache that a page selects by
+    /// an attribute of its page-table entry (the SA-1100's mini-cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minicache: Option<CacheConfig>,
     pub domains: Domains,
     pub cost: Costs,
     pub path: Paths,
@@ -225,6 +245,9 @@ pub const PAGE_TABLES: u64 = KERNEL_BASE + 0x80_0000;
 pub const BUFFERS: u64 = KERNEL_BASE + 0xa0_0000;
 /// The D-cache flush area Linux's SA-1100 clean loop reads (`FLUSH_BASE`).
 pub const FLUSH_AREA: u64 = 0xe000_0000;
+/// The mini-cache's flush area (`FLUSH_BASE_MINICACHE`): the section after
+/// `FLUSH_AREA`, mapped to the mini-cache (Linux 2.4, mm-armv.c).
+pub const FLUSH_AREA_MINICACHE: u64 = FLUSH_AREA + (1 << SECTION_SHIFT);
 /// A read-only shared region linked privately (`fass-linux-unshared`) is
 /// placed here, inside the relocated 32 MB.
 const PRIVATE_LINK_BASE: u64 = 0x0100_0000;
@@ -251,6 +274,8 @@ struct Process {
     pages: FxHashMap<u64, u64>,
     /// Shared regions it maps (indices into `Kernel::regions`).
     regions: Vec<usize>,
+    /// Private pages whose page-table entry selects the mini-cache.
+    minicache_pages: FxHashSet<u64>,
     asid: Option<Asid>,
     slot: Option<u32>,
     domain: Option<Domain>,
@@ -282,6 +307,23 @@ pub struct SwitchCounts {
     pub tlb_misses: u64,
 }
 
+/// Which data cache a page's entry selects (the SA-1100's C and B bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DataCache {
+    Main,
+    Mini,
+}
+
+/// The mini-cache and its own oracle (the D-cache's cannot see it).
+#[derive(Debug)]
+struct MiniCache {
+    cfg: CacheConfig,
+    cache: Cache,
+    oracle: Oracle,
+    line: u64,
+    lines: u64,
+}
+
 /// Which TLB a reference goes through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
@@ -301,6 +343,7 @@ pub struct Kernel {
     itlb: Tlb,
     dcache: Oracle,
     icache: Oracle,
+    minicache: Option<MiniCache>,
     line: u64,
     dcache_lines: u64,
     procs: Vec<Process>,
@@ -377,6 +420,22 @@ impl Kernel {
         }
         let system = System::new(1, &levels, &[], false).map_err(|e| e.to_string())?;
         let tlb = |c: &TlbConfig| TlbConfig { asid_tags: scheme.tagged(), ..c.clone() };
+        let minicache = match &preset.minicache {
+            Some(c) => {
+                let cfg = CacheConfig {
+                    asid_tags: c.asid_tags || (scheme.tagged() && c.indexing.index_is_virtual()),
+                    ..c.clone()
+                };
+                Some(MiniCache {
+                    cache: Cache::new(cfg.clone(), false).map_err(|e| format!("minicache: {e}"))?,
+                    oracle: Oracle::new(&cfg, scheme.name())?,
+                    line: cfg.line.0,
+                    lines: cfg.size.0 / cfg.line.0,
+                    cfg,
+                })
+            }
+            None => None,
+        };
         let virtual_caches = icfg.indexing.index_is_virtual() || dcfg.indexing.index_is_virtual();
         let mut k = Self {
             scheme,
@@ -384,6 +443,7 @@ impl Kernel {
             itlb: Tlb::new(tlb(&preset.itlb)).map_err(|e| format!("itlb: {e}"))?,
             dcache: Oracle::new(&dcfg, scheme.name())?,
             icache: Oracle::new(&icfg, scheme.name())?,
+            minicache,
             line: dcfg.line.0,
             dcache_lines: dcfg.size.0 / dcfg.line.0,
             preset: preset.clone(),
@@ -453,9 +513,28 @@ impl Kernel {
         self.counts
     }
 
-    /// Every violation the two oracles found, D-cache first.
+    /// Every violation the oracles found, D-cache first, then the I-cache's
+    /// and the mini-cache's.
     pub fn violations(&self) -> Vec<Violation> {
-        self.dcache.violations().iter().chain(self.icache.violations()).cloned().collect()
+        let mini = self.minicache.iter().flat_map(|m| m.oracle.violations());
+        self.dcache.violations().iter().chain(self.icache.violations()).chain(mini).cloned().collect()
+    }
+
+    /// The mini-cache's statistics, on a machine that has one.
+    pub fn minicache_stats(&self) -> Option<CacheStats> {
+        self.minicache.as_ref().map(|m| *m.cache.stats())
+    }
+
+    /// Process `p`'s private page at `va` is mapped with the page-table
+    /// attribute that selects the mini-cache: its data references go there
+    /// (fetches still go through the I-cache).
+    pub fn map_minicache(&mut self, p: usize, va: VirtAddr) -> Result<(), String> {
+        if self.minicache.is_none() {
+            return Err(format!("{}: this machine has no mini-cache", self.preset.name));
+        }
+        let proc_ = self.procs.get_mut(p).filter(|x| x.live).ok_or_else(|| format!("no live process {p}"))?;
+        proc_.minicache_pages.insert(va.0 >> 12);
+        Ok(())
     }
 
     /// Cycles charged so far, over every mechanism.
@@ -606,7 +685,12 @@ impl Kernel {
     pub fn kernel_data(&mut self, kind: RefKind, va: VirtAddr, size: u64) {
         self.kernel_translate(Side::Data, va);
         let pa = PhysAddr(va.0 - KERNEL_BASE);
-        self.cached(kind, va, pa, pa, Asid(0), size, "kernel");
+        let via = if va.0 >> SECTION_SHIFT == FLUSH_AREA_MINICACHE >> SECTION_SHIFT {
+            DataCache::Mini
+        } else {
+            DataCache::Main
+        };
+        self.cached(kind, va, pa, pa, Asid(0), size, via, "kernel");
     }
 
     /// A user reference of the running process to `va`.
@@ -622,7 +706,12 @@ impl Kernel {
         let mva = self.mva(p, va);
         let side = if kind == RefKind::Ifetch { Side::Instruction } else { Side::Data };
         let got = self.translate(side, p, mva, pa, space, domain);
-        self.cached(kind, mva, got, pa, space, size, "user");
+        let via = if kind != RefKind::Ifetch && self.procs[p].minicache_pages.contains(&(va.0 >> 12)) {
+            DataCache::Mini
+        } else {
+            DataCache::Main
+        };
+        self.cached(kind, mva, got, pa, space, size, via, "user");
         Ok(())
     }
 
@@ -756,8 +845,7 @@ impl Kernel {
                 self.counts.collisions += 1;
                 let t = self.costs[TRAP];
                 self.charge(t);
-                self.flush_caches();
-                self.flush_tlbs();
+                self.switch_spaces(Switch::Everything);
                 self.cpd.insert(section, domain);
             }
             None => {
@@ -781,10 +869,15 @@ impl Kernel {
         meant: PhysAddr,
         space: Asid,
         size: u64,
+        via: DataCache,
         origin: &str,
     ) {
         let access =
             Access { asid: space, vaddr: va.0, paddr: meant.0, write: kind == RefKind::Write, origin: origin.into() };
+        if via == DataCache::Mini {
+            self.minicached(kind, va, got, size, &access);
+            return;
+        }
         let oracle_side = if kind == RefKind::Ifetch { Side::Instruction } else { Side::Data };
         if got != meant {
             self.oracle(oracle_side).stale_translation(&access);
@@ -807,6 +900,38 @@ impl Kernel {
             self.watch(oracle_side, &r, chunk, &served.last, &a);
             off += chunk;
         }
+    }
+
+    /// `cached` for a page the mini-cache holds (`access` names the space
+    /// and the frame the page table maps): the same split into lines, costs
+    /// and oracle, on the mini-cache (a cache of its own beside the CPU's
+    /// levels; the SA-1100 sends its misses to memory as the D-cache's).
+    fn minicached(&mut self, kind: RefKind, va: VirtAddr, got: PhysAddr, size: u64, access: &Access) {
+        let costs = self.costs;
+        let Some(m) = self.minicache.as_mut() else { return };
+        if got.0 != access.paddr {
+            m.oracle.stale_translation(access);
+        }
+        let mut cycles = 0;
+        let mut off = 0;
+        while off < size {
+            let v = va.0 + off;
+            let chunk = (m.line - (v & (m.line - 1))).min(size - off);
+            let r = LineRef { vaddr: v, paddr: got.0 + off, asid: access.asid.0 };
+            let out = m.cache.access(r, kind, chunk);
+            cycles += match (out.hit, out.fetch) {
+                (true, _) => costs[HIT],
+                (false, true) => costs[FILL],
+                (false, false) => costs[STORE],
+            } + if out.writeback.is_some() { costs[WRITEBACK] } else { 0 };
+            let a = Access { vaddr: v, paddr: got.0 + off, ..access.clone() };
+            if let Some(e) = out.writeback {
+                m.oracle.write_back(&e, &a);
+            }
+            m.oracle.cached(&r, chunk, &out, &a);
+            off += chunk;
+        }
+        self.charge(cycles);
     }
 
     fn oracle(&mut self, side: Side) -> &mut Oracle {
@@ -844,6 +969,18 @@ impl Kernel {
             self.kernel_data(RefKind::Read, va, 4);
         }
         self.counts.lines_written_back += dirty_before;
+        // Then as many lines of the mini-cache's own flush area as it holds
+        // (Linux: "only 512 bytes").
+        if let Some((line, lines, dirty)) = self
+            .minicache
+            .as_ref()
+            .map(|m| (m.line, m.lines, m.cache.resident().iter().filter(|e| e.dirty).count() as u64))
+        {
+            for i in 0..lines {
+                self.kernel_data(RefKind::Read, VirtAddr(FLUSH_AREA_MINICACHE + i * line), 4);
+            }
+            self.counts.lines_written_back += dirty;
+        }
         let access = Access { asid: Asid(0), vaddr: 0, paddr: 0, write: false, origin: "cache flush".into() };
         for (c, side) in [(0, Side::Instruction), (1, Side::Data)] {
             let resident = self.resident(c);
@@ -857,8 +994,21 @@ impl Kernel {
                 }
             }
         }
-        let stats = self.on().flush_private(Flush::WriteBack);
-        let c = stats.dirty * self.costs[WRITEBACK] + 1;
+        // One mcr invalidates the mini-cache with the D-cache (the site's
+        // flush below).
+        if let Some(m) = self.minicache.as_mut() {
+            let resident = m.cache.resident();
+            self.counts.lines_invalidated += resident.len() as u64;
+            for e in resident {
+                if e.dirty {
+                    m.oracle.write_back(&e, &access);
+                } else {
+                    m.oracle.dropped(&LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid });
+                }
+            }
+        }
+        let Ok(flushed) = Switch::Everything.caches(self);
+        let c = flushed.unwrap_or_default().dirty * self.costs[WRITEBACK] + 1;
         self.charge(c);
         self.leave(prev);
         for u in &mut self.domain_used {
@@ -875,18 +1025,34 @@ impl Kernel {
 
     /// Flushes both TLBs (one cycle: seed 001, "ARM TLB", direct cost).
     pub fn flush_tlbs(&mut self) {
+        self.purge_tlbs(Switch::Everything);
+    }
+
+    /// Purges from both TLBs what `rule` drops, as one TLB flush.
+    fn purge_tlbs(&mut self, rule: Switch) {
         if self.skip == Skip::TlbFlush {
             return;
         }
         let prev = self.enter(Mechanism::TlbPurge);
         self.counts.tlb_flushes += 1;
-        let mut n = self.itlb.purge_all();
-        if let Some(t) = self.system.cpu_mut(CPU).tlb_mut() {
-            n += t.purge_all();
-        }
+        let n = rule.tlbs(self);
         self.counts.tlb_entries_flushed += n;
         self.charge(1);
         self.leave(prev);
+    }
+
+    /// Applies context-switch rule `rule` to the caches and TLBs: the
+    /// caches, if it drops their lines, by this kernel's flush
+    /// (`flush_caches`), then the TLBs, if it drops any entry.
+    fn switch_spaces(&mut self, rule: Switch) {
+        // The mini-cache too (the site's caches).
+        if rule.flushes(SwitchSite::cache_configs(self)) {
+            self.flush_caches();
+        }
+        let mut tlbs = std::iter::once(&self.itlb).chain(self.system.cpu(CPU).tlb());
+        if tlbs.any(|t| !rule.keeps_entries(t.config())) {
+            self.purge_tlbs(rule);
+        }
     }
 
     /// Switches the CPU to process `to`: the scheduler's own path, then the
@@ -902,13 +1068,11 @@ impl Kernel {
         self.kernel_code(0x4000, path);
         // The task structs of both processes.
         self.kernel_data(RefKind::Read, VirtAddr(TASKS + (to as u64 % 64) * 0x2000), 32);
+        if self.running.is_some_and(|r| r != to) {
+            self.switch_spaces(self.scheme.on_switch());
+        }
         match self.scheme {
-            Scheme::Flush => {
-                if self.running.is_some_and(|r| r != to) {
-                    self.flush_caches();
-                    self.flush_tlbs();
-                }
-            }
+            Scheme::Flush => {}
             Scheme::Asid => self.assign_asid(to),
             Scheme::FassLinux | Scheme::FassL4 | Scheme::FassLinuxUnshared => self.assign_fass(to),
         }
@@ -929,8 +1093,7 @@ impl Kernel {
             // Seed 001: ASID recycling still requires a cache flush.
             self.procs[old].asid = None;
             self.counts.asid_recycles += 1;
-            self.flush_caches();
-            self.flush_tlbs();
+            self.switch_spaces(Switch::Everything);
         }
         self.procs[to].asid = Some(Asid(a));
     }
@@ -969,8 +1132,7 @@ impl Kernel {
         if self.slot_used[s] {
             // A slot another process used since the last flush: its lines
             // and entries sit at the same modified addresses.
-            self.flush_caches();
-            self.flush_tlbs();
+            self.switch_spaces(Switch::Everything);
         }
         self.slot_owner[s] = Some(to);
         self.slot_used[s] = true;
@@ -1020,8 +1182,7 @@ impl Kernel {
 
     fn recycle_flush(&mut self, d: usize) {
         self.cpd.retain(|_, x| x.0 as usize != d);
-        self.flush_caches();
-        self.flush_tlbs();
+        self.switch_spaces(Switch::Everything);
     }
 
     /// Process `p` exits: its address space is torn down (Linux's
@@ -1037,8 +1198,7 @@ impl Kernel {
             || self.procs[p].slot.is_some_and(|s| self.slot_used[s as usize])
             || matches!(self.scheme, Scheme::Flush | Scheme::Asid);
         if resident {
-            self.flush_caches();
-            self.flush_tlbs();
+            self.switch_spaces(Switch::Everything);
         }
         let proc_ = &mut self.procs[p];
         proc_.live = false;
@@ -1105,8 +1265,7 @@ impl Kernel {
         }
         let path = param_u(&self.preset.path.exec);
         self.kernel_code(0x1_4000, path);
-        self.flush_caches();
-        self.flush_tlbs();
+        self.switch_spaces(Switch::Everything);
         if let Some(d) = self.procs[p].domain {
             self.cpd.retain(|_, x| *x != d);
         }
@@ -1191,10 +1350,45 @@ impl Kernel {
     }
 }
 
+/// The CPU's private levels and both TLBs (the D-TLB is the `Cpu`'s, the
+/// I-TLB the kernel's), as a context switch acts on them.
+impl SwitchSite for Kernel {
+    type Error = Infallible;
+
+    fn cache_configs(&self) -> Vec<&CacheConfig> {
+        let mut configs = self.system.cpu(CPU).cache_configs();
+        configs.extend(self.minicache.as_ref().map(|m| &m.cfg));
+        configs
+    }
+
+    fn each_tlb(&mut self, f: &mut dyn FnMut(&mut Tlb)) {
+        f(&mut self.itlb);
+        if let Some(t) = self.system.cpu_mut(CPU).tlb_mut() {
+            f(t);
+        }
+    }
+
+    fn flush_caches(&mut self) -> Result<FlushStats, Infallible> {
+        let mut flushed = self.on().flush_private(Flush::WriteBack);
+        if let Some(m) = self.minicache.as_mut() {
+            flushed += m.cache.flush_all(Flush::WriteBack).0;
+        }
+        Ok(flushed)
+    }
+}
+
 /// Lines resident in `cache` (0: I, 1: D) of the kernel's CPU, as
 /// (virtual address, dirty), sorted: what a hand-worked test checks.
 pub fn lines(k: &Kernel, cache: usize) -> Vec<(u64, bool)> {
     let mut v: Vec<(u64, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr, e.dirty)).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The same for the mini-cache (empty on a machine without one).
+pub fn minicache_lines(k: &Kernel) -> Vec<(u64, bool)> {
+    let resident = k.minicache.as_ref().map(|m| m.cache.resident()).unwrap_or_default();
+    let mut v: Vec<(u64, bool)> = resident.into_iter().map(|e| (e.vaddr, e.dirty)).collect();
     v.sort_unstable();
     v
 }

@@ -167,12 +167,13 @@ fn sim_call(sim: &MpSim, h: HatStep) -> Vec<Step> {
 }
 
 /// Three CPUs ask for the hat lock at time 0 and each holds it for 100
-/// instructions (100 cycles at CPI 1). CPU 0 takes it (its first atomic
-/// on the word costs the bus, 30), releases at 130; CPU 1 holds it from
-/// 130 (it runs again at 160, the word's line coming over the bus) and
-/// releases at 160 + 100 = 260; CPU 2 holds it from 260 and releases at
-/// 390. Acquisitions 3, found held 2, wait 130 + 260 = 390 (mean 195),
-/// hold 130 + 130 + 130.
+/// instructions (100 cycles at CPI 1). With the preset's atomic a = 62
+/// cycles: CPU 0 takes it (its first atomic on the word costs the bus,
+/// a), releases at a + 100 = 162; CPU 1 holds it from 162 (it runs again
+/// at 162 + a = 224, the word's line coming over the bus) and releases at
+/// 224 + 100 = 324; CPU 2 holds it from 324 and releases at 486.
+/// Acquisitions 3, found held 2, wait 162 + 324 = 486 (mean 243), hold
+/// 162 + 162 + 162.
 #[test]
 fn a_lock_with_two_waiters_in_simulated_time() {
     let mut sim = scripted(Design::SingleLock, 3, 1, 1);
@@ -185,11 +186,12 @@ fn a_lock_with_two_waiters_in_simulated_time() {
     let s = sim.lock_stats()[&LockClass::HatLock];
     assert_eq!(s.acquisitions - before.acquisitions, 3);
     assert_eq!(s.contended - before.contended, 2);
-    assert_eq!(s.wait_cycles - before.wait_cycles, 390);
-    assert_eq!(s.hold_cycles - before.hold_cycles, 390);
+    assert_eq!(sim.params().atomic_cycles.value, 62.0);
+    assert_eq!(s.wait_cycles - before.wait_cycles, 486);
+    assert_eq!(s.hold_cycles - before.hold_cycles, 486);
     let released: Vec<(usize, u64)> =
         sim.lock_log().iter().filter(|e| matches!(e.2, LockEvent::Released(_))).map(|e| (e.0, e.1)).collect();
-    assert_eq!(released, vec![(0, 130), (1, 260), (2, 390)]);
+    assert_eq!(released, vec![(0, 162), (1, 324), (2, 486)]);
 }
 
 fn acquired(sim: &MpSim) -> Vec<Lock> {
@@ -402,4 +404,51 @@ fn bad_names_are_errors_that_list_the_known_ones() {
     assert!(e.contains("tpcb") && e.contains("kenbus1"), "{e}");
     let e = Workload::parse("w.toml", "name = 1").expect_err("bad file");
     assert!(e.starts_with("w.toml: line 1"), "{e}");
+}
+
+/// The one fit on an operating-system primitive: lmbench's null system call
+/// on a SuperSPARC XDBus machine (Sun SC1000, 9 us) is 450 cycles at the
+/// preset's 50 MHz, and the preset's system-call path, run on a warm CPU,
+/// costs exactly that (kernel code at CPI 1, every fetch an L1 hit).
+#[test]
+fn the_system_call_path_is_calibrated_on_lmbenchs_null_call() {
+    let mut sim = scripted(Design::SingleLock, 1, 1, 1);
+    let p = sim.params().clone();
+    let n = p.path.syscall.value as u64;
+    assert!(p.path.syscall.source.starts_with("calibrated: lmbench"), "{}", p.path.syscall.source);
+    sim.push(0, vec![Step::Run(n)]);
+    sim.drain().expect("cold run");
+    let (t0, k0) = sim.cpu_clock(0);
+    sim.push(0, vec![Step::Run(n)]);
+    sim.drain().expect("warm run");
+    let (t1, k1) = sim.cpu_clock(0);
+    let null_call_ns = 9_000.0;
+    assert_eq!(t1 - t0, (null_call_ns * p.clock_mhz.value / 1000.0) as u64);
+    assert_eq!(k1.kernel - k0.kernel, 450);
+}
+
+/// The memory calibration in the model: CPU 1 never ran the space, so the
+/// SRMMU walk of its first touch loads three PTEs (context, level-2 and
+/// level-3 entries) that miss both of its caches: each costs its reference
+/// cycle plus memory_cycles, 1 + 61 = 62 cycles = lmbench's 1236 ns on the
+/// Sun SC1000 at 50 MHz (61.8, rounded). The same walk again hits the
+/// level-1 cache: 1 cycle a load, lmbench's 20 ns.
+#[test]
+fn a_cold_table_walk_costs_lmbenchs_memory_latency_per_load() {
+    let mut sim = scripted(Design::SingleLock, 2, 1, 4);
+    let (asid, _) = sim.process(0).expect("process 0");
+    let va = 0x0100_0000u64 + 2 * PAGE;
+    let mut refs = Vec::new();
+    sim.hat().table().walk(asid, VirtAddr(va), &mut refs).expect("walk");
+    assert_eq!(refs.len(), 3);
+    let p = sim.params().clone();
+    assert_eq!(1.0 + p.memory_cycles.value, (1236.0 * p.clock_mhz.value / 1000.0_f64).round());
+    let mut user = Vec::new();
+    for _ in 0..2 {
+        let before = sim.cpu_clock(1).1.user;
+        sim.push(1, vec![Step::Touch { asid, va }]);
+        sim.drain().expect("touch");
+        user.push(sim.cpu_clock(1).1.user - before);
+    }
+    assert_eq!(user, vec![3 * 62, 3]);
 }

@@ -106,7 +106,10 @@ mod _engine {
     use super::copy::{copy_fit, copy_read_out, copy_routines, copy_run, copy_timing};
 
     #[pymodule_export]
-    use super::onepass::{onepass_plan, onepass_refusal, onepass_run};
+    use super::onepass::{
+        onepass_plan, onepass_refusal, onepass_run, onepass_sample_refusal, tlb_load_config, tlb_plan, tlb_refusal,
+        tlb_run,
+    };
 
     #[pymodule_export]
     use super::translation::{vm_load_config, vm_preset_names, vm_sweep};
@@ -121,7 +124,7 @@ mod _engine {
     use super::mp::{mp_run, mp_sources};
 
     #[pymodule_export]
-    use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes};
+    use super::switch::{switch_flush_cost, switch_preset, switch_run, switch_schemes, tlb_reach};
 
     #[pymodule_export]
     use super::trace::{

@@ -9,6 +9,7 @@ use crate::{guard, vmlab_error};
 
 use vmlab_os::lmbench::{self, Program};
 use vmlab_os::switch::{Scheme, SwitchPreset};
+use vmlab_os::tlb_reach::ArchitectureTlbs;
 
 /// The switch preset `name` (or a .toml path) as JSON.
 #[pyfunction]
@@ -56,5 +57,16 @@ pub fn switch_flush_cost(
             let p = SwitchPreset::load(&preset).map_err(vmlab_error)?;
             to_json(&lmbench::flush_cost(&p, d_lines, dirty, i_lines, pages).map_err(vmlab_error)?)
         })
+    })
+}
+
+/// The TLB presets of seed 001's coverage table (`presets/tlb`), each TLB's
+/// reach at its smallest and largest page computed, as JSON.
+#[pyfunction]
+pub fn tlb_reach() -> PyResult<String> {
+    guard("tlb_reach", || {
+        let rows: Vec<_> =
+            ArchitectureTlbs::builtin().map_err(vmlab_error)?.iter().map(ArchitectureTlbs::reach).collect();
+        to_json(&rows)
     })
 }

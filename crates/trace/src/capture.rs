@@ -3,10 +3,12 @@
 //! lackey's trace goes to valgrind's log. We point `--log-file` at a FIFO in a
 //! private temporary directory and parse it as it is written, straight into a
 //! `.vmt` writer: no multi-gigabyte text file ever touches the disk, and the
-//! traced program keeps its own stdin/stdout/stderr. (`--log-fd` to a pipe
-//! would work too, but handing the child an extra descriptor needs `unsafe`
-//! `pre_exec`; the FIFO needs nothing. Either way valgrind 3.19 leaves the
-//! log's first descriptor, 3, open in the traced program.)
+//! traced program keeps its own stdin/stdout/stderr and nothing else of the
+//! caller's (`only_standard_streams_inherited`). (`--log-fd` to a pipe
+//! would work too, but that one descriptor would have to survive while
+//! every other above 2 is closed; the FIFO needs nothing. Either way
+//! valgrind 3.19 leaves the log's first descriptor, 3, open in the traced
+//! program.)
 //!
 //! A FIFO open blocks until both ends are opened, and valgrind may die before
 //! it opens its log (a bad option, a missing program). So the read end is
@@ -310,6 +312,47 @@ fn open_fifo(fifo: &Path, vg: &mut Running) -> Result<File, CaptureError> {
     got.map_err(io_err(format!("cannot open the FIFO {}", fifo.display())))
 }
 
+/// Makes valgrind, and so the program, start with the standard streams only.
+/// A descriptor above 2 that the caller left open without close-on-exec (a
+/// make jobserver's pipe, a shell's redirection, a test runner's log) would
+/// reach the program and take the numbers its own opens get otherwise: its
+/// system-call markers, and the merge's model of which descriptor is a
+/// pipe, would depend on who started the capture.
+///
+/// The forked child marks every descriptor above 2 close-on-exec just
+/// before it execs valgrind. Close-on-exec rather than closed: std's own
+/// pipe that reports a failed exec back (already close-on-exec) must stay
+/// open until the exec.
+#[allow(unsafe_code)]
+fn only_standard_streams_inherited(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // Read here, not in the child: the fallback's bound, for kernels
+    // without close_range's CLOSE_RANGE_CLOEXEC (Linux < 5.11).
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .map_or(1 << 20, |n| n.min(1 << 20)) as libc::c_int;
+    // SAFETY: the closure runs in the forked child between fork and exec.
+    // It allocates nothing, takes no lock and makes only async-signal-safe
+    // system calls (close_range, fcntl) on descriptor numbers; it touches no
+    // Rust object that owns a descriptor.
+    unsafe {
+        command.pre_exec(move || {
+            #[cfg(target_os = "linux")]
+            {
+                let first: libc::c_uint = 3;
+                if libc::syscall(libc::SYS_close_range, first, libc::c_uint::MAX, libc::CLOSE_RANGE_CLOEXEC) == 0 {
+                    return Ok(());
+                }
+            }
+            for fd in 3..limit {
+                // EBADF for a number that is not open: nothing to do.
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Runs `cmd` under `valgrind --tool=lackey --trace-mem=yes` and writes its
 /// references to the `.vmt` file `out`, recording the command line in the
 /// header. `progress` is called with the references captured so far about
@@ -396,6 +439,7 @@ pub fn capture(
             }
         }
     }
+    only_standard_streams_inherited(&mut command);
     let child = command.spawn().map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => CaptureError::ValgrindMissing { valgrind: opts.valgrind.clone() },
         _ => CaptureError::Io { context: format!("cannot start {}", opts.valgrind.display()), source: e },
@@ -496,6 +540,8 @@ fn capture_one<W: std::io::Write>(
 ) -> Result<(ExitStatus, u64), CaptureError> {
     let log = open_fifo(fifo, vg)?;
     let mut reader = LackeyReader::new(log, "valgrind lackey output").with_asid(opts.asid);
+    // valgrind runs the program in its own process (it execs its tool).
+    let mut host_ids = crate::multiproc::HostIds::new(vg.child.id(), vmlab_addr::Asid(opts.asid));
     let mut buf: Vec<Event> = Vec::with_capacity(BLOCK);
     let mut events = 0u64;
     let every = opts.progress_every.max(1);
@@ -515,6 +561,9 @@ fn capture_one<W: std::io::Write>(
                 return Err(CaptureError::Trace(e));
             }
         }
+        if opts.syscalls {
+            host_ids.rewrite(&mut buf);
+        }
         writer.write_all(&buf).map_err(io_err(format!("cannot write {}", out.display())))?;
         events += buf.len() as u64;
         if events >= next {
@@ -524,6 +573,9 @@ fn capture_one<W: std::io::Write>(
             }
         }
     }
+    let rest = host_ids.finish();
+    writer.write_all(&rest).map_err(io_err(format!("cannot write {}", out.display())))?;
+    events += rest.len() as u64;
     let status = vg.wait().map_err(io_err("waiting for valgrind"))?;
     Ok((status, events))
 }

@@ -147,6 +147,104 @@ mod nr {
     pub const CLOSE_RANGE: u16 = 436;
 }
 
+/// The host ids in a one-process capture's markers (`--syscalls` without
+/// `--children`), replaced as the merge replaces them, so that two captures
+/// of the same run are the same trace: the process's own pid (the result of
+/// `getpid`, of `gettid` and `set_tid_address` in its main thread) becomes
+/// its asid; `getppid` gives 0 (the parent, the capturing process, is not
+/// traced); a child's pid (the result of `fork`, `vfork`, a `clone` that
+/// makes a process, and the pid `wait4` takes or returns) becomes asid + 1,
+/// asid + 2, ... in the order the forks return, as `--children` numbers
+/// them. A thread's id (a `clone` with `CLONE_THREAD`) stays as it is, as in
+/// the merge.
+#[derive(Debug)]
+pub(crate) struct HostIds {
+    pid: u32,
+    asid: Asid,
+    children: Vec<i64>,
+    /// A call whose arguments have not all arrived (they come with the next
+    /// events).
+    held: Vec<Event>,
+}
+
+impl HostIds {
+    /// For the process valgrind runs as `pid`, traced as `asid`.
+    pub(crate) fn new(pid: u32, asid: Asid) -> Self {
+        Self { pid, asid, children: Vec::new(), held: Vec::new() }
+    }
+
+    /// Rewrites the markers of `events`, the next events of the trace, in
+    /// place. A call at the end whose arguments are not all there is held
+    /// back and comes first with the next events.
+    pub(crate) fn rewrite(&mut self, events: &mut Vec<Event>) {
+        if !self.held.is_empty() {
+            let mut all = std::mem::take(&mut self.held);
+            all.append(events);
+            *events = all;
+        }
+        let mut i = 0;
+        while i < events.len() {
+            let Event::Syscall(head) = events[i] else {
+                i += 1;
+                continue;
+            };
+            let n = usize::from(head.nargs);
+            if i + n >= events.len() {
+                self.held = events.split_off(i);
+                return;
+            }
+            let arg0 = match events.get(i + 1) {
+                Some(Event::SyscallArg(a)) if n > 0 => Some(*a),
+                _ => None,
+            };
+            let (ret, arg0) = self.renumber(head.number, head.ret, arg0);
+            if let Event::Syscall(h) = &mut events[i] {
+                h.ret = ret;
+            }
+            if let (Some(a), Some(Event::SyscallArg(slot))) = (arg0, events.get_mut(i + 1)) {
+                *slot = a;
+            }
+            i += 1 + n;
+        }
+    }
+
+    /// What is still held back once the trace has ended (nothing, unless its
+    /// last call lost its arguments).
+    pub(crate) fn finish(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.held)
+    }
+
+    /// The result and first argument of call `number` with host ids replaced.
+    fn renumber(&mut self, number: u16, ret: i64, arg0: Option<u64>) -> (i64, Option<u64>) {
+        let child = |ids: &Self, pid: i64| {
+            ids.children.iter().position(|&c| c == pid).map(|k| i64::from(ids.asid.0) + 1 + k as i64)
+        };
+        match number {
+            nr::GETPID | nr::GETTID | nr::SET_TID_ADDRESS if ret == i64::from(self.pid) => {
+                (i64::from(self.asid.0), arg0)
+            }
+            nr::GETPPID => (0, arg0),
+            nr::CLONE | nr::FORK | nr::VFORK
+                if ret > 0 && !(number == nr::CLONE && arg0.is_some_and(|f| f & CLONE_THREAD != 0)) =>
+            {
+                if child(self, ret).is_none() {
+                    self.children.push(ret);
+                }
+                (child(self, ret).unwrap_or(ret), arg0)
+            }
+            nr::WAIT4 => {
+                let ret = if ret > 0 { child(self, ret).unwrap_or(ret) } else { ret };
+                let arg0 = arg0.map(|p| match p as i64 {
+                    pid if pid > 0 => child(self, pid).map_or(p, |a| a as u64),
+                    _ => p,
+                });
+                (ret, arg0)
+            }
+            _ => (ret, arg0),
+        }
+    }
+}
+
 /// One valgrind log: one image of one process.
 #[derive(Clone, Debug)]
 struct Image {
@@ -784,6 +882,48 @@ mod tests {
         assert_eq!(pid_of(Path::new("/x/lackey.fifo")), None);
         assert_eq!(first_word(r"sh -c /bin/true;\ echo"), "sh");
         assert_eq!(first_word(r"/tmp/a\ b/prog x"), "/tmp/a b/prog");
+    }
+
+    fn call(number: u16, ret: i64, args: &[u64]) -> Vec<Event> {
+        let head = crate::Syscall { ret, asid: Asid(0), number, nargs: args.len() as u8 };
+        std::iter::once(Event::Syscall(head)).chain(args.iter().map(|&a| Event::SyscallArg(a))).collect()
+    }
+
+    /// A one-process capture of pid 700 that forks 901 and 905, starts a
+    /// thread 702, waits for 905, and asks its ids: host ids become the asid
+    /// (0) and the children 1 and 2 in fork order; the thread's id and an
+    /// unknown pid stay. The fork's arguments arrive with the next events:
+    /// it is held back until they do.
+    #[test]
+    fn one_process_host_ids_are_replaced() {
+        let mut ids = HostIds::new(700, Asid(0));
+        let mut first = call(nr::SET_TID_ADDRESS, 700, &[0x4000]);
+        first.extend(call(nr::GETPPID, 650, &[]));
+        let fork = call(nr::CLONE, 901, &[0x1200011, 0]);
+        first.extend_from_slice(&fork[..2]);
+        ids.rewrite(&mut first);
+        let mut want = call(nr::SET_TID_ADDRESS, 0, &[0x4000]);
+        want.extend(call(nr::GETPPID, 0, &[]));
+        assert_eq!(first, want);
+        let mut second = fork[2..].to_vec();
+        second.extend(call(nr::FORK, 905, &[]));
+        second.extend(call(nr::CLONE, 702, &[0x3d0f00, 0]));
+        second.extend(call(nr::WAIT4, 905, &[905, 0, 0, 0]));
+        second.extend(call(nr::WAIT4, -10, &[u64::MAX, 0, 0, 0]));
+        second.extend(call(nr::GETPID, 700, &[]));
+        second.extend(call(nr::GETTID, 702, &[]));
+        second.extend(call(nr::WAIT4, 999, &[999, 0, 0, 0]));
+        ids.rewrite(&mut second);
+        let mut want = call(nr::CLONE, 1, &[0x1200011, 0]);
+        want.extend(call(nr::FORK, 2, &[]));
+        want.extend(call(nr::CLONE, 702, &[0x3d0f00, 0]));
+        want.extend(call(nr::WAIT4, 2, &[2, 0, 0, 0]));
+        want.extend(call(nr::WAIT4, -10, &[u64::MAX, 0, 0, 0]));
+        want.extend(call(nr::GETPID, 0, &[]));
+        want.extend(call(nr::GETTID, 702, &[]));
+        want.extend(call(nr::WAIT4, 999, &[999, 0, 0, 0]));
+        assert_eq!(second, want);
+        assert!(ids.finish().is_empty());
     }
 
     /// Hand-written logs of a parent that makes a segment, forks and

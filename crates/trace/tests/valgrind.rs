@@ -220,6 +220,50 @@ fn inherited_launch_is_recorded_by_size() {
     }
 }
 
+/// A one-process capture with its system calls, pinned, is the same trace
+/// twice: the host pid that `set_tid_address` (and `getpid`) return is
+/// replaced by the asid. On main before that, two captures of `cat` differed
+/// in that one result.
+#[test]
+fn one_process_syscall_capture_is_repeatable() {
+    use vmlab_trace::syscall::{name, Assembler};
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "one line\n").expect("input");
+    let pwd = dir.path().display().to_string();
+    let env = [("PATH", "/usr/bin:/bin"), ("LC_ALL", "C"), ("HOME", "/nonexistent"), ("PWD", &pwd), ("LD_PRELOAD", "")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let opts = CaptureOptions {
+        syscalls: true,
+        asid: 5,
+        cwd: Some(dir.path().to_path_buf()),
+        env: Some(env),
+        stdin: Some(input.clone()),
+        stdout: Some(dir.path().join("out.txt")),
+        ..CaptureOptions::default()
+    };
+    let argv = cmd(&["/bin/cat"]);
+    let mut traces = Vec::new();
+    for n in 0..2 {
+        let out = dir.path().join(format!("cat{n}.vmt"));
+        capture(&argv, &out, &opts, &mut |_| Ok(())).expect("capture cat");
+        traces.push(read_all(&out, None).expect("read"));
+    }
+    let mut asm = Assembler::new();
+    let calls: Vec<(String, i64)> = traces[0]
+        .iter()
+        .filter_map(|e| asm.push(e).expect("whole calls"))
+        .map(|c| (name(c.number).unwrap_or("?").to_string(), c.ret))
+        .collect();
+    assert!(calls.contains(&("set_tid_address".to_string(), 5)), "{calls:?}");
+    assert!(traces[0] == traces[1], "two pinned captures of cat differ");
+}
+
 #[test]
 fn missing_working_directory_is_an_error_not_a_missing_valgrind() {
     let dir = scratch();

@@ -10,6 +10,7 @@ pub mod sim;
 pub mod vmcpi;
 
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
+pub use memsys::l2_inclusion_refusal;
 pub use replay::{onepass_groups, replay_refusal, OnePass};
 pub use result::{SideEvents, VmResult, VmcpiRow};
 pub use scheme::{Scheme, TableKind, TranslateAt};

@@ -11,7 +11,8 @@
 //! write-backs and fills it must translate.
 
 use vmlab_cache::{
-    Cache, CacheStats, Flush, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
+    Cache, CacheConfig, CacheStats, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef,
+    Lookup, Outcome, RefKind, VirtualDirect, WriteMissPolicy, WritePolicy,
 };
 use vmlab_machine::{MemoryStats, Reached};
 
@@ -79,6 +80,13 @@ pub struct Tail {
     /// statistics (`settle`).
     direct_hits: [u64; 3],
     direct_probes: u64,
+    /// Whether the latest `below_l1` sent a fill here and every piece of
+    /// it hit: then the fill hits every larger L2 that includes this one
+    /// (`MemSys::includer`).
+    fill_hit: bool,
+    /// Fills counted as hits because an included L2 hit them (never
+    /// reset): lets tests prove the one pass over L2 sizes ran.
+    included_fills: u64,
 }
 
 #[derive(Debug)]
@@ -103,6 +111,47 @@ pub struct MemSys {
     /// Every probe by the L1 direct checks, hit or miss (never reset): lets
     /// tests prove the direct paths ran.
     direct_probes: u64,
+    /// One pass over the L2 sizes: the order the tails take each L1
+    /// outcome in (0: `tail`, i + 1: `extra[i]`), smallest L2s first, and
+    /// for each tail and fill side (I, D) an earlier tail whose L2 of that
+    /// side is included in this one's (`l2_inclusion_refusal`): a fill
+    /// that hit there hits here, and is only counted. Empty when no tail
+    /// includes another.
+    order: Vec<usize>,
+    included: Vec<[Option<usize>; 2]>,
+}
+
+/// Why a direct-mapped L2 `large` does not hold every line that `small`
+/// holds after the same requests (so a fill that hits `small` may miss
+/// `large`), or `None` if it does: both direct-mapped, bit-select,
+/// write-allocate, write-back, virtually indexed and tagged with ASIDs
+/// (as the direct probes that count their hits), the same line, `large`
+/// at least `small`'s size. Then a line in `small` is the latest line
+/// requested in its set, and `large`'s sets refine `small`'s, so it is the
+/// latest in its set of `large` too (Mattson et al. 1970's inclusion; Hill
+/// and Smith 1989 for set refinement). Both must see the same requests:
+/// the caller pairs L2s serving the same side of the same arrangement
+/// (split with split, unified with unified).
+pub fn l2_inclusion_refusal(small: &CacheConfig, large: &CacheConfig) -> Option<&'static str> {
+    for c in [small, large] {
+        let direct = Geometry::new(c).is_ok_and(|g| g.ways == 1 && g.sets.is_power_of_two());
+        if !direct || c.index != IndexFn::BitSelect {
+            return Some("an L2 is not direct-mapped and bit-select");
+        }
+        if c.write_miss != WriteMissPolicy::WriteAllocate || c.write != WritePolicy::WriteBack {
+            return Some("an L2 is not write-back and write-allocate");
+        }
+        if c.indexing != Indexing::Vivt || !c.asid_tags {
+            return Some("an L2 is not virtually indexed and tagged with ASIDs");
+        }
+    }
+    if small.line != large.line {
+        return Some("the L2 lines differ");
+    }
+    if large.size.0 < small.size.0 {
+        return Some("the L2 is smaller");
+    }
+    None
 }
 
 /// The inline hit check of `c` if a hit there needs no translation and no
@@ -135,7 +184,18 @@ impl Tail {
             l2_direct,
             direct_hits: [0; 3],
             direct_probes: 0,
+            fill_hit: false,
+            included_fills: 0,
         })
+    }
+
+    /// The L2 serving the fills of side `s` (0: I, 1: D) and whether it is
+    /// split.
+    fn fill_cache(&self, s: usize) -> (&Cache, bool) {
+        match &self.l2 {
+            L2::Unified(c) => (c, false),
+            L2::Split { i, d } => (if s == 0 { i } else { d }, true),
+        }
     }
 
     #[inline]
@@ -162,12 +222,25 @@ impl Tail {
     /// What an L1 access's outcome sends below: its fill, a write-through
     /// write, its victim's write-back. Returns the level that served the
     /// access (L1 if it was an L1 hit that sent nothing below).
-    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+    /// `fill_hits`: the fill is known to hit every piece here (an included
+    /// L2 hit it), so it is counted, not looked up: a read hit in a
+    /// direct-mapped level changes nothing else.
+    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome, fill_hits: bool) -> Level {
         let mut level = if out.hit { Level::L1 } else { Level::L2 };
+        self.fill_hit = false;
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
             let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-            level = level.max(self.l2_request(fill, a, line));
+            let l = if fill_hits {
+                // The L1 line's pieces at L2 lines (`l2_request`'s split of
+                // an aligned line): one if the L2 line is the larger.
+                self.direct_hits[fill as usize] += (line >> self.l2(fill).line_bytes().trailing_zeros()).max(1);
+                Level::L2
+            } else {
+                self.l2_request(fill, a, line)
+            };
+            self.fill_hit = l == Level::L2;
+            level = level.max(l);
         }
         if out.write_through {
             let l = self.l2_request(RefKind::Write, r, size);
@@ -250,20 +323,24 @@ impl Tail {
         }
     }
 
-    /// Writes back and invalidates the L2s (after the L1s wrote theirs here).
-    fn flush_all(&mut self) {
+    /// Writes back and invalidates the L2s (after the L1s wrote theirs
+    /// here); returns the states the lines were found in.
+    fn flush_all(&mut self) -> FlushStats {
         let l2s: &[RefKind] = match self.l2 {
             L2::Unified(_) => &[RefKind::Read],
             L2::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
         };
+        let mut found = FlushStats::default();
         for &kind in l2s {
             let line = self.l2(kind).line_bytes();
-            let (_, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
+            let (stats, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
+            found += stats;
             for v in dirty {
                 self.memory.write(line);
                 self.note(true, v.vaddr, v.asid);
             }
         }
+        found
     }
 
     pub fn memory(&self) -> &MemoryStats {
@@ -294,7 +371,55 @@ impl MemSys {
             l1_direct,
             direct_hits: [0; 3],
             direct_probes: 0,
+            order: Vec::new(),
+            included: Vec::new(),
         })
+    }
+
+    fn tail_at(&self, t: usize) -> &Tail {
+        if t == 0 {
+            &self.tail
+        } else {
+            &self.extra[t - 1]
+        }
+    }
+
+    /// Orders the tails smallest L2s first and pairs each L2 (per fill
+    /// side) with the largest earlier one it includes
+    /// (`l2_inclusion_refusal`), whose direct probes are on, as this one's.
+    fn chain_tails(&mut self) {
+        let n = 1 + self.extra.len();
+        let bytes = |t: &Tail| t.caches().iter().map(|(_, c)| c.config().size.0).sum::<u64>();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&t| (bytes(self.tail_at(t)), t));
+        let mut included = vec![[None; 2]; n];
+        for (k, &t) in order.iter().enumerate() {
+            for (s, fill) in [(0, RefKind::Ifetch), (1, RefKind::Read)] {
+                let me = self.tail_at(t);
+                let (large, split) = me.fill_cache(s);
+                if me.l2_direct[fill as usize].is_none() {
+                    continue;
+                }
+                included[t][s] = order[..k]
+                    .iter()
+                    .copied()
+                    .filter(|&p| {
+                        let them = self.tail_at(p);
+                        let (small, their_split) = them.fill_cache(s);
+                        them.l2_direct[fill as usize].is_some()
+                            && their_split == split
+                            && l2_inclusion_refusal(small.config(), large.config()).is_none()
+                    })
+                    .max_by_key(|&p| (self.tail_at(p).fill_cache(s).0.config().size.0, std::cmp::Reverse(p)));
+            }
+        }
+        if included.iter().flatten().any(Option::is_some) {
+            self.order = order;
+            self.included = included;
+        } else {
+            self.order.clear();
+            self.included.clear();
+        }
     }
 
     /// Adds the L2 of `cfg` below the same L1s: it sees every fill,
@@ -309,6 +434,7 @@ impl MemSys {
         }
         self.extra.push(t);
         self.extra_levels.push(Level::L1);
+        self.chain_tails();
         Ok(())
     }
 
@@ -333,11 +459,17 @@ impl MemSys {
             t.fast = false;
             t.l2_direct = [None; 3];
         }
+        self.chain_tails();
     }
 
     /// Probes by the direct checks, hit or miss, at every level.
     pub fn direct_probes(&self) -> u64 {
         self.direct_probes + self.tail.direct_probes + self.extra.iter().map(|t| t.direct_probes).sum::<u64>()
+    }
+
+    /// Fills counted by inclusion at every L2 (`chain_tails`).
+    pub fn included_fills(&self) -> u64 {
+        self.tail.included_fills + self.extra.iter().map(|t| t.included_fills).sum::<u64>()
     }
 
     /// Adds the hits the direct probes found to the caches' statistics;
@@ -462,11 +594,73 @@ impl MemSys {
         self.below_l1(kind, r, size, line, &out)
     }
 
-    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
-        for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
-            *l = t.below_l1(kind, r, size, line, out);
+    /// Whether the machine's own L2 serving `kind` holds `r`'s line;
+    /// changes nothing. The direct probe where the L2 has one (the same
+    /// answer as `Cache::contains` there, in fewer steps).
+    #[inline]
+    pub fn l2_holds(&mut self, kind: RefKind, r: LineRef) -> bool {
+        match self.tail.l2_direct[kind as usize] {
+            Some(hc) => {
+                let (set, key) = hc.virtual_locate(r.vaddr);
+                self.tail.l2(kind).probe::<true, false>(&hc, set, key, r.asid, false).is_some()
+            }
+            None => self.tail.l2(kind).contains(r),
         }
-        self.tail.below_l1(kind, r, size, line, out)
+    }
+
+    /// `l1_missed` for an access whose line `l2_holds` found in the
+    /// machine's own L2, nothing touched since: the L1's fill is counted as
+    /// the L2 hit it is instead of looked up again, where that is exact (a
+    /// direct-probed L2, whose read hit changes nothing but a count, with
+    /// lines no smaller than the L1's, so the fill is the one line
+    /// `l2_holds` tested; no fan-out). Same result and state as `l1_missed`.
+    #[inline(never)]
+    pub fn l1_missed_l2_hit(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+        let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+        let d = usize::from(kind != RefKind::Ifetch);
+        let line = self.l1(kind).line_bytes();
+        if !self.extra.is_empty() || self.tail.l2_direct[fill as usize].is_none() || line > self.l2(fill).line_bytes() {
+            return self.l1_missed(kind, set, key, r, size);
+        }
+        let direct = self.l1_direct[d].is_some();
+        let l1 = self.l1(kind);
+        let out = if direct {
+            l1.fill_or_access_missed(set, key, r, kind, size)
+        } else {
+            l1.access_missed(set, key, r, kind, size)
+        };
+        self.tail.below_l1(kind, r, size, line, &out, true)
+    }
+
+    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+        if !self.order.is_empty() {
+            return self.below_l1_chained(kind, r, size, line, out);
+        }
+        for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
+            *l = t.below_l1(kind, r, size, line, out, false);
+        }
+        self.tail.below_l1(kind, r, size, line, out, false)
+    }
+
+    /// `below_l1` over tails some of which include others (`chain_tails`):
+    /// smallest first, so a fill that hit an included L2 is only counted
+    /// in the larger.
+    fn below_l1_chained(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+        let s = usize::from(kind != RefKind::Ifetch);
+        let mut own = Level::L1;
+        for k in 0..self.order.len() {
+            let t = self.order[k];
+            let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);
+            let tail = if t == 0 { &mut self.tail } else { &mut self.extra[t - 1] };
+            tail.included_fills += u64::from(hits);
+            let l = tail.below_l1(kind, r, size, line, out, hits);
+            if t == 0 {
+                own = l;
+            } else {
+                self.extra_levels[t - 1] = l;
+            }
+        }
+        own
     }
 
     pub fn memory(&self) -> &MemoryStats {
@@ -485,11 +679,14 @@ impl MemSys {
     }
 
     /// Writes back and invalidates everything, L1 first so its dirty lines
-    /// land in every L2 before the L2s are flushed.
-    pub fn flush_all(&mut self) {
+    /// land in every L2 before the L2s are flushed. Returns the states the
+    /// lines of `caches` were found in (the added L2s' are not counted).
+    pub fn flush_all(&mut self) -> FlushStats {
+        let mut found = FlushStats::default();
         for kind in [RefKind::Ifetch, RefKind::Read] {
             let line = self.l1(kind).line_bytes();
-            let (_, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
+            let (stats, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
+            found += stats;
             for v in dirty {
                 let r = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
                 for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
@@ -497,8 +694,10 @@ impl MemSys {
                 }
             }
         }
-        for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
+        found += self.tail.flush_all();
+        for t in &mut self.extra {
             t.flush_all();
         }
+        found
     }
 }

@@ -156,7 +156,9 @@ impl Replayer {
                         }
                     }
                 }
-                Recorded::Flush => self.mem.flush_all(),
+                Recorded::Flush => {
+                    self.mem.flush_all();
+                }
             }
         }
     }
@@ -283,6 +285,12 @@ impl OnePass {
             out.extend(r.results(&own, &self.recorder));
         }
         out
+    }
+
+    /// L1 fills counted as L2 hits by inclusion (`VmSim::included_fills`),
+    /// in every machine of the group.
+    pub fn included_fills(&self) -> u64 {
+        self.recorder.included_fills() + self.replayers.iter().map(|r| r.mem.included_fills()).sum::<u64>()
     }
 
     /// How many configurations it runs.

@@ -21,10 +21,13 @@ use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
-use vmlab_cache::{Indexing, LineRef, Lookup, RefKind};
+use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
-use vmlab_mmu::{FramePool, PageTable, PteAddr, PteRef, Side, Slot, TableError, Tier, TlbEntry, TlbError, TlbSet};
+use vmlab_mmu::{
+    FramePool, PageTable, PteAddr, PteRef, Side, Slot, Switch, SwitchSite, TableError, Tier, Tlb, TlbEntry, TlbError,
+    TlbSet,
+};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
@@ -334,7 +337,6 @@ pub struct VmSim {
     flushes: u64,
     walk: Vec<PteRef>,
     pending: VecDeque<(u64, u32)>,
-    asid_tagged_caches: bool,
     /// The address space of the latest user reference (whose tables a
     /// kernel line belongs to).
     current_space: u32,
@@ -409,6 +411,11 @@ fn side(kind: RefKind) -> usize {
 
 const SIDES: [Side; 2] = [Side::I, Side::D];
 
+/// What a trace's context switch does here: the least the OS must do on
+/// the configured hardware (`vmlab_mmu::switch`). The simulator's memos
+/// of lines and pages are forgotten besides.
+const SWITCH: Switch = Switch::Untagged;
+
 fn side_of(kind: RefKind) -> Side {
     SIDES[side(kind)]
 }
@@ -441,7 +448,6 @@ impl VmSim {
         let shared_tlb_order =
             at == TranslateAt::EveryAccess && tlbs.as_ref().is_some_and(TlbSet::sides_share_lru_order);
         let pure_lookups = tlbs.as_ref().is_some_and(TlbSet::lookups_change_nothing);
-        let asid_tagged_caches = cfg.caches().iter().all(|(_, c)| c.asid_tags || c.indexing != Indexing::Vivt);
         Ok(Self {
             fold: table.is_some().then(Fold::default),
             scheme,
@@ -464,7 +470,6 @@ impl VmSim {
             flushes: 0,
             walk: Vec::with_capacity(8),
             pending: VecDeque::new(),
-            asid_tagged_caches,
             current_space: 0,
             memo: Memos::new(page.trailing_zeros(), pure_lookups, at == TranslateAt::L2Miss),
             l1_shift: [cfg.l1i.line.0.trailing_zeros(), cfg.l1d.line.0.trailing_zeros()],
@@ -591,6 +596,12 @@ impl VmSim {
         self.mem.direct_probes()
     }
 
+    /// L1 fills counted as L2 hits because a smaller direct-mapped L2 of
+    /// the fan-out hit them (`memsys::l2_inclusion_refusal`).
+    pub fn included_fills(&self) -> u64 {
+        self.mem.included_fills()
+    }
+
     /// Applies one event.
     pub fn step(&mut self, ev: &Event) -> Result<(), SimError> {
         match ev {
@@ -599,18 +610,11 @@ impl VmSim {
                 self.context_switches += 1;
                 self.memo.forget_lines();
                 self.memo.forget_pages();
-                // Untagged structures cannot tell address spaces apart.
-                if let Some(tlbs) = self.tlbs.as_mut() {
-                    tlbs.purge_untagged();
-                }
-                if !self.asid_tagged_caches {
-                    self.flush_all()?;
-                }
-                Ok(())
+                SWITCH.apply(self).map(drop)
             }
             Event::FlushAll => {
                 self.flushes += 1;
-                self.flush_all()
+                self.flush_all().map(drop)
             }
             // Markers for the OS models; no cache or TLB sees them.
             Event::Syscall(_) | Event::SyscallArg(_) => Ok(()),
@@ -662,14 +666,15 @@ impl VmSim {
         }
     }
 
-    fn flush_all(&mut self) -> Result<(), SimError> {
+    fn flush_all(&mut self) -> Result<FlushStats, SimError> {
         self.memo.forget_lines();
         let mark = self.mem.tail.log.len();
-        self.mem.flush_all();
+        let found = self.mem.flush_all();
         if let Some(t) = self.tap.as_mut() {
             t.push(Recorded::Flush);
         }
-        self.after_access(mark, None)
+        self.after_access(mark, None)?;
+        Ok(found)
     }
 
     /// One reference: one piece per L1 line it touches.
@@ -824,9 +829,9 @@ impl VmSim {
                 return Ok(());
             }
             Lookup::Miss { set, key } => {
-                if self.mem.l2(kind).contains(r) {
+                if self.mem.l2_holds(kind, r) {
                     let mark = self.mem.tail.log.len();
-                    let level = self.mem.l1_missed(kind, set, key, r, size);
+                    let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
                     return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
@@ -1523,6 +1528,26 @@ impl VmSim {
         }
         out.insert(0, own);
         out
+    }
+}
+
+/// The simulator's caches (its L1s and L2s; an added L2 of a fan-out
+/// follows its leader) and TLBs, as a context switch acts on them.
+impl SwitchSite for VmSim {
+    type Error = SimError;
+
+    fn cache_configs(&self) -> Vec<&CacheConfig> {
+        self.mem.caches().into_iter().map(|(_, c)| c.config()).collect()
+    }
+
+    fn each_tlb(&mut self, f: &mut dyn FnMut(&mut Tlb)) {
+        if let Some(tlbs) = self.tlbs.as_mut() {
+            tlbs.all_mut().for_each(f);
+        }
+    }
+
+    fn flush_caches(&mut self) -> Result<FlushStats, SimError> {
+        self.flush_all()
     }
 }
 

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{cache, cache_choice, config, machine, trace, CacheChoice, Machine};
+use common::{cache, cache_choice, config, machine, onepass_equals_alone, trace, CacheChoice, Machine};
 use proptest::prelude::*;
 use vmlab_cache::Indexing;
 use vmlab_trace::{AccessKind, Event, PackedBlock};
@@ -74,30 +74,7 @@ proptest! {
             f.extend(l2s.iter().map(|l2| larger(&m, &base, *mult, Some(l2))));
             fans.push(f);
         }
-        let cfgs: Vec<VmConfig> = fans.iter().flatten().cloned().collect();
-        let Ok(mut one) = OnePass::new(fans.clone()) else {
-            prop_assert!(cfgs.iter().any(|c| VmSim::new(c.clone()).is_err()));
-            return Ok(());
-        };
-        prop_assert_eq!(one.len(), cfgs.len());
-        let mut alone: Vec<VmSim> = cfgs.iter().map(|c| VmSim::new(c.clone()).unwrap()).collect();
-        let half = events.len() / 2;
-        for part in [&events[..half], &events[half..]] {
-            let mut block = PackedBlock::new();
-            block.pack(part);
-            let a = one.feed_packed(&block, block.len()).map_err(|e| e.to_string());
-            for s in &mut alone {
-                prop_assert_eq!(&a, &s.feed(part).map_err(|e| e.to_string()));
-            }
-            if a.is_err() {
-                return Ok(());
-            }
-            let together = one.results("t");
-            prop_assert_eq!(together.len(), cfgs.len());
-            for (r, s) in together.iter().zip(&mut alone) {
-                prop_assert_eq!(r, &s.result("t"));
-            }
-        }
+        onepass_equals_alone(fans, &events)?;
     }
 }
 

@@ -30,6 +30,7 @@ pub mod powerpc;
 pub mod puma;
 pub mod segments;
 pub mod srmmu;
+mod tree;
 pub mod x86;
 
 pub use mach::Mach;

@@ -19,10 +19,10 @@
 //! table (the PD); every level above that, and the 2-level table's page
 //! directory, is [`Tier::Root`].
 
-use rustc_hash::FxHashMap;
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 
 use super::linear::check_pool;
+use super::tree::TableTree;
 use super::{PageTable, PteAddr, PteRef, TableError, TableMemory, Tier};
 use crate::frames::FramePool;
 
@@ -65,28 +65,16 @@ pub const FOUR_LEVEL: RadixShape = RadixShape {
     level_names: &["PML4s", "PDPTs", "page directories", "page tables"],
 };
 
-const INVALID: u64 = u64::MAX;
-
-#[derive(Debug, Clone)]
-struct Node {
-    level: u32,
-    entries: Box<[u64]>,
-    valid: u32,
-}
-
-/// An x86 radix page table of either shape.
+/// An x86 radix page table of either shape. A table's address is its frame.
 #[derive(Debug, Clone)]
 pub struct Radix {
     shape: RadixShape,
-    /// Space -> frame of its top-level page (CR3).
-    tops: FxHashMap<u32, u64>,
-    /// Frame -> table page.
-    nodes: FxHashMap<u64, Node>,
+    tree: TableTree,
 }
 
 impl Radix {
     pub fn new(shape: RadixShape) -> Self {
-        Self { shape, tops: FxHashMap::default(), nodes: FxHashMap::default() }
+        Self { shape, tree: TableTree::new(&vec![shape.index_bits; shape.levels as usize]) }
     }
 
     pub fn two_level() -> Self {
@@ -99,12 +87,7 @@ impl Radix {
 
     /// Physical address of `space`'s top-level table (CR3), once it has one.
     pub fn cr3(&self, space: u32) -> Option<u64> {
-        self.tops.get(&space).map(|f| f * PAGE_BYTES)
-    }
-
-    fn index(&self, vpn: u64, level: u32) -> usize {
-        let shift = self.shape.index_bits * (self.shape.levels - 1 - level);
-        ((vpn >> shift) & ((1 << self.shape.index_bits) - 1)) as usize
+        self.tree.top(space).map(|f| f * PAGE_BYTES)
     }
 
     fn tier(&self, level: u32) -> Tier {
@@ -125,41 +108,15 @@ impl Radix {
         Ok(())
     }
 
-    fn new_node(&mut self, level: u32, frames: &mut FramePool) -> Result<u64, TableError> {
+    /// A frame for a new table page, within the entries' frame field.
+    fn new_table(&self, frames: &mut FramePool) -> Result<u64, TableError> {
         check_pool(frames)?;
         let pfn = frames.alloc()?;
         if pfn >= 1 << self.shape.pfn_bits {
             frames.free(pfn)?;
             return Err(TableError::FrameOutOfRange { pfn, bits: self.shape.pfn_bits });
         }
-        let len = 1usize << self.shape.index_bits;
-        self.nodes.insert(pfn, Node { level, entries: vec![INVALID; len].into_boxed_slice(), valid: 0 });
         Ok(pfn)
-    }
-
-    /// Frames of the table pages on the path to `vpn`, top first (as far
-    /// as they exist).
-    fn path(&self, space: u32, vpn: u64) -> Vec<u64> {
-        let mut path = Vec::with_capacity(self.shape.levels as usize);
-        let mut next = self.tops.get(&space).copied();
-        for level in 0..self.shape.levels {
-            let Some(pfn) = next else { break };
-            path.push(pfn);
-            next = self.nodes.get(&pfn).map(|n| n.entries[self.index(vpn, level)]).filter(|&e| e != INVALID);
-            if level + 1 == self.shape.levels {
-                break;
-            }
-        }
-        path
-    }
-
-    fn set_entry(&mut self, node: u64, i: usize, value: u64) {
-        if let Some(n) = self.nodes.get_mut(&node) {
-            if n.entries[i] == INVALID {
-                n.valid += 1;
-            }
-            n.entries[i] = value;
-        }
     }
 }
 
@@ -178,38 +135,23 @@ impl PageTable for Radix {
         if pfn >= 1 << self.shape.pfn_bits {
             return Err(TableError::FrameOutOfRange { pfn, bits: self.shape.pfn_bits });
         }
-        let path = self.path(space, vpn);
+        let path = self.tree.path(space, vpn);
         // Allocate every missing table page first, so running out of frames
         // leaves the table as it was.
         let missing = self.shape.levels as usize - path.len();
         let mut fresh = Vec::with_capacity(missing);
-        for k in 0..missing {
-            match self.new_node((path.len() + k) as u32, frames) {
+        for _ in 0..missing {
+            match self.new_table(frames) {
                 Ok(f) => fresh.push(f),
                 Err(e) => {
                     for f in fresh {
-                        self.nodes.remove(&f);
                         frames.free(f)?;
                     }
                     return Err(e);
                 }
             }
         }
-        let mut full = path;
-        if full.is_empty() {
-            self.tops.insert(space, fresh[0]);
-        }
-        for f in fresh {
-            if let Some(&parent) = full.last() {
-                let level = full.len() as u32 - 1;
-                let i = self.index(vpn, level);
-                self.set_entry(parent, i, f);
-            }
-            full.push(f);
-        }
-        let leaf = *full.last().ok_or_else(|| TableError::Config("x86: empty walk path".into()))?;
-        let i = self.index(vpn, self.shape.levels - 1);
-        self.set_entry(leaf, i, pfn);
+        self.tree.insert(space, vpn, pfn, path, &fresh);
         Ok(())
     }
 
@@ -219,38 +161,18 @@ impl PageTable for Radix {
         if self.lookup(Asid(space), Vpn(vpn)).is_none() {
             return Err(TableError::NotMapped { space, vpn });
         }
-        let path = self.path(space, vpn);
-        // Clear the leaf entry, then free table pages left empty, bottom up
-        // (the top-level page stays: it is the space's CR3).
-        for (level, &node) in path.iter().enumerate().rev() {
-            let i = self.index(vpn, level as u32);
-            let empty = match self.nodes.get_mut(&node) {
-                Some(n) => {
-                    n.entries[i] = INVALID;
-                    n.valid -= 1;
-                    n.valid == 0
-                }
-                None => false,
-            };
-            if !empty || level == 0 {
-                break;
-            }
-            self.nodes.remove(&node);
+        let path = self.tree.path(space, vpn);
+        // Table pages left empty go back to the pool (the top-level page
+        // stays: it is the space's CR3).
+        for (_, node) in self.tree.clear(vpn, &path) {
             frames.free(node)?;
         }
         Ok(())
     }
 
     fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
-        let (space, vpn) = (space.0, vpn.0);
-        self.check(vpn).ok()?;
-        let path = self.path(space, vpn);
-        if path.len() != self.shape.levels as usize {
-            return None;
-        }
-        let leaf = self.nodes.get(path.last()?)?;
-        let e = leaf.entries[self.index(vpn, self.shape.levels - 1)];
-        (e != INVALID).then_some(Pfn(e))
+        self.check(vpn.0).ok()?;
+        self.tree.lookup(space.0, vpn.0).map(Pfn)
     }
 
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
@@ -259,41 +181,33 @@ impl PageTable for Radix {
             return Err(TableError::OutOfRange { va, bits: self.shape.va_bits });
         }
         let vpn = va / PAGE_BYTES;
-        let mut node = *self.tops.get(&space).ok_or(TableError::NotMapped { space, vpn })?;
+        let mut node = self.tree.top(space).ok_or(TableError::NotMapped { space, vpn })?;
         for level in 0..self.shape.levels {
-            let i = self.index(vpn, level);
+            let i = self.tree.index(vpn, level as usize);
             out.push(PteRef {
                 at: PteAddr::Physical(PhysAddr(node * PAGE_BYTES + i as u64 * self.shape.entry_bytes)),
                 tier: self.tier(level),
                 bytes: self.shape.entry_bytes as u32,
             });
-            let e = self.nodes.get(&node).map_or(INVALID, |n| n.entries[i]);
-            if e == INVALID || level + 1 == self.shape.levels {
-                break;
+            match self.tree.entry(node, i) {
+                Some(e) if level + 1 < self.shape.levels => node = e,
+                _ => break,
             }
-            node = e;
         }
         Ok(())
     }
 
     fn memory(&self) -> TableMemory {
-        let mut per_level = vec![0u64; self.shape.levels as usize];
-        let mut valid = 0u64;
-        for n in self.nodes.values() {
-            per_level[n.level as usize] += PAGE_BYTES;
-            valid += u64::from(n.valid);
-        }
+        let (tables, valid) = self.tree.census();
         TableMemory {
-            bytes: self.nodes.len() as u64 * PAGE_BYTES,
+            bytes: tables.iter().sum::<u64>() * PAGE_BYTES,
             useful_bytes: valid * self.shape.entry_bytes,
-            parts: self.shape.level_names.iter().zip(per_level).map(|(n, b)| ((*n).to_string(), b)).collect(),
+            parts: self.shape.level_names.iter().zip(tables).map(|(n, t)| ((*n).to_string(), t * PAGE_BYTES)).collect(),
         }
     }
 
     fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
         let pa = pa.0;
-        let n = self.nodes.get(&(pa / PAGE_BYTES))?;
-        let e = n.entries[((pa % PAGE_BYTES) / self.shape.entry_bytes) as usize];
-        (e != INVALID).then_some(Pfn(e))
+        self.tree.entry(pa / PAGE_BYTES, ((pa % PAGE_BYTES) / self.shape.entry_bytes) as usize).map(Pfn)
     }
 }

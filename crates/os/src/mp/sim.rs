@@ -25,7 +25,7 @@ use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_machine::{Code, CodeFetch, Mechanism, OnCpu, System, Tally, MAX_LEVELS};
 use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
-use vmlab_mmu::TlbConfig;
+use vmlab_mmu::{Switch, TlbConfig};
 
 use crate::prot::Prot;
 
@@ -284,6 +284,12 @@ fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
 fn code(instructions: u64) -> Code {
     Code { start: VirtAddr(0), phys: PhysAddr(0), space: OS_KERNEL_SPACE, instructions, instruction_bytes: 4 }
 }
+
+/// What a switch between processes does to a CPU's caches and TLB
+/// (`vmlab_mmu::switch`): the least the OS must do. On the SPARCcenter
+/// that is nothing (the SRMMU's TLB tags an entry with its context, the
+/// caches are physically tagged).
+const SWITCH: Switch = Switch::Untagged;
 
 impl MpSim {
     pub fn new(p: MpParams, w: Workload, cfg: &MpConfig) -> Result<Self, String> {
@@ -647,6 +653,7 @@ impl MpSim {
 
     /// The next transaction of the process at the head of the run queue.
     fn next_transaction(&mut self, c: usize) -> Result<(), String> {
+        let ran = self.cpus[c].process;
         if let Some(prev) = self.cpus[c].process.take() {
             self.completed += 1;
             self.peak_frames = self.peak_frames.max(self.hat.frames_in_use());
@@ -663,6 +670,9 @@ impl MpSim {
         self.cpus[c].process = Some(pi);
         let asid = self.procs[pi].asid;
         let mut steps = Vec::new();
+        if ran.is_some_and(|r| self.procs[r].asid != asid) {
+            let Ok(_) = SWITCH.apply(&mut self.system.on(CpuId(c as u32)));
+        }
         // Switching to the process: its MMU descriptor joins this CPU
         // (a hat call when new), and its working set fills the TLB.
         if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&CpuId(c as u32))) {

@@ -7,8 +7,8 @@
 use proptest::prelude::*;
 use vmlab_cache::{Assoc, CacheConfig, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_mmu::{TlbConfig, TlbReplacement};
-use vmlab_trace::{AccessKind, Event};
-use vmlab_translation::{load, Scheme, VmConfig};
+use vmlab_trace::{AccessKind, Event, PackedBlock};
+use vmlab_translation::{load, OnePass, Scheme, VmConfig, VmSim};
 
 #[derive(Clone, Debug)]
 pub struct CacheChoice {
@@ -237,4 +237,36 @@ pub fn trace() -> impl Strategy<Value = Vec<Event>> {
         1..80,
     )
     .prop_map(|runs| runs.into_iter().flatten().collect())
+}
+
+/// Feeds `events` in two halves to one pass over the fan-outs `fans` and
+/// to a separate run of each configuration, and checks after each half
+/// that the pass gives every configuration's own result (or the same
+/// error). Returns the separate runs.
+pub fn onepass_equals_alone(fans: Vec<Vec<VmConfig>>, events: &[Event]) -> Result<Vec<VmSim>, TestCaseError> {
+    let cfgs: Vec<VmConfig> = fans.iter().flatten().cloned().collect();
+    let Ok(mut one) = OnePass::new(fans) else {
+        prop_assert!(cfgs.iter().any(|c| VmSim::new(c.clone()).is_err()));
+        return Ok(Vec::new());
+    };
+    prop_assert_eq!(one.len(), cfgs.len());
+    let mut alone: Vec<VmSim> = cfgs.iter().map(|c| VmSim::new(c.clone()).unwrap()).collect();
+    let half = events.len() / 2;
+    for part in [&events[..half], &events[half..]] {
+        let mut block = PackedBlock::new();
+        block.pack(part);
+        let a = one.feed_packed(&block, block.len()).map_err(|e| e.to_string());
+        for s in &mut alone {
+            prop_assert_eq!(&a, &s.feed(part).map_err(|e| e.to_string()));
+        }
+        if a.is_err() {
+            return Ok(alone);
+        }
+        let together = one.results("t");
+        prop_assert_eq!(together.len(), cfgs.len());
+        for (r, s) in together.iter().zip(&mut alone) {
+            prop_assert_eq!(r, &s.result("t"));
+        }
+    }
+    Ok(alone)
 }
