@@ -75,6 +75,10 @@ pub struct MemObject {
     pub resident: BTreeMap<u64, u64>,
     /// Under `global-shared`: the one address every mapping uses.
     pub global_va: Option<u64>,
+    /// Under `global-shared`: where its read-only private mappings (a
+    /// shared library's text) are global, fixed by the first one.
+    #[serde(skip_serializing)]
+    pub text_va: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -233,7 +237,14 @@ impl Os {
             return Err(OsError::Invalid(format!("object {name:?} needs at least one page")));
         }
         let id = self.objects.len();
-        self.objects.push(MemObject { name: name.into(), kind, pages, resident: BTreeMap::new(), global_va: None });
+        self.objects.push(MemObject {
+            name: name.into(),
+            kind,
+            pages,
+            resident: BTreeMap::new(),
+            global_va: None,
+            text_va: None,
+        });
         self.names.insert(name.into(), id);
         Ok(id)
     }
@@ -259,7 +270,7 @@ impl Os {
     /// `region` says which part of which object goes where, with what
     /// rights, shared or copy-on-write (`private`).
     pub fn map(&mut self, asid: Asid, region: Region) -> Result<(), OsError> {
-        let Region { start: addr, len, object, offset, prot: _, private } = region;
+        let Region { start: addr, len, object, offset, prot, private } = region;
         if asid == OS_KERNEL_SPACE {
             return Err(OsError::Invalid("address space 0 is the kernel's".into()));
         }
@@ -305,6 +316,15 @@ impl Os {
                     }
                     _ => o.global_va = Some(global),
                 }
+            }
+            // Read-only private file mappings (shared libraries' text, which
+            // HP-UX keeps in a global segment: seed 000 section 5) are global
+            // where they sit at the object's text address, the first one
+            // fixing it; elsewhere they are private pages like any other
+            // (pseudo-aliased), never refused. Apart from `global_va`: a
+            // program may map the same file shared and writable too.
+            Policy::GlobalShared if !prot.write && self.objects[object].kind == ObjectKind::File => {
+                self.objects[object].text_va.get_or_insert(addr - offset);
             }
             _ => {}
         }
@@ -609,7 +629,7 @@ impl Os {
             s.pages.insert(page, vp);
         }
         let rights = if vp.cow { r.prot.without_write() } else { r.prot };
-        let tag = self.tag_for(asid, &r);
+        let tag = self.tag_for(asid, &r, page, vp.pfn);
         let cause = if write { DataRef::Store } else { DataRef::Load };
         self.hat
             .load(&mut self.cpu, &self.cost, Mapping { asid, va: page, tag, prot: rights, cpu: 0 }, vp.pfn, cause)
@@ -617,8 +637,20 @@ impl Os {
         Ok(kind)
     }
 
-    fn tag_for(&self, asid: Asid, r: &Region) -> Asid {
-        if self.policy == Policy::GlobalShared && !r.private {
+    /// The tag of `page` of region `r` mapping frame `pfn`: under
+    /// `global-shared`, the object's global one for a shared region, and
+    /// for a private region of a file at the object's text address while
+    /// the page is still the file's own frame (not yet copied on write).
+    fn tag_for(&self, asid: Asid, r: &Region, page: u64, pfn: u64) -> Asid {
+        if self.policy != Policy::GlobalShared {
+            return asid;
+        }
+        let o = &self.objects[r.object];
+        let global = !r.private
+            || (o.kind == ObjectKind::File
+                && r.start.checked_sub(r.offset).is_some_and(|g| o.text_va == Some(g))
+                && self.obj_page(r, page) == Some(pfn));
+        if global {
             Asid(GLOBAL_SPACE_BASE.0 + r.object as u32)
         } else {
             asid
@@ -714,7 +746,7 @@ impl Os {
             s.pages.insert(va, VmPage { pfn, cow: false, lazy: !eager });
         }
         if eager {
-            let tag = self.tag_for(asid, &r);
+            let tag = self.tag_for(asid, &r, va, pfn);
             let m = Mapping { asid, va, tag, prot: r.prot, cpu: 0 };
             self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Load).map_err(OsError::Invalid)?;
         }

@@ -250,3 +250,39 @@ fn a_mapping_whose_place_a_moved_alias_took_moves_too() {
     assert_eq!((f.file_read, f.copy_on_write, f.minor), (0, 1, 2));
     assert_eq!(out.violation_count, 0, "{:?}", out.violations);
 }
+
+/// `global-shared` on the 834 (VIVT, space ids): two processes map one
+/// library's text (read-only, MAP_PRIVATE) at the same address, as HP-UX's
+/// global text segment has it (seed 000 section 5). Its pages keep one tag
+/// in both, so the second process hits the first one's line and neither
+/// takes a pseudo fault; a third mapping of the file elsewhere stays a
+/// private, pseudo-aliased one and is not moved. By hand, user misses:
+/// `read-only-alias` 2 (one line per space), `global-shared` 1; on old
+/// main global-shared pseudo-aliased each process's translation away in
+/// turn (3 user misses, 1 pseudo fault).
+#[test]
+fn global_shared_keeps_library_text_in_one_global_segment() {
+    use AccessKind::*;
+    let elsewhere = LIB + 0x3000; // 834: another colour, another tag
+    let mut t = Vec::new();
+    for asid in [1, 2, 3] {
+        t.extend(sys(asid, "openat", 3, &[(-100i64) as u64, 0x1000, 0, 0, 42]));
+        let at = if asid == 3 { elsewhere } else { LIB };
+        t.extend(sys(asid, "mmap", at as i64, &[0, 0x800, R | 4, 2, 3, 0]));
+    }
+    t.push(acc(Load, 1, LIB + 0x40));
+    t.push(acc(Load, 2, LIB + 0x40));
+    t.push(acc(Load, 1, LIB + 0x40));
+    let user_misses = |o: &ReplayOutcome| o.components.get("user access").map_or(0, |c| c.misses);
+    let roa = run(t.clone(), "hp9000-834", Policy::ReadOnlyAlias).unwrap();
+    assert_eq!((user_misses(&roa), roa.faults.pseudo), (2, 0));
+    let gs = run(t.clone(), "hp9000-834", Policy::GlobalShared).unwrap();
+    assert_eq!((user_misses(&gs), gs.faults.pseudo, gs.relocated), (1, 0, 0));
+    assert_eq!(gs.processes[2].mappings[0].model_start, elsewhere % (1 << 31));
+    // the third process's load through its own address: its own line, and
+    // the one class live at a time (pseudo-aliasing) for a private alias
+    t.push(acc(Load, 3, elsewhere + 0x40));
+    t.push(acc(Load, 1, LIB + 0x40));
+    let gs = run(t, "hp9000-834", Policy::GlobalShared).unwrap();
+    assert_eq!((user_misses(&gs), gs.faults.pseudo, gs.violation_count), (3, 1, 0));
+}

@@ -331,9 +331,10 @@ def verdicts(rs: List[dict]) -> List[Verdict]:
                      "a small cache and TLB", extra > 0 and sextra > extra,
                      f"{extra:.2f} % on the 834 ({_each(roa, gs)}); {sextra:.2f} % with a 16 KB D-cache and 16-entry "
                      f"TLB ({_each(sroa, sgs)}); pseudo faults {gs.get('pseudo_faults', '')} under global-shared "
-                     f"against {roa.get('pseudo_faults', '')} under read-only-alias. vmlab's global-shared globalises "
-                     "shared mappings only and pseudo-aliases private ones; the real workloads' libraries are "
-                     "mapped MAP_PRIVATE, so only their System V and shared file and anonymous mappings move",
+                     f"against {roa.get('pseudo_faults', '')} under read-only-alias. vmlab's global-shared keeps shared "
+                     "mappings at one global address and a file's read-only private text (the libraries, "
+                     "MAP_PRIVATE) in one global segment where it sits at one address in every process; text at "
+                     "another address (ls's C library in the pipeline) stays private and pseudo-aliased",
                      "predicted against: " + PAPER["global shared address space over read-only aliasing"]))
     heavy = next((r for r in rs if r["workload"] == SYNTHETIC and r["status"] == "ran"), None)
     together = 100 * fou["flush_cycles"] / fou["cycles"] if fou["status"] == "ran" else float("nan")
