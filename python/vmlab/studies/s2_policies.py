@@ -2,16 +2,16 @@
 ``vmlab-os`` compared on a multi-process workload with sharing, with the
 consistency oracle on (seed 000 section 5).
 
-The workload is a list of events with system-call markers, replayed by the
-engine's OS model (``crates/os/src/replay.rs``): the markers make and remove
-the mappings, every reference goes through the hat and the policy. Until
-the multi-process valgrind capture lands, the workload is *built here*, as
-a program of that shape would run: a parent with a shared library
-(text read-only, data private), a heap, a file mapped twice and a System V
-segment forks children that exec, map the library and the segment at
-addresses of their own (different cache colours, as ASLR gives), and every
-process maps, fills and unmaps a scratch buffer each quantum. It is
-labelled ``synthetic`` wherever it is shown.
+The workloads are real multi-process captures with system-call markers
+(:mod:`vmlab.studies.s2_real`: ``pipeline``, ``sharing`` and the longer
+``workers``), replayed by the engine's OS model (``crates/os/src/replay.rs``):
+the markers make and remove the mappings, every reference goes through the
+hat and the policy. Beside them, for contrast only, one *synthetic* workload
+built here (:func:`workload`: a parent with a shared library, a heap, a file
+mapped twice and a System V segment forks children that exec and map them at
+addresses of their own, and every process maps, fills and unmaps a scratch
+buffer each quantum) runs once, on the 834 under flush-on-unmap; it is
+labelled ``synthetic`` wherever it is shown and no verdict is judged on it.
 
 Each machine is the preset as it is (``hp9000-834``: VIVT with space ids;
 ``mips-r4000``: VIPT, bit-12 synonyms), the 834 made physically addressed,
