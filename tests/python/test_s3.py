@@ -29,7 +29,8 @@ def test_every_finding_is_judged_and_written(small):
     assert all(v["verdict"] in ("HOLDS", "FAILS") for v in doc["verdicts"])
     assert all(v["measured"].endswith("(predicted)") or "(predicted);" in v["measured"] for v in doc["verdicts"])
     for name in ["figure3_microbench", "figure4_tpcb", "locks_tpcb_8cpu", "beyond_tpcb", "tpcb_diagnosis", "params",
-                 "figure7_8_memory", "table_pool", "findings"]:
+                 "figure7_8_memory", "table_pool", "findings", "lmbench_check",
+                 "shoot_down_mechanism", "verdict_diagnoses"]:
         assert os.path.getsize(out / "results" / f"{name}.csv") > 0
     assert "hat_lock" in text and "page_mutex" in text
 
@@ -123,3 +124,61 @@ def test_only_primitives_are_calibrated_and_every_number_has_a_source(small):
     assert "calibrated on lmbench's SuperSPARC primitives: l2_hit_cycles, memory_cycles, path.syscall" in text
     pool = [r for r in rows if r["key"] == "table_pool_fraction"]
     assert pool and pool[0]["kind"] == "sourced" and float(pool[0]["value"]) == 1 / 64
+
+
+def test_lmbench_check_sets_the_engines_fork_and_exec_beside_the_published_rows(small):
+    """The predicted-vs-measured table: lmbench's Sun SC1000 row as
+    published (lmbench 3 doc/lat_nullsys.tbl, lat_allproc.tbl, ctx.tbl),
+    the model's figures as the engine computes them for the lmbench-proc
+    workload on one CPU, and their ratio; the null call is the calibrated
+    primitive (ratio 1 by construction), the context switch is not
+    modelled."""
+    out, text = small
+    rows = list(__import__("csv").DictReader(open(out / "results" / "lmbench_check.csv")))
+    assert {r["design"] for r in rows} == set(s3.PAPER)
+    for design in s3.PAPER:
+        got = {r["operation"]: r for r in rows if r["design"] == design}
+        assert {k: float(v["lmbench_sc1000_us"]) for k, v in got.items()} == {
+            "null system call": 9.0, "fork & exit": 14000.0, "fork, exec & exit": 69000.0,
+            "context switch, 2 processes of 0 KB": 107.0}
+        rep = json.loads(_engine.mp_run(json.dumps([dict(workload="lmbench-proc", design=design, cpus=1,
+                                                         memory_mb=512, transactions=5, seed=1)])))[0]
+        fork = rep["ops"]["fork"]["cycles"] / rep["ops"]["fork"]["count"] / 50
+        exe = rep["ops"]["exec"]["cycles"] / rep["ops"]["exec"]["count"] / 50
+        assert float(got["fork & exit"]["vmlab_us"]) == pytest.approx(fork, abs=0.01)
+        assert float(got["fork, exec & exit"]["vmlab_us"]) == pytest.approx(fork + exe, abs=0.01)
+        assert float(got["fork & exit"]["measured_over_predicted"]) == pytest.approx(14000 / fork, abs=0.05)
+        # 450 instructions at CPI 1 and 50 MHz: the calibration itself, not a check.
+        assert float(got["null system call"]["vmlab_us"]) == 9.0
+        assert float(got["null system call"]["measured_over_predicted"]) == 1.0
+        assert got["null system call"]["kind"].startswith("calibrated")
+        assert got["context switch, 2 processes of 0 KB"]["vmlab_us"] == ""
+        assert got["fork & exit"]["kind"] == "check: predicted, not fitted"
+    assert "Predicted against measured: lmbench's Sun SC1000" in text
+
+
+def test_shoot_down_mechanism_table_sets_the_sun4d_demap_beside_the_cross_call(small):
+    """The sensitivity table: its cross-call rows are the verdicts' own runs
+    (Figure 4's speed-up), and with the broadcast demap no CPU is ever
+    interrupted while srmmu_demap_mutex is taken; an unknown mechanism is
+    one VmlabError naming the known ones."""
+    out, text = small
+    rows = list(__import__("csv").DictReader(open(out / "results" / "shoot_down_mechanism.csv")))
+    assert {(r["shoot_down"], r["design"]) for r in rows} == {(m, d) for m in s3.SHOOT_DOWNS for d in s3.PAPER}
+    fig4 = {(r["design"], int(r["cpus"])): float(r["relative"])
+            for r in __import__("csv").DictReader(open(out / "results" / "figure4_tpcb.csv"))}
+    for r in rows:
+        if r["shoot_down"] == "cross-call":
+            d = r["design"]
+            assert float(r["tpcb_speedup"]) == pytest.approx(fig4[(d, 8)] / fig4[(d, 1)], abs=2e-3)
+            assert float(r["demap_mutex_pct"]) == 0.0
+        else:
+            assert float(r["interrupt_share"]) == 0.0
+    rep = json.loads(_engine.mp_run(json.dumps([dict(workload="tpcb", design="multi-threaded", cpus=4, memory_mb=512,
+                                                     transactions=20, seed=1, shoot_down="broadcast-demap")])))[0]
+    assert rep["locks"]["srmmu_demap_mutex"]["acquisitions"] == rep["shootdowns"]["calls"] > 0
+    assert rep["shootdowns"]["targets"] == 0 and rep["time"]["interrupts"] == 0
+    with pytest.raises(_engine.VmlabError, match="cross-call, broadcast-demap"):
+        _engine.mp_run(json.dumps([dict(workload="tpcb", design="hashed", cpus=2, memory_mb=512, transactions=1,
+                                        seed=1, shoot_down="ipi")]))
+    assert "The shoot-down mechanism" in text

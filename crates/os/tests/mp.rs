@@ -107,6 +107,54 @@ fn a_shoot_down_costs_more_with_more_cpus() {
     sim.check().expect("consistent");
 }
 
+/// The same unload as `a_two_cpu_shoot_down_by_hand`, with the sun4d's
+/// broadcast demap (`ShootDownMode::BroadcastDemap`): inside the hat lock
+/// CPU 0 takes `srmmu_demap_mutex`, demaps pages 0 and 1 on the bus (one
+/// transaction each, 61 + 1 = 62 cycles: 124), and lets it go. Both TLBs
+/// lose exactly pages 0 and 1, as with the cross-call, but CPU 1 loses no
+/// time: nothing interrupts it. The mutex is held for its acquiring atomic
+/// (the word's first touch: 62), the 4 x 2 = 8 flush instructions and the
+/// 124 bus cycles at least.
+#[test]
+fn a_two_cpu_broadcast_demap_by_hand() {
+    let mut sim = scripted(Design::SingleLock, 2, 1, 4);
+    sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
+    let (asid, _) = sim.process(0).expect("process 0");
+    let data = 0x0100_0000u64;
+    for k in [0, 1, 3] {
+        sim.push(1, vec![Step::Touch { asid, va: data + k * PAGE }]);
+    }
+    sim.drain().expect("touch");
+    let before = sim.cpu_clock(1).1.interrupts;
+    sim.log_locks(true);
+    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: data, pages: 2 });
+    sim.push(0, call);
+    sim.drain().expect("unload");
+    let sd = sim.shootdowns();
+    assert_eq!((sd.calls, sd.remote_calls, sd.targets, sd.pages, sd.entries_purged), (1, 0, 0, 2, 2));
+    assert_eq!((sd.initiator_cycles, sd.target_cycles), (2 * 62, 0));
+    assert_eq!(sim.cpu_clock(1).1.interrupts, before);
+    for (cpu, k, held) in
+        [(0, 0, false), (0, 1, false), (0, 2, true), (0, 3, true), (1, 0, false), (1, 1, false), (1, 3, true)]
+    {
+        assert_eq!(in_tlb(&sim, cpu, asid, data + k * PAGE), held, "CPU {cpu} page {k}");
+    }
+    let events: Vec<LockEvent> = sim.lock_log().iter().map(|e| e.2).collect();
+    assert_eq!(
+        events,
+        vec![
+            LockEvent::Acquired(Lock::Hat),
+            LockEvent::Acquired(Lock::Demap),
+            LockEvent::Released(Lock::Demap),
+            LockEvent::Released(Lock::Hat)
+        ]
+    );
+    let demap = sim.lock_stats()[&LockClass::DemapMutex];
+    assert_eq!((demap.acquisitions, demap.contended, demap.wait_cycles), (1, 0, 0));
+    assert!(demap.hold_cycles >= 62 + 8 + 124, "hold {}", demap.hold_cycles);
+    sim.check().expect("consistent");
+}
+
 /// A steal, by hand, under every design. The pool may hold one frame of
 /// level-2/3 tables (64 MB x 1/16384 = 4 KB: sixteen 256-byte blocks).
 /// Four processes of one data and one text page each use exactly sixteen
@@ -327,7 +375,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Random interleavings of hat operations on 2-4 CPUs under every
-    /// design: afterwards no TLB holds a translation the hat unloaded or
+    /// design and either shoot-down (cross-call or broadcast demap):
+    /// afterwards no TLB holds a translation the hat unloaded or
     /// downgraded, every mapping list agrees with the page tables, and no
     /// lock is left held (no deadlock). With `tight`, the table pool has
     /// no room at all, so every load that needs a table steals one (or,
@@ -337,6 +386,7 @@ proptest! {
         design in 0usize..5,
         cpus in 2usize..5,
         tight in any::<bool>(),
+        broadcast in any::<bool>(),
         script in proptest::collection::vec((0usize..4, op()), 1..40),
     ) {
         let design = Design::ALL[design];
@@ -345,6 +395,9 @@ proptest! {
             p.table_pool_fraction.value = 0.0;
         }
         let mut sim = scripted_on(p, design, cpus, 1, 6);
+        if broadcast {
+            sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
+        }
         let spaces: Vec<(Asid, Vec<u64>)> = (0..3).map(|i| {
             let (a, d) = sim.process(i % cpus).expect("process");
             (a, d.to_vec())
@@ -404,6 +457,9 @@ fn bad_names_are_errors_that_list_the_known_ones() {
     assert!(e.contains("tpcb") && e.contains("kenbus1"), "{e}");
     let e = Workload::parse("w.toml", "name = 1").expect_err("bad file");
     assert!(e.starts_with("w.toml: line 1"), "{e}");
+    let e = ShootDownMode::parse("ipi").expect_err("unknown shoot-down");
+    assert!(e.contains("cross-call") && e.contains("broadcast-demap"), "{e}");
+    assert_eq!(Workload::load("lmbench-proc").expect("shipped").name, "lmbench-proc");
 }
 
 /// The one fit on an operating-system primitive: lmbench's null system call

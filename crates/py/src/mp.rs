@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 use serde::Deserialize;
-use vmlab_os::mp::{Design, MpConfig, MpParams, MpReport, MpSim, Workload};
+use vmlab_os::mp::{Design, MpConfig, MpParams, MpReport, MpSim, ShootDownMode, Workload};
 
 use crate::machine::to_json;
 use crate::{guard, vmlab_error};
@@ -22,6 +22,9 @@ struct RunSpec {
     user_work_scale: Option<f64>,
     #[serde(default)]
     table_pool_fraction: Option<f64>,
+    /// "cross-call" (the default) or "broadcast-demap".
+    #[serde(default)]
+    shoot_down: Option<String>,
 }
 
 fn run_one(preset: &str, spec: &RunSpec) -> Result<MpReport, String> {
@@ -49,6 +52,9 @@ fn run_one(preset: &str, spec: &RunSpec) -> Result<MpReport, String> {
         seed: spec.seed,
     };
     let mut sim = MpSim::new(p, w, &cfg)?;
+    if let Some(m) = &spec.shoot_down {
+        sim.set_shoot_down_mode(ShootDownMode::parse(m)?);
+    }
     let report = sim.run()?;
     sim.check().map_err(|e| format!("mp: inconsistent hat after the run: {e}"))?;
     Ok(report)

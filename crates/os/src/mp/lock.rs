@@ -42,6 +42,9 @@ pub enum Lock {
     Freemem,
     Anon(u32),
     Vnode(u32),
+    /// `srmmu_demap_mutex`: one broadcast demap on the bus at a time
+    /// (Solaris sun4d, `uts/sun4d/vm/mach_srmmu.c`; `ShootDownMode::BroadcastDemap`).
+    Demap,
 }
 
 /// What the lock tables group instances by.
@@ -60,10 +63,11 @@ pub enum LockClass {
     FreememLock,
     AnonLock,
     VnodeLock,
+    DemapMutex,
 }
 
 impl LockClass {
-    pub const ALL: [LockClass; 13] = [
+    pub const ALL: [LockClass; 14] = [
         LockClass::HatLock,
         LockClass::PageMutex,
         LockClass::MmuMutex,
@@ -77,6 +81,7 @@ impl LockClass {
         LockClass::FreememLock,
         LockClass::AnonLock,
         LockClass::VnodeLock,
+        LockClass::DemapMutex,
     ];
 
     /// Its name in the tables (the kernel's where it has one).
@@ -95,6 +100,7 @@ impl LockClass {
             LockClass::FreememLock => "freemem_lock",
             LockClass::AnonLock => "anon_hash_mutex",
             LockClass::VnodeLock => "vnode lock",
+            LockClass::DemapMutex => "srmmu_demap_mutex",
         }
     }
 
@@ -130,6 +136,7 @@ impl Lock {
             Lock::Freemem => LockClass::FreememLock,
             Lock::Anon(_) => LockClass::AnonLock,
             Lock::Vnode(_) => LockClass::VnodeLock,
+            Lock::Demap => LockClass::DemapMutex,
         }
     }
 }

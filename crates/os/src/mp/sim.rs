@@ -68,6 +68,8 @@ pub enum HatStep {
     ChangeProtPageNow { asid: Asid, va: u64, prot: Prot },
     UnloadFrameNow { pfn: u64 },
     ShootDown { asid: Asid, pages: Vec<u64> },
+    // The broadcast demaps of a shoot-down, under `srmmu_demap_mutex`.
+    DemapNow { asid: Asid, pages: Vec<u64> },
     ReleaseEmptied,
     ReleaseNow { blocks: Vec<(usize, u64)> },
     JoinNow { asid: Asid },
@@ -153,6 +155,31 @@ pub struct ShootDowns {
     pub target_cycles: u64,
     /// Entries the targets' TLBs really held and lost.
     pub entries_purged: u64,
+}
+
+/// How a shoot-down reaches the other CPUs' TLBs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShootDownMode {
+    /// A cross-call to every other CPU on the space's MMU list (seed 003
+    /// section 5.3; Solaris's sun4m port): sends, the targets' interrupts,
+    /// the wait for their acknowledgements.
+    #[default]
+    CrossCall,
+    /// One demap per page broadcast on the bus to every TLB, one at a time
+    /// under the global `srmmu_demap_mutex` (Solaris 8's sun4d port,
+    /// `uts/sun4d/vm/mach_srmmu.c`: `srmmu_tlbflush`): no CPU is
+    /// interrupted; each demap is one bus transaction.
+    BroadcastDemap,
+}
+
+impl ShootDownMode {
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "cross-call" => Ok(Self::CrossCall),
+            "broadcast-demap" => Ok(Self::BroadcastDemap),
+            other => Err(format!("unknown shoot-down {other:?}; known: cross-call, broadcast-demap")),
+        }
+    }
 }
 
 /// The table pool at its limit (seed 003 section 6.2): level-3 tables
@@ -269,6 +296,7 @@ pub struct MpSim {
     last_toucher: FxHashMap<Lock, usize>,
     /// Every lock event by CPU and time, when logging.
     log: Option<Vec<(usize, u64, LockEvent)>>,
+    shoot_down_mode: ShootDownMode,
 }
 
 fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
@@ -333,6 +361,7 @@ impl MpSim {
             page: vmlab_addr::PageSize::new(PAGE_BYTES).map_err(|e| e.to_string())?,
             last_toucher: FxHashMap::default(),
             log: None,
+            shoot_down_mode: ShootDownMode::default(),
             p,
             w,
         };
@@ -1005,7 +1034,17 @@ impl MpSim {
                 self.push_front(c, steps);
                 Ok(Some(cyc))
             }
+            HatStep::ShootDown { asid, pages } if self.shoot_down_mode == ShootDownMode::BroadcastDemap => {
+                let steps = vec![
+                    Step::Lock(Lock::Demap, Mode::Exclusive),
+                    Step::Hat(HatStep::DemapNow { asid, pages }),
+                    Step::Unlock(Lock::Demap),
+                ];
+                self.push_front(c, steps);
+                Ok(None)
+            }
             HatStep::ShootDown { asid, pages } => Ok(Some(self.shoot_down(c, asid, &pages))),
+            HatStep::DemapNow { asid, pages } => Ok(Some(self.demap(c, asid, &pages))),
             HatStep::ReleaseEmptied => {
                 let blocks = self.hat.take_emptied(cpu);
                 if blocks.is_empty() {
@@ -1133,6 +1172,43 @@ impl MpSim {
         self.shootdowns.initiator_cycles += send;
         self.cpus[c].time.shootdown += send;
         local + send
+    }
+
+    /// Broadcast demaps of `pages` of `asid` (`ShootDownMode::BroadcastDemap`):
+    /// every CPU's TLB loses them, whether or not the space ran there, and
+    /// no CPU is interrupted. Each demap is one bus transaction the
+    /// initiator waits for, priced as a memory access (lmbench's
+    /// calibrated latency; no measured demap time was found). Returns the
+    /// initiator's cycles.
+    fn demap(&mut self, c: usize, asid: Asid, pages: &[u64]) -> u64 {
+        let local = self.on_cpu(c, Mechanism::TlbPurge, |on, _| {
+            on.run_code(code(LOCAL_FLUSH * pages.len() as u64), CodeFetch::Counted);
+        });
+        let bus = (self.p.memory_cycles.value as u64 + 1) * pages.len() as u64;
+        let s = &mut self.shootdowns;
+        s.calls += 1;
+        s.pages += pages.len() as u64;
+        s.initiator_cycles += bus;
+        for t in 0..self.cpus.len() {
+            if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
+                for &va in pages {
+                    let purged = u64::from(tlb.purge_page(asid, VirtAddr(va)));
+                    if t != c {
+                        self.shootdowns.entries_purged += purged;
+                    }
+                }
+            }
+            for &va in pages {
+                self.tlb_rights[t].remove(&(asid, va));
+            }
+        }
+        self.cpus[c].time.shootdown += bus;
+        local + bus
+    }
+
+    /// How shoot-downs reach the other TLBs (a cross-call unless set).
+    pub fn set_shoot_down_mode(&mut self, mode: ShootDownMode) {
+        self.shoot_down_mode = mode;
     }
 
     /// The steps of one operation of process `pi`.

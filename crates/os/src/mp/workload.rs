@@ -93,11 +93,12 @@ pub struct Workload {
     pub ops: Vec<OpMix>,
 }
 
-const SHIPPED: [(&str, &str); 4] = [
+const SHIPPED: [(&str, &str); 5] = [
     ("microbench", include_str!("../../../../presets/mp/workloads/microbench.toml")),
     ("tpcb", include_str!("../../../../presets/mp/workloads/tpcb.toml")),
     ("kenbus1", include_str!("../../../../presets/mp/workloads/kenbus1.toml")),
     ("specrate", include_str!("../../../../presets/mp/workloads/specrate.toml")),
+    ("lmbench-proc", include_str!("../../../../presets/mp/workloads/lmbench-proc.toml")),
 ];
 
 impl Workload {
