@@ -34,15 +34,13 @@ fn in_tlb(sim: &MpSim, cpu: u32, asid: Asid, va: u64) -> bool {
 
 /// Two CPUs: process 0 (space 1) starts on CPU 0 with four data pages in
 /// CPU 0's TLB; it then runs on CPU 1, touching pages 0, 1 and 3. CPU 0
-/// unloads pages 0-1 under the single hat lock. The shoot-down interrupts
-/// CPU 1 only (the space's MMU list is {0, 1}); both TLBs lose exactly
-/// pages 0 and 1 (CPU 1's page 3 and CPU 0's pages 2-3 stay). CPU 0
-/// spends send 120 x 1 + latency 200 + the target's 400 = 720 cycles on
-/// the cross-call and 4 x 2 = 8 instructions (cycles at CPI 1) flushing
-/// its own entries; CPU 1 loses 400.
-#[test]
-fn a_two_cpu_shoot_down_by_hand() {
+/// unloads pages 0-1 under the single hat lock, shooting down by `mode`.
+/// Either way both TLBs lose exactly pages 0 and 1 (CPU 1's page 3 and
+/// CPU 0's pages 2-3 stay). Returns the run and CPU 1's interrupt
+/// cycles before the unload; the lock log covers the unload.
+fn unload_two_pages_seen_by_two_cpus(mode: ShootDownMode) -> (MpSim, u64) {
     let mut sim = scripted(Design::SingleLock, 2, 1, 4);
+    sim.set_shoot_down_mode(mode);
     let (asid, _) = sim.process(0).expect("process 0");
     // Process 1 (space 2) starts on CPU 1; only process 0 matters.
     let data = 0x0100_0000u64;
@@ -59,16 +57,27 @@ fn a_two_cpu_shoot_down_by_hand() {
     let call = sim_call(&sim, HatStep::UnloadRange { asid, va: data, pages: 2 });
     sim.push(0, call);
     sim.drain().expect("unload");
-    let sd = sim.shootdowns();
-    assert_eq!((sd.calls, sd.remote_calls, sd.targets, sd.pages, sd.entries_purged), (1, 1, 1, 2, 2));
-    assert_eq!(sd.initiator_cycles, 120 + 200 + 400);
-    assert_eq!(sd.target_cycles, 400);
-    assert_eq!(sim.cpu_clock(1).1.interrupts - before, 400);
     for (cpu, k, held) in
         [(0, 0, false), (0, 1, false), (0, 2, true), (0, 3, true), (1, 0, false), (1, 1, false), (1, 3, true)]
     {
         assert_eq!(in_tlb(&sim, cpu, asid, data + k * PAGE), held, "CPU {cpu} page {k}");
     }
+    sim.check().expect("consistent");
+    (sim, before)
+}
+
+/// By cross-call the shoot-down interrupts CPU 1 only (the space's MMU
+/// list is {0, 1}). CPU 0 spends send 120 x 1 + latency 200 + the
+/// target's 400 = 720 cycles on the cross-call and 4 x 2 = 8 instructions
+/// (cycles at CPI 1) flushing its own entries; CPU 1 loses 400.
+#[test]
+fn a_two_cpu_shoot_down_by_hand() {
+    let (sim, before) = unload_two_pages_seen_by_two_cpus(ShootDownMode::CrossCall);
+    let sd = sim.shootdowns();
+    assert_eq!((sd.calls, sd.remote_calls, sd.targets, sd.pages, sd.entries_purged), (1, 1, 1, 2, 2));
+    assert_eq!(sd.initiator_cycles, 120 + 200 + 400);
+    assert_eq!(sd.target_cycles, 400);
+    assert_eq!(sim.cpu_clock(1).1.interrupts - before, 400);
     // The cross-call happened inside the hat lock: its hold covers it.
     let hat = sim.lock_stats()[&LockClass::HatLock];
     let log = sim.lock_log();
@@ -77,7 +86,35 @@ fn a_two_cpu_shoot_down_by_hand() {
     assert_eq!(log[1], (0, t1, LockEvent::Released(Lock::Hat)));
     assert!(t1 - t0 >= 720 + 8, "hold {}", t1 - t0);
     assert!(hat.hold_cycles >= t1 - t0);
-    sim.check().expect("consistent");
+}
+
+/// The same unload with the sun4d's broadcast demap
+/// (`ShootDownMode::BroadcastDemap`): inside the hat lock CPU 0 takes
+/// `srmmu_demap_mutex`, demaps pages 0 and 1 on the bus (one transaction
+/// each, 61 + 1 = 62 cycles: 124), and lets it go. The TLBs lose the same
+/// entries, but CPU 1 loses no time: nothing interrupts it. The mutex is
+/// held for its acquiring atomic (the word's first touch: 62), the 4 x 2
+/// = 8 flush instructions and the 124 bus cycles at least.
+#[test]
+fn a_two_cpu_broadcast_demap_by_hand() {
+    let (sim, before) = unload_two_pages_seen_by_two_cpus(ShootDownMode::BroadcastDemap);
+    let sd = sim.shootdowns();
+    assert_eq!((sd.calls, sd.remote_calls, sd.targets, sd.pages, sd.entries_purged), (1, 0, 0, 2, 2));
+    assert_eq!((sd.initiator_cycles, sd.target_cycles), (2 * 62, 0));
+    assert_eq!(sim.cpu_clock(1).1.interrupts, before);
+    let events: Vec<LockEvent> = sim.lock_log().iter().map(|e| e.2).collect();
+    assert_eq!(
+        events,
+        vec![
+            LockEvent::Acquired(Lock::Hat),
+            LockEvent::Acquired(Lock::Demap),
+            LockEvent::Released(Lock::Demap),
+            LockEvent::Released(Lock::Hat)
+        ]
+    );
+    let demap = sim.lock_stats()[&LockClass::DemapMutex];
+    assert_eq!((demap.acquisitions, demap.contended, demap.wait_cycles), (1, 0, 0));
+    assert!(demap.hold_cycles >= 62 + 8 + 124, "hold {}", demap.hold_cycles);
 }
 
 /// The cross-call grows with the CPUs the space has run on: on four CPUs
@@ -104,54 +141,6 @@ fn a_shoot_down_costs_more_with_more_cpus() {
         assert_eq!(sim.cpu_clock(c).1.interrupts - was, 400, "CPU {c}");
         assert!(!in_tlb(&sim, c as u32, asid, va));
     }
-    sim.check().expect("consistent");
-}
-
-/// The same unload as `a_two_cpu_shoot_down_by_hand`, with the sun4d's
-/// broadcast demap (`ShootDownMode::BroadcastDemap`): inside the hat lock
-/// CPU 0 takes `srmmu_demap_mutex`, demaps pages 0 and 1 on the bus (one
-/// transaction each, 61 + 1 = 62 cycles: 124), and lets it go. Both TLBs
-/// lose exactly pages 0 and 1, as with the cross-call, but CPU 1 loses no
-/// time: nothing interrupts it. The mutex is held for its acquiring atomic
-/// (the word's first touch: 62), the 4 x 2 = 8 flush instructions and the
-/// 124 bus cycles at least.
-#[test]
-fn a_two_cpu_broadcast_demap_by_hand() {
-    let mut sim = scripted(Design::SingleLock, 2, 1, 4);
-    sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
-    let (asid, _) = sim.process(0).expect("process 0");
-    let data = 0x0100_0000u64;
-    for k in [0, 1, 3] {
-        sim.push(1, vec![Step::Touch { asid, va: data + k * PAGE }]);
-    }
-    sim.drain().expect("touch");
-    let before = sim.cpu_clock(1).1.interrupts;
-    sim.log_locks(true);
-    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: data, pages: 2 });
-    sim.push(0, call);
-    sim.drain().expect("unload");
-    let sd = sim.shootdowns();
-    assert_eq!((sd.calls, sd.remote_calls, sd.targets, sd.pages, sd.entries_purged), (1, 0, 0, 2, 2));
-    assert_eq!((sd.initiator_cycles, sd.target_cycles), (2 * 62, 0));
-    assert_eq!(sim.cpu_clock(1).1.interrupts, before);
-    for (cpu, k, held) in
-        [(0, 0, false), (0, 1, false), (0, 2, true), (0, 3, true), (1, 0, false), (1, 1, false), (1, 3, true)]
-    {
-        assert_eq!(in_tlb(&sim, cpu, asid, data + k * PAGE), held, "CPU {cpu} page {k}");
-    }
-    let events: Vec<LockEvent> = sim.lock_log().iter().map(|e| e.2).collect();
-    assert_eq!(
-        events,
-        vec![
-            LockEvent::Acquired(Lock::Hat),
-            LockEvent::Acquired(Lock::Demap),
-            LockEvent::Released(Lock::Demap),
-            LockEvent::Released(Lock::Hat)
-        ]
-    );
-    let demap = sim.lock_stats()[&LockClass::DemapMutex];
-    assert_eq!((demap.acquisitions, demap.contended, demap.wait_cycles), (1, 0, 0));
-    assert!(demap.hold_cycles >= 62 + 8 + 124, "hold {}", demap.hold_cycles);
     sim.check().expect("consistent");
 }
 
