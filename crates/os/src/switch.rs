@@ -690,7 +690,7 @@ impl Kernel {
         } else {
             DataCache::Main
         };
-        self.cached(kind, va, pa, pa, Asid(0), size, via, "kernel");
+        self.cached(Request::new(kind, va, pa, Asid(0), size), pa, via, "kernel");
     }
 
     /// A user reference of the running process to `va`.
@@ -711,7 +711,7 @@ impl Kernel {
         } else {
             DataCache::Main
         };
-        self.cached(kind, mva, got, pa, space, size, via, "user");
+        self.cached(Request::new(kind, mva, got, space, size), pa, via, "user");
         Ok(())
     }
 
@@ -859,19 +859,10 @@ impl Kernel {
     }
 
     /// One reference through the top-level cache, watched by the oracle:
-    /// `got` is the frame the TLB gave, `meant` the one the page table maps.
-    #[allow(clippy::too_many_arguments)]
-    fn cached(
-        &mut self,
-        kind: RefKind,
-        va: VirtAddr,
-        got: PhysAddr,
-        meant: PhysAddr,
-        space: Asid,
-        size: u64,
-        via: DataCache,
-        origin: &str,
-    ) {
+    /// `r.paddr` is the frame the TLB gave, `meant` the one the page table
+    /// maps.
+    fn cached(&mut self, r: Request, meant: PhysAddr, via: DataCache, origin: &str) {
+        let Request { kind, vaddr: va, paddr: got, space, size } = r;
         let access =
             Access { asid: space, vaddr: va.0, paddr: meant.0, write: kind == RefKind::Write, origin: origin.into() };
         if via == DataCache::Mini {
