@@ -52,7 +52,7 @@ def _work(payload: tuple) -> list[dict]:
     if what == "tlb":
         return [json.loads(r) for r in _engine.tlb_run(list(configs), trace, swept)]
     if sample is not None:
-        results = [json.loads(r) for r in _engine.onepass_run(list(configs), swept, trace, sample=sample)]
+        results = [json.loads(r) for r in _engine.onepass_run(list(configs), swept, trace, sample=(sample, 0))]
         return [{**r, "sample": {"rate": sample, "seed": 0, "cache": swept}} for r in results]
     if swept is None:
         return [json.loads(_engine.run(c, trace)) for c in configs]

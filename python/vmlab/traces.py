@@ -204,11 +204,9 @@ def capture_trace(
     paths = {k: (os.fspath(v) if v is not None else None)
              for k, v in (("cwd", cwd), ("stdin", stdin), ("stdout", stdout), ("stderr", stderr))}
     try:
-        data, text = _engine.trace_capture(
-            command, out, callback, valgrind=valgrind, env=env,
-            metadata=json.dumps(metadata) if metadata is not None else None,
-            syscalls=syscalls, children=children, **paths,
-        )
+        options = dict(valgrind=valgrind, env=env, metadata={} if metadata is None else metadata,
+                       syscalls=syscalls, children=children, **paths)
+        data, text = _engine.trace_capture(command, out, callback, json.dumps(options))
     finally:
         if counter is not None:
             counter.close()

@@ -283,6 +283,17 @@ def test_trace_capture_of_missing_program(cli):
     assert "vmlab: error:" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_capture_options_are_checked_before_valgrind_runs(tmp_path):
+    from vmlab import _engine
+
+    out = tmp_path / "x.vmt"
+    with pytest.raises(_engine.VmlabError, match="capture options: unknown field `cwdd`"):
+        _engine.trace_capture(["true"], str(out), None, json.dumps({"cwdd": "/"}))
+    with pytest.raises(_engine.VmlabError, match="capture options: invalid type"):
+        _engine.trace_capture(["true"], str(out), None, json.dumps({"metadata": [1]}))
+    assert not out.exists()
+
+
 def test_interrupt_stops_a_run_promptly(tmp_path):
     from conftest import write_random_trace
 

@@ -248,7 +248,7 @@ def test_the_sampled_curve_stays_within_its_measured_bound_on_a_real_trace():
     means, worst = [], 0.0
     for seed in range(100, 104):
         errors = [abs(e - s) for e, s in
-                  zip(exact, ratios(_engine.onepass_run(configs, "l1d", trace, sample=0.1, sample_seed=seed)))]
+                  zip(exact, ratios(_engine.onepass_run(configs, "l1d", trace, sample=(0.1, seed))))]
         means.append(sum(errors) / len(errors))
         worst = max(worst, max(errors))
     assert sum(means) / len(means) <= MEAN_BOUND, means

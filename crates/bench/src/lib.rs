@@ -2,6 +2,7 @@
 //! criterion runs that need no capture) and the machine set-ups the
 //! performance targets name.
 
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{AccessKind, Event};
 
 /// A loop-heavy program shape: instruction fetches walk basic blocks of a
@@ -22,7 +23,7 @@ pub fn synthetic(n: usize, seed: u64) -> Vec<Event> {
     let mut stream = 0x1000_0000u64;
     let mut i = 0u64;
     while out.len() < n {
-        out.push(Event::access(AccessKind::Ifetch, pc, 4, 0));
+        out.push(Event::access(AccessKind::Ifetch, VirtAddr(pc), 4, Asid(0)));
         i += 1;
         pc += 4;
         let r = rnd();
@@ -40,10 +41,10 @@ pub fn synthetic(n: usize, seed: u64) -> Vec<Event> {
                 2 => 0x2000_0000 + (rnd() % (1 << 20)) * 8,
                 _ => 0x7fff_0000 + (rnd() % 64) * 8,
             };
-            out.push(Event::access(AccessKind::Load, a, 8, 0));
+            out.push(Event::access(AccessKind::Load, VirtAddr(a), 8, Asid(0)));
         }
         if i.is_multiple_of(7) {
-            out.push(Event::access(AccessKind::Store, 0x7fff_0000 + (rnd() % 128) * 8, 8, 0));
+            out.push(Event::access(AccessKind::Store, VirtAddr(0x7fff_0000 + (rnd() % 128) * 8), 8, Asid(0)));
         }
     }
     out.truncate(n);

@@ -13,6 +13,7 @@ use crate::shadow::{MissClass, MissClassifier};
 use crate::stats::{CacheStats, FlushStats, RefKind, ViewCounts};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use vmlab_addr::{PhysAddr, VirtAddr};
 
 /// Tag key of an empty slot. Real keys are line numbers (address >> line
 /// shift, line >= 4 bytes), so they never reach this value.
@@ -121,7 +122,8 @@ impl HitCheck {
     }
     /// The set and tag key of the line holding `vaddr` (`paddr`).
     #[inline(always)]
-    pub fn locate(&self, vaddr: u64, paddr: u64) -> (usize, u64) {
+    pub fn locate(&self, vaddr: VirtAddr, paddr: PhysAddr) -> (usize, u64) {
+        let (vaddr, paddr) = (vaddr.0, paddr.0);
         let set = (((if self.index_virtual { vaddr } else { paddr }) >> self.shift) & self.mask) as usize;
         (set, (if self.tag_virtual { vaddr } else { paddr }) >> self.shift)
     }
@@ -234,7 +236,7 @@ impl VirtualDirect<'_> {
         }
         let shift = self.shift;
         let s = self.tags.get_mut((line & self.mask) as usize)?;
-        Some(fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size))
+        Some(fill_one_way(s, &mut self.counts, shift, true, Missed { key: line, r, kind, size }))
     }
 
     /// Adds what `fill_deferred` counted to the level's counters.
@@ -285,7 +287,7 @@ impl VirtualDirectBelow<'_> {
             self.counts.hits[kind as usize] += 1;
             return (false, false);
         }
-        let (fetch, victim) = fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size);
+        let (fetch, victim) = fill_one_way(s, &mut self.counts, shift, true, Missed { key: line, r, kind, size });
         (fetch, victim.is_some())
     }
 
@@ -296,23 +298,30 @@ impl VirtualDirectBelow<'_> {
     }
 }
 
+/// An access that missed, as a fill takes it: `size` bytes of `kind` at
+/// `r`, whose line has tag key `key`.
+#[derive(Clone, Copy)]
+struct Missed {
+    key: u64,
+    r: LineRef,
+    kind: RefKind,
+    size: u64,
+}
+
 /// `Cache::fill` in a one-way, write-back, write-allocate level without 3C
-/// shadows: the frame of tag `s` (the set's only one) takes line `key` of
-/// `r`; the stamp is left alone (a one-way level never reads it, and
+/// shadows: the frame of tag `s` (the set's only one) takes the line that
+/// `m` missed; the stamp is left alone (a one-way level never reads it, and
 /// `access_missed` only ticks the clock where stamps are read).
 /// `tag_virtual`: `Cache::tag_virtual` (which line `Tag::other` is).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn fill_one_way<C: CountMiss>(
     s: &mut Tag,
     stats: &mut C,
     shift: u32,
     tag_virtual: bool,
-    key: u64,
-    r: LineRef,
-    kind: RefKind,
-    size: u64,
+    m: Missed,
 ) -> (bool, Option<Evicted>) {
+    let Missed { key, r, kind, size } = m;
     let is_write = kind == RefKind::Write;
     let writeback = (s.dirty && s.key != EMPTY).then(|| {
         let (vline, pline) = lines(tag_virtual, s.key, s.other);
@@ -1024,7 +1033,7 @@ impl Cache {
             // No victim to search for and no replacement state to keep.
             let shift = self.line_shift;
             let s = self.tags.get_mut(set)?;
-            return Some(fill_one_way(s, &mut self.stats, shift, self.tag_virtual, key, r, kind, size));
+            return Some(fill_one_way(s, &mut self.stats, shift, self.tag_virtual, Missed { key, r, kind, size }));
         }
         if INLINE {
             self.fill_ways_inline(set, key, r, kind, size)
@@ -1180,9 +1189,9 @@ impl Cache {
     /// in ascending physical address order (copies of one line by virtual
     /// address, then ASID), so the level below sees the same sequence
     /// however the lines were found.
-    pub fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> (FlushStats, Vec<Evicted>) {
+    pub fn flush_physical_range(&mut self, pa: PhysAddr, last: PhysAddr, how: Flush) -> (FlushStats, Vec<Evicted>) {
         let shift = self.line_shift;
-        let (lo, hi) = (pa >> shift, last >> shift);
+        let (lo, hi) = (pa.0 >> shift, last.0 >> shift);
         let in_range = hi - lo + 1;
         let mut counts = FlushStats::default();
         let mut dirty = Vec::new();
@@ -1442,13 +1451,13 @@ mod tests {
         // [0x00, 0x2f]: 3 lines, fewer than the 4 frames, each looked up:
         // clean, dirty, clean.
         let mut c = filled();
-        let (f, lines) = c.flush_physical_range(0x00, 0x2f, Flush::WriteBack);
+        let (f, lines) = c.flush_physical_range(PhysAddr(0x00), PhysAddr(0x2f), Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (0, 2, 1));
         assert_eq!(lines, [dirty]);
         // [0x08, 0x4f]: lines 0x00..0x40, 5 of them, more than the frames:
         // searched. 0x00, 0x20 clean, 0x10 dirty, 0x30 and 0x40 empty.
         let mut c = filled();
-        let (f, lines) = c.flush_physical_range(0x08, 0x4f, Flush::WriteBack);
+        let (f, lines) = c.flush_physical_range(PhysAddr(0x08), PhysAddr(0x4f), Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (2, 2, 1));
         assert_eq!(lines, [dirty]);
         let s = c.stats();
@@ -1457,7 +1466,7 @@ mod tests {
         assert!(c.resident().is_empty());
         // A purge hands back no line to write, and writes none back.
         let mut c = filled();
-        let (f, lines) = c.flush_physical_range(0x10, 0x10, Flush::Discard);
+        let (f, lines) = c.flush_physical_range(PhysAddr(0x10), PhysAddr(0x10), Flush::Discard);
         assert_eq!((f.empty, f.clean, f.dirty, lines.len()), (0, 0, 1, 0));
         assert_eq!((c.stats().purged.dirty, c.stats().writebacks), (1, 0));
     }
@@ -1477,7 +1486,7 @@ mod tests {
         c.access(r(0x2000, 0x40, 1), RefKind::Write, 4);
         c.access(r(0x1000, 0x40, 2), RefKind::Write, 4);
         c.access(r(0x1010, 0x50, 2), RefKind::Read, 4);
-        let (f, lines) = c.flush_physical_range(0x40, 0x7f, Flush::WriteBack);
+        let (f, lines) = c.flush_physical_range(PhysAddr(0x40), PhysAddr(0x7f), Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (2, 1, 2));
         let order: Vec<(u64, u32)> = lines.iter().map(|e| (e.vaddr, e.asid)).collect();
         assert_eq!(order, [(0x1000, 2), (0x2000, 1)]);

@@ -46,8 +46,9 @@ use vmlab_trace::{AccessKind, Event, EventSource};
 use crate::routine::{self, Instr, Side};
 use crate::timing::{self, Breakdown, Counts, CpuTiming, Places};
 
-/// The kernel's space id (PA-RISC's kernel runs in space 0).
-pub const KERNEL_SPACE: Asid = Asid(0);
+/// The kernel's space id (PA-RISC's kernel runs in space 0): the OS
+/// model's, as the S4 spaces are numbered like the OS model's (users from 1).
+pub const KERNEL_SPACE: Asid = vmlab_addr::layout::OS_KERNEL_SPACE;
 /// The program's space id (the S4 user space).
 pub const PROGRAM_SPACE: Asid = crate::experiment::USER_SPACE;
 /// Where the kernel's buffers lie: far above any user address the

@@ -27,7 +27,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_copy::{run_trace, CpuTiming, KernelBuffer, Misses};
 use vmlab_trace::syscall::Call;
 use vmlab_trace::{AccessKind, Event, VmtHeader, VmtWriter};
@@ -49,9 +49,9 @@ fn read(buf: u64, count: u64, ret: i64) -> Vec<Event> {
 }
 
 fn tiny() -> Vec<Event> {
-    let mut ev = vec![Event::access(AccessKind::Store, U, 4, 7)];
+    let mut ev = vec![Event::access(AccessKind::Store, VirtAddr(U), 4, Asid(7))];
     ev.extend(read(U, 4096, 64));
-    ev.push(Event::access(AccessKind::Load, U, 4, 7));
+    ev.push(Event::access(AccessKind::Load, VirtAddr(U), 4, Asid(7)));
     ev
 }
 
@@ -159,7 +159,7 @@ fn bad_input_is_named() {
     let e = run(&p, KernelBuffer::Fixed).unwrap_err();
     assert!(e.contains("returned 64 bytes, more than the 8"), "{e}");
     let mut two = tiny();
-    two.push(Event::access(AccessKind::Load, U, 4, 8));
+    two.push(Event::access(AccessKind::Load, VirtAddr(U), 4, Asid(8)));
     let p = write(dir.path(), "two-procs.vmt", &two);
     let e = run(&p, KernelBuffer::Fixed).unwrap_err();
     assert!(e.contains("event 6") && e.contains("second process"), "{e}");

@@ -16,6 +16,7 @@ use vmlab_cache::{
 
 use crate::config::LevelConfig;
 use crate::request::{Reached, Request, Served};
+use vmlab_addr::{PhysAddr, VirtAddr};
 
 /// What leaves the last level of a hierarchy downwards: for a whole
 /// machine, what reaches memory; for a CPU's private levels in a `System`
@@ -608,7 +609,7 @@ impl<B: Backing> Below<'_, B> {
 
     /// `Hierarchy::flush_physical_range` on these levels.
     pub(crate) fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> FlushStats {
-        self.flush_each(|c| c.flush_physical_range(pa, last, how))
+        self.flush_each(|c| c.flush_physical_range(PhysAddr(pa), PhysAddr(last), how))
     }
 
     /// Applies a flush to every cache, level by level from the top, writing
@@ -1138,7 +1139,7 @@ fn probe_counted(
     pa: u64,
     asid: u32,
 ) -> (usize, u64, Option<bool>) {
-    let (set, key) = hc.locate(va, pa);
+    let (set, key) = hc.locate(VirtAddr(va), PhysAddr(pa));
     let write = kind == RefKind::Write;
     let hit = if hc.direct() {
         cache.probe::<true, true>(hc, set, key, asid, write)

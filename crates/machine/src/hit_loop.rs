@@ -38,7 +38,7 @@
 //! (every line read before any is written for a modify). The property test
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
-use vmlab_addr::{Asid, PageSize, VirtAddr};
+use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
@@ -531,7 +531,7 @@ impl<'a> FrameMemo<'a> {
     ) -> Result<(usize, usize, u64), Option<Absent>> {
         let (set, key, pa) = if TRANSLATE {
             let pa = mapper.translate(asid, VirtAddr(va)).map_err(|_| None)?.0;
-            let (set, key) = hc.locate(va, pa);
+            let (set, key) = hc.locate(VirtAddr(va), PhysAddr(pa));
             (set, key, Some(pa))
         } else {
             (hc.virtual_set(ln), ln, None)
@@ -1473,7 +1473,7 @@ fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
                 continue;
             }
             let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))?.0 } else { 0 };
-            let (set, key) = if TRANSLATE { hc.locate(a, pa) } else { (hc.virtual_set(ln), ln) };
+            let (set, key) = if TRANSLATE { hc.locate(VirtAddr(a), PhysAddr(pa)) } else { (hc.virtual_set(ln), ln) };
             let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
                 Some(dirty) => {
                     pend[kind as usize] += 1;

@@ -839,7 +839,7 @@ impl Machine {
                 format!("malformed packed block: escape word {i} has no event ({} escaped events)", block.extra.len()),
             )));
         };
-        let asid = Asid(vmlab_trace::vmt::packed::asid_after(ev, asid.0));
+        let asid = vmlab_trace::vmt::packed::asid_after(ev, asid);
         self.step_over(ev, under).map_err(|source| RunError::memory(origin, block, first, i, source))?;
         Ok(asid)
     }

@@ -5,7 +5,7 @@
 //! level, the level below seeing only the references that missed, whole).
 //! Every address lies in page 0, which maps to frame 0, so pa == va.
 
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{CacheConfig, RefKind, WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Compat, Machine, MachineConfig, MemoryConfig, RunResult};
 use vmlab_trace::{AccessKind, Event};
@@ -15,13 +15,13 @@ fn config() -> MachineConfig {
 }
 
 fn r(a: u64) -> Event {
-    Event::access(AccessKind::Load, a, 4, 0)
+    Event::access(AccessKind::Load, VirtAddr(a), 4, Asid(0))
 }
 fn w(a: u64) -> Event {
-    Event::access(AccessKind::Store, a, 4, 0)
+    Event::access(AccessKind::Store, VirtAddr(a), 4, Asid(0))
 }
 fn i(a: u64) -> Event {
-    Event::access(AccessKind::Ifetch, a, 4, 0)
+    Event::access(AccessKind::Ifetch, VirtAddr(a), 4, Asid(0))
 }
 
 /// A whole run: the events, then the mode's end of run.
@@ -237,7 +237,7 @@ fn cachegrind_counts_each_reference_once_per_level() {
     cfg.l1i = Some(CacheConfig::simple(32, 16, 1));
     cfg.l1d = Some(CacheConfig::simple(32, 16, 1));
     cfg.l2 = Some(CacheConfig::simple(128, 64, 2));
-    let sized = |kind, a, size| Event::access(kind, a, size, 0);
+    let sized = |kind, a, size| Event::access(kind, VirtAddr(a), size, Asid(0));
     let evs = [
         i(0x100),                           // 1 l1i line 16 miss; l2 line 4 miss (memory read 4 B)
         r(0x0e),                            // 2 crosses l1d lines 0, 1: both miss, one miss; l2 line 0 miss
@@ -354,7 +354,7 @@ fn cachegrind_shortcut_counts_as_every_reference_applied() {
             [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][(x >> 60) as usize & 3];
         let addr = ((x >> 20) % 3000) + if kind == AccessKind::Ifetch { 0x1000 } else { 0 };
         let size = 1 + ((x >> 40) % 40) as u32;
-        evs.push(Event::access(kind, addr, size, 0));
+        evs.push(Event::access(kind, VirtAddr(addr), size, Asid(0)));
     }
     for cfg in machines {
         let fed = run(&cfg, Compat::Cachegrind, &evs);

@@ -80,7 +80,7 @@ fn event_strategy() -> impl Strategy<Value = Event> {
             let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
             // A few distant regions so tags and sets both vary.
             let region = (a % 4) << 20;
-            Event::access(kind, region + a, s, asid)
+            Event::access(kind, VirtAddr(region + a), s, Asid(asid))
         }),
         1 => Just(Event::FlushAll),
     ]
@@ -156,7 +156,7 @@ fn check_machine(
         if let Event::Access(a) = e {
             for j in 1..=repeats {
                 let kind = kinds[((a.addr.0 >> 3) + j) as usize % 4];
-                events.push(Event::access(kind, a.addr.0 + 2 * j, a.size, a.asid.0));
+                events.push(Event::access(kind, VirtAddr(a.addr.0 + 2 * j), a.size, Asid(a.asid.0)));
             }
         }
     }
@@ -255,17 +255,17 @@ fn fetch_rich_strategy() -> impl Strategy<Value = Vec<Event>> {
             let mut pc = (region << 20) + start * 8;
             for (n, (size, data, daddr, dsize)) in instrs.into_iter().enumerate() {
                 let size = if n < 3 { size.min(2) } else { size };
-                evs.push(Event::access(Ifetch, pc, size, asid));
+                evs.push(Event::access(Ifetch, VirtAddr(pc), size, Asid(asid)));
                 pc += u64::from(size);
                 if n >= 2 && data < 4 {
                     let kind = [Load, Store, Modify, Store][data];
                     let addr = if data == 3 { pc + daddr % 64 } else { ((daddr % 4) << 20) + daddr };
-                    evs.push(Event::access(kind, addr, [1, 2, 4, 8][dsize], asid));
+                    evs.push(Event::access(kind, VirtAddr(addr), [1, 2, 4, 8][dsize], Asid(asid)));
                 }
             }
             match marker {
                 0 => evs.push(Event::FlushAll),
-                1 => evs.push(Event::access(Ifetch, pc, 16, asid)),
+                1 => evs.push(Event::access(Ifetch, VirtAddr(pc), 16, Asid(asid))),
                 _ => {}
             }
         }
@@ -460,7 +460,7 @@ fn run_strategy() -> impl Strategy<Value = Vec<(Event, u64)>> {
         (0u32..3, prop::collection::vec((event_strategy(), 0u64..4), 1..40)).prop_map(|(asid, evs)| {
             evs.into_iter()
                 .map(|(e, r)| match e {
-                    Event::Access(a) => (Event::access(a.kind, a.addr.0, a.size, asid), r),
+                    Event::Access(a) => (Event::access(a.kind, VirtAddr(a.addr.0), a.size, Asid(asid)), r),
                     e => (e, r),
                 })
                 .collect::<Vec<_>>()
@@ -692,7 +692,7 @@ fn dense_event_strategy() -> impl Strategy<Value = Event> {
                 AccessKind::Modify => [1, 2, 4, 8][s % 4],
                 _ => [1, 2, 4, 8, 16, 32][s % 6],
             };
-            Event::access(kind, ((a / 512) << 16) + a % 512, size, 0)
+            Event::access(kind, VirtAddr(((a / 512) << 16) + a % 512), size, Asid(0))
         }),
         1 => Just(Event::FlushAll),
     ]
@@ -725,7 +725,7 @@ proptest! {
             .into_iter()
             .flat_map(|(asid, evs)| {
                 evs.into_iter().map(move |(e, r)| match e {
-                    Event::Access(a) => (Event::access(a.kind, a.addr.0, a.size, asid), r),
+                    Event::Access(a) => (Event::access(a.kind, VirtAddr(a.addr.0), a.size, Asid(asid)), r),
                     e => (e, r),
                 })
             })
@@ -774,7 +774,7 @@ proptest! {
             let evs: Vec<Event> = evs
                 .into_iter()
                 .map(|e| match e {
-                    Event::Access(a) => Event::access(a.kind, a.addr.0, a.size, asid),
+                    Event::Access(a) => Event::access(a.kind, VirtAddr(a.addr.0), a.size, Asid(asid)),
                     e => e,
                 })
                 .collect();
@@ -887,9 +887,9 @@ fn check_data_only(
             for j in 1..=repeats {
                 events.push(Event::access(
                     kinds[((a.addr.0 >> 3) + j) as usize % 4],
-                    a.addr.0 + 2 * j,
+                    VirtAddr(a.addr.0 + 2 * j),
                     a.size,
-                    a.asid.0,
+                    Asid(a.asid.0),
                 ));
             }
         }
@@ -981,7 +981,7 @@ fn write_through_top_cache(page: u64) -> impl Strategy<Value = CacheConfig> {
 fn aligned_event_strategy() -> impl Strategy<Value = Event> {
     (0u8..4, 0u64..512).prop_map(|(k, a)| {
         let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
-        Event::access(kind, ((a % 4) << 20) + (a & !3), 4, 0)
+        Event::access(kind, VirtAddr(((a % 4) << 20) + (a & !3)), 4, Asid(0))
     })
 }
 
@@ -1048,7 +1048,7 @@ fn wide_event_strategy() -> impl Strategy<Value = Event> {
     prop_oneof![
         60 => (0u8..4, 0u64..3 * 12288, 0usize..4).prop_map(|(k, a, s)| {
             let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
-            Event::access(kind, ((a / 12288) << 20) + a % 12288, [1, 2, 4, 8][s], 0)
+            Event::access(kind, VirtAddr(((a / 12288) << 20) + a % 12288), [1, 2, 4, 8][s], Asid(0))
         }),
         1 => Just(Event::FlushAll),
     ]

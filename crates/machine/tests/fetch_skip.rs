@@ -4,7 +4,7 @@
 //! and a whole `Machine::run` over a source that drops fetches. The
 //! property tests against the naive simulator are in engine_vs_naive.rs.
 
-use vmlab_addr::{Asid, PageSize};
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, RefKind};
 use vmlab_machine::{Machine, MachineConfig, MemoryConfig, Progress, RunError, RunResult};
 use vmlab_trace::{AccessKind, Event, EventSource, FetchSkip, PackedBlock, TraceError};
@@ -25,7 +25,7 @@ fn machine(split: bool, memory: u64) -> Machine {
 }
 
 fn i(addr: u64, size: u32) -> Event {
-    Event::access(AccessKind::Ifetch, addr, size, 0)
+    Event::access(AccessKind::Ifetch, VirtAddr(addr), size, Asid(0))
 }
 
 /// Six events (16-byte lines, line n = addresses 16n..16n+15):
@@ -36,7 +36,14 @@ fn i(addr: u64, size: u32) -> Event {
 /// 5. fetch 0x10c+8: 0x10c..=0x113, lines 0x10 (hit) and 0x11 (miss): kept;
 /// 6. fetch 0x114+2: line 0x11, the last line of fetch 5: droppable.
 fn six() -> Vec<Event> {
-    vec![i(0x100, 4), i(0x104, 4), Event::access(AccessKind::Load, 0x2000, 8, 0), i(0x108, 4), i(0x10c, 8), i(0x114, 2)]
+    vec![
+        i(0x100, 4),
+        i(0x104, 4),
+        Event::access(AccessKind::Load, VirtAddr(0x2000), 8, Asid(0)),
+        i(0x108, 4),
+        i(0x10c, 8),
+        i(0x114, 2),
+    ]
 }
 
 fn packed(events: &[Event], skip: Option<FetchSkip>) -> PackedBlock {
@@ -157,7 +164,7 @@ fn blocks_dropped_under_another_rule_are_refused() {
 #[test]
 fn memory_errors_name_the_range_of_a_dropped_block() {
     // One 4 KiB frame: the load at 0x9000 needs a second one (event 2).
-    let evs = [i(0x1000, 4), i(0x1004, 4), Event::access(AccessKind::Load, 0x9000, 4, 0)];
+    let evs = [i(0x1000, 4), i(0x1004, 4), Event::access(AccessKind::Load, VirtAddr(0x9000), 4, Asid(0))];
     let mut m = machine(true, 4096);
     let b = packed(&evs, m.fetch_skip());
     assert_eq!(b.skipped, 1);
@@ -204,12 +211,12 @@ fn program(n: usize) -> Vec<Event> {
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let r = x >> 33;
         let size = (r % 8) as u32 + 1;
-        evs.push(Event::access(AccessKind::Ifetch, pc, size, 0));
+        evs.push(Event::access(AccessKind::Ifetch, VirtAddr(pc), size, Asid(0)));
         pc += u64::from(size);
         match r % 11 {
             0 => pc = 0x4000 + (r >> 8) % 0x3000,
-            1 | 2 => evs.push(Event::access(AccessKind::Load, 0x10_0000 + (r >> 4) % 0x8000, 8, 0)),
-            3 => evs.push(Event::access(AccessKind::Store, 0x10_0000 + (r >> 5) % 0x8000, 4, 0)),
+            1 | 2 => evs.push(Event::access(AccessKind::Load, VirtAddr(0x10_0000 + (r >> 4) % 0x8000), 8, Asid(0))),
+            3 => evs.push(Event::access(AccessKind::Store, VirtAddr(0x10_0000 + (r >> 5) % 0x8000), 4, Asid(0))),
             4 if r % 97 == 4 => evs.push(Event::ContextSwitch(Asid(0))),
             _ => {}
         }

@@ -9,13 +9,13 @@ use vmlab_machine::{Flush, Machine, MachineConfig, MemoryConfig, RangeError};
 use vmlab_trace::{AccessKind, Event};
 
 fn r(a: u64) -> Event {
-    Event::access(AccessKind::Load, a, 4, 0)
+    Event::access(AccessKind::Load, VirtAddr(a), 4, Asid(0))
 }
 fn w(a: u64) -> Event {
-    Event::access(AccessKind::Store, a, 4, 0)
+    Event::access(AccessKind::Store, VirtAddr(a), 4, Asid(0))
 }
 fn i(a: u64) -> Event {
-    Event::access(AccessKind::Ifetch, a, 4, 0)
+    Event::access(AccessKind::Ifetch, VirtAddr(a), 4, Asid(0))
 }
 
 fn config() -> MachineConfig {
@@ -214,7 +214,7 @@ fn an_untagged_virtual_cache_flushes_homonyms_of_unmapped_pages() {
         let mut cfg = config();
         cfg.l1 = Some(c);
         let mut m = Machine::new(cfg).expect("valid machine");
-        feed(&mut m, &[Event::access(AccessKind::Load, 0x1000, 4, 1)]);
+        feed(&mut m, &[Event::access(AccessKind::Load, VirtAddr(0x1000), 4, Asid(1))]);
         let f = m.flush_virtual_range(Asid(0), VirtAddr(0x1000), 0x10, Flush::WriteBack).expect("in range");
         assert_eq!(states(f), found, "asid_tags = {asid_tags}");
         let resident = m.hierarchy().caches()[0].1.resident().len();
@@ -347,7 +347,7 @@ fn a_whole_address_space_flush_of_an_untagged_virtual_cache_finds_homonyms() {
     let mut cfg = config();
     cfg.l1 = Some(c);
     let mut m = Machine::new(cfg).expect("valid machine");
-    let space1 = |k, a| Event::access(k, a, 4, 1);
+    let space1 = |k, a| Event::access(k, VirtAddr(a), 4, Asid(1));
     feed(&mut m, &[space1(AccessKind::Load, 0x1000), space1(AccessKind::Store, 0x2014)]);
     let f = m.flush_virtual_range(Asid(0), VirtAddr(0), 1 << 40, Flush::WriteBack).expect("in range");
     assert_eq!(states(f), ((1 << 36) - 2, 1, 1));

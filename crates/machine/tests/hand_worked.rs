@@ -20,10 +20,10 @@ fn machine_with(l1: CacheConfig) -> Machine {
 }
 
 fn r(a: u64) -> Event {
-    Event::access(AccessKind::Load, a, 4, 0)
+    Event::access(AccessKind::Load, VirtAddr(a), 4, Asid(0))
 }
 fn w(a: u64) -> Event {
-    Event::access(AccessKind::Store, a, 4, 0)
+    Event::access(AccessKind::Store, VirtAddr(a), 4, Asid(0))
 }
 
 fn run(m: &mut Machine, evs: &[Event]) -> RunResult {
@@ -116,7 +116,7 @@ fn write_through_allocate_and_write_back_no_allocate() {
 #[test]
 fn full_line_write_needs_no_fetch() {
     let mut m = machine_with(CacheConfig::simple(64, 16, 1));
-    let res = run(&mut m, &[Event::access(AccessKind::Store, 0x00, 16, 0), Event::FlushAll]);
+    let res = run(&mut m, &[Event::access(AccessKind::Store, VirtAddr(0x00), 16, Asid(0)), Event::FlushAll]);
     let s = &res.caches[0].stats;
     assert_eq!((s.fetches, s.writebacks), (0, 1));
     assert_eq!(res.memory.reads, 0);
@@ -127,8 +127,13 @@ fn full_line_write_needs_no_fetch() {
 fn line_crossing_reference_is_split_and_modify_is_read_then_write() {
     let mut m = machine_with(CacheConfig::simple(64, 16, 1));
     // 8 bytes at 0x0c cross into line 1: two reads, two misses.
-    let res =
-        run(&mut m, &[Event::access(AccessKind::Load, 0x0c, 8, 0), Event::access(AccessKind::Modify, 0x0c, 8, 0)]);
+    let res = run(
+        &mut m,
+        &[
+            Event::access(AccessKind::Load, VirtAddr(0x0c), 8, Asid(0)),
+            Event::access(AccessKind::Modify, VirtAddr(0x0c), 8, Asid(0)),
+        ],
+    );
     assert_eq!(kind(&res, RefKind::Read), (4, 2, 2, 0, 0));
     assert_eq!(kind(&res, RefKind::Write), (2, 0, 0, 0, 0));
     assert_eq!(res.caches[0].stats.fetches, 2);
@@ -224,7 +229,7 @@ fn asid_tags_keep_homonyms_apart() {
     let mut untagged = machine_with(c.clone());
     c.asid_tags = true;
     let mut tagged = machine_with(c);
-    let evs = [r(0x00), Event::access(AccessKind::Load, 0x00, 4, 1)];
+    let evs = [r(0x00), Event::access(AccessKind::Load, VirtAddr(0x00), 4, Asid(1))];
     // Without ASIDs the second process hits on the first one's line (a homonym).
     assert_eq!(kind(&run(&mut untagged, &evs), RefKind::Read).1, 1);
     assert_eq!(kind(&run(&mut tagged, &evs), RefKind::Read).1, 2);
@@ -260,8 +265,8 @@ fn associative_crossing_references() {
             MachineConfig::bare("hand", MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24));
         cfg.l1 = Some(c);
         let mut m = Machine::new(cfg).expect("valid machine");
-        let r8 = |a| Event::access(AccessKind::Load, a, 8, 0);
-        let w8 = |a| Event::access(AccessKind::Store, a, 8, 0);
+        let r8 = |a| Event::access(AccessKind::Load, VirtAddr(a), 8, Asid(0));
+        let w8 = |a| Event::access(AccessKind::Store, VirtAddr(a), 8, Asid(0));
         let res = run(
             &mut m,
             &[
@@ -292,19 +297,19 @@ fn associative_crossing_references() {
 // Helpers for the cases below.
 
 fn i4(a: u64) -> Event {
-    Event::access(AccessKind::Ifetch, a, 4, 0)
+    Event::access(AccessKind::Ifetch, VirtAddr(a), 4, Asid(0))
 }
 fn r_sized(a: u64, size: u32) -> Event {
-    Event::access(AccessKind::Load, a, size, 0)
+    Event::access(AccessKind::Load, VirtAddr(a), size, Asid(0))
 }
 fn w_sized(a: u64, size: u32) -> Event {
-    Event::access(AccessKind::Store, a, size, 0)
+    Event::access(AccessKind::Store, VirtAddr(a), size, Asid(0))
 }
 fn r_as(asid: u32, a: u64) -> Event {
-    Event::access(AccessKind::Load, a, 4, asid)
+    Event::access(AccessKind::Load, VirtAddr(a), 4, Asid(asid))
 }
 fn w_as(asid: u32, a: u64) -> Event {
-    Event::access(AccessKind::Store, a, 4, asid)
+    Event::access(AccessKind::Store, VirtAddr(a), 4, Asid(asid))
 }
 
 /// A machine of 4 KB pages handed out in first-touch order (page 0, touched
@@ -1058,7 +1063,7 @@ fn data_only_machine_counts_fetches_and_simulates_none() {
     cfg.l2 = Some(CacheConfig::simple(256, 16, 1));
     assert!(cfg.data_only());
     let mut m = Machine::new(cfg).expect("a data-only machine");
-    let f = |a: u64, size: u32| Event::access(AccessKind::Ifetch, a, size, 0);
+    let f = |a: u64, size: u32| Event::access(AccessKind::Ifetch, VirtAddr(a), size, Asid(0));
     let res = run(
         &mut m,
         &[

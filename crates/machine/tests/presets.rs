@@ -3,6 +3,7 @@
 
 #![allow(clippy::panic)]
 
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Assoc, Indexing};
 use vmlab_machine::preset::{self, BUILTIN};
 use vmlab_machine::Machine;
@@ -210,9 +211,9 @@ fn same_seed_same_numbers() {
             x ^= x << 17;
             Event::access(
                 [AccessKind::Load, AccessKind::Store, AccessKind::Ifetch][(x % 3) as usize],
-                (x >> 8) % (1 << 22),
+                VirtAddr((x >> 8) % (1 << 22)),
                 4,
-                (x % 2) as u32,
+                Asid((x % 2) as u32),
             )
         })
         .collect();

@@ -44,10 +44,10 @@ fn mips_hand_worked_two_tier_walks() {
     t.insert(Asid(0), Vpn(0x400), Pfn(0x1000), &mut pool).unwrap();
     t.insert(Asid(1), Vpn(0x7FFFF), Pfn(0x1001), &mut pool).unwrap();
     t.insert(Asid(3), Vpn(0), Pfn(0x1002), &mut pool).unwrap();
-    assert_eq!(t.root_pa(0), Some(0x20_0000));
-    assert_eq!(t.root_pa(1), Some(0x20_0800));
-    assert_eq!(t.root_pa(3), Some(0x20_3800));
-    assert_eq!(t.root_pa(4), None);
+    assert_eq!(t.root_pa(Asid(0)), Some(PhysAddr(0x20_0000)));
+    assert_eq!(t.root_pa(Asid(1)), Some(PhysAddr(0x20_0800)));
+    assert_eq!(t.root_pa(Asid(3)), Some(PhysAddr(0x20_3800)));
+    assert_eq!(t.root_pa(Asid(4)), None);
 
     assert_eq!(one(&t, 0, 0x40_0123), user(0xC000_1000));
     assert_eq!(one(&t, 0, 0xC000_1000), root(0x20_0004));

@@ -37,11 +37,11 @@ fn hand_worked_collision_chain() {
     let mut pool = FramePool::new(4096, 0x100, 16);
     let mut t = HashedInverted::new(&HashedParams { entries: Some(8), ..HashedParams::default() }, &mut pool).unwrap();
     assert_eq!(t.table_base(), 0x10_0000);
-    assert_eq!(t.bucket(0, 3), 3);
-    assert_eq!(t.bucket(0, 10), 3);
-    assert_eq!(t.bucket(1, 2), 3);
-    assert_eq!(t.bucket(0, 17), 3);
-    assert_eq!(t.bucket(0, 5), 5);
+    assert_eq!(t.bucket(Asid(0), Vpn(3)), 3);
+    assert_eq!(t.bucket(Asid(0), Vpn(10)), 3);
+    assert_eq!(t.bucket(Asid(1), Vpn(2)), 3);
+    assert_eq!(t.bucket(Asid(0), Vpn(17)), 3);
+    assert_eq!(t.bucket(Asid(0), Vpn(5)), 5);
 
     let mut refs = Vec::new();
     t.insert_refs(Asid(0), Vpn(3), Pfn(0x50), &mut pool, &mut refs).unwrap();
@@ -198,7 +198,7 @@ proptest! {
             }
             for (&(s, v), &pfn) in &model {
                 let refs = walk(&t, s, v * 256);
-                prop_assert_eq!(refs[0], t.head_addr(t.bucket(s, v)));
+                prop_assert_eq!(refs[0], t.head_addr(t.bucket(Asid(s), Vpn(v))));
                 prop_assert_eq!(t.pte_at(PhysAddr(*refs.last().unwrap())), Some(Pfn(pfn)));
                 // No earlier entry on the way holds this page's frame.
                 for a in &refs[..refs.len() - 1] {

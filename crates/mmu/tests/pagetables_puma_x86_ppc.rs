@@ -121,7 +121,7 @@ fn x86_two_level_hand_worked() {
     let mut pool = FramePool::new(4096, 0x500, 64);
     let mut t = Radix::two_level();
     t.insert(Asid(0), Vpn(0x8048), Pfn(0x3000), &mut pool).unwrap();
-    assert_eq!(t.cr3(0), Some(0x50_0000));
+    assert_eq!(t.cr3(Asid(0)), Some(PhysAddr(0x50_0000)));
     assert_eq!(walk(&t, 0, 0x0804_8123), vec![r(0x50_0080, false, Tier::Root, 4), r(0x50_1120, false, Tier::User, 4)]);
     assert_eq!((t.pte_at(PhysAddr(0x50_0080)), t.pte_at(PhysAddr(0x50_1120))), (Some(Pfn(0x501)), Some(Pfn(0x3000))));
     assert_eq!(walk(&t, 0, 0xBFFF_F000), vec![r(0x50_0BFC, false, Tier::Root, 4)]);
@@ -190,7 +190,7 @@ fn x86_four_level_hand_worked() {
         u.insert(Asid(0), Vpn(0), Pfn(1), &mut small),
         Err(TableError::Frames(FrameError::Exhausted { .. }))
     ));
-    assert_eq!((small.in_use(), u.memory().bytes, u.cr3(0)), (0, 0, None));
+    assert_eq!((small.in_use(), u.memory().bytes, u.cr3(Asid(0))), (0, 0, None));
 }
 
 /// Four PTEGs (256 B) in frame 0x700, HTAB base 0x70_0000. Space 0's segment

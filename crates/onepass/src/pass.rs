@@ -413,7 +413,7 @@ impl OnePass {
             source,
         };
         let mut extra = block.extra.iter();
-        let mut asid = 0u32;
+        let mut asid = Asid(0);
         for (i, &w) in block.words.iter().enumerate() {
             let op = (w >> ADDR_BITS) as u8;
             let Some(&(kind, size)) = OPS.get(usize::from(op)).filter(|_| op != PACKED_ESCAPE) else {
@@ -429,7 +429,7 @@ impl OnePass {
                 continue;
             };
             self.access_counts[kind as usize & 3] += 1;
-            self.access(kind, asid, w & ADDR_MASK, u64::from(size.max(1))).map_err(|e| memory_error(i, e))?;
+            self.access(kind, asid.0, w & ADDR_MASK, u64::from(size.max(1))).map_err(|e| memory_error(i, e))?;
         }
         // Dropped fetches repeat the top instruction cache's latest line.
         self.access_counts[AccessKind::Ifetch as usize] += block.skipped;

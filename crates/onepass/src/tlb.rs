@@ -300,7 +300,7 @@ impl<T: Translations> TlbPass<T> {
             });
         }
         let mut extra = block.extra.iter();
-        let mut asid = 0u32;
+        let mut asid = Asid(0);
         for (i, &w) in block.words.iter().enumerate() {
             let op = (w >> ADDR_BITS) as u8;
             let Some(&(kind, size)) = OPS.get(usize::from(op)).filter(|_| op != PACKED_ESCAPE) else {
@@ -315,7 +315,7 @@ impl<T: Translations> TlbPass<T> {
                 self.step(ev);
                 continue;
             };
-            self.access(kind, asid, w & ADDR_MASK, u64::from(size));
+            self.access(kind, asid.0, w & ADDR_MASK, u64::from(size));
         }
         self.counts[AccessKind::Ifetch as usize] += block.skipped;
         if block.skipped > 0 && self.serves.serves(AccessKind::Ifetch) {

@@ -7,7 +7,7 @@
 //! count (fully associative too).
 
 use proptest::prelude::*;
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Machine, MachineConfig, MemoryConfig};
 use vmlab_onepass::{passes, OnePass};
@@ -141,7 +141,7 @@ fn events_strategy() -> impl Strategy<Value = Vec<Event>> {
             // A few distant regions, so tags and sets both vary; runs of
             // nearby references, so repeats are exercised.
             let base = ((a % 4) << 18) + a;
-            (0..=run).map(|j| Event::access(kind, base + 2 * j, s, asid)).collect::<Vec<_>>()
+            (0..=run).map(|j| Event::access(kind, VirtAddr(base + 2 * j), s, Asid(asid))).collect::<Vec<_>>()
         }),
         2 => Just(vec![Event::FlushAll]),
         1 => (0u32..3).prop_map(|a| vec![Event::ContextSwitch(vmlab_addr::Asid(a))]),
@@ -202,7 +202,7 @@ fn hand_checked_depths() {
     };
     let configs = vec![mk(1), mk(2), mk(4)];
     let mut pass = OnePass::new(configs, "l1").expect("one pass");
-    let ev = |a: u64| Event::access(AccessKind::Load, a, 4, 0);
+    let ev = |a: u64| Event::access(AccessKind::Load, VirtAddr(a), 4, Asid(0));
     pass.feed(&[ev(0), ev(4), ev(0), ev(8), ev(4), ev(0)], "hand", 0).expect("feed");
     let misses: Vec<u64> = pass.results("hand").iter().map(|r| r.caches[0].stats.read.misses).collect();
     assert_eq!(misses, vec![6, 5, 3]);
@@ -222,10 +222,10 @@ fn the_levels_above_run_the_whole_machines_fast_loop() {
         for i in 0..2000u64 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let asid = u32::from(round % 7 == 3);
-            events.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (i % 300) * 4, 4, asid));
+            events.push(Event::access(AccessKind::Ifetch, VirtAddr(0x40_0000 + (i % 300) * 4), 4, Asid(asid)));
             let kind = [AccessKind::Load, AccessKind::Store, AccessKind::Modify][(x >> 60) as usize % 3];
             let a = 0x1000_0000 + ((x >> 20) % (1 << (12 + round % 8))) * 8;
-            events.push(Event::access(kind, a, 8, asid));
+            events.push(Event::access(kind, VirtAddr(a), 8, Asid(asid)));
         }
         if round % 13 == 12 {
             events.push(Event::FlushAll);

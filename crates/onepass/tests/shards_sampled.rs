@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used)] // a test failing on an unexpected error is the point
 
 use proptest::prelude::*;
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{CacheConfig, IndexFn, Indexing, WritePolicy};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_onepass::{OnePass, Sampling};
@@ -19,7 +19,7 @@ fn events_strategy() -> impl Strategy<Value = Vec<Event>> {
         60 => (0usize..4, 0u64..4096, 1u32..12, 0u32..3, 0u64..4).prop_map(|(k, a, s, asid, run)| {
             let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k];
             let base = ((a % 4) << 18) + a;
-            (0..=run).map(|j| Event::access(kind, base + 2 * j, s, asid)).collect::<Vec<_>>()
+            (0..=run).map(|j| Event::access(kind, VirtAddr(base + 2 * j), s, Asid(asid))).collect::<Vec<_>>()
         }),
         2 => Just(vec![Event::FlushAll]),
         1 => (0u32..3).prop_map(|a| vec![Event::ContextSwitch(vmlab_addr::Asid(a))]),
@@ -84,7 +84,7 @@ fn sets_loaded_alike_sample_exactly() {
     for _ in 0..10 {
         for set in 0..64u64 {
             for conflict in [0u64, 1, 0, 2] {
-                events.push(Event::access(AccessKind::Load, (set + 64 * 2 * conflict) * 16, 4, 0));
+                events.push(Event::access(AccessKind::Load, VirtAddr((set + 64 * 2 * conflict) * 16), 4, Asid(0)));
             }
         }
     }

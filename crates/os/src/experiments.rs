@@ -20,7 +20,7 @@ use crate::primitives::flush_range;
 use crate::prot::Prot;
 use crate::vm::{self, Attach, ObjectKind, Os};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
-use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
 use vmlab_machine::Mechanism;
 
 /// Which cache the machine has.
@@ -128,7 +128,7 @@ impl Measurement {
 fn touch(os: &mut Os, asid: Asid, va: u64, bytes: u64, op: DataRef, step: u64) -> Result<(), String> {
     let mut off = 0;
     while off < bytes {
-        os.access(asid, va + off, op, 4, "setup").map_err(e)?;
+        os.access(asid, VirtAddr(va + off), op, 4, "setup").map_err(e)?;
         off += step;
     }
     Ok(())
@@ -142,7 +142,7 @@ fn span(os: &mut Os, asid: Asid, va: u64) -> Result<Span, String> {
             .map(|t| t.0 .0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
-        os.frame_of(asid, va).map_err(e)?
+        os.frame_of(asid, VirtAddr(va)).map_err(e)?.0
     };
     Ok(os.hat().span(asid, va, pfn))
 }
@@ -262,7 +262,7 @@ pub fn unmap(cost: &CostModel) -> Result<Measurement, String> {
     os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
     touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 2 * KB)?;
-    let c = measure(&mut os, |os| os.unmap(Asid(1), BUF + 2 * KB, 2 * KB).map_err(e))?;
+    let c = measure(&mut os, |os| os.unmap(Asid(1), VirtAddr(BUF + 2 * KB), 2 * KB).map_err(e))?;
     Ok(Measurement::new("unmap", "no-flush", CacheKind::Vac, 2 * KB, c))
 }
 
@@ -301,8 +301,8 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     let by_copy = variant == "pure-copy" || !bytes.is_multiple_of(page);
     if by_copy {
         for i in 0..pages {
-            let f = os.alloc_frame(KBUF + i * page).map_err(e)?;
-            os.kernel_map(KBUF + i * page, f).map_err(e)?;
+            let f = os.alloc_frame(VirtAddr(KBUF + i * page)).map_err(e)?;
+            os.kernel_map(VirtAddr(KBUF + i * page), f).map_err(e)?;
         }
     }
     let mut last = (Region::default(), Region::default());
@@ -329,43 +329,43 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                     // Steps 2-3: a new physical page per message page, mapped
                     // in the kernel; step 4: the copy into it.
                     for i in 0..pages {
-                        let f = os.alloc_frame(at(KIPC, i)).map_err(e)?;
-                        os.kernel_map(at(KIPC, i), f).map_err(e)?;
+                        let f = os.alloc_frame(VirtAddr(at(KIPC, i))).map_err(e)?;
+                        os.kernel_map(VirtAddr(at(KIPC, i)), f).map_err(e)?;
                     }
                     for i in 0..pages {
                         user_kernel_copy(os, (Asid(1), at(SEND, i)), (OS_KERNEL_SPACE, at(KIPC, i)), page)?;
                     }
                     // Step 5: the receiver's old page is unmapped and destroyed.
                     for i in 0..pages {
-                        os.destroy_page(Asid(2), at(RECV, i));
+                        os.destroy_page(Asid(2), VirtAddr(at(RECV, i)));
                     }
                     // Step 6: the IPC buffer is unloaded from the kernel (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
                         let f = os.hat().translation(OS_KERNEL_SPACE, VirtAddr(at(KIPC, i)), CpuId(0)).map(|t| t.0 .0);
-                        os.kernel_unmap(at(KIPC, i));
+                        os.kernel_unmap(VirtAddr(at(KIPC, i)));
                         frames.push(f.ok_or_else(|| format!("IPC buffer {:#x} lost its translation", at(KIPC, i)))?);
                     }
                     // Step 7: lazily mapped into the receiver.
                     for (i, f) in frames.into_iter().enumerate() {
-                        os.attach(Asid(2), at(RECV, i as u64), f, Attach::Lazy).map_err(e)?;
+                        os.attach(Asid(2), VirtAddr(at(RECV, i as u64)), Pfn(f), Attach::Lazy).map_err(e)?;
                     }
                 }
                 "ipc-move" | "ipc-move-eager" => {
                     // Step 2: unload the sender's pages (flush).
                     let mut frames = Vec::new();
                     for i in 0..pages {
-                        frames.push(os.detach(Asid(1), at(SEND, i)).map_err(e)?);
+                        frames.push(os.detach(Asid(1), VirtAddr(at(SEND, i))).map_err(e)?);
                     }
                     // Step 3: unmap and destroy the receiver's old pages.
                     for i in 0..pages {
-                        os.destroy_page(Asid(2), at(RECV, i));
+                        os.destroy_page(Asid(2), VirtAddr(at(RECV, i)));
                     }
                     // Step 4: map into the receiver, lazily or eagerly.
                     for (i, f) in frames.into_iter().enumerate() {
                         os.attach(
                             Asid(2),
-                            at(RECV, i as u64),
+                            VirtAddr(at(RECV, i as u64)),
                             f,
                             if variant == "ipc-move-eager" { Attach::Eager } else { Attach::Lazy },
                         )
@@ -374,7 +374,7 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
                 }
                 _ => {
                     for i in 0..pages {
-                        os.share_cow(Asid(1), at(SEND, i), Asid(2), at(RECV, i)).map_err(e)?;
+                        os.share_cow(Asid(1), VirtAddr(at(SEND, i)), Asid(2), VirtAddr(at(RECV, i))).map_err(e)?;
                     }
                 }
             }
@@ -404,13 +404,13 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     os.map(Asid(1), vm::Region { start: a, len: page, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
     touch(&mut os, Asid(1), a, page, DataRef::Store, 32)?; // the original is warm (and dirty)
-    let old = os.frame_of(Asid(1), a).map_err(e)?;
-    let new = os.alloc_frame(a).map_err(e)?;
+    let old = os.frame_of(Asid(1), VirtAddr(a)).map_err(e)?.0;
+    let new = os.alloc_frame(VirtAddr(a)).map_err(e)?;
     let child = Asid(3);
     let ob = os.object("child", ObjectKind::Anonymous, 1).map_err(e)?;
     os.map(child, vm::Region { start: a, len: page, object: ob, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
-    let (old_pa, new_pa) = (old * page, new * page);
+    let (old_pa, new_pa) = (old * page, new.0 * page);
     let c = measure(&mut os, |os| {
         let h = os.cost().path_of(Routine::FaultHandler);
         let outer = os.cpu().enter(Mechanism::FaultEntry);
@@ -421,7 +421,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             1 => {
                 let w = os.window(new);
                 os.kernel_map(w, new).map_err(e)?;
-                copy_block(os, (Asid(1), a), (OS_KERNEL_SPACE, w), page)?;
+                copy_block(os, (Asid(1), a), (OS_KERNEL_SPACE, w.0), page)?;
             }
             2 => {
                 let (cpu, cost, _) = os.parts();
@@ -436,7 +436,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             3 => {
                 let (cpu, cost, hat) = os.parts();
                 let m = Mapping { asid: child, va: a, tag: child, prot: Prot::NONE, cpu: 0 };
-                hat.load(cpu, cost, m, new, DataRef::Load)?;
+                hat.load(cpu, cost, m, new.0, DataRef::Load)?;
                 let s = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(old_pa), space: Asid(1) }, cached: true };
                 let d = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(new_pa), space: child }, cached: true };
                 crate::primitives::copy(cpu, cost, s, d, page, "case 3: virtual copy");
@@ -446,7 +446,7 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
         if case != 3 {
             let (cpu, cost, hat) = os.parts();
             let m = Mapping { asid: child, va: a, tag: child, prot: Prot::RW, cpu: 0 };
-            hat.load(cpu, cost, m, new, DataRef::Load)?;
+            hat.load(cpu, cost, m, new.0, DataRef::Load)?;
         }
         Ok(())
     })?;

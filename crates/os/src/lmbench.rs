@@ -253,11 +253,11 @@ pub fn run_events(
     let mut calls = Assembler::new();
     let mut marks = 0;
     let mut start = None;
-    let (mut references, mut syscalls) = (0u64, 0u64);
+    let mut counted = Counted::default();
     for (i, e) in events.iter().enumerate() {
         match e {
             Event::Access(a) => {
-                references += 1;
+                counted.references += 1;
                 r.access(a.kind, a.addr.0, u64::from(a.size.max(1)))
                     .map_err(|m| format!("{where_}: event {i}: {m}"))?;
             }
@@ -270,14 +270,15 @@ pub fn run_events(
             _ => {}
         }
         if let Some(call) = calls.push(e).map_err(|m| format!("{where_}: event {i}: {m}"))? {
-            syscalls += 1;
+            counted.syscalls += 1;
             if call.number == MARK && call.asid == Asid(1) {
                 marks += 1;
                 if marks == 1 {
-                    start = Some(Snapshot::of(&r.k, references));
+                    start = Some(Snapshot::of(&r.k, counted.references));
                 } else if marks == 2 {
                     let s = start.take().ok_or("unreachable: no start")?;
-                    return Ok(s.measured(&r, preset, scheme, program, references, syscalls, events));
+                    let run = Run { preset, scheme, program, events };
+                    return Ok(s.measured(&r, &run, counted));
                 }
             }
             r.call(&call).map_err(|m| format!("{where_}: event {i}: {}: {m}", call.name()))?;
@@ -287,6 +288,22 @@ pub fn run_events(
         "{where_}: the first process made {marks} getppid calls; S5 measures between its first two \
          (workload_sources/lmbench/*.c mark the measured stretch with them)"
     ))
+}
+
+/// What a measurement is of: `run_events`'s arguments.
+struct Run<'a> {
+    preset: &'a SwitchPreset,
+    scheme: Scheme,
+    program: &'a Program,
+    events: &'a [Event],
+}
+
+/// What the replay has counted so far: references, and system calls
+/// assembled.
+#[derive(Clone, Copy, Debug, Default)]
+struct Counted {
+    references: u64,
+    syscalls: u64,
 }
 
 struct Snapshot {
@@ -306,17 +323,9 @@ impl Snapshot {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn measured(
-        self,
-        r: &Replay,
-        preset: &SwitchPreset,
-        scheme: Scheme,
-        program: &Program,
-        references: u64,
-        syscalls: u64,
-        events: &[Event],
-    ) -> Measured {
+    fn measured(self, r: &Replay, run: &Run<'_>, counted: Counted) -> Measured {
+        let Run { preset, scheme, program, events } = *run;
+        let Counted { references, syscalls } = counted;
         let k = &r.k;
         let cycles = k.cycles() - self.cycles;
         let ops = program.ops.max(1);

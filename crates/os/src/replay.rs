@@ -59,7 +59,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use vmlab_addr::layout::USER_LIMIT;
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_machine::MachineConfig;
 use vmlab_trace::syscall::{Assembler, Call};
 use vmlab_trace::{AccessKind, Event, EventSource};
@@ -154,6 +154,28 @@ pub struct Mapping {
     /// Where the model put it (the folded address, or where the policy
     /// moved it).
     pub model_start: u64,
+}
+
+/// A mapping a system call asks for, in trace addresses: `len` bytes at
+/// `start` of `backing` from byte `offset`.
+#[derive(Clone, Copy, Debug)]
+struct NewMapping {
+    start: u64,
+    len: u64,
+    prot: Prot,
+    /// `MAP_SHARED` (else private, copy-on-write).
+    shared: bool,
+    backing: Backing,
+    offset: u64,
+}
+
+/// Where a new mapping may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Placement {
+    /// At its address, replacing what was there (`MAP_FIXED`, `mremap`).
+    Fixed,
+    /// At its address, which must be free.
+    Free,
 }
 
 /// A process as the replay saw it.
@@ -564,7 +586,7 @@ impl Replay<'_> {
             let chunk = (self.page - va % self.page).min(end - va);
             let model = self.model_of(p, va, n)?;
             let space = self.procs[p].space;
-            self.os.access(space, model, op, chunk, "trace").map_err(|e| format!("trace event {n}: {e}"))?;
+            self.os.access(space, VirtAddr(model), op, chunk, "trace").map_err(|e| format!("trace event {n}: {e}"))?;
             if self.out.first_violation_event.is_none() && !self.os.violations().is_empty() {
                 self.out.first_violation_event = Some(n);
             }
@@ -689,7 +711,8 @@ impl Replay<'_> {
             SYS_MMAP => {
                 let (len, prot, flags, fd, off) = (c.arg(1), c.arg(2), c.arg(3), c.arg(4), c.arg(5));
                 let shared = matches!(flags & 0x3, MAP_SHARED | MAP_SHARED_VALIDATE);
-                let fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0;
+                let placement =
+                    if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 { Placement::Fixed } else { Placement::Free };
                 let (backing, offset) = if flags & MAP_ANONYMOUS != 0 {
                     self.anon += 1;
                     (Backing::Anonymous(self.anon), 0)
@@ -699,7 +722,8 @@ impl Replay<'_> {
                     (Backing::File(self.file(key)?.0), off)
                 };
                 let len = self.round_up(len);
-                self.install(p, ret, len, prot_of(prot), shared, backing, offset, fixed)?;
+                let m = NewMapping { start: ret, len, prot: prot_of(prot), shared, backing, offset };
+                self.install(p, m, placement)?;
             }
             SYS_MUNMAP => {
                 let len = self.round_up(c.arg(1));
@@ -720,7 +744,9 @@ impl Replay<'_> {
                     .ok_or_else(|| format!("mremap of {old:#x}, which is not mapped"))?;
                 let offset = m.offset + (old - m.start);
                 self.remove(p, old, old_len)?;
-                self.install(p, ret, new_len, m.prot, m.shared, m.backing, offset, true)?;
+                let moved =
+                    NewMapping { start: ret, len: new_len, prot: m.prot, shared: m.shared, backing: m.backing, offset };
+                self.install(p, moved, Placement::Fixed)?;
             }
             SYS_BRK => self.brk(p, ret)?,
             SYS_SHMGET => {
@@ -736,7 +762,8 @@ impl Replay<'_> {
                 let &(_, len) =
                     self.shm.get(&id).ok_or_else(|| format!("shmat of shmid {id}, which no shmget gave"))?;
                 let prot = if c.arg(2) & SHM_RDONLY != 0 { Prot::R } else { Prot::RW };
-                self.install(p, ret, len, prot, true, Backing::SysV(id), 0, false)?;
+                let m = NewMapping { start: ret, len, prot, shared: true, backing: Backing::SysV(id), offset: 0 };
+                self.install(p, m, Placement::Free)?;
             }
             SYS_SHMDT => {
                 let at = c.arg(0);
@@ -828,20 +855,10 @@ impl Replay<'_> {
         }
     }
 
-    /// Maps `[start, start+len)` of process `p`; `fixed` replaces what was
-    /// there (MAP_FIXED), else the range must be free.
-    #[allow(clippy::too_many_arguments)]
-    fn install(
-        &mut self,
-        p: usize,
-        start: u64,
-        len: u64,
-        prot: Prot,
-        shared: bool,
-        backing: Backing,
-        offset: u64,
-        fixed: bool,
-    ) -> Result<(), String> {
+    /// Maps `[m.start, m.start+m.len)` of process `p` where `placement`
+    /// says.
+    fn install(&mut self, p: usize, m: NewMapping, placement: Placement) -> Result<(), String> {
+        let NewMapping { start, len, prot, shared, backing, offset } = m;
         if len == 0 {
             return Ok(());
         }
@@ -862,7 +879,7 @@ impl Replay<'_> {
             .map(|(_, m)| *m)
             .filter(|m| m.end >= start && moved(m))
             .map(|m| m.model_start + (start - m.start));
-        if fixed {
+        if placement == Placement::Fixed {
             self.remove(p, start, len)?;
         } else if let Some(m) = self.overlapping(p, start, len).first() {
             return Err(format!(
@@ -964,7 +981,7 @@ impl Replay<'_> {
                 ));
             }
             let space = self.procs[p].space;
-            self.os.unmap(space, f, self.page).map_err(os_err)?;
+            self.os.unmap(space, VirtAddr(f), self.page).map_err(os_err)?;
             self.procs[p].implicit.remove(&f);
         }
         Ok(())
@@ -984,7 +1001,7 @@ impl Replay<'_> {
                 .values()
                 .any(|o| o.start != m.start && o.model_start < mb && ma < o.model_start + (o.end - o.start));
             if !shared_model {
-                self.os.unmap(space, ma, b - a).map_err(os_err)?;
+                self.os.unmap(space, VirtAddr(ma), b - a).map_err(os_err)?;
             }
             let maps = &mut self.procs[p].maps;
             maps.remove(&m.start);
@@ -1011,7 +1028,7 @@ impl Replay<'_> {
         let space = self.procs[p].space;
         for m in self.overlapping(p, start, len) {
             let (a, b) = (m.start.max(start), m.end.min(end));
-            self.os.protect(space, m.model_start + (a - m.start), b - a, prot).map_err(os_err)?;
+            self.os.protect(space, VirtAddr(m.model_start + (a - m.start)), b - a, prot).map_err(os_err)?;
             let maps = &mut self.procs[p].maps;
             maps.remove(&m.start);
             let piece = |s: u64, e: u64, prot: Prot| Mapping {
@@ -1033,7 +1050,7 @@ impl Replay<'_> {
         let (fs, fe) = (self.round_down(fold(start)), fold(start) + len);
         let hits: Vec<u64> = self.procs[p].implicit.range(fs..fe).map(|(&f, _)| f).collect();
         for f in hits {
-            self.os.protect(space, f, self.page, prot).map_err(os_err)?;
+            self.os.protect(space, VirtAddr(f), self.page, prot).map_err(os_err)?;
         }
         Ok(())
     }
@@ -1045,7 +1062,15 @@ impl Replay<'_> {
         };
         let (old_end, new_end, base) = (self.round_up(cur), self.round_up(ret), self.round_up(first));
         if new_end > old_end {
-            self.install(p, old_end, new_end - old_end, Prot::RW, false, Backing::Heap, old_end - base, false)?;
+            let grown = NewMapping {
+                start: old_end,
+                len: new_end - old_end,
+                prot: Prot::RW,
+                shared: false,
+                backing: Backing::Heap,
+                offset: old_end - base,
+            };
+            self.install(p, grown, Placement::Free)?;
         } else if new_end < old_end {
             self.remove(p, new_end, old_end - new_end)?;
         }
@@ -1059,7 +1084,7 @@ impl Replay<'_> {
         let regions: Vec<(u64, u64)> =
             self.os.space(space).map(|s| s.regions.values().map(|r| (r.start, r.len)).collect()).unwrap_or_default();
         for (start, len) in regions {
-            self.os.unmap(space, start, len).map_err(os_err)?;
+            self.os.unmap(space, VirtAddr(start), len).map_err(os_err)?;
         }
         let pr = &mut self.procs[p];
         pr.maps.clear();

@@ -26,7 +26,7 @@
 //! Every error names the file and the line of the offending entry.
 
 use serde::{Deserialize, Serialize};
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 
 use crate::cost::{CostModel, Counters};
 use crate::cpu::DataRef;
@@ -168,12 +168,12 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
             }
             "unmap" => {
                 e.allow(&["op", "space", "addr", "len"])?;
-                os.unmap(e.space("space")?, e.int("addr")?, e.int_or("len", page)?)
+                os.unmap(e.space("space")?, VirtAddr(e.int("addr")?), e.int_or("len", page)?)
             }
             "protect" => {
                 e.allow(&["op", "space", "addr", "len", "prot"])?;
                 let prot = Prot::parse(e.str("prot")?).map_err(|x| e.err(x))?;
-                os.protect(e.space("space")?, e.int("addr")?, e.int_or("len", page)?, prot)
+                os.protect(e.space("space")?, VirtAddr(e.int("addr")?), e.int_or("len", page)?, prot)
             }
             "fork" => {
                 e.allow(&["op", "space", "child"])?;
@@ -182,7 +182,7 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
             "read" | "write" => {
                 e.allow(&["op", "space", "addr", "size"])?;
                 let op = if name == "write" { DataRef::Store } else { DataRef::Load };
-                os.access(e.space("space")?, e.int("addr")?, op, e.int_or("size", 4)?, &here)
+                os.access(e.space("space")?, VirtAddr(e.int("addr")?), op, e.int_or("size", 4)?, &here)
             }
             other => {
                 return Err(e.err(format!(

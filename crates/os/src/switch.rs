@@ -43,6 +43,7 @@ use std::convert::Infallible;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
+use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{Cache, CacheConfig, CacheStats, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
 use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
@@ -637,7 +638,7 @@ impl Kernel {
         let code = Code {
             start: VirtAddr(KERNEL_BASE + offset),
             phys: PhysAddr(offset),
-            space: Asid(0),
+            space: OS_KERNEL_SPACE,
             instructions,
             instruction_bytes: 4,
         };
@@ -664,10 +665,11 @@ impl Kernel {
                 None => return,
             },
         };
-        if tlb.lookup(Asid(0), va).is_some() {
+        if tlb.lookup(OS_KERNEL_SPACE, va).is_some() {
             return;
         }
-        let e = TlbEntry::new(Asid(0), va, PhysAddr(va.0 - KERNEL_BASE), page).global().in_domain(KERNEL_DOMAIN);
+        let e =
+            TlbEntry::new(OS_KERNEL_SPACE, va, PhysAddr(va.0 - KERNEL_BASE), page).global().in_domain(KERNEL_DOMAIN);
         // The kernel's TLBs hold 1 MB sections (presets list the size).
         let _ = tlb.insert(e, Slot::Normal);
         self.counts.tlb_misses += 1;
@@ -690,7 +692,7 @@ impl Kernel {
         } else {
             DataCache::Main
         };
-        self.cached(kind, va, pa, pa, Asid(0), size, via, "kernel");
+        self.cached(Request::new(kind, va, pa, OS_KERNEL_SPACE, size), pa, via, "kernel");
     }
 
     /// A user reference of the running process to `va`.
@@ -711,7 +713,7 @@ impl Kernel {
         } else {
             DataCache::Main
         };
-        self.cached(kind, mva, got, pa, space, size, via, "user");
+        self.cached(Request::new(kind, mva, got, space, size), pa, via, "user");
         Ok(())
     }
 
@@ -859,19 +861,10 @@ impl Kernel {
     }
 
     /// One reference through the top-level cache, watched by the oracle:
-    /// `got` is the frame the TLB gave, `meant` the one the page table maps.
-    #[allow(clippy::too_many_arguments)]
-    fn cached(
-        &mut self,
-        kind: RefKind,
-        va: VirtAddr,
-        got: PhysAddr,
-        meant: PhysAddr,
-        space: Asid,
-        size: u64,
-        via: DataCache,
-        origin: &str,
-    ) {
+    /// `r.paddr` is the frame the TLB gave, `meant` the one the page table
+    /// maps.
+    fn cached(&mut self, r: Request, meant: PhysAddr, via: DataCache, origin: &str) {
+        let Request { kind, vaddr: va, paddr: got, space, size } = r;
         let access =
             Access { asid: space, vaddr: va.0, paddr: meant.0, write: kind == RefKind::Write, origin: origin.into() };
         if via == DataCache::Mini {
@@ -981,7 +974,7 @@ impl Kernel {
             }
             self.counts.lines_written_back += dirty;
         }
-        let access = Access { asid: Asid(0), vaddr: 0, paddr: 0, write: false, origin: "cache flush".into() };
+        let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: "cache flush".into() };
         for (c, side) in [(0, Side::Instruction), (1, Side::Data)] {
             let resident = self.resident(c);
             self.counts.lines_invalidated += resident.len() as u64;
@@ -1289,13 +1282,18 @@ impl Kernel {
             self.kernel_data(RefKind::Write, VirtAddr(base + off), self.line);
             off += self.line;
         }
-        let access =
-            Access { asid: Asid(0), vaddr: base, paddr: f << 12, write: false, origin: "clear_user_page".into() };
+        let access = Access {
+            asid: OS_KERNEL_SPACE,
+            vaddr: base,
+            paddr: f << 12,
+            write: false,
+            origin: "clear_user_page".into(),
+        };
         let mut off = 0;
         while off < 4096 {
             let (va, pa) = (VirtAddr(base + off), PhysAddr((f << 12) + off));
-            let state = self.on().flush_line(va, pa, Asid(0), Flush::WriteBack);
-            let r = LineRef { vaddr: va.0, paddr: pa.0, asid: 0 };
+            let state = self.on().flush_line(va, pa, OS_KERNEL_SPACE, Flush::WriteBack);
+            let r = LineRef { vaddr: va.0, paddr: pa.0, asid: OS_KERNEL_SPACE.0 };
             let c = match state {
                 LineState::Dirty(e) => {
                     self.dcache.write_back(&e, &access);

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
-use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
 
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
@@ -395,7 +395,8 @@ impl Os {
     }
 
     /// `unmap(as, addr, len)`.
-    pub fn unmap(&mut self, asid: Asid, addr: u64, len: u64) -> Result<(), OsError> {
+    pub fn unmap(&mut self, asid: Asid, addr: VirtAddr, len: u64) -> Result<(), OsError> {
+        let addr = addr.0;
         self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
@@ -413,8 +414,8 @@ impl Os {
     /// Unmaps and destroys the page at `va` of `asid` (if any) while its
     /// region stays: the receiver's old buffer page of seed 000 section 4.2
     /// (IPC-copy step 5, IPC-move step 3).
-    pub fn destroy_page(&mut self, asid: Asid, va: u64) {
-        self.drop_page(asid, va & !(self.page - 1));
+    pub fn destroy_page(&mut self, asid: Asid, va: VirtAddr) {
+        self.drop_page(asid, va.0 & !(self.page - 1));
     }
 
     /// Forgets the VM page at `va` and its translation; frees the frame on
@@ -449,7 +450,8 @@ impl Os {
     /// `change_protections(as, addr, len, prot)`. Taking rights away purges
     /// TLB entries; giving rights unloads the translation so the next access
     /// reloads it under the consistency policy.
-    pub fn protect(&mut self, asid: Asid, addr: u64, len: u64, prot: Prot) -> Result<(), OsError> {
+    pub fn protect(&mut self, asid: Asid, addr: VirtAddr, len: u64, prot: Prot) -> Result<(), OsError> {
+        let addr = addr.0;
         self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
@@ -501,7 +503,8 @@ impl Os {
     }
 
     /// A user read or write of `size` bytes (within one page) at `va`.
-    pub fn access(&mut self, asid: Asid, va: u64, op: DataRef, size: u64, origin: &str) -> Result<(), OsError> {
+    pub fn access(&mut self, asid: Asid, va: VirtAddr, op: DataRef, size: u64, origin: &str) -> Result<(), OsError> {
+        let va = va.0;
         let write = op == DataRef::Store;
         if size == 0 || (va % self.page) + size > self.page {
             return Err(OsError::Invalid(format!("access of {size} bytes at {va:#x} must lie within one page")));
@@ -689,22 +692,22 @@ impl Os {
     }
 
     /// Kernel-window address of a frame.
-    pub fn window(&self, pfn: u64) -> u64 {
-        KERNEL_WINDOW.0 + pfn * self.page
+    pub fn window(&self, pfn: Pfn) -> VirtAddr {
+        VirtAddr(KERNEL_WINDOW.0 + pfn.0 * self.page)
     }
 
     fn load_window(&mut self, pfn: u64) -> Result<(), OsError> {
-        self.kernel_map(self.window(pfn), pfn)
+        self.kernel_map(self.window(Pfn(pfn)), Pfn(pfn))
     }
 
     fn unload_window(&mut self, pfn: u64) {
-        let va = self.window(pfn);
+        let va = self.window(Pfn(pfn)).0;
         self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
     fn kernel_zero(&mut self, pfn: u64) {
         if self.load_window(pfn).is_ok() {
-            let span = self.hat.span(OS_KERNEL_SPACE, self.window(pfn), pfn);
+            let span = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(pfn)).0, pfn);
             zero(&mut self.cpu, &self.cost, span, self.page, "kernel zero-fill");
             self.unload_window(pfn);
         }
@@ -712,8 +715,8 @@ impl Os {
 
     fn kernel_copy(&mut self, src: u64, dst: u64) {
         if self.load_window(src).is_ok() && self.load_window(dst).is_ok() {
-            let s = self.hat.span(OS_KERNEL_SPACE, self.window(src), src);
-            let d = self.hat.span(OS_KERNEL_SPACE, self.window(dst), dst);
+            let s = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(src)).0, src);
+            let d = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(dst)).0, dst);
             copy(&mut self.cpu, &self.cost, s, d, self.page, "kernel copy-on-write copy");
         }
         self.unload_window(src);
@@ -723,21 +726,23 @@ impl Os {
     /// Takes page `va` away from `asid` without freeing its frame (the
     /// sender side of a move): the translation is unloaded (with the
     /// policy's flush) and the frame returned with its reference.
-    pub fn detach(&mut self, asid: Asid, va: u64) -> Result<u64, OsError> {
+    pub fn detach(&mut self, asid: Asid, va: VirtAddr) -> Result<Pfn, OsError> {
+        let va = va.0;
         let vp = self
             .spaces
             .get_mut(&asid)
             .and_then(|s| s.pages.remove(&va))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
         self.hat.unload(&mut self.cpu, &self.cost, asid, va, UnloadReason::Unmap);
-        Ok(vp.pfn)
+        Ok(Pfn(vp.pfn))
     }
 
     /// Gives frame `pfn` (and its reference) to `asid` at `va`, replacing
     /// any page there (destroyed: flush, or purge when unshared).
     /// `how` says whether the translation is loaded now or at the first
     /// access (a pseudo page fault).
-    pub fn attach(&mut self, asid: Asid, va: u64, pfn: u64, how: Attach) -> Result<(), OsError> {
+    pub fn attach(&mut self, asid: Asid, va: VirtAddr, pfn: Pfn, how: Attach) -> Result<(), OsError> {
+        let (va, pfn) = (va.0, pfn.0);
         let eager = how == Attach::Eager;
         let r =
             self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
@@ -756,7 +761,8 @@ impl Os {
     /// Mach-style copy-on-write transfer: the page at `src_va` of `src`
     /// becomes copy-on-write in both spaces and appears lazily at `dst_va`
     /// of `dst` (replacing any page there).
-    pub fn share_cow(&mut self, src: Asid, src_va: u64, dst: Asid, dst_va: u64) -> Result<(), OsError> {
+    pub fn share_cow(&mut self, src: Asid, src_va: VirtAddr, dst: Asid, dst_va: VirtAddr) -> Result<(), OsError> {
+        let (src_va, dst_va) = (src_va.0, dst_va.0);
         let vp = self
             .spaces
             .get_mut(&src)
@@ -778,33 +784,33 @@ impl Os {
     }
 
     /// A fresh frame for kernel use (an IPC buffer), with one reference.
-    pub fn alloc_frame(&mut self, colour_of: u64) -> Result<u64, OsError> {
-        self.alloc(colour_of)
+    pub fn alloc_frame(&mut self, colour_of: VirtAddr) -> Result<Pfn, OsError> {
+        self.alloc(colour_of.0).map(Pfn)
     }
 
     /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
-    pub fn kernel_map(&mut self, va: u64, pfn: u64) -> Result<(), OsError> {
+    pub fn kernel_map(&mut self, va: VirtAddr, pfn: Pfn) -> Result<(), OsError> {
         let kernel = OS_KERNEL_SPACE;
-        let m = Mapping { asid: kernel, va, tag: kernel, prot: Prot::RW, cpu: 0 };
-        self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
+        let m = Mapping { asid: kernel, va: va.0, tag: kernel, prot: Prot::RW, cpu: 0 };
+        self.hat.load(&mut self.cpu, &self.cost, m, pfn.0, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
     }
 
     /// Unloads a kernel translation (with the policy's flush).
-    pub fn kernel_unmap(&mut self, va: u64) {
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
+    pub fn kernel_unmap(&mut self, va: VirtAddr) {
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va.0, UnloadReason::Unmap);
     }
 
     /// The frame behind a user page, faulting it in for reading if needed.
-    pub fn frame_of(&mut self, asid: Asid, va: u64) -> Result<u64, OsError> {
-        let page = va & !(self.page - 1);
+    pub fn frame_of(&mut self, asid: Asid, va: VirtAddr) -> Result<Pfn, OsError> {
+        let page = va.0 & !(self.page - 1);
         if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)) {
-            return Ok(v.pfn);
+            return Ok(Pfn(v.pfn));
         }
-        self.access(asid, page, DataRef::Load, 4, "frame_of")?;
+        self.access(asid, VirtAddr(page), DataRef::Load, 4, "frame_of")?;
         self.spaces
             .get(&asid)
             .and_then(|s| s.pages.get(&page))
-            .map(|v| v.pfn)
+            .map(|v| Pfn(v.pfn))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))
     }
 }

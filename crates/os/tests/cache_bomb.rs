@@ -13,7 +13,7 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WritePolicy};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::{Attach, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
@@ -51,26 +51,26 @@ fn provoke(policy: Policy) -> Vec<Violation> {
             .expect("map");
     }
     // One frame, attached (no zero-fill through a kernel alias) at A and B.
-    let frame = os.alloc_frame(A).expect("frame");
-    os.attach(Asid(1), A, frame, Attach::Eager).expect("attach A");
-    os.attach(Asid(2), B, frame, Attach::Eager).expect("attach B");
+    let frame = os.alloc_frame(VirtAddr(A)).expect("frame");
+    os.attach(Asid(1), VirtAddr(A), frame, Attach::Eager).expect("attach A");
+    os.attach(Asid(2), VirtAddr(B), frame, Attach::Eager).expect("attach B");
     // Filler frames at same-set addresses: 0x101000/0x105000 share B's sets,
     // 0x100000/0x104000 share A's.
     for va in [0x10_0000, 0x10_1000, 0x10_4000, 0x10_5000] {
-        let f = os.alloc_frame(va).expect("filler");
-        os.attach(Asid(3), va, f, Attach::Eager).expect("attach filler");
+        let f = os.alloc_frame(VirtAddr(va)).expect("filler");
+        os.attach(Asid(3), VirtAddr(va), f, Attach::Eager).expect("attach filler");
     }
-    os.access(Asid(1), A + W, DataRef::Store, 4, "write through A").expect("A");
+    os.access(Asid(1), VirtAddr(A + W), DataRef::Store, 4, "write through A").expect("A");
     // Unmap alias A keeping the frame (the sender side of a move); `none`
     // leaves A's dirty line in the cache.
-    os.detach(Asid(1), A).expect("detach A");
-    os.access(Asid(2), B + W, DataRef::Store, 4, "write through B").expect("B");
+    os.detach(Asid(1), VirtAddr(A)).expect("detach A");
+    os.access(Asid(2), VirtAddr(B + W), DataRef::Store, 4, "write through B").expect("B");
     // Evict B's line: memory now holds B's newer word.
-    os.access(Asid(3), 0x10_1000 + W, DataRef::Load, 4, "evict B 1").expect("f");
-    os.access(Asid(3), 0x10_5000 + W, DataRef::Load, 4, "evict B 2").expect("f");
+    os.access(Asid(3), VirtAddr(0x10_1000 + W), DataRef::Load, 4, "evict B 1").expect("f");
+    os.access(Asid(3), VirtAddr(0x10_5000 + W), DataRef::Load, 4, "evict B 2").expect("f");
     // Evict A's orphaned dirty line: it is written back over B's word.
-    os.access(Asid(3), 0x10_0000 + W, DataRef::Load, 4, "evict A 1").expect("f");
-    os.access(Asid(3), 0x10_4000 + W, DataRef::Load, 4, "evict A 2").expect("f");
+    os.access(Asid(3), VirtAddr(0x10_0000 + W), DataRef::Load, 4, "evict A 1").expect("f");
+    os.access(Asid(3), VirtAddr(0x10_4000 + W), DataRef::Load, 4, "evict A 2").expect("f");
     os.violations().to_vec()
 }
 

@@ -8,7 +8,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestError, TestRunner};
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region};
@@ -70,9 +70,9 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
                 let prot = if write { Prot::RW } else { Prot::R };
                 os.map(space, Region { start: va(slot), len: PAGE, object: obj, offset: offset * PAGE, prot, private })
             }
-            Op::Unmap { space, slot } => os.unmap(space, va(slot), PAGE),
+            Op::Unmap { space, slot } => os.unmap(space, VirtAddr(va(slot)), PAGE),
             Op::Protect { space, slot, write } => {
-                os.protect(space, va(slot), PAGE, if write { Prot::RW } else { Prot::R })
+                os.protect(space, VirtAddr(va(slot)), PAGE, if write { Prot::RW } else { Prot::R })
             }
             Op::Fork { space } => {
                 let r = os.fork(space, next_space);
@@ -81,8 +81,12 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
                 }
                 r
             }
-            Op::Read { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, DataRef::Load, 4, &origin),
-            Op::Write { space, slot, word } => os.access(space, va(slot) + word * 4 * 8, DataRef::Store, 4, &origin),
+            Op::Read { space, slot, word } => {
+                os.access(space, VirtAddr(va(slot) + word * 4 * 8), DataRef::Load, 4, &origin)
+            }
+            Op::Write { space, slot, word } => {
+                os.access(space, VirtAddr(va(slot) + word * 4 * 8), DataRef::Store, 4, &origin)
+            }
         };
     }
     os.violations().to_vec()

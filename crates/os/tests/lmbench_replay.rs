@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_os::lmbench::{run_events, Layout, Program, LIBC, PRIVATE};
 use vmlab_os::switch::{Scheme, SwitchPreset};
 use vmlab_trace::syscall::Call;
@@ -24,12 +24,12 @@ fn call(asid: u32, number: u16, ret: i64, args: &[u64]) -> Vec<Event> {
 #[test]
 fn layout_renames_pages_into_the_fass_layout() {
     let ev = [
-        Event::access(AccessKind::Ifetch, 0x10_8000, 4, 1), // program text: kept
-        Event::access(AccessKind::Ifetch, 0x0400_1000, 4, 1), // library text: shared
-        Event::access(AccessKind::Store, 0x1f_fff0_0008, 8, 1), // stack: private
-        Event::access(AccessKind::Load, 0x0488_0010, 8, 2), // read only: shared
-        Event::access(AccessKind::Modify, 0x0488_3000, 4, 2), // written: private
-        Event::access(AccessKind::Load, 0x0400_1ffc, 8, 1), // crosses into 0x4002000: shared
+        Event::access(AccessKind::Ifetch, VirtAddr(0x10_8000), 4, Asid(1)), // program text: kept
+        Event::access(AccessKind::Ifetch, VirtAddr(0x0400_1000), 4, Asid(1)), // library text: shared
+        Event::access(AccessKind::Store, VirtAddr(0x1f_fff0_0008), 8, Asid(1)), // stack: private
+        Event::access(AccessKind::Load, VirtAddr(0x0488_0010), 8, Asid(2)), // read only: shared
+        Event::access(AccessKind::Modify, VirtAddr(0x0488_3000), 4, Asid(2)), // written: private
+        Event::access(AccessKind::Load, VirtAddr(0x0400_1ffc), 8, Asid(1)), // crosses into 0x4002000: shared
     ];
     let l = Layout::of(&ev).unwrap();
     assert_eq!((l.private_pages(), l.shared_pages()), (2, 3));
@@ -46,14 +46,14 @@ fn layout_renames_pages_into_the_fass_layout() {
 /// hand-overs: under `flush` two cache flushes, under `fass-linux` none;
 /// the fork and the pipe path are charged in both.
 fn ping_pong() -> Vec<Event> {
-    let mut ev = vec![Event::ContextSwitch(Asid(1)), Event::access(AccessKind::Store, 0x10_0000, 4, 1)];
+    let mut ev = vec![Event::ContextSwitch(Asid(1)), Event::access(AccessKind::Store, VirtAddr(0x10_0000), 4, Asid(1))];
     ev.extend(call(1, 56, 2, &[0x1200011, 0, 0, 0, 0]));
     ev.extend(call(1, 110, 1, &[]));
-    ev.push(Event::access(AccessKind::Ifetch, 0x10_8000, 4, 1));
+    ev.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_8000), 4, Asid(1)));
     ev.extend(call(1, 1, 4, &[5, 0x10_0000, 4]));
     ev.push(Event::ContextSwitch(Asid(2)));
     ev.extend(call(2, 0, 4, &[4, 0x10_0000, 4]));
-    ev.push(Event::access(AccessKind::Ifetch, 0x10_8000, 4, 2));
+    ev.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_8000), 4, Asid(2)));
     ev.extend(call(2, 1, 4, &[7, 0x10_0000, 4]));
     ev.push(Event::ContextSwitch(Asid(1)));
     ev.extend(call(1, 0, 4, &[6, 0x10_0000, 4]));

@@ -28,8 +28,8 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
         .expect("map 1");
     os.map(Asid(2), Region { start: 0x11000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
         .expect("map 2");
-    os.access(Asid(1), 0x10000, DataRef::Load, 4, "read A").expect("read");
-    os.access(Asid(2), 0x11000, DataRef::Load, 4, "read B").expect("read");
+    os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "read A").expect("read");
+    os.access(Asid(2), VirtAddr(0x11000), DataRef::Load, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
     let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
     let copies: Vec<_> = os.cpu().resident().into_iter().filter(|e| e.paddr == pa).collect();
@@ -40,9 +40,9 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     assert_eq!(os.violations().len(), 1, "{:?}", os.violations());
     assert!(matches!(&os.violations()[0], Violation::StaleRead { access, latest_by: Some((Asid(0), w)), .. }
         if access.origin == "read B" && *w == vmlab_addr::layout::KERNEL_WINDOW.0 + pa));
-    os.access(Asid(1), 0x10000, DataRef::Store, 4, "write A").expect("write");
+    os.access(Asid(1), VirtAddr(0x10000), DataRef::Store, 4, "write A").expect("write");
     assert_eq!(os.violations().len(), 1);
-    os.access(Asid(2), 0x11000, DataRef::Load, 4, "read B again").expect("read");
+    os.access(Asid(2), VirtAddr(0x11000), DataRef::Load, 4, "read B again").expect("read");
     let v = os.violations();
     assert_eq!(v.len(), 2, "{v:?}");
     match &v[1] {
@@ -101,8 +101,8 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
         .expect("map");
     os.map(Asid(2), Region { start: 0x12000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
         .expect("map");
-    os.access(Asid(1), 0x10000, DataRef::Load, 4, "a").expect("read");
-    os.access(Asid(2), 0x12000, DataRef::Load, 4, "b").expect("read");
+    os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "a").expect("read");
+    os.access(Asid(2), VirtAddr(0x12000), DataRef::Load, 4, "b").expect("read");
     let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
     assert_eq!(os.cpu().resident().into_iter().filter(|e| e.paddr == pa).count(), 1);
 }

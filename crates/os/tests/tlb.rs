@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::hat::UnloadReason;
@@ -44,7 +44,8 @@ fn lru_misses_refills_and_purges_count_exactly() {
     let obj = os.object("a", ObjectKind::Anonymous, 4).expect("obj");
     os.map(Asid(1), Region { start: BASE, len: 4 * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
         .expect("map");
-    let read = |os: &mut Os, page: u64| os.access(Asid(1), BASE + page * PAGE, DataRef::Load, 4, "t").expect("read");
+    let read =
+        |os: &mut Os, page: u64| os.access(Asid(1), VirtAddr(BASE + page * PAGE), DataRef::Load, 4, "t").expect("read");
     // 0 miss, 0 hit, 1 miss, 2 miss (evicts 0), 0 miss (evicts 1).
     for p in [0, 0, 1, 2, 0] {
         read(&mut os, p);
@@ -55,10 +56,10 @@ fn lru_misses_refills_and_purges_count_exactly() {
     assert_eq!(os.faults().zero_fill, 3);
     assert_eq!(tlb(os.counters()), (1, 4, 3, 0));
     // Unmapping page 2 (in the TLB) and page 1 (evicted): one purge finds.
-    os.unmap(Asid(1), BASE + PAGE, 2 * PAGE).expect("unmap");
+    os.unmap(Asid(1), VirtAddr(BASE + PAGE), 2 * PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (1, 4, 5, 1));
     // Read-only protection of page 0 purges its entry; the next read misses.
-    os.protect(Asid(1), BASE, PAGE, Prot::R).expect("protect");
+    os.protect(Asid(1), VirtAddr(BASE), PAGE, Prot::R).expect("protect");
     assert_eq!(tlb(os.counters()), (1, 4, 6, 2));
     read(&mut os, 0);
     assert_eq!(tlb(os.counters()), (1, 5, 6, 2));
@@ -77,18 +78,18 @@ fn unload_frame_purges_every_space_mapping_it() {
         Region { start: BASE + 4 * PAGE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
     )
     .expect("map");
-    os.access(Asid(1), BASE, DataRef::Store, 4, "a").expect("w");
-    os.access(Asid(2), BASE + 4 * PAGE, DataRef::Load, 4, "b").expect("r");
+    os.access(Asid(1), VirtAddr(BASE), DataRef::Store, 4, "a").expect("w");
+    os.access(Asid(2), VirtAddr(BASE + 4 * PAGE), DataRef::Load, 4, "b").expect("r");
     let before = os.counters();
-    let pfn = os.frame_of(Asid(1), BASE).expect("frame");
+    let pfn = os.frame_of(Asid(1), VirtAddr(BASE)).expect("frame").0;
     let (cpu, cost, hat) = os.parts();
     hat.unload_frame(cpu, cost, pfn, UnloadReason::Unmap);
     let d = os.counters() - before;
     assert_eq!((d.tlb_purges, d.tlb_purge_hits), (2, 2));
     assert!(os.cpu().tlb().expect("tlb").entries().next().is_none());
     // Both spaces miss again after their minor faults.
-    os.access(Asid(1), BASE, DataRef::Load, 4, "a").expect("r");
-    os.access(Asid(2), BASE + 4 * PAGE, DataRef::Load, 4, "b").expect("r");
+    os.access(Asid(1), VirtAddr(BASE), DataRef::Load, 4, "a").expect("r");
+    os.access(Asid(2), VirtAddr(BASE + 4 * PAGE), DataRef::Load, 4, "b").expect("r");
     assert_eq!(os.faults().minor, 3);
     assert_eq!(tlb(os.counters() - before).1, 2);
 }
@@ -101,8 +102,8 @@ fn no_tlb_preset_counts_pdtlb_only() {
     let obj = os.object("a", ObjectKind::Anonymous, 1).expect("obj");
     os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
         .expect("map");
-    os.access(Asid(1), BASE, DataRef::Load, 4, "t").expect("read");
-    os.unmap(Asid(1), BASE, PAGE).expect("unmap");
+    os.access(Asid(1), VirtAddr(BASE), DataRef::Load, 4, "t").expect("read");
+    os.unmap(Asid(1), VirtAddr(BASE), PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (0, 0, 2, 0));
 }
 

@@ -10,7 +10,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PySequence};
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{AccessKind, Event, Syscall};
 
 use crate::vmlab_error;
@@ -77,7 +77,7 @@ fn one(item: &Bound<'_, PyAny>, out: &mut Vec<Event>) -> Result<(), String> {
                 return Err("size 0: a reference touches at least one byte".into());
             }
             let asid = if n == 4 { small(3, "asid")? } else { 0 };
-            Event::access(kind, addr, size, asid)
+            Event::access(kind, VirtAddr(addr), size, Asid(asid))
         }
         _ => return Err(format!("got {}; {FORMS}", describe(item))),
     };

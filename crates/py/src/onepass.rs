@@ -38,11 +38,10 @@ pub fn onepass_refusal(config_json: &str, swept: &str) -> PyResult<Option<String
 /// Runs every configuration (JSON) in one pass over a trace, sweeping the
 /// cache `swept`; returns each `RunResult` as JSON, in order. Progress and
 /// Ctrl-C as `run`.
-/// With `sample` (a rate in (0, 1]) the swept cache is sampled
-/// (`vmlab_onepass::shards`, SHARDS): its counts are estimates.
+/// With `sample`, `(rate, seed)` with the rate in (0, 1], the swept cache
+/// is sampled (`vmlab_onepass::shards`, SHARDS): its counts are estimates.
 #[pyfunction]
-#[pyo3(signature = (configs_json, swept, trace_path, format=None, progress=None, sample=None, sample_seed=0))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (configs_json, swept, trace_path, format=None, progress=None, sample=None))]
 pub fn onepass_run(
     py: Python<'_>,
     configs_json: Vec<String>,
@@ -50,11 +49,10 @@ pub fn onepass_run(
     trace_path: &str,
     format: Option<&str>,
     progress: Option<Py<PyAny>>,
-    sample: Option<f64>,
-    sample_seed: u64,
+    sample: Option<(f64, u64)>,
 ) -> PyResult<Vec<String>> {
     let configs = parse_configs(&configs_json)?;
-    let sampling = sample.map(|rate| vmlab_onepass::Sampling { rate, seed: sample_seed });
+    let sampling = sample.map(|(rate, seed)| vmlab_onepass::Sampling { rate, seed });
     let format = parse_format(format)?;
     let mut checkpoint = Checkpoint::new(progress);
     let outcome = py.detach(|| {

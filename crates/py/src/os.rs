@@ -65,9 +65,7 @@ pub fn os_trace(
 #[pyfunction]
 #[pyo3(signature = (trace, machine, policy, cost = "hp9000-834".to_string(), oracle = true,
                     overrides = Vec::new(), tlb_entries = None))]
-#[allow(clippy::too_many_arguments)]
 pub fn os_replay(
-    py: Python<'_>,
     trace: &Bound<'_, PyAny>,
     machine: String,
     policy: String,
@@ -80,7 +78,7 @@ pub fn os_replay(
         Ok(p) => (Some(p), Vec::new()),
         Err(_) => (None, crate::events::events_from_python(trace)?),
     };
-    py.detach(|| {
+    trace.py().detach(|| {
         guard("os_replay", || {
             let m =
                 vmlab_machine::preset::load(&machine, &overrides).map_err(|e| vmlab_error(format!("machine: {e}")))?;

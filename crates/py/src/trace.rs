@@ -134,49 +134,53 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Runs `cmd` under valgrind and writes its references to the `.vmt` file
-/// `out`. `progress(references)` is called as the capture goes. `valgrind`,
-/// `cwd`, `env` (the whole environment), `stdin`, `stdout`, `stderr` (file
-/// paths) default to this process's; `metadata` (a JSON object) is stored in
-/// the header. Returns `(summary_json, summary_text)`.
-#[pyfunction]
-#[pyo3(signature = (cmd, out, progress=None, *, valgrind=None, cwd=None, env=None, stdin=None, stdout=None, stderr=None, metadata=None, syscalls=false, children=false))]
-#[allow(clippy::too_many_arguments)]
-pub fn trace_capture(
-    py: Python<'_>,
-    cmd: Vec<String>,
-    out: PathBuf,
-    progress: Option<Py<PyAny>>,
+/// How a capture is run, as `trace_capture`'s `options` JSON object names
+/// it: `valgrind`, `cwd`, `env` (the whole environment), `stdin`, `stdout`,
+/// `stderr` (file paths) default to this process's; `metadata` (an object)
+/// is stored in the header; `syscalls` and `children` are
+/// `CaptureOptions`'s. An unknown key is an error.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct CaptureRequest {
     valgrind: Option<PathBuf>,
     cwd: Option<PathBuf>,
     env: Option<BTreeMap<String, String>>,
     stdin: Option<PathBuf>,
     stdout: Option<PathBuf>,
     stderr: Option<PathBuf>,
-    metadata: Option<&str>,
+    metadata: serde_json::Map<String, serde_json::Value>,
     syscalls: bool,
     children: bool,
+}
+
+/// Runs `cmd` under valgrind and writes its references to the `.vmt` file
+/// `out`. `progress(references)` is called as the capture goes; `options`
+/// is a JSON object (`CaptureRequest`). Returns `(summary_json,
+/// summary_text)`.
+#[pyfunction]
+#[pyo3(signature = (cmd, out, progress=None, options="{}"))]
+pub fn trace_capture(
+    py: Python<'_>,
+    cmd: Vec<String>,
+    out: PathBuf,
+    progress: Option<Py<PyAny>>,
+    options: &str,
 ) -> PyResult<(String, String)> {
     let mut checkpoint = Checkpoint::new(progress);
-    let metadata = match metadata {
-        None => Default::default(),
-        Some(text) => match serde_json::from_str(text) {
-            Ok(serde_json::Value::Object(map)) => map,
-            _ => return Err(vmlab_error("capture metadata must be a JSON object")),
-        },
-    };
+    let request: CaptureRequest =
+        serde_json::from_str(options).map_err(|e| vmlab_error(format!("capture options: {e}")))?;
     let defaults = CaptureOptions::default();
     let opts = CaptureOptions {
         progress_every: 1 << 18,
-        valgrind: valgrind.unwrap_or(defaults.valgrind),
-        cwd,
-        env,
-        stdin,
-        stdout,
-        stderr,
-        metadata,
-        syscalls,
-        children,
+        valgrind: request.valgrind.unwrap_or(defaults.valgrind),
+        cwd: request.cwd,
+        env: request.env,
+        stdin: request.stdin,
+        stdout: request.stdout,
+        stderr: request.stderr,
+        metadata: request.metadata,
+        syscalls: request.syscalls,
+        children: request.children,
         ..defaults
     };
     let outcome = py.detach(|| {

@@ -38,7 +38,6 @@ pub fn vm_load_config(name_or_path: &str, overrides: Vec<String>) -> PyResult<St
 /// `max_events` stops after that many events (a prefix of the trace).
 #[pyfunction]
 #[pyo3(signature = (configs, trace_path, format=None, threads=1, progress=None, max_events=None))]
-#[allow(clippy::too_many_arguments)]
 pub fn vm_sweep(
     py: Python<'_>,
     configs: Vec<String>,

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::{Event, EventSource, LackeyReader, TraceError, VmtHeader, VmtOptions, VmtWriter, BLOCK};
+use vmlab_addr::Asid;
 
 /// How a capture is run.
 #[derive(Clone, Debug)]
@@ -35,7 +36,7 @@ pub struct CaptureOptions {
     /// Extra valgrind options, placed after vmlab's own and before the program.
     pub valgrind_args: Vec<String>,
     /// Asid recorded for the program's references.
-    pub asid: u32,
+    pub asid: Asid,
     pub vmt: VmtOptions,
     /// Stored in the `.vmt` header's metadata, next to what capture records.
     pub metadata: serde_json::Map<String, serde_json::Value>,
@@ -70,7 +71,7 @@ impl Default for CaptureOptions {
         Self {
             valgrind: PathBuf::from("valgrind"),
             valgrind_args: Vec::new(),
-            asid: 0,
+            asid: Asid(0),
             vmt: VmtOptions::default(),
             metadata: Default::default(),
             progress_every: 1 << 20,
@@ -541,7 +542,7 @@ fn capture_one<W: std::io::Write>(
     let log = open_fifo(fifo, vg)?;
     let mut reader = LackeyReader::new(log, "valgrind lackey output").with_asid(opts.asid);
     // valgrind runs the program in its own process (it execs its tool).
-    let mut host_ids = crate::multiproc::HostIds::new(vg.child.id(), vmlab_addr::Asid(opts.asid));
+    let mut host_ids = crate::multiproc::HostIds::new(vg.child.id(), opts.asid);
     let mut buf: Vec<Event> = Vec::with_capacity(BLOCK);
     let mut events = 0u64;
     let every = opts.progress_every.max(1);

@@ -188,10 +188,13 @@ mod tests {
 
     #[test]
     fn dinero_semantics() {
-        assert_eq!(parse("0 1000"), Ok(Some(Event::access(AccessKind::Load, 0x1000, 4, 0))));
-        assert_eq!(parse("1 0x1003"), Ok(Some(Event::access(AccessKind::Store, 0x1000, 4, 0))));
-        assert_eq!(parse("\t2  4016c0e  a comment 0 5"), Ok(Some(Event::access(AccessKind::Ifetch, 0x4016c0c, 4, 0))));
-        assert_eq!(parse("0x2 10"), Ok(Some(Event::access(AccessKind::Ifetch, 0x10, 4, 0))));
+        assert_eq!(parse("0 1000"), Ok(Some(Event::access(AccessKind::Load, VirtAddr(0x1000), 4, Asid(0)))));
+        assert_eq!(parse("1 0x1003"), Ok(Some(Event::access(AccessKind::Store, VirtAddr(0x1000), 4, Asid(0)))));
+        assert_eq!(
+            parse("\t2  4016c0e  a comment 0 5"),
+            Ok(Some(Event::access(AccessKind::Ifetch, VirtAddr(0x4016c0c), 4, Asid(0))))
+        );
+        assert_eq!(parse("0x2 10"), Ok(Some(Event::access(AccessKind::Ifetch, VirtAddr(0x10), 4, Asid(0)))));
         assert_eq!(parse(""), Ok(None));
         for (line, phrase) in [
             ("3 1000", "din label 3 (Dinero's escape: an access of unknown type) is not supported"),
@@ -215,8 +218,8 @@ mod tests {
         let losses = write_din(
             &mut out,
             &[
-                Event::access(AccessKind::Ifetch, 0x4016c0c, 3, 0),
-                Event::access(AccessKind::Modify, 0x1002, 4, 2),
+                Event::access(AccessKind::Ifetch, VirtAddr(0x4016c0c), 3, Asid(0)),
+                Event::access(AccessKind::Modify, VirtAddr(0x1002), 4, Asid(2)),
                 Event::ContextSwitch(Asid(2)),
                 Event::FlushAll,
                 Event::Syscall(crate::Syscall { ret: 1, asid: Asid(2), number: 1, nargs: 1 }),

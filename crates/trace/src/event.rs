@@ -79,8 +79,8 @@ const _: () = assert!(std::mem::size_of::<Event>() == 24);
 const _: () = assert!(std::mem::size_of::<Syscall>() == 16);
 
 impl Event {
-    pub fn access(kind: AccessKind, addr: u64, size: u32, asid: u32) -> Self {
-        Event::Access(Access { kind, size, addr: VirtAddr(addr), asid: Asid(asid) })
+    pub fn access(kind: AccessKind, addr: VirtAddr, size: u32, asid: Asid) -> Self {
+        Event::Access(Access { kind, size, addr, asid })
     }
 
     /// True for the events no cache or TLB sees: the system-call marker

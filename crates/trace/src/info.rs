@@ -289,12 +289,13 @@ mod tests {
     use super::*;
     use crate::vmt::VmtReader;
     use crate::{VmtHeader, VmtWriter};
+    use vmlab_addr::{Asid, VirtAddr};
 
     #[test]
     fn counts_system_calls_by_name() {
         use crate::syscall::Call;
         let call = |number, args: Vec<u64>| Call { number, asid: vmlab_addr::Asid(2), ret: 1, args };
-        let mut events = vec![Event::access(AccessKind::Load, 0x1000, 4, 0)];
+        let mut events = vec![Event::access(AccessKind::Load, VirtAddr(0x1000), 4, Asid(0))];
         for c in
             [call(0, vec![3, 0x1000, 1]), call(1, vec![4, 0x1000, 1]), call(0, vec![3, 0x1000, 1]), call(999, vec![])]
         {
@@ -323,13 +324,13 @@ mod tests {
     #[test]
     fn counts_footprint_and_range() {
         let events = vec![
-            Event::access(AccessKind::Ifetch, 0x1000, 4, 0),
-            Event::access(AccessKind::Ifetch, 0x1004, 4, 0),
+            Event::access(AccessKind::Ifetch, VirtAddr(0x1000), 4, Asid(0)),
+            Event::access(AccessKind::Ifetch, VirtAddr(0x1004), 4, Asid(0)),
             // straddles lines 0x1000>>6=0x40 and 0x41
-            Event::access(AccessKind::Load, 0x103e, 4, 0),
-            Event::access(AccessKind::Store, 0x2000, 8, 0),
+            Event::access(AccessKind::Load, VirtAddr(0x103e), 4, Asid(0)),
+            Event::access(AccessKind::Store, VirtAddr(0x2000), 8, Asid(0)),
             Event::ContextSwitch(vmlab_addr::Asid(1)),
-            Event::access(AccessKind::Modify, 0x1000, 8, 1),
+            Event::access(AccessKind::Modify, VirtAddr(0x1000), 8, Asid(1)),
             Event::FlushAll,
         ];
         let mut w = VmtWriter::new(Vec::new(), VmtHeader::default()).expect("header");
@@ -370,11 +371,11 @@ mod tests {
     #[test]
     fn distinct_regions_count_4mb_and_1gb_units() {
         let events = vec![
-            Event::access(AccessKind::Ifetch, 0x40_0000, 4, 0), // 4 MB region 1, 1 GB region 0
-            Event::access(AccessKind::Load, 0x3f_fffe, 4, 0),   // straddles regions 0 and 1
-            Event::access(AccessKind::Store, 0x4000_0000, 8, 0), // 4 MB 256, 1 GB 1
-            Event::access(AccessKind::Store, 0x4010_0000, 8, 0), // same 4 MB and 1 GB region
-            Event::access(AccessKind::Load, 0x7fff_ffff_f000, 8, 0), // the top of user space
+            Event::access(AccessKind::Ifetch, VirtAddr(0x40_0000), 4, Asid(0)), // 4 MB region 1, 1 GB region 0
+            Event::access(AccessKind::Load, VirtAddr(0x3f_fffe), 4, Asid(0)),   // straddles regions 0 and 1
+            Event::access(AccessKind::Store, VirtAddr(0x4000_0000), 8, Asid(0)), // 4 MB 256, 1 GB 1
+            Event::access(AccessKind::Store, VirtAddr(0x4010_0000), 8, Asid(0)), // same 4 MB and 1 GB region
+            Event::access(AccessKind::Load, VirtAddr(0x7fff_ffff_f000), 8, Asid(0)), // the top of user space
         ];
         let mut w = VmtWriter::new(Vec::new(), VmtHeader::default()).expect("header");
         w.write_all(&events).expect("write");

@@ -490,9 +490,9 @@ mod tests {
         let losses = write_lackey(
             &mut out,
             &[
-                Event::access(AccessKind::Ifetch, 0x4016c0c, 3, 0),
-                Event::access(AccessKind::Load, 0x1ffefff8b8, 8, 0),
-                Event::access(AccessKind::Modify, 0, 1, 7),
+                Event::access(AccessKind::Ifetch, VirtAddr(0x4016c0c), 3, Asid(0)),
+                Event::access(AccessKind::Load, VirtAddr(0x1ffefff8b8), 8, Asid(0)),
+                Event::access(AccessKind::Modify, VirtAddr(0), 1, Asid(7)),
                 Event::FlushAll,
             ],
         )
@@ -505,13 +505,16 @@ mod tests {
     #[test]
     fn refuses_to_write_what_lackey_cannot_hold() {
         let mut out = Vec::new();
-        write_lackey(&mut out, &[Event::access(AccessKind::Load, 0x1000, 512, 0)]).expect("largest data access");
-        write_lackey(&mut out, &[Event::access(AccessKind::Ifetch, 0x1000, 20, 0)]).expect("largest fetch");
+        write_lackey(&mut out, &[Event::access(AccessKind::Load, VirtAddr(0x1000), 512, Asid(0))])
+            .expect("largest data access");
+        write_lackey(&mut out, &[Event::access(AccessKind::Ifetch, VirtAddr(0x1000), 20, Asid(0))])
+            .expect("largest fetch");
         for (kind, size, phrase) in [
             (AccessKind::Load, 513, "a load of 513 bytes at 0x1000 does not fit lackey text (1 to 512 bytes)"),
             (AccessKind::Ifetch, 21, "an instruction fetch of 21 bytes at 0x1000 does not fit lackey text (1 to 20"),
         ] {
-            let err = write_lackey(Vec::new(), &[Event::access(kind, 0x1000, size, 0)]).expect_err("too large");
+            let err = write_lackey(Vec::new(), &[Event::access(kind, VirtAddr(0x1000), size, Asid(0))])
+                .expect_err("too large");
             assert_eq!(err.kind(), io::ErrorKind::InvalidData);
             assert!(err.to_string().contains(phrase), "{err}");
         }

@@ -538,7 +538,7 @@ impl Merge {
             }
             let Some(im) = p.images.pop_front() else { return Ok(None) };
             let f = File::open(&im.path).map_err(|e| err(&im.path, Location::File, format!("cannot open: {e}")))?;
-            p.reader = Some(LackeyReader::new(BufReader::with_capacity(1 << 20, f), &im.path).with_asid(p.asid.0));
+            p.reader = Some(LackeyReader::new(BufReader::with_capacity(1 << 20, f), &im.path).with_asid(p.asid));
             p.name = im.path;
         }
     }

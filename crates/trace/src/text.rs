@@ -177,8 +177,8 @@ impl<R: Read, F: LineFormat> TextReader<R, F> {
 
     /// Neither text format names address spaces (lackey traces one
     /// process, din has none): every reference gets this asid (default 0).
-    pub fn with_asid(mut self, asid: u32) -> Self {
-        self.asid = Asid(asid);
+    pub fn with_asid(mut self, asid: Asid) -> Self {
+        self.asid = asid;
         self
     }
 

@@ -8,6 +8,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::vmt::blocks::{ITEMS_RESET, MAX_ITEMS, TABLE_RESET};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, PACKED_ESCAPE};
 use vmlab_trace::vmt::Encoding;
@@ -50,17 +51,17 @@ fn program(rng: &mut Pcg64, n: usize) -> Vec<Event> {
                 out.push(Event::ContextSwitch(vmlab_addr::Asid(asid)));
             }
             1 => out.push(Event::FlushAll),
-            2 => out.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 20), 3, asid)),
-            3 => out.push(Event::access(AccessKind::Store, ADDR_MASK - rng.gen_range(0..64), 8, asid)),
-            4 => out.push(Event::access(AccessKind::Load, 0x7000, 4, asid + 1)),
-            5 => out.push(Event::access(AccessKind::Load, rng.gen(), 8, asid)),
+            2 => out.push(Event::access(AccessKind::Load, VirtAddr(rng.gen_range(0..1 << 20)), 3, Asid(asid))),
+            3 => out.push(Event::access(AccessKind::Store, VirtAddr(ADDR_MASK - rng.gen_range(0..64)), 8, Asid(asid))),
+            4 => out.push(Event::access(AccessKind::Load, VirtAddr(0x7000), 4, Asid(asid + 1))),
+            5 => out.push(Event::access(AccessKind::Load, VirtAddr(rng.gen()), 8, Asid(asid))),
             _ => {
                 let (start, instrs) = &blocks[rng.gen_range(0..blocks.len())];
                 // Sometimes leave the block early (a taken branch).
                 let upto = if rng.gen_bool(0.2) { rng.gen_range(1..=instrs.len()) } else { instrs.len() };
                 let mut pc = *start;
                 for (size, data) in &instrs[..upto] {
-                    out.push(Event::access(AccessKind::Ifetch, pc, *size, asid));
+                    out.push(Event::access(AccessKind::Ifetch, VirtAddr(pc), *size, Asid(asid)));
                     pc += u64::from(*size);
                     for (j, &(kind, dsize)) in data.iter().enumerate() {
                         let addr = match j {
@@ -70,7 +71,7 @@ fn program(rng: &mut Pcg64, n: usize) -> Vec<Event> {
                                 array
                             }
                         };
-                        out.push(Event::access(kind, addr, dsize, asid));
+                        out.push(Event::access(kind, VirtAddr(addr), dsize, Asid(asid)));
                     }
                 }
             }
@@ -188,9 +189,12 @@ fn table_resets_keep_the_trace() {
     let events: Vec<Event> = (0..TABLE_RESET as u64 + 30_000)
         .flat_map(|i| {
             let pc = 0x1000 + 64 * i;
-            [Event::access(AccessKind::Ifetch, pc, 4, 0), Event::access(AccessKind::Ifetch, pc + 4, 2, 0)]
+            [
+                Event::access(AccessKind::Ifetch, VirtAddr(pc), 4, Asid(0)),
+                Event::access(AccessKind::Ifetch, VirtAddr(pc + 4), 2, Asid(0)),
+            ]
         })
-        .chain((0..1000).map(|i| Event::access(AccessKind::Ifetch, 0x1000 + 64 * (i % 7), 4, 0)))
+        .chain((0..1000).map(|i| Event::access(AccessKind::Ifetch, VirtAddr(0x1000 + 64 * (i % 7)), 4, Asid(0))))
         .collect();
     let bytes = write(&events, 65536);
     let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
@@ -209,7 +213,9 @@ fn long_shapes_reset_the_table_too() {
     let shapes = ITEMS_RESET / MAX_ITEMS + 5_000;
     assert!(shapes < TABLE_RESET);
     let events: Vec<Event> = (0..shapes as u64)
-        .flat_map(|i| (0..MAX_ITEMS as u64).map(move |j| Event::access(AccessKind::Ifetch, (i << 12) + j, 1, 0)))
+        .flat_map(|i| {
+            (0..MAX_ITEMS as u64).map(move |j| Event::access(AccessKind::Ifetch, VirtAddr((i << 12) + j), 1, Asid(0)))
+        })
         .collect();
     let bytes = write(&events, 65536);
     let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
@@ -293,9 +299,9 @@ fn views_of_every_length_are_copied_whole() {
         let mut pc = *start;
         for &data in items {
             if data {
-                events.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 30), 8, 0));
+                events.push(Event::access(AccessKind::Load, VirtAddr(rng.gen_range(0..1 << 30)), 8, Asid(0)));
             } else {
-                events.push(Event::access(AccessKind::Ifetch, pc, 4, 0));
+                events.push(Event::access(AccessKind::Ifetch, VirtAddr(pc), 4, Asid(0)));
                 pc += 4;
             }
         }

@@ -10,6 +10,7 @@
 #![allow(clippy::panic)]
 
 use std::path::{Path, PathBuf};
+use vmlab_addr::{Asid, VirtAddr};
 
 use vmlab_trace::vmt::format as f;
 use vmlab_trace::vmt::testing as t;
@@ -250,10 +251,10 @@ fn bb_header_len() -> u64 {
 /// The events of the valid file the corpus is mutated from.
 fn base_events() -> Vec<Event> {
     vec![
-        Event::access(AccessKind::Ifetch, 0x401000, 3, 0),
-        Event::access(AccessKind::Load, 0x1ffefff8b8, 8, 0),
-        Event::access(AccessKind::Ifetch, 0x401003, 4, 0),
-        Event::access(AccessKind::Store, 0x601040, 4, 0),
+        Event::access(AccessKind::Ifetch, VirtAddr(0x401000), 3, Asid(0)),
+        Event::access(AccessKind::Load, VirtAddr(0x1ffefff8b8), 8, Asid(0)),
+        Event::access(AccessKind::Ifetch, VirtAddr(0x401003), 4, Asid(0)),
+        Event::access(AccessKind::Store, VirtAddr(0x601040), 4, Asid(0)),
         Event::FlushAll,
     ]
 }

@@ -12,6 +12,7 @@
 #![allow(clippy::panic)]
 
 use std::path::PathBuf;
+use vmlab_addr::{Asid, VirtAddr};
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -53,18 +54,18 @@ fn program(seed: u64, n: usize) -> Vec<Event> {
                 out.push(Event::ContextSwitch(vmlab_addr::Asid(asid)));
             }
             1 => out.push(Event::FlushAll),
-            2 => out.push(Event::access(AccessKind::Load, rng.gen_range(0..1 << 20), 3, asid)),
-            3 => out.push(Event::access(AccessKind::Store, (1 << 56) + 8, 8, asid)),
+            2 => out.push(Event::access(AccessKind::Load, VirtAddr(rng.gen_range(0..1 << 20)), 3, Asid(asid))),
+            3 => out.push(Event::access(AccessKind::Store, VirtAddr((1 << 56) + 8), 8, Asid(asid))),
             _ => {
                 let (start, instrs) = &blocks[rng.gen_range(0..blocks.len())];
                 let mut pc = *start;
                 for (size, data) in instrs {
-                    out.push(Event::access(AccessKind::Ifetch, pc, *size, asid));
+                    out.push(Event::access(AccessKind::Ifetch, VirtAddr(pc), *size, Asid(asid)));
                     pc += u64::from(*size);
                     for (j, &(kind, dsize)) in data.iter().enumerate() {
                         let addr = if j == 0 { 0x7ff0_0000 + 8 * rng.gen_range(0..4u64) } else { array };
                         array += u64::from(dsize);
-                        out.push(Event::access(kind, addr, dsize, asid));
+                        out.push(Event::access(kind, VirtAddr(addr), dsize, Asid(asid)));
                     }
                 }
             }

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{
     interleave_files, read_all, read_source, AccessKind, Event, EventSource, Interleave, Location, TraceError,
     VmtHeader, VmtReader, VmtWriter, BLOCK,
@@ -49,12 +49,12 @@ impl EventSource for Mem {
 
 /// A load at `addr` by asid 0 (the asid every capture uses).
 fn ld(addr: u64) -> Event {
-    Event::access(AccessKind::Load, addr, 4, 0)
+    Event::access(AccessKind::Load, VirtAddr(addr), 4, Asid(0))
 }
 
 /// The same load as it comes out for address space `asid`.
 fn at(addr: u64, asid: u32) -> Event {
-    Event::access(AccessKind::Load, addr, 4, asid)
+    Event::access(AccessKind::Load, VirtAddr(addr), 4, Asid(asid))
 }
 
 fn cs(asid: u32) -> Event {
@@ -131,18 +131,18 @@ fn empty_sources_never_run() {
 #[test]
 fn every_kind_and_size_is_kept_only_the_asid_changes() {
     let a = vec![
-        Event::access(AccessKind::Ifetch, 0x400000, 3, 9),
-        Event::access(AccessKind::Store, 0x7ff0, 8, 9),
-        Event::access(AccessKind::Modify, 0x10, 2, 0),
+        Event::access(AccessKind::Ifetch, VirtAddr(0x400000), 3, Asid(9)),
+        Event::access(AccessKind::Store, VirtAddr(0x7ff0), 8, Asid(9)),
+        Event::access(AccessKind::Modify, VirtAddr(0x10), 2, Asid(0)),
     ];
     let (out, _, _) = run(vec![a], 10);
     assert_eq!(
         out,
         [
             cs(1),
-            Event::access(AccessKind::Ifetch, 0x400000, 3, 1),
-            Event::access(AccessKind::Store, 0x7ff0, 8, 1),
-            Event::access(AccessKind::Modify, 0x10, 2, 1)
+            Event::access(AccessKind::Ifetch, VirtAddr(0x400000), 3, Asid(1)),
+            Event::access(AccessKind::Store, VirtAddr(0x7ff0), 8, Asid(1)),
+            Event::access(AccessKind::Modify, VirtAddr(0x10), 2, Asid(1))
         ]
     );
 }
@@ -257,7 +257,7 @@ fn reference(sources: &[Vec<Event>], quantum: u64) -> Vec<Event> {
 fn event() -> impl Strategy<Value = Event> {
     prop_oneof![
         8 => (0u8..4, 0u64..1 << 20, 1u32..9, 0u32..3).prop_map(|(k, addr, size, asid)| {
-            Event::access(AccessKind::ALL[k as usize], addr, size, asid)
+            Event::access(AccessKind::ALL[k as usize], VirtAddr(addr), size, Asid(asid))
         }),
         1 => Just(Event::FlushAll),
         1 => (0u32..4).prop_map(|a| Event::ContextSwitch(Asid(a))),

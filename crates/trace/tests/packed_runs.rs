@@ -10,7 +10,7 @@
 #![allow(clippy::panic)]
 
 use proptest::prelude::*;
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{AccessKind, Event, EventSource, PackedBlock, VmtHeader, VmtOptions, VmtReader, VmtWriter, BLOCK};
 
@@ -86,7 +86,7 @@ fn events(items: Vec<Item>) -> Vec<Event> {
             Step::Region(r, o) => REGIONS[usize::from(r) % REGIONS.len()].wrapping_add(o as i64 as u64),
         };
         prev[s] = (addr, size);
-        Event::access(kind, addr, size, asid)
+        Event::access(kind, VirtAddr(addr), size, Asid(asid))
     };
     items
         .into_iter()
@@ -167,15 +167,17 @@ proptest! {
 #[test]
 fn a_run_crossing_the_packed_address_limit_is_exact() {
     for start in [(1u64 << 56) - 4096, (1 << 56) - 33, (1 << 56) - 32, (1 << 56) - 31, 0, 1, 31, 32] {
-        let ev: Vec<Event> =
-            (0..2000u64).map(|i| Event::access(AccessKind::Ifetch, start.wrapping_add(4 * i), 4, 0)).collect();
+        let ev: Vec<Event> = (0..2000u64)
+            .map(|i| Event::access(AccessKind::Ifetch, VirtAddr(start.wrapping_add(4 * i)), 4, Asid(0)))
+            .collect();
         let want = packed(&ev);
         let got = t::decode_packed(&t::encode(&ev), ev.len()).expect("decodes");
         assert_eq!((&got.words, &got.extra), (&want.words, &want.extra), "start {start:#x}");
     }
     // Wrapping below 0 in the data stream in the middle of a run.
-    let ev: Vec<Event> =
-        (0..2000u64).map(|i| Event::access(AccessKind::Load, 4000u64.wrapping_sub(8 * i), 8, 0)).collect();
+    let ev: Vec<Event> = (0..2000u64)
+        .map(|i| Event::access(AccessKind::Load, VirtAddr(4000u64.wrapping_sub(8 * i)), 8, Asid(0)))
+        .collect();
     let want = packed(&ev);
     let got = t::decode_packed(&t::encode(&ev), ev.len()).expect("decodes");
     assert_eq!((&got.words, &got.extra), (&want.words, &want.extra));
@@ -198,9 +200,9 @@ fn a_run_ending_past_the_payload_is_rejected_as_by_the_event_decoder() {
             let ev: Vec<Event> = (0..count as u64)
                 .map(|i| {
                     if i as usize == at {
-                        Event::access(AccessKind::Load, 0x7fff_1234_5678, 8, 0)
+                        Event::access(AccessKind::Load, VirtAddr(0x7fff_1234_5678), 8, Asid(0))
                     } else {
-                        Event::access(AccessKind::Ifetch, 0x400000 + 4 * i, 4, 0)
+                        Event::access(AccessKind::Ifetch, VirtAddr(0x400000 + 4 * i), 4, Asid(0))
                     }
                 })
                 .collect();

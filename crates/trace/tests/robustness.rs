@@ -8,6 +8,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{
     vmt::Encoding, AccessKind, DinReader, Event, EventSource, LackeyReader, TraceError, VmtHeader, VmtOptions,
@@ -146,9 +147,9 @@ fn sample_events(rng: &mut Pcg64) -> Vec<Event> {
             1 => Event::ContextSwitch(vmlab_addr::Asid(rng.gen_range(0..4))),
             _ => Event::access(
                 kinds[rng.gen_range(0..4)],
-                if rng.gen_bool(0.8) { 0x400000 + rng.gen_range(0..4096) } else { rng.gen() },
+                VirtAddr(if rng.gen_bool(0.8) { 0x400000 + rng.gen_range(0..4096) } else { rng.gen() }),
                 if rng.gen_bool(0.8) { 1 << rng.gen_range(0..4) } else { rng.gen_range(1..100) },
-                if rng.gen_bool(0.9) { 0 } else { rng.gen_range(0..3) },
+                Asid(if rng.gen_bool(0.9) { 0 } else { rng.gen_range(0..3) }),
             ),
         })
         .collect()

@@ -5,7 +5,7 @@
 #![allow(clippy::panic)]
 
 use proptest::prelude::*;
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::vmt::testing as t;
 use vmlab_trace::{
     lackey, read_source, write_din, write_lackey, AccessKind, DinReader, Event, EventSource, LackeyReader, PackedBlock,
@@ -90,7 +90,7 @@ fn events(items: Vec<Item>) -> Vec<Event> {
                     Step::Far(a) => a,
                     Step::Region(r, o) => REGIONS[r as usize % REGIONS.len()].wrapping_add(u64::from(o)),
                 };
-                vec![Event::access(kind, prev, size, asid)]
+                vec![Event::access(kind, VirtAddr(prev), size, Asid(asid))]
             }
             Item::Switch(a) => vec![Event::ContextSwitch(Asid(a))],
             Item::Flush => vec![Event::FlushAll],
@@ -183,7 +183,7 @@ proptest! {
             .into_iter()
             .filter_map(|e| match e {
                 Event::Access(a) if a.kind != AccessKind::Modify => {
-                    Some(Event::access(a.kind, a.addr.0 & !3, 4, 0))
+                    Some(Event::access(a.kind, VirtAddr(a.addr.0 & !3), 4, Asid(0)))
                 }
                 _ => None,
             })
@@ -205,9 +205,9 @@ fn large_trace_spans_many_blocks() {
             ev.push(Event::ContextSwitch(Asid(9)));
         }
         let asid = if i >= BLOCK as u64 - 1 { 9 } else { 0 };
-        ev.push(Event::access(AccessKind::Ifetch, 0x400000 + (i * 4) % 65536, 4, asid));
+        ev.push(Event::access(AccessKind::Ifetch, VirtAddr(0x400000 + (i * 4) % 65536), 4, Asid(asid)));
         if i % 3 == 0 {
-            ev.push(Event::access(AccessKind::Load, 0x7fff_0000 - (i % 512) * 8, 8, asid));
+            ev.push(Event::access(AccessKind::Load, VirtAddr(0x7fff_0000 - (i % 512) * 8), 8, Asid(asid)));
         }
     }
     assert_eq!(vmt_round_trip(&ev, BLOCK), ev);
@@ -238,9 +238,9 @@ fn unfinished_writer_leaves_a_detectably_truncated_file() {
 
     let size_zero = VmtWriter::new(Vec::new(), VmtHeader::default()).expect("header").write(&Event::access(
         AccessKind::Load,
+        VirtAddr(0),
         0,
-        0,
-        0,
+        Asid(0),
     ));
     assert!(size_zero.is_err());
 }

@@ -11,7 +11,7 @@ use vmlab_trace::{
     TraceFormat, VmtHeader, VmtWriter,
 };
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, VirtAddr};
 use AccessKind::{Ifetch, Load, Modify, Store};
 
 fn data(name: &str) -> PathBuf {
@@ -24,7 +24,7 @@ fn scratch() -> tempfile::TempDir {
 }
 
 fn ev(kind: AccessKind, addr: u64, size: u32) -> Event {
-    Event::access(kind, addr, size, 0)
+    Event::access(kind, VirtAddr(addr), size, Asid(0))
 }
 
 fn lackey_expected() -> Vec<Event> {
@@ -67,7 +67,7 @@ fn lackey_syscalls_exact_events() {
     want.extend(call(59, 0, &[0x129950, 0x129978, 0x4035b98]));
     let want: Vec<Event> = want.into_iter().map(|e| with_asid(e, 5)).collect();
     let text = std::fs::read(data("syscalls.lackey")).expect("sample");
-    let mut r = LackeyReader::new(&text[..], "syscalls.lackey").with_asid(5);
+    let mut r = LackeyReader::new(&text[..], "syscalls.lackey").with_asid(Asid(5));
     let got = vmlab_trace::read_source(&mut r).expect("read");
     assert_eq!(got, want);
     vmlab_trace::syscall::check(&got).expect("every head with its arguments");
@@ -100,7 +100,7 @@ fn lackey_sample_exact_events() {
 #[test]
 fn lackey_reader_with_asid_and_progress() {
     let text = std::fs::read(data("sample.lackey")).expect("sample");
-    let mut r = LackeyReader::new(&text[..], "sample").with_asid(7).with_total_len(text.len() as u64);
+    let mut r = LackeyReader::new(&text[..], "sample").with_asid(Asid(7)).with_total_len(text.len() as u64);
     let mut buf = Vec::new();
     assert!(r.fill(&mut buf).expect("fill"));
     assert_eq!(buf.len(), 8);
@@ -125,10 +125,10 @@ fn din_sample_exact_events() {
     assert_eq!(read_all(&data("sample.din"), Some(TraceFormat::Din)).expect("read"), expected);
     assert_eq!(read_all(&data("sample.din"), None).expect("read"), expected);
     let text = std::fs::read(data("sample.din")).expect("sample");
-    let mut r = DinReader::new(&text[..], "d").with_asid(3);
+    let mut r = DinReader::new(&text[..], "d").with_asid(Asid(3));
     let mut buf = Vec::new();
     assert!(r.fill(&mut buf).expect("fill"));
-    assert_eq!(buf[0], Event::access(Ifetch, 0x401ab70, 4, 3));
+    assert_eq!(buf[0], Event::access(Ifetch, VirtAddr(0x401ab70), 4, Asid(3)));
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn din_writer_is_lossy_as_documented() {
         ev(Ifetch, 0x1000, 4),
         ev(Modify, 0x2002, 8),
         Event::ContextSwitch(vmlab_addr::Asid(3)),
-        Event::access(Load, 0x3000, 4, 3),
+        Event::access(Load, VirtAddr(0x3000), 4, Asid(3)),
         Event::FlushAll,
     ];
     let mut text = Vec::new();

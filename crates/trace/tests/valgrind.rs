@@ -240,7 +240,7 @@ fn one_process_syscall_capture_is_repeatable() {
         .collect();
     let opts = CaptureOptions {
         syscalls: true,
-        asid: 5,
+        asid: vmlab_addr::Asid(5),
         cwd: Some(dir.path().to_path_buf()),
         env: Some(env),
         stdin: Some(input.clone()),

@@ -11,6 +11,7 @@ mod common;
 
 use common::{cache, cache_choice, config, machine, trace, CacheChoice, Machine};
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::Indexing;
 use vmlab_trace::{AccessKind, Event, PackedBlock};
 use vmlab_translation::{load, Scheme, VmConfig, VmSim};
@@ -111,9 +112,9 @@ fn fanout_over_the_grids_l2_sizes_and_lines() {
     let cfgs = vec![cfg("4K", "16"), cfg("16K", "16"), cfg("4K", "64")];
     let mut events = Vec::new();
     for i in 0..20_000u64 {
-        events.push(Event::access(AccessKind::Ifetch, 0x10_0000 + (i * 12) % 6000, 4, 1));
+        events.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_0000 + (i * 12) % 6000), 4, Asid(1)));
         let kind = if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load };
-        events.push(Event::access(kind, 0x40_0000 + (i * 52) % 12_000, 4, 1));
+        events.push(Event::access(kind, VirtAddr(0x40_0000 + (i * 52) % 12_000), 4, Asid(1)));
     }
     let mut fan = VmSim::fanout(cfgs.clone()).unwrap();
     let mut block = PackedBlock::new();

@@ -17,6 +17,7 @@ mod common;
 
 use common::{config, machine, trace, CacheChoice};
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::Indexing;
 use vmlab_trace::{AccessKind, Event};
 use vmlab_translation::{load, Scheme, VmSim};
@@ -90,9 +91,9 @@ fn direct_mapped_probes_equal_the_general_path() {
             // (an L1 write hit), the others walk 9,000 bytes (misses, dirty
             // victims, L2 hits); the address space changes every 1,000.
             let a = 0x40_0000 + ((i - u64::from(i % 3 == 0)) * 52) % 9000;
-            events.push(Event::access(AccessKind::Ifetch, 0x10_0000 + (i * 12) % 3000, 4, 1));
+            events.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_0000 + (i * 12) % 3000), 4, Asid(1)));
             let kind = if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load };
-            events.push(Event::access(kind, a, 4, 1 + (i / 1000) as u32));
+            events.push(Event::access(kind, VirtAddr(a), 4, Asid(1 + (i / 1000) as u32)));
         }
         let mut fast = VmSim::new(cfg.clone()).unwrap();
         let mut general = VmSim::general(cfg).unwrap();
@@ -115,7 +116,7 @@ fn direct_mapped_probes_equal_the_general_path() {
 fn general_and_fast_agree_on_a_hand_counted_trace() {
     let cfg = load("jacob-mudge", &["scheme=ultrix".to_string()]).unwrap();
     let events: Vec<Event> =
-        (0..100).map(|i| Event::access(AccessKind::Ifetch, 0x40_0000 + (i % 4) * 4, 4, 1)).collect();
+        (0..100).map(|i| Event::access(AccessKind::Ifetch, VirtAddr(0x40_0000 + (i % 4) * 4), 4, Asid(1))).collect();
     for mut sim in [VmSim::new(cfg.clone()).unwrap(), VmSim::general(cfg.clone()).unwrap()] {
         sim.feed(&events).unwrap();
         let r = sim.result("t");
@@ -151,13 +152,13 @@ fn unified_lru_tlb_repeats_refresh_the_shared_order() {
     (cfg.itlb, cfg.dtlb, cfg.tlb) = (None, None, Some(t));
     let (p, q, r) = (0x40_0000, 0x41_0000, 0x42_0000);
     let events = vec![
-        Event::access(AccessKind::Ifetch, p, 4, 1),
-        Event::access(AccessKind::Load, q, 4, 1),
-        Event::access(AccessKind::Ifetch, p + 4, 4, 1),
-        Event::access(AccessKind::Load, q + 0x100, 4, 1),
-        Event::access(AccessKind::Ifetch, p + 8, 4, 1),
-        Event::access(AccessKind::Load, r, 4, 1),
-        Event::access(AccessKind::Ifetch, p + 12, 4, 1),
+        Event::access(AccessKind::Ifetch, VirtAddr(p), 4, Asid(1)),
+        Event::access(AccessKind::Load, VirtAddr(q), 4, Asid(1)),
+        Event::access(AccessKind::Ifetch, VirtAddr(p + 4), 4, Asid(1)),
+        Event::access(AccessKind::Load, VirtAddr(q + 0x100), 4, Asid(1)),
+        Event::access(AccessKind::Ifetch, VirtAddr(p + 8), 4, Asid(1)),
+        Event::access(AccessKind::Load, VirtAddr(r), 4, Asid(1)),
+        Event::access(AccessKind::Ifetch, VirtAddr(p + 12), 4, Asid(1)),
     ];
     let mut results = Vec::new();
     for mut sim in [VmSim::new(cfg.clone()).unwrap(), VmSim::general(cfg.clone()).unwrap()] {

@@ -13,6 +13,7 @@ mod common;
 
 use common::{config, machine, trace, Machine};
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_mmu::TlbReplacement;
 use vmlab_trace::vmt::packed::{ADDR_BITS, PACKED_ESCAPE};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
@@ -137,14 +138,14 @@ fn hit_run_counts_by_hand() {
     let (code, p, q) = (0x40_0000u64, 0x80_0000u64, 0x80_5000u64);
     let mut events = Vec::new();
     for i in 0..100u64 {
-        events.push(Event::access(AccessKind::Ifetch, code + (i % 4) * 4, 4, 1));
-        events.push(Event::access(AccessKind::Load, if i % 2 == 0 { p } else { q }, 8, 1));
+        events.push(Event::access(AccessKind::Ifetch, VirtAddr(code + (i % 4) * 4), 4, Asid(1)));
+        events.push(Event::access(AccessKind::Load, VirtAddr(if i % 2 == 0 { p } else { q }), 8, Asid(1)));
     }
     // Both lines of p..p+32 are resident after these two: then a load and a
     // modify over the line boundary, each two hits per request kind.
-    events.push(Event::access(AccessKind::Load, p + 16, 8, 1));
-    events.push(Event::access(AccessKind::Load, p + 12, 8, 1));
-    events.push(Event::access(AccessKind::Modify, p + 12, 8, 1));
+    events.push(Event::access(AccessKind::Load, VirtAddr(p + 16), 8, Asid(1)));
+    events.push(Event::access(AccessKind::Load, VirtAddr(p + 12), 8, Asid(1)));
+    events.push(Event::access(AccessKind::Modify, VirtAddr(p + 12), 8, Asid(1)));
     let (f, fast) = both_paths(&cfg, &events);
     assert_eq!(f.accesses, [100, 102, 0, 1]);
     // User pieces on the I side: 100 fetches, 1 miss (the first). On the D
@@ -170,11 +171,11 @@ fn hit_run_counts_by_hand() {
 fn a_piece_past_its_fold_region_is_not_a_resident_page() {
     let cfg = load("jacob-mudge", &["scheme=ultrix".to_string()]).unwrap();
     let mut events = vec![
-        Event::access(AccessKind::Load, 0x40_0000, 4, 1),
-        Event::access(AccessKind::Load, 0x140_0000, 4, 1),
-        Event::access(AccessKind::Load, 0x7f_fffc, 8, 1),
+        Event::access(AccessKind::Load, VirtAddr(0x40_0000), 4, Asid(1)),
+        Event::access(AccessKind::Load, VirtAddr(0x140_0000), 4, Asid(1)),
+        Event::access(AccessKind::Load, VirtAddr(0x7f_fffc), 8, Asid(1)),
     ];
-    events.extend((0..3).map(|_| Event::access(AccessKind::Load, 0x80_0000, 4, 1)));
+    events.extend((0..3).map(|_| Event::access(AccessKind::Load, VirtAddr(0x80_0000), 4, Asid(1))));
     let (f, _) = both_paths(&cfg, &events);
     // Seven data pieces. TLB and L2 misses: the three first touches and
     // the crossing load's first piece (a new page of slot 0). L1 and TLB
@@ -195,12 +196,12 @@ fn a_word_into_the_next_page_needs_that_page_resident() {
     (t.entries, t.wired, t.replacement) = (20, 16, TlbReplacement::Fifo);
     cfg.dtlb = Some(t);
     let (p, next) = (0x80_0000u64, 0x80_1000u64);
-    let mut events = vec![Event::access(AccessKind::Load, next, 4, 1)];
+    let mut events = vec![Event::access(AccessKind::Load, VirtAddr(next), 4, Asid(1))];
     // Four more pages (lines away from both of the crossing word's): the
     // fourth insert evicts `next`.
-    events.extend((0..4).map(|k| Event::access(AccessKind::Load, 0x90_0100 + k * 0x1000, 4, 1)));
-    events.push(Event::access(AccessKind::Load, p + 0xff8, 4, 1));
-    events.push(Event::access(AccessKind::Load, p + 0xffc, 8, 1));
+    events.extend((0..4).map(|k| Event::access(AccessKind::Load, VirtAddr(0x90_0100 + k * 0x1000), 4, Asid(1))));
+    events.push(Event::access(AccessKind::Load, VirtAddr(p + 0xff8), 4, Asid(1)));
+    events.push(Event::access(AccessKind::Load, VirtAddr(p + 0xffc), 8, Asid(1)));
     let (f, _) = both_paths(&cfg, &events);
     // Eight data pieces; the crossing word's are an L1 and TLB hit, then
     // an L1 hit whose page missed the TLB.
@@ -218,9 +219,9 @@ fn a_purge_forgets_the_resident_pages() {
         t.as_mut().unwrap().asid_tags = false;
     }
     let p = 0x80_0000u64;
-    let mut events: Vec<Event> = (0..3).map(|_| Event::access(AccessKind::Load, p, 4, 1)).collect();
+    let mut events: Vec<Event> = (0..3).map(|_| Event::access(AccessKind::Load, VirtAddr(p), 4, Asid(1))).collect();
     events.push(Event::ContextSwitch(vmlab_addr::Asid(1)));
-    events.extend((0..3).map(|_| Event::access(AccessKind::Load, p, 4, 1)));
+    events.extend((0..3).map(|_| Event::access(AccessKind::Load, VirtAddr(p), 4, Asid(1))));
     let (f, fast) = both_paths(&cfg, &events);
     // The first load of each address-space run misses the TLB (the second
     // because of the purge; its refill's kernel references displace the

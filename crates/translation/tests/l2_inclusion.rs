@@ -12,6 +12,7 @@ mod common;
 
 use common::{config, machine, onepass_equals_alone, trace, CacheChoice, Machine};
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Assoc, Indexing};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
 use vmlab_translation::{l2_inclusion_refusal, load, OnePass, Scheme, VmConfig, VmSim};
@@ -115,9 +116,9 @@ fn jm(scheme: &str, l1: &str, l2: &str, l2_line: &str) -> VmConfig {
 fn onepass_over_the_grids_l2_sizes() {
     let mut events = Vec::new();
     for i in 0..40_000u64 {
-        events.push(Event::access(AccessKind::Ifetch, 0x10_0000 + (i * 20) % 9000, 4, 1));
+        events.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_0000 + (i * 20) % 9000), 4, Asid(1)));
         let kind = if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load };
-        events.push(Event::access(kind, 0x40_0000 + (i * 4100) % 12_000 + (i % 5) * 2_000, 4, 1));
+        events.push(Event::access(kind, VirtAddr(0x40_0000 + (i * 4100) % 12_000 + (i % 5) * 2_000), 4, Asid(1)));
     }
     let mut block = PackedBlock::new();
     block.pack(&events);
@@ -177,6 +178,6 @@ fn inclusion_refused_by_name() {
     // The machine alone (no fan-out) never counts by inclusion; a fan-out
     // of one L2 size and line does not either: there is nothing smaller.
     let mut sim = VmSim::fanout(vec![small.clone(), jm("ultrix", "1K", "512K", "64")]).unwrap();
-    sim.feed(&[Event::access(AccessKind::Load, 0x40_0000, 4, 1); 3]).unwrap();
+    sim.feed(&[Event::access(AccessKind::Load, VirtAddr(0x40_0000), 4, Asid(1)); 3]).unwrap();
     assert_eq!(sim.included_fills(), 0);
 }

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used)]
 
 use proptest::prelude::*;
-use vmlab_addr::PageSize;
+use vmlab_addr::{Asid, PageSize, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Machine, MachineConfig, MemoryConfig};
 use vmlab_trace::{AccessKind, Event};
@@ -40,7 +40,7 @@ fn events() -> impl Strategy<Value = Vec<Event>> {
         prop_oneof![
             40 => (0u8..4, 0u64..4096, 1u32..20, 1u32..3).prop_map(|(k, a, s, asid)| {
                 let kind = [AccessKind::Ifetch, AccessKind::Load, AccessKind::Store, AccessKind::Modify][k as usize];
-                Event::access(kind, ((a % 5) << 21) + a, s, asid)
+                Event::access(kind, VirtAddr(((a % 5) << 21) + a), s, Asid(asid))
             }),
             1 => Just(Event::FlushAll),
         ],
@@ -124,8 +124,13 @@ fn schemes_add_only_handler_references() {
     let mut trace = Vec::new();
     for i in 0..20_000u64 {
         let a = (i * 7919) % (1 << 24);
-        trace.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (i * 4) % 65536, 4, 1));
-        trace.push(Event::access(if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load }, 0x1000_0000 + a, 8, 1));
+        trace.push(Event::access(AccessKind::Ifetch, VirtAddr(0x40_0000 + (i * 4) % 65536), 4, Asid(1)));
+        trace.push(Event::access(
+            if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load },
+            VirtAddr(0x1000_0000 + a),
+            8,
+            Asid(1),
+        ));
     }
     let mut user_refs = None;
     for scheme in [Scheme::Notlb, Scheme::Ultrix, Scheme::Mach, Scheme::Parisc] {

@@ -10,6 +10,7 @@ mod common;
 
 use common::{config, machine, trace};
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
 use vmlab_translation::{load, VmSim};
 
@@ -42,12 +43,12 @@ proptest! {
 #[test]
 fn packed_escapes_carry_their_address_space() {
     let events = vec![
-        Event::access(AccessKind::Ifetch, 0x1000, 4, 0),
-        Event::access(AccessKind::Load, 0x2000, 8, 2),
-        Event::access(AccessKind::Load, 0x2008, 8, 2),
+        Event::access(AccessKind::Ifetch, VirtAddr(0x1000), 4, Asid(0)),
+        Event::access(AccessKind::Load, VirtAddr(0x2000), 8, Asid(2)),
+        Event::access(AccessKind::Load, VirtAddr(0x2008), 8, Asid(2)),
         Event::ContextSwitch(vmlab_addr::Asid(3)),
-        Event::access(AccessKind::Store, 0x3000, 3, 3),
-        Event::access(AccessKind::Ifetch, 0x1004, 4, 3),
+        Event::access(AccessKind::Store, VirtAddr(0x3000), 3, Asid(3)),
+        Event::access(AccessKind::Ifetch, VirtAddr(0x1004), 4, Asid(3)),
     ];
     let cfg = load("jacob-mudge", &["scheme=ultrix".to_string()]).unwrap();
     let mut plain = VmSim::new(cfg.clone()).unwrap();

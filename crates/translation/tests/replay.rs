@@ -11,6 +11,7 @@ mod common;
 
 use common::{cache, cache_choice, config, machine, onepass_equals_alone, trace, CacheChoice, Machine};
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::Indexing;
 use vmlab_trace::{AccessKind, Event, PackedBlock};
 use vmlab_translation::{load, onepass_groups, replay_refusal, OnePass, Scheme, VmConfig, VmSim};
@@ -116,11 +117,11 @@ fn onepass_over_the_grids_l1_sizes() {
     let fans: Vec<Vec<VmConfig>> = groups[0].iter().map(|f| f.iter().map(|&i| cfgs[i].clone()).collect()).collect();
     let mut events = Vec::new();
     for i in 0..30_000u64 {
-        events.push(Event::access(AccessKind::Ifetch, 0x10_0000 + (i * 12) % 3000, 4, 1));
+        events.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_0000 + (i * 12) % 3000), 4, Asid(1)));
         let kind = if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load };
-        events.push(Event::access(kind, 0x40_0000 + (i * 4100) % 700_000, 4, 1));
+        events.push(Event::access(kind, VirtAddr(0x40_0000 + (i * 4100) % 700_000), 4, Asid(1)));
         if i % 7 == 0 {
-            events.push(Event::access(AccessKind::Modify, 0x80_0000 + (i * 36) % 6000, 8, 1));
+            events.push(Event::access(AccessKind::Modify, VirtAddr(0x80_0000 + (i * 36) % 6000), 8, Asid(1)));
         }
     }
     let mut one = OnePass::new(fans).unwrap();

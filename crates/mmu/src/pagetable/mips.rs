@@ -60,9 +60,10 @@ impl Ultrix {
     }
 
     /// Physical address of `space`'s root table, once it has one.
-    pub fn root_pa(&self, space: u32) -> Option<u64> {
+    pub fn root_pa(&self, space: Asid) -> Option<PhysAddr> {
+        let space = space.0;
         let pfn = self.roots.get(&(space / 2))?;
-        Some(pfn * PAGE_BYTES + u64::from(space % 2) * ROOT_BYTES)
+        Some(PhysAddr(pfn * PAGE_BYTES + u64::from(space % 2) * ROOT_BYTES))
     }
 
     fn ensure_root(&mut self, space: u32, frames: &mut FramePool) -> Result<(), TableError> {
@@ -133,7 +134,7 @@ impl PageTable for Ultrix {
         }
         // kseg2 is global: a UPT address names its owner space.
         let owner = ((va - UPT_BASE) / UPT_BYTES) as u32;
-        let root = self.root_pa(owner).ok_or(TableError::NotMapped { space: owner, vpn: va / PAGE_BYTES })?;
+        let root = self.root_pa(Asid(owner)).ok_or(TableError::NotMapped { space: owner, vpn: va / PAGE_BYTES })?.0;
         let index = (va - UPT_BASE - u64::from(owner) * UPT_BYTES) / PAGE_BYTES;
         out.push(PteRef { at: PteAddr::Physical(PhysAddr(root + index * PTE_BYTES)), tier: Tier::Root, bytes: 4 });
         Ok(())

@@ -203,7 +203,8 @@ impl HashedInverted {
     }
 
     /// The bucket (hash-table index) of (`space`, `vpn`); see the module doc.
-    pub fn bucket(&self, space: u32, vpn: u64) -> u64 {
+    pub fn bucket(&self, space: Asid, vpn: Vpn) -> u64 {
+        let (space, vpn) = (space.0, vpn.0);
         let fold = if self.log2_entries >= 64 { 0 } else { vpn >> self.log2_entries };
         (vpn ^ fold ^ u64::from(space).wrapping_mul(SPACE_HASH_MULT)) & self.mask
     }
@@ -246,7 +247,7 @@ impl HashedInverted {
     /// `visit` on every entry read, until the match or the chain's end.
     /// Returns the matching slot and its predecessor.
     fn search(&self, space: u32, vpn: u64, mut visit: impl FnMut(Slot)) -> (Option<Slot>, Option<Slot>, Slot) {
-        let mut slot = Slot::Head(self.bucket(space, vpn));
+        let mut slot = Slot::Head(self.bucket(Asid(space), Vpn(vpn)));
         let mut prev = None;
         loop {
             visit(slot);

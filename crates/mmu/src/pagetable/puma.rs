@@ -111,12 +111,13 @@ impl Puma {
     }
 
     /// Physical address of `space`'s root table, once it has one.
-    pub fn root_pa(&self, space: u32) -> Option<u64> {
+    pub fn root_pa(&self, space: Asid) -> Option<PhysAddr> {
+        let space = space.0;
         if !self.root_spaces.contains(&space) {
             return None;
         }
         let pfn = self.roots.get(&(space / 2))?;
-        Some(pfn * PAGE_BYTES + u64::from(space % 2) * ROOT_BYTES)
+        Some(PhysAddr(pfn * PAGE_BYTES + u64::from(space % 2) * ROOT_BYTES))
     }
 
     fn check(space: u32, vpn: u64) -> Result<(), TableError> {
@@ -206,7 +207,7 @@ impl PageTable for Puma {
         let page = (va - TABLE_BASE) / PAGE_BYTES;
         let vsid = u32::try_from(page / PAGES_PER_SEGMENT).map_err(|_| not_mapped.clone())?;
         let segment = self.segments.segment_of(space, vsid, 0..USER_SEGMENTS).ok_or(not_mapped.clone())?;
-        let root = self.root_pa(space).ok_or(not_mapped)?;
+        let root = self.root_pa(Asid(space)).ok_or(not_mapped)?.0;
         let index = segment as u64 * PAGES_PER_SEGMENT + page % PAGES_PER_SEGMENT;
         out.push(PteRef { at: PteAddr::Physical(PhysAddr(root + index * PTE_BYTES)), tier: Tier::Root, bytes: 4 });
         Ok(())

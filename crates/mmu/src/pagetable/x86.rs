@@ -86,8 +86,8 @@ impl Radix {
     }
 
     /// Physical address of `space`'s top-level table (CR3), once it has one.
-    pub fn cr3(&self, space: u32) -> Option<u64> {
-        self.tree.top(space).map(|f| f * PAGE_BYTES)
+    pub fn cr3(&self, space: Asid) -> Option<PhysAddr> {
+        self.tree.top(space.0).map(|f| PhysAddr(f * PAGE_BYTES))
     }
 
     fn tier(&self, level: u32) -> Tier {

@@ -576,7 +576,7 @@ pub(crate) fn decode(
             Stop::Bad(done, why) => {
                 c += done;
                 let at = if matches!(why, Why::Slot) { dtags_at + k } else { ctl_at + 4 * c };
-                return Err(fail(c, at, why_message(why, entry(c), shapes, dtags, k, count, n_dtags, w)));
+                return Err(fail(c, at, why_message(Stopped { why, id: entry(c), k, words: w }, shapes, dtags, count)));
             }
         }
         if c >= n_ctl {
@@ -735,7 +735,6 @@ impl Run<'_> {
     /// registers. With `CHECK_TAGS` it also refuses a tag above 7 (the
     /// caller knows whether the block has one).
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     fn shapes<const CHECK_TAGS: bool>(
         &mut self,
         shapes: &[Shape],
@@ -855,19 +854,20 @@ impl Run<'_> {
     }
 }
 
-/// The message for a bad execution of shape `id` whose data tags start at `k`.
-#[cold]
-#[allow(clippy::too_many_arguments)]
-fn why_message(
+/// Where a bad execution stopped: shape `id`, whose data tags start at
+/// `k`, after `words` output words.
+struct Stopped {
     why: Why,
     id: u32,
-    shapes: &[Shape],
-    dtags: &[u8],
     k: usize,
-    count: usize,
-    n_dtags: usize,
     words: usize,
-) -> String {
+}
+
+/// The message for a bad execution, in a block of `count` events.
+#[cold]
+fn why_message(stopped: Stopped, shapes: &[Shape], dtags: &[u8], count: usize) -> String {
+    let Stopped { why, id, k, words } = stopped;
+    let n_dtags = dtags.len();
     let Some(s) = shapes.get(id as usize) else { return format!("control entry {id}: no such shape") };
     let slots = usize::from(s.slots);
     match why {

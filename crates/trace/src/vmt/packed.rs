@@ -111,16 +111,16 @@ pub(crate) fn place(e: &Event, asid: &mut u32) -> Option<u64> {
             }
         }
     }
-    *asid = asid_after(e, *asid);
+    *asid = asid_after(e, Asid(*asid)).0;
     None
 }
 
 /// The current address space after an escaped event.
 #[inline]
-pub fn asid_after(e: &Event, asid: u32) -> u32 {
+pub fn asid_after(e: &Event, asid: Asid) -> Asid {
     match *e {
-        Event::Access(a) => a.asid.0,
-        Event::ContextSwitch(a) => a.0,
+        Event::Access(a) => a.asid,
+        Event::ContextSwitch(a) => a,
         Event::FlushAll | Event::Syscall(_) | Event::SyscallArg(_) => asid,
     }
 }
@@ -197,7 +197,7 @@ impl PackedBlock {
     /// The events back, appended to `out` (dropped fetches are not).
     pub fn unpack(&self, out: &mut Vec<Event>) {
         let mut extra = self.extra.iter();
-        let mut asid = 0u32;
+        let mut asid = Asid(0);
         for &w in &self.words {
             let op = (w >> ADDR_BITS) as u8;
             if op == PACKED_ESCAPE {
@@ -205,7 +205,7 @@ impl PackedBlock {
                 asid = asid_after(&e, asid);
                 out.push(e);
             } else if let Some(&(kind, size)) = OPS.get(usize::from(op)) {
-                out.push(Event::Access(Access { kind, size, addr: VirtAddr(w & ADDR_MASK), asid: Asid(asid) }));
+                out.push(Event::Access(Access { kind, size, addr: VirtAddr(w & ADDR_MASK), asid }));
             }
         }
     }
@@ -244,14 +244,14 @@ mod tests {
     fn trace() -> Vec<Event> {
         use AccessKind::{Ifetch as I, Load as L};
         vec![
-            Event::access(I, 0x100, 4, 0),
-            Event::access(I, 0x104, 4, 0),
-            Event::access(L, 0x9000, 8, 0),
-            Event::access(I, 0x108, 4, 0),
-            Event::access(I, 0x10c, 8, 0),
-            Event::access(I, 0x114, 2, 0),
+            Event::access(I, VirtAddr(0x100), 4, Asid(0)),
+            Event::access(I, VirtAddr(0x104), 4, Asid(0)),
+            Event::access(L, VirtAddr(0x9000), 8, Asid(0)),
+            Event::access(I, VirtAddr(0x108), 4, Asid(0)),
+            Event::access(I, VirtAddr(0x10c), 8, Asid(0)),
+            Event::access(I, VirtAddr(0x114), 2, Asid(0)),
             Event::FlushAll,
-            Event::access(I, 0x116, 2, 0),
+            Event::access(I, VirtAddr(0x116), 2, Asid(0)),
         ]
     }
 

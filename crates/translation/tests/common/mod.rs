@@ -5,6 +5,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use proptest::prelude::*;
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{Assoc, CacheConfig, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use vmlab_mmu::{TlbConfig, TlbReplacement};
 use vmlab_trace::{AccessKind, Event, PackedBlock};
@@ -212,7 +213,7 @@ pub fn trace() -> impl Strategy<Value = Vec<Event>> {
             (kind, base + (page << 12) + off, size, asid + 1)
         });
     let run = (access, 1usize..12, 0u64..8).prop_map(|((kind, addr, size, asid), n, stride)| {
-        (0..n as u64).map(|i| Event::access(kind, addr + i * stride, size, asid)).collect::<Vec<_>>()
+        (0..n as u64).map(|i| Event::access(kind, VirtAddr(addr + i * stride), size, Asid(asid))).collect::<Vec<_>>()
     });
     // Code interleaved with data, as programs run: fetches walk a line
     // while loads alternate over a few pages, so a side's repeat follows
@@ -221,9 +222,9 @@ pub fn trace() -> impl Strategy<Value = Vec<Event>> {
         (0u64..8, prop::collection::vec(0u64..8, 1..4), 2usize..24, 1u32..3).prop_map(|(code, data, n, asid)| {
             let mut v = Vec::new();
             for i in 0..n as u64 {
-                v.push(Event::access(AccessKind::Ifetch, 0x40_0000 + (code << 12) + 4 * i, 4, asid));
+                v.push(Event::access(AccessKind::Ifetch, VirtAddr(0x40_0000 + (code << 12) + 4 * i), 4, Asid(asid)));
                 let page = data[i as usize % data.len()];
-                v.push(Event::access(AccessKind::Load, 0x80_0000 + (page << 12) + 8 * i, 8, asid));
+                v.push(Event::access(AccessKind::Load, VirtAddr(0x80_0000 + (page << 12) + 8 * i), 8, Asid(asid)));
             }
             v
         });
