@@ -6,15 +6,17 @@
 //! counter for counter.
 //!
 //! What it adds: the level that served each access (for VMCPI penalties and
-//! Table 1), and a log of the transfers that reached memory for mapped
-//! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
-//! write-backs and fills it must translate.
+//! Table 1), and the machine crate's `TransferLog` of the transfers that
+//! reached memory for mapped lines, tagged fill, write-back or
+//! write-through, so a scheme that translates at memory (SOFTVM, SPUR) can
+//! see the fills and write-backs it must translate.
 
+use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{
     Cache, CacheConfig, CacheStats, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef,
     Lookup, Outcome, RefKind, VirtualDirect, WriteMissPolicy, WritePolicy,
 };
-use vmlab_machine::{MemoryStats, Reached};
+use vmlab_machine::{Cause, MemoryStats, Reached, Transfer, TransferLog};
 
 use crate::config::VmConfig;
 
@@ -37,15 +39,6 @@ impl Level {
     }
 }
 
-/// A transfer between L2 and memory of a line of a mapped address space.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemTransfer {
-    pub write: bool,
-    /// Virtual address of the line (or of the write) and its address space.
-    pub vaddr: u64,
-    pub asid: u32,
-}
-
 // One L2 per machine, so the size difference between variants costs nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
@@ -64,11 +57,10 @@ enum L2 {
 pub struct Tail {
     l2: L2,
     memory: MemoryStats,
-    /// Addresses at or above this are unmapped (physical) and never logged;
-    /// `None`: nobody reads the log (schemes that do not translate at
-    /// memory), so nothing is logged.
-    unmapped_base: Option<u64>,
-    pub log: Vec<MemTransfer>,
+    /// The transfers to and from memory of mapped lines; keeps none
+    /// (`TransferLog::new(None)`) where nobody reads them (schemes that do
+    /// not translate at memory, the fan-out's L2s).
+    log: TransferLog,
     /// L2 hits finished by `Cache::lookup` (see `MemSys::access_fast`); off
     /// in the general path the fast one is tested against.
     fast: bool,
@@ -161,7 +153,7 @@ fn direct_check(c: &Cache) -> Option<HitCheck> {
 }
 
 impl Tail {
-    fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
+    fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
             (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
             (None, Some(i), Some(d)) => {
@@ -178,8 +170,7 @@ impl Tail {
         Ok(Self {
             l2,
             memory: MemoryStats::default(),
-            unmapped_base,
-            log: Vec::new(),
+            log: TransferLog::new(unmapped_base),
             fast: true,
             l2_direct,
             direct_hits: [0; 3],
@@ -300,27 +291,21 @@ impl Tail {
         let mut level = if out.hit { Level::L2 } else { Level::Memory };
         if out.fetch {
             self.memory.read(line);
-            self.note(false, r.vaddr & !(line - 1), r.asid);
+            self.log.note(Cause::Fill, VirtAddr(r.vaddr & !(line - 1)), Asid(r.asid));
         }
         if out.write_through {
             self.memory.write(size);
-            self.note(true, r.vaddr, r.asid);
+            self.log.note(Cause::WriteThrough, VirtAddr(r.vaddr), Asid(r.asid));
             level = Level::Memory;
         }
         if let Some(v) = out.writeback {
             self.memory.write(line);
-            self.note(true, v.vaddr, v.asid);
+            self.log.note(Cause::WriteBack, VirtAddr(v.vaddr), Asid(v.asid));
         }
         if out.hit && !out.write_through {
             level = Level::L2;
         }
         level
-    }
-
-    fn note(&mut self, write: bool, vaddr: u64, asid: u32) {
-        if self.unmapped_base.is_some_and(|base| vaddr < base) {
-            self.log.push(MemTransfer { write, vaddr, asid });
-        }
     }
 
     /// Writes back and invalidates the L2s (after the L1s wrote theirs
@@ -337,7 +322,7 @@ impl Tail {
             found += stats;
             for v in dirty {
                 self.memory.write(line);
-                self.note(true, v.vaddr, v.asid);
+                self.log.note(Cause::WriteBack, VirtAddr(v.vaddr), Asid(v.asid));
             }
         }
         found
@@ -357,7 +342,9 @@ impl Tail {
 }
 
 impl MemSys {
-    pub fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
+    /// The machine of `cfg`, keeping the transfers to and from memory of
+    /// lines below `unmapped_base` (`transfers_since`), or of none.
+    pub fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let tail = Tail::new(cfg, unmapped_base)?;
         let l1i = Cache::new(cfg.l1i.clone(), false)?;
         let l1d = Cache::new(cfg.l1d.clone(), false)?;
@@ -665,6 +652,26 @@ impl MemSys {
 
     pub fn memory(&self) -> &MemoryStats {
         self.tail.memory()
+    }
+
+    /// A position in the log of the machine's own memory transfers
+    /// (`transfers_since`).
+    #[inline(always)]
+    pub fn transfer_mark(&self) -> usize {
+        self.tail.log.mark()
+    }
+
+    /// Whether a transfer of a mapped line reached memory after `mark`.
+    #[inline(always)]
+    pub fn transferred_since(&self, mark: usize) -> bool {
+        self.tail.log.grew_since(mark)
+    }
+
+    /// Removes and yields, oldest first, the memory transfers of mapped
+    /// lines recorded after `mark` (only the machine's own L2's: the
+    /// fan-out's are never kept).
+    pub fn transfers_since(&mut self, mark: usize) -> impl Iterator<Item = Transfer> + '_ {
+        self.tail.log.since(mark)
     }
 
     /// Every cache with its name, L1 first (I before D).

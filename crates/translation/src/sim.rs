@@ -22,7 +22,7 @@ use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
-use vmlab_machine::{Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
+use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{
     FramePool, PageTable, PteAddr, PteRef, Side, Slot, Switch, SwitchSite, TableError, Tier, Tlb, TlbEntry, TlbError,
@@ -426,7 +426,7 @@ impl VmSim {
         let scheme = cfg.scheme;
         let l1_virtual = cfg.l1i.indexing == Indexing::Vivt && cfg.l1d.indexing == Indexing::Vivt;
         let at = scheme.translate_at(l1_virtual, cfg.tlb_every_access);
-        let log_base = (at == TranslateAt::L2Miss).then_some(UNMAPPED_BASE);
+        let log_base = (at == TranslateAt::L2Miss).then_some(VirtAddr(UNMAPPED_BASE));
         let mem = MemSys::new(&cfg, log_base).map_err(|e| SimError::Config(e.0))?;
         let page = cfg.page_size.bytes();
         let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
@@ -668,7 +668,7 @@ impl VmSim {
 
     fn flush_all(&mut self) -> Result<FlushStats, SimError> {
         self.memo.forget_lines();
-        let mark = self.mem.tail.log.len();
+        let mark = self.mem.transfer_mark();
         let found = self.mem.flush_all();
         if let Some(t) = self.tap.as_mut() {
             t.push(Recorded::Flush);
@@ -780,7 +780,7 @@ impl VmSim {
                 va
             }
         };
-        let mark = self.mem.tail.log.len();
+        let mark = self.mem.transfer_mark();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
         if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
@@ -830,12 +830,12 @@ impl VmSim {
             }
             Lookup::Miss { set, key } => {
                 if self.mem.l2_holds(kind, r) {
-                    let mark = self.mem.tail.log.len();
+                    let mark = self.mem.transfer_mark();
                     let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
                     return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
-                let mark = self.mem.tail.log.len();
+                let mark = self.mem.transfer_mark();
                 let level = self.mem.access_fast(kind, r, size);
                 (level, mark)
             }
@@ -843,7 +843,7 @@ impl VmSim {
                 if !self.mem.resident(kind, r) {
                     self.translate_at_memory(asid, va)?;
                 }
-                let mark = self.mem.tail.log.len();
+                let mark = self.mem.transfer_mark();
                 (self.mem.access(kind, r, size), mark)
             }
         };
@@ -897,7 +897,7 @@ impl VmSim {
     fn after_access(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         // Nothing reached memory (every hit) and nothing waits (a nested
         // call drains the queue, in order): nothing to translate.
-        if self.at != TranslateAt::L2Miss || (self.mem.tail.log.len() == mark && self.pending.is_empty()) {
+        if self.at != TranslateAt::L2Miss || (!self.mem.transferred_since(mark) && self.pending.is_empty()) {
             return Ok(());
         }
         self.translate_transfers(mark, demand)
@@ -907,30 +907,28 @@ impl VmSim {
     fn translate_transfers(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         let page = self.cfg.page_size.bytes();
         let demand_page = demand.map(|(va, asid)| (va / page, asid));
-        let mut log = std::mem::take(&mut self.mem.tail.log);
-        for t in log.drain(mark..) {
-            if !t.write && demand_page == Some((t.vaddr / page, t.asid)) {
+        let retranslate = self.cfg.retranslate_writebacks;
+        for t in self.mem.transfers_since(mark) {
+            if t.cause == Cause::Fill && demand_page == Some((t.vaddr.0 / page, t.space.0)) {
                 continue;
             }
-            if t.write && !self.cfg.retranslate_writebacks {
+            // Write-throughs count as write-backs here, as they always did.
+            if t.cause.is_write() && !retranslate {
                 continue;
             }
-            self.pending.push_back((t.vaddr, t.asid));
+            self.pending.push_back((t.vaddr.0, t.space.0));
         }
-        self.mem.tail.log = log;
         while let Some((va, asid)) = self.pending.pop_front() {
             self.writeback_translations += 1;
-            let mark = self.mem.tail.log.len();
+            let mark = self.mem.transfer_mark();
             self.translate_at_memory(asid, va)?;
             // Transfers the handler's own references caused join the queue.
-            let mut log = std::mem::take(&mut self.mem.tail.log);
-            for t in log.drain(mark..) {
-                if t.write && !self.cfg.retranslate_writebacks {
+            for t in self.mem.transfers_since(mark) {
+                if t.cause.is_write() && !retranslate {
                     continue;
                 }
-                self.pending.push_back((t.vaddr, t.asid));
+                self.pending.push_back((t.vaddr.0, t.space.0));
             }
-            self.mem.tail.log = log;
         }
         Ok(())
     }
@@ -1253,7 +1251,7 @@ impl VmSim {
     /// any other.
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<(), SimError> {
         self.memo.forget_lines();
-        let mark = self.mem.tail.log.len();
+        let mark = self.mem.transfer_mark();
         let r = LineRef { vaddr, paddr, asid: TRACE_KERNEL_SPACE.0 };
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
