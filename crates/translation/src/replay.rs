@@ -195,7 +195,7 @@ impl Replayer {
             .filter(|(n, _)| n.starts_with("l1"))
             .map(|(name, stats)| NamedCache { name: name.to_string(), stats })
             .collect();
-        let below = std::iter::once((self.mem.tail.caches(), *self.mem.memory(), 0))
+        let below = std::iter::once((self.mem.own_tail().caches(), *self.mem.memory(), 0))
             .chain(self.mem.extra_tails().iter().enumerate().map(|(i, t)| (t.caches(), *t.memory(), i + 1)));
         let mut out = Vec::with_capacity(self.cfgs.len());
         for (caches, memory, i) in below {
