@@ -597,7 +597,7 @@ impl VmSim {
     }
 
     /// L1 fills counted as L2 hits because a smaller direct-mapped L2 of
-    /// the fan-out hit them (`memsys::l2_inclusion_refusal`).
+    /// the fan-out hit them (`fanout::l2_inclusion_refusal`).
     pub fn included_fills(&self) -> u64 {
         self.mem.included_fills()
     }
