@@ -334,3 +334,88 @@ impl MemSys {
         found
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use vmlab_addr::{Asid, VirtAddr};
+    use vmlab_cache::{LineRef, RefKind, WritePolicy};
+    use vmlab_machine::{Cause, Transfer};
+
+    use super::{Level, MemSys};
+    use crate::config::{load, VmConfig};
+
+    const UNMAPPED: u64 = 1 << 56;
+
+    /// jacob-mudge with a 64-byte L1 D (4 sets) and a 512-byte L2 D (32
+    /// sets), 16-byte lines, all direct-mapped.
+    fn tiny() -> VmConfig {
+        load("jacob-mudge", &["l1d.size=64".to_string(), "l2d.size=512".to_string()]).expect("preset")
+    }
+
+    fn at(va: u64) -> LineRef {
+        LineRef { vaddr: va, paddr: va, asid: 1 }
+    }
+
+    /// The transfers after `mark`, every one of space 1.
+    fn since(m: &mut MemSys, mark: usize) -> Vec<(Cause, u64)> {
+        let kept: Vec<Transfer> = m.transfers_since(mark).collect();
+        assert!(kept.iter().all(|t| t.space == Asid(1)));
+        kept.iter().map(|t| (t.cause, t.vaddr.0)).collect()
+    }
+
+    #[test]
+    fn fills_and_write_backs_reach_the_log_with_their_cause() {
+        for general in [false, true] {
+            let mut m = MemSys::new(&tiny(), Some(VirtAddr(UNMAPPED))).expect("machine");
+            if general {
+                m.set_general();
+            }
+            // Cold read: L1 D and L2 D miss, the line comes from memory.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Level::Memory);
+            assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x40)]);
+            // The write-back L1 absorbs the write: nothing moves.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Level::L1);
+            assert!(!m.transferred_since(mark));
+            // 0x80 shares L1 set 0 with 0x40: its fill comes from memory, and
+            // the dirty 0x40 is written back into L2, where it hits.
+            assert_eq!(m.access_fast(RefKind::Read, at(0x80), 4), Level::Memory);
+            assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x80)]);
+            // 0x240 shares L2 set 4 with the dirty 0x40: fill, then the victim.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Read, at(0x240), 4), Level::Memory);
+            assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x240), (Cause::WriteBack, 0x40)]);
+            // Unmapped memory (handler code, physical PTEs) is never kept.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Read, at(UNMAPPED | 0x1000), 4), Level::Memory);
+            assert!(!m.transferred_since(mark));
+            assert_eq!(m.memory().reads, 4);
+            assert_eq!(m.memory().writes, 1);
+        }
+    }
+
+    #[test]
+    fn a_write_through_write_is_logged_at_its_own_address() {
+        let mut cfg = tiny();
+        cfg.l1d.write = WritePolicy::WriteThrough;
+        if let Some(d) = cfg.l2d.as_mut() {
+            d.write = WritePolicy::WriteThrough;
+        }
+        let mut m = MemSys::new(&cfg, Some(VirtAddr(UNMAPPED))).expect("machine");
+        assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Level::Memory);
+        let mark = m.transfer_mark();
+        // Hits both levels, and both pass the write on: served at memory.
+        assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Level::Memory);
+        assert_eq!(since(&mut m, mark), [(Cause::WriteThrough, 0x44)]);
+        assert_eq!((m.memory().writes, m.memory().bytes_written), (1, 4));
+    }
+
+    #[test]
+    fn nothing_is_kept_without_a_bound() {
+        let mut m = MemSys::new(&tiny(), None).expect("machine");
+        m.access_fast(RefKind::Read, at(0x40), 4);
+        assert_eq!(m.transfer_mark(), 0);
+        assert_eq!(m.memory().reads, 1);
+    }
+}
