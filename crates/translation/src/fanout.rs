@@ -1,11 +1,14 @@
-//! Everything below a translating machine's L1s: its own L2 (split or
-//! unified) and memory, and, in a sweep, more L2s fed the same L1 misses
-//! and write-backs (the L2 fan-out). The fan-out is the sweep's concern,
-//! not the simulated machine's: the L1 miss stream of a scheme that
-//! translates before or at L1 does not depend on the L2, so one pass over
-//! the L1s feeds every L2 of a grid (issue 24 moves it out of the
-//! simulator's state; crates/translation/README.md). Kept apart from
-//! `memsys.rs` so the machine's own path reads without it.
+//! Everything below a translating machine's L1s (`Tails`): its own L2
+//! (split or unified) and memory, with the `TransferLog` of what reached
+//! memory, and, in a sweep, more L2s fed the same L1 misses and write-backs
+//! (the L2 fan-out): the L1 miss stream of a scheme that translates before
+//! or at L1 does not depend on the L2, so one pass over the L1s feeds every
+//! L2 of a grid. Which configurations may share a pass is decided here too
+//! (`fanout_refusal`, `fanout_groups`), and the L2s of one pass are taken
+//! smallest first so a fill that hit an included L2 is only counted in the
+//! larger (`l2_inclusion_refusal`). The fan-out is the sweep's concern, not
+//! the simulated machine's; `VmSim` still holds it (crates/translation/README.md
+//! says what is left of issue 24 here).
 
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{
@@ -16,6 +19,7 @@ use vmlab_machine::{Cause, MemoryStats, TransferLog};
 
 use crate::config::VmConfig;
 use crate::memsys::Level;
+use crate::scheme::TranslateAt;
 
 // One L2 per machine, so the size difference between variants costs nothing.
 #[allow(clippy::large_enum_variant)]
@@ -77,6 +81,38 @@ pub struct Tails {
     /// includes another.
     order: Vec<usize>,
     included: Vec<[Option<usize>; 2]>,
+}
+
+/// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
+/// `None` if it can.
+pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
+    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
+    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
+        return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
+    }
+    if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
+        return Some("protection changes sweep the L2");
+    }
+    let mut same_above = cfg.clone();
+    same_above.name.clone_from(&leader.name);
+    same_above.l2.clone_from(&leader.l2);
+    same_above.l2i.clone_from(&leader.l2i);
+    same_above.l2d.clone_from(&leader.l2d);
+    (same_above != *leader).then_some("they differ above L2")
+}
+
+/// Splits configurations into fan-out groups (indices, in order; each
+/// group's first is its leader): every configuration joins the first group
+/// whose leader accepts it, so a sweep over L2s runs each L1 pass once.
+pub fn fanout_groups(cfgs: &[VmConfig]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, cfg) in cfgs.iter().enumerate() {
+        match groups.iter_mut().find(|g| fanout_refusal(&cfgs[g[0]], cfg).is_none()) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
 }
 
 /// Why a direct-mapped L2 `large` does not hold every line that `small`

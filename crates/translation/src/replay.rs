@@ -32,10 +32,11 @@ use vmlab_machine::{Ledger, Mechanism};
 use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
+use crate::fanout::{fanout_groups, fanout_refusal};
 use crate::memsys::{Level, MemSys};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
-use crate::sim::{component_rows, fanout_groups, fanout_refusal, Recorded, SimError, VmSim};
+use crate::sim::{component_rows, Recorded, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
 
 /// Why a machine `cfg` cannot replay what `recorder` records, or `None`

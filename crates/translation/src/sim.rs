@@ -32,6 +32,7 @@ use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
+use crate::fanout::fanout_refusal;
 use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
@@ -1547,38 +1548,6 @@ impl SwitchSite for VmSim {
     fn flush_caches(&mut self) -> Result<FlushStats, SimError> {
         self.flush_all()
     }
-}
-
-/// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
-/// `None` if it can.
-pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
-    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
-    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
-        return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
-    }
-    if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
-        return Some("protection changes sweep the L2");
-    }
-    let mut same_above = cfg.clone();
-    same_above.name.clone_from(&leader.name);
-    same_above.l2.clone_from(&leader.l2);
-    same_above.l2i.clone_from(&leader.l2i);
-    same_above.l2d.clone_from(&leader.l2d);
-    (same_above != *leader).then_some("they differ above L2")
-}
-
-/// Splits configurations into fan-out groups (indices, in order; each
-/// group's first is its leader): every configuration joins the first group
-/// whose leader accepts it, so a sweep over L2s runs each L1 pass once.
-pub fn fanout_groups(cfgs: &[VmConfig]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, cfg) in cfgs.iter().enumerate() {
-        match groups.iter_mut().find(|g| fanout_refusal(&cfgs[g[0]], cfg).is_none()) {
-            Some(g) => g.push(i),
-            None => groups.push(vec![i]),
-        }
-    }
-    groups
 }
 
 pub(crate) fn component_rows(v: &Vmcpi) -> Vec<crate::result::VmcpiRow> {
