@@ -66,7 +66,7 @@ pub struct Tail {
 /// The machine's own L2 and memory (`own`), and the fan-out's further L2s
 /// (`add_tail`), each taking every L1 outcome.
 #[derive(Debug)]
-pub struct Tails {
+pub(crate) struct Tails {
     /// The machine's own L2 and memory.
     own: Tail,
     /// Further L2s fed the same L1 misses and write-backs (`add_tail`), and

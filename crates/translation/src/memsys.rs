@@ -42,12 +42,16 @@ impl Level {
     }
 }
 
+// The L2s first (`repr(C)`): an L1 miss hands them on, and with them at
+// offset 0 SOFTVM and SPUR run 0.1-0.2 % fewer instructions (callgrind,
+// docs/performance.md, session 17).
+#[repr(C)]
 #[derive(Debug)]
 pub struct MemSys {
-    l1i: Cache,
-    l1d: Cache,
     /// The machine's own L2 and memory, and the sweep's fan-out of L2s.
     below: Tails,
+    l1i: Cache,
+    l1d: Cache,
     /// Per L1 side (I, D): the inline hit check of a direct-mapped, VIVT,
     /// ASID-tagged, write-back level without 3C shadow, or `None`. Such a
     /// level's hit is `Cache::probe` (a dirty bit at most; no replacement
