@@ -16,6 +16,7 @@ pub mod request;
 pub mod result;
 pub mod switch;
 pub mod system;
+pub mod transfer;
 
 pub use compat::Compat;
 pub use config::{LevelConfig, MachineConfig, MemoryConfig, StatsConfig};
@@ -29,4 +30,5 @@ pub use preset::ConfigError;
 pub use request::{Reached, Request, Served};
 pub use result::{EventCounts, LevelResult, RunResult};
 pub use system::{OnCpu, System};
+pub use transfer::{Cause, Transfer, TransferLog};
 pub use vmlab_cache::Flush;

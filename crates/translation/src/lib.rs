@@ -1,6 +1,7 @@
 //! Translation schemes and VMCPI (see README.md).
 
 pub mod config;
+pub mod fanout;
 mod hit_run;
 pub mod memsys;
 pub mod replay;
@@ -10,9 +11,9 @@ pub mod sim;
 pub mod vmcpi;
 
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
-pub use memsys::l2_inclusion_refusal;
+pub use fanout::{fanout_groups, fanout_refusal, l2_inclusion_refusal};
 pub use replay::{onepass_groups, replay_refusal, OnePass};
 pub use result::{SideEvents, VmResult, VmcpiRow};
 pub use scheme::{Scheme, TableKind, TranslateAt};
-pub use sim::{fanout_groups, fanout_refusal, Recorded, SimError, VmSim};
+pub use sim::{Recorded, SimError, VmSim};
 pub use vmcpi::{Component, Costs, ProtectionSweep, Vmcpi};

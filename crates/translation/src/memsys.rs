@@ -5,18 +5,23 @@
 //! victim is written below. A NOTLB run is checked against that hierarchy
 //! counter for counter.
 //!
+//! Below the L1s is `fanout::Tails`: the machine's own L2 and memory, and
+//! in a sweep the further L2s fed the same L1 misses.
+//!
 //! What it adds: the level that served each access (for VMCPI penalties and
-//! Table 1), and a log of the transfers that reached memory for mapped
-//! lines, so a scheme that translates at memory (SOFTVM, SPUR) can see the
-//! write-backs and fills it must translate.
+//! Table 1), and the machine crate's `TransferLog` of the transfers that
+//! reached memory for mapped lines, tagged fill, write-back or
+//! write-through, so a scheme that translates at memory (SOFTVM, SPUR) can
+//! see the fills and write-backs it must translate.
 
+use vmlab_addr::VirtAddr;
 use vmlab_cache::{
-    Cache, CacheConfig, CacheStats, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef,
-    Lookup, Outcome, RefKind, VirtualDirect, WriteMissPolicy, WritePolicy,
+    Cache, CacheStats, Flush, FlushStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
-use vmlab_machine::{MemoryStats, Reached};
+use vmlab_machine::{MemoryStats, Reached, Transfer};
 
 use crate::config::VmConfig;
+use crate::fanout::{direct_check, Tail, Tails};
 
 /// Where an access was served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -37,68 +42,16 @@ impl Level {
     }
 }
 
-/// A transfer between L2 and memory of a line of a mapped address space.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemTransfer {
-    pub write: bool,
-    /// Virtual address of the line (or of the write) and its address space.
-    pub vaddr: u64,
-    pub asid: u32,
-}
-
-// One L2 per machine, so the size difference between variants costs nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum L2 {
-    Unified(Cache),
-    Split { i: Cache, d: Cache },
-}
-
-/// Everything below the L1s: the L2 (split or unified), memory, and the log
-/// of mapped transfers. A `MemSys` has one, and may carry more (`add_tail`)
-/// when several machines differ only below L1: the L1 miss stream of a
-/// scheme that translates before or at L1 does not depend on the L2, so
-/// one pass over the L1s can feed every L2 (the S1 sweep's L2 sizes and
-/// line sizes).
-#[derive(Debug)]
-pub struct Tail {
-    l2: L2,
-    memory: MemoryStats,
-    /// Addresses at or above this are unmapped (physical) and never logged;
-    /// `None`: nobody reads the log (schemes that do not translate at
-    /// memory), so nothing is logged.
-    unmapped_base: Option<u64>,
-    pub log: Vec<MemTransfer>,
-    /// L2 hits finished by `Cache::lookup` (see `MemSys::access_fast`); off
-    /// in the general path the fast one is tested against.
-    fast: bool,
-    /// For the L2 serving each kind: the inline hit check of a direct-mapped,
-    /// VIVT, ASID-tagged, write-back level without 3C shadow (every S1 grid
-    /// machine), or `None`; as `MemSys::l1_direct`.
-    l2_direct: [Option<HitCheck>; 3],
-    /// Hits found by the direct probes, by kind, not yet added to the L2
-    /// statistics (`settle`).
-    direct_hits: [u64; 3],
-    direct_probes: u64,
-    /// Whether the latest `below_l1` sent a fill here and every piece of
-    /// it hit: then the fill hits every larger L2 that includes this one
-    /// (`MemSys::includer`).
-    fill_hit: bool,
-    /// Fills counted as hits because an included L2 hit them (never
-    /// reset): lets tests prove the one pass over L2 sizes ran.
-    included_fills: u64,
-}
-
+// The L2s first (`repr(C)`): an L1 miss hands them on, and with them at
+// offset 0 SOFTVM and SPUR run 0.1-0.2 % fewer instructions (callgrind,
+// docs/performance.md, session 17).
+#[repr(C)]
 #[derive(Debug)]
 pub struct MemSys {
+    /// The machine's own L2 and memory, and the sweep's fan-out of L2s.
+    below: Tails,
     l1i: Cache,
     l1d: Cache,
-    /// The machine's own L2 and memory.
-    pub tail: Tail,
-    /// Further L2s fed the same L1 misses and write-backs (`add_tail`), and
-    /// the level each served the latest access below L1 at.
-    extra: Vec<Tail>,
-    extra_levels: Vec<Level>,
     /// Per L1 side (I, D): the inline hit check of a direct-mapped, VIVT,
     /// ASID-tagged, write-back level without 3C shadow, or `None`. Such a
     /// level's hit is `Cache::probe` (a dirty bit at most; no replacement
@@ -111,315 +64,17 @@ pub struct MemSys {
     /// Every probe by the L1 direct checks, hit or miss (never reset): lets
     /// tests prove the direct paths ran.
     direct_probes: u64,
-    /// One pass over the L2 sizes: the order the tails take each L1
-    /// outcome in (0: `tail`, i + 1: `extra[i]`), smallest L2s first, and
-    /// for each tail and fill side (I, D) an earlier tail whose L2 of that
-    /// side is included in this one's (`l2_inclusion_refusal`): a fill
-    /// that hit there hits here, and is only counted. Empty when no tail
-    /// includes another.
-    order: Vec<usize>,
-    included: Vec<[Option<usize>; 2]>,
-}
-
-/// Why a direct-mapped L2 `large` does not hold every line that `small`
-/// holds after the same requests (so a fill that hits `small` may miss
-/// `large`), or `None` if it does: both direct-mapped, bit-select,
-/// write-allocate, write-back, virtually indexed and tagged with ASIDs
-/// (as the direct probes that count their hits), the same line, `large`
-/// at least `small`'s size. Then a line in `small` is the latest line
-/// requested in its set, and `large`'s sets refine `small`'s, so it is the
-/// latest in its set of `large` too (Mattson et al. 1970's inclusion; Hill
-/// and Smith 1989 for set refinement). Both must see the same requests:
-/// the caller pairs L2s serving the same side of the same arrangement
-/// (split with split, unified with unified).
-pub fn l2_inclusion_refusal(small: &CacheConfig, large: &CacheConfig) -> Option<&'static str> {
-    for c in [small, large] {
-        let direct = Geometry::new(c).is_ok_and(|g| g.ways == 1 && g.sets.is_power_of_two());
-        if !direct || c.index != IndexFn::BitSelect {
-            return Some("an L2 is not direct-mapped and bit-select");
-        }
-        if c.write_miss != WriteMissPolicy::WriteAllocate || c.write != WritePolicy::WriteBack {
-            return Some("an L2 is not write-back and write-allocate");
-        }
-        if c.indexing != Indexing::Vivt || !c.asid_tags {
-            return Some("an L2 is not virtually indexed and tagged with ASIDs");
-        }
-    }
-    if small.line != large.line {
-        return Some("the L2 lines differ");
-    }
-    if large.size.0 < small.size.0 {
-        return Some("the L2 is smaller");
-    }
-    None
-}
-
-/// The inline hit check of `c` if a hit there needs no translation and no
-/// replacement update: one way, virtual index and tag with ASIDs.
-fn direct_check(c: &Cache) -> Option<HitCheck> {
-    c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
-}
-
-impl Tail {
-    fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
-        let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
-            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
-            (None, Some(i), Some(d)) => {
-                L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? }
-            }
-            // VmConfig::check rejects anything else; an empty unified L2 of
-            // the L1's shape would be a silent wrong machine, so fail loudly.
-            _ => return Err(GeometryError("no L2 configured".into())),
-        };
-        let l2_direct = match &l2 {
-            L2::Unified(c) => [direct_check(c); 3],
-            L2::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
-        };
-        Ok(Self {
-            l2,
-            memory: MemoryStats::default(),
-            unmapped_base,
-            log: Vec::new(),
-            fast: true,
-            l2_direct,
-            direct_hits: [0; 3],
-            direct_probes: 0,
-            fill_hit: false,
-            included_fills: 0,
-        })
-    }
-
-    /// The L2 serving the fills of side `s` (0: I, 1: D) and whether it is
-    /// split.
-    fn fill_cache(&self, s: usize) -> (&Cache, bool) {
-        match &self.l2 {
-            L2::Unified(c) => (c, false),
-            L2::Split { i, d } => (if s == 0 { i } else { d }, true),
-        }
-    }
-
-    #[inline]
-    fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        match &mut self.l2 {
-            L2::Unified(c) => c,
-            L2::Split { i, d } => {
-                if kind == RefKind::Ifetch {
-                    i
-                } else {
-                    d
-                }
-            }
-        }
-    }
-
-    fn settle(&mut self) {
-        for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
-            let n = std::mem::take(&mut self.direct_hits[kind as usize]);
-            self.l2(kind).count_repeat_hits(kind, n);
-        }
-    }
-
-    /// What an L1 access's outcome sends below: its fill, a write-through
-    /// write, its victim's write-back. Returns the level that served the
-    /// access (L1 if it was an L1 hit that sent nothing below).
-    /// `fill_hits`: the fill is known to hit every piece here (an included
-    /// L2 hit it), so it is counted, not looked up: a read hit in a
-    /// direct-mapped level changes nothing else.
-    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome, fill_hits: bool) -> Level {
-        let mut level = if out.hit { Level::L1 } else { Level::L2 };
-        self.fill_hit = false;
-        if out.fetch {
-            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-            let l = if fill_hits {
-                // The L1 line's pieces at L2 lines (`l2_request`'s split of
-                // an aligned line): one if the L2 line is the larger.
-                self.direct_hits[fill as usize] += (line >> self.l2(fill).line_bytes().trailing_zeros()).max(1);
-                Level::L2
-            } else {
-                self.l2_request(fill, a, line)
-            };
-            self.fill_hit = l == Level::L2;
-            level = level.max(l);
-        }
-        if out.write_through {
-            let l = self.l2_request(RefKind::Write, r, size);
-            if !out.hit || out.fetch {
-                level = level.max(l);
-            } else {
-                level = l;
-            }
-        }
-        if let Some(v) = out.writeback {
-            self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
-        }
-        level
-    }
-
-    /// A request to L2, split at L2 line boundaries (an L1 line larger than
-    /// the L2 line spans several). Returns the worst level any piece reached.
-    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
-        let line = self.l2(kind).line_bytes();
-        let mut level = Level::L2;
-        let mut va = r.vaddr;
-        let end = r.vaddr + size.max(1);
-        while va < end {
-            let next = (va & !(line - 1)) + line;
-            let chunk = next.min(end) - va;
-            let piece = LineRef { vaddr: va, paddr: r.paddr + (va - r.vaddr), asid: r.asid };
-            level = level.max(self.l2_line(kind, piece, chunk, line));
-            va += chunk;
-        }
-        level
-    }
-
-    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
-        let fast = self.fast;
-        let direct = self.l2_direct[kind as usize];
-        self.direct_probes += u64::from(direct.is_some());
-        let l2 = self.l2(kind);
-        let out = if let Some(hc) = &direct {
-            // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
-            let (set, key) = hc.virtual_locate(r.vaddr);
-            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
-                self.direct_hits[kind as usize] += 1;
-                return Level::L2;
-            }
-            // As in `MemSys::l1_missed`: a level that fills in place.
-            l2.fill_or_access_missed(set, key, r, kind, size)
-        } else if fast {
-            // As in `MemSys::access_fast`: a hit that sends nothing below is done.
-            match l2.lookup(r, kind) {
-                Lookup::Hit(_) => return Level::L2,
-                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
-                Lookup::Full => l2.access(r, kind, size),
-            }
-        } else {
-            l2.access(r, kind, size)
-        };
-        let mut level = if out.hit { Level::L2 } else { Level::Memory };
-        if out.fetch {
-            self.memory.read(line);
-            self.note(false, r.vaddr & !(line - 1), r.asid);
-        }
-        if out.write_through {
-            self.memory.write(size);
-            self.note(true, r.vaddr, r.asid);
-            level = Level::Memory;
-        }
-        if let Some(v) = out.writeback {
-            self.memory.write(line);
-            self.note(true, v.vaddr, v.asid);
-        }
-        if out.hit && !out.write_through {
-            level = Level::L2;
-        }
-        level
-    }
-
-    fn note(&mut self, write: bool, vaddr: u64, asid: u32) {
-        if self.unmapped_base.is_some_and(|base| vaddr < base) {
-            self.log.push(MemTransfer { write, vaddr, asid });
-        }
-    }
-
-    /// Writes back and invalidates the L2s (after the L1s wrote theirs
-    /// here); returns the states the lines were found in.
-    fn flush_all(&mut self) -> FlushStats {
-        let l2s: &[RefKind] = match self.l2 {
-            L2::Unified(_) => &[RefKind::Read],
-            L2::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
-        };
-        let mut found = FlushStats::default();
-        for &kind in l2s {
-            let line = self.l2(kind).line_bytes();
-            let (stats, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
-            found += stats;
-            for v in dirty {
-                self.memory.write(line);
-                self.note(true, v.vaddr, v.asid);
-            }
-        }
-        found
-    }
-
-    pub fn memory(&self) -> &MemoryStats {
-        &self.memory
-    }
-
-    /// The L2 caches with their names.
-    pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
-        match &self.l2 {
-            L2::Unified(c) => vec![("l2", c)],
-            L2::Split { i, d } => vec![("l2i", i), ("l2d", d)],
-        }
-    }
 }
 
 impl MemSys {
-    pub fn new(cfg: &VmConfig, unmapped_base: Option<u64>) -> Result<Self, GeometryError> {
-        let tail = Tail::new(cfg, unmapped_base)?;
+    /// The machine of `cfg`, keeping the transfers to and from memory of
+    /// lines below `unmapped_base` (`transfers_since`), or of none.
+    pub fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        let below = Tails::new(cfg, unmapped_base)?;
         let l1i = Cache::new(cfg.l1i.clone(), false)?;
         let l1d = Cache::new(cfg.l1d.clone(), false)?;
         let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
-        Ok(Self {
-            l1i,
-            l1d,
-            tail,
-            extra: Vec::new(),
-            extra_levels: Vec::new(),
-            l1_direct,
-            direct_hits: [0; 3],
-            direct_probes: 0,
-            order: Vec::new(),
-            included: Vec::new(),
-        })
-    }
-
-    fn tail_at(&self, t: usize) -> &Tail {
-        if t == 0 {
-            &self.tail
-        } else {
-            &self.extra[t - 1]
-        }
-    }
-
-    /// Orders the tails smallest L2s first and pairs each L2 (per fill
-    /// side) with the largest earlier one it includes
-    /// (`l2_inclusion_refusal`), whose direct probes are on, as this one's.
-    fn chain_tails(&mut self) {
-        let n = 1 + self.extra.len();
-        let bytes = |t: &Tail| t.caches().iter().map(|(_, c)| c.config().size.0).sum::<u64>();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&t| (bytes(self.tail_at(t)), t));
-        let mut included = vec![[None; 2]; n];
-        for (k, &t) in order.iter().enumerate() {
-            for (s, fill) in [(0, RefKind::Ifetch), (1, RefKind::Read)] {
-                let me = self.tail_at(t);
-                let (large, split) = me.fill_cache(s);
-                if me.l2_direct[fill as usize].is_none() {
-                    continue;
-                }
-                included[t][s] = order[..k]
-                    .iter()
-                    .copied()
-                    .filter(|&p| {
-                        let them = self.tail_at(p);
-                        let (small, their_split) = them.fill_cache(s);
-                        them.l2_direct[fill as usize].is_some()
-                            && their_split == split
-                            && l2_inclusion_refusal(small.config(), large.config()).is_none()
-                    })
-                    .max_by_key(|&p| (self.tail_at(p).fill_cache(s).0.config().size.0, std::cmp::Reverse(p)));
-            }
-        }
-        if included.iter().flatten().any(Option::is_some) {
-            self.order = order;
-            self.included = included;
-        } else {
-            self.order.clear();
-            self.included.clear();
-        }
+        Ok(Self { l1i, l1d, below, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
     }
 
     /// Adds the L2 of `cfg` below the same L1s: it sees every fill,
@@ -427,20 +82,17 @@ impl MemSys {
     /// L2 does. Only for schemes whose L1 traffic does not depend on the L2
     /// (the caller checks): its transfers are never logged.
     pub fn add_tail(&mut self, cfg: &VmConfig) -> Result<(), GeometryError> {
-        let mut t = Tail::new(cfg, None)?;
-        t.fast = self.tail.fast;
-        if !t.fast {
-            t.l2_direct = [None; 3];
-        }
-        self.extra.push(t);
-        self.extra_levels.push(Level::L1);
-        self.chain_tails();
-        Ok(())
+        self.below.add_tail(cfg)
     }
 
     /// The added L2s (`add_tail`), in order.
     pub fn extra_tails(&self) -> &[Tail] {
-        &self.extra
+        self.below.extra_tails()
+    }
+
+    /// The machine's own L2 and memory.
+    pub fn own_tail(&self) -> &Tail {
+        self.below.own()
     }
 
     /// The level each added L2 served the latest access below L1 at (the
@@ -448,28 +100,24 @@ impl MemSys {
     /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
     #[inline]
     pub fn extra_levels(&self) -> &[Level] {
-        &self.extra_levels
+        self.below.extra_levels()
     }
 
     /// Turns the fast paths (direct probes, hits finished by `lookup`) off:
     /// the general path the fast one is tested against.
     pub fn set_general(&mut self) {
         self.l1_direct = [None; 2];
-        for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
-            t.fast = false;
-            t.l2_direct = [None; 3];
-        }
-        self.chain_tails();
+        self.below.set_general();
     }
 
     /// Probes by the direct checks, hit or miss, at every level.
     pub fn direct_probes(&self) -> u64 {
-        self.direct_probes + self.tail.direct_probes + self.extra.iter().map(|t| t.direct_probes).sum::<u64>()
+        self.direct_probes + self.below.direct_probes()
     }
 
     /// Fills counted by inclusion at every L2 (`chain_tails`).
     pub fn included_fills(&self) -> u64 {
-        self.tail.included_fills + self.extra.iter().map(|t| t.included_fills).sum::<u64>()
+        self.below.included_fills()
     }
 
     /// Adds the hits the direct probes found to the caches' statistics;
@@ -479,10 +127,7 @@ impl MemSys {
             let n = std::mem::take(&mut self.direct_hits[kind as usize]);
             self.l1(kind).count_repeat_hits(kind, n);
         }
-        self.tail.settle();
-        for t in &mut self.extra {
-            t.settle();
-        }
+        self.below.settle();
     }
 
     #[inline]
@@ -497,7 +142,7 @@ impl MemSys {
     /// The machine's own L2 serving `kind`.
     #[inline]
     pub fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        self.tail.l2(kind)
+        self.below.own_mut().l2(kind)
     }
 
     /// Whether an access of `kind` to this line would be served by L1 or L2
@@ -599,12 +244,13 @@ impl MemSys {
     /// answer as `Cache::contains` there, in fewer steps).
     #[inline]
     pub fn l2_holds(&mut self, kind: RefKind, r: LineRef) -> bool {
-        match self.tail.l2_direct[kind as usize] {
+        let own = self.below.own_mut();
+        match own.l2_direct[kind as usize] {
             Some(hc) => {
                 let (set, key) = hc.virtual_locate(r.vaddr);
-                self.tail.l2(kind).probe::<true, false>(&hc, set, key, r.asid, false).is_some()
+                own.l2(kind).probe::<true, false>(&hc, set, key, r.asid, false).is_some()
             }
-            None => self.tail.l2(kind).contains(r),
+            None => own.l2(kind).contains(r),
         }
     }
 
@@ -619,7 +265,10 @@ impl MemSys {
         let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
         let d = usize::from(kind != RefKind::Ifetch);
         let line = self.l1(kind).line_bytes();
-        if !self.extra.is_empty() || self.tail.l2_direct[fill as usize].is_none() || line > self.l2(fill).line_bytes() {
+        if self.below.fans_out()
+            || self.below.own().l2_direct[fill as usize].is_none()
+            || line > self.l2(fill).line_bytes()
+        {
             return self.l1_missed(kind, set, key, r, size);
         }
         let direct = self.l1_direct[d].is_some();
@@ -629,48 +278,42 @@ impl MemSys {
         } else {
             l1.access_missed(set, key, r, kind, size)
         };
-        self.tail.below_l1(kind, r, size, line, &out, true)
+        self.below.own_mut().below_l1(kind, r, size, line, &out, true)
     }
 
+    #[inline(always)]
     fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
-        if !self.order.is_empty() {
-            return self.below_l1_chained(kind, r, size, line, out);
-        }
-        for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
-            *l = t.below_l1(kind, r, size, line, out, false);
-        }
-        self.tail.below_l1(kind, r, size, line, out, false)
-    }
-
-    /// `below_l1` over tails some of which include others (`chain_tails`):
-    /// smallest first, so a fill that hit an included L2 is only counted
-    /// in the larger.
-    fn below_l1_chained(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
-        let s = usize::from(kind != RefKind::Ifetch);
-        let mut own = Level::L1;
-        for k in 0..self.order.len() {
-            let t = self.order[k];
-            let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);
-            let tail = if t == 0 { &mut self.tail } else { &mut self.extra[t - 1] };
-            tail.included_fills += u64::from(hits);
-            let l = tail.below_l1(kind, r, size, line, out, hits);
-            if t == 0 {
-                own = l;
-            } else {
-                self.extra_levels[t - 1] = l;
-            }
-        }
-        own
+        self.below.below_l1(kind, r, size, line, out)
     }
 
     pub fn memory(&self) -> &MemoryStats {
-        self.tail.memory()
+        self.below.own().memory()
+    }
+
+    /// A position in the log of the machine's own memory transfers
+    /// (`transfers_since`).
+    #[inline(always)]
+    pub fn transfer_mark(&self) -> usize {
+        self.below.own().log.mark()
+    }
+
+    /// Whether a transfer of a mapped line reached memory after `mark`.
+    #[inline(always)]
+    pub fn transferred_since(&self, mark: usize) -> bool {
+        self.below.own().log.grew_since(mark)
+    }
+
+    /// Removes and yields, oldest first, the memory transfers of mapped
+    /// lines recorded after `mark` (only the machine's own L2's: the
+    /// fan-out's are never kept).
+    pub fn transfers_since(&mut self, mark: usize) -> impl Iterator<Item = Transfer> + '_ {
+        self.below.own_mut().log.since(mark)
     }
 
     /// Every cache with its name, L1 first (I before D).
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
         let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
-        v.extend(self.tail.caches());
+        v.extend(self.below.own().caches());
         v
     }
 
@@ -688,16 +331,95 @@ impl MemSys {
             let (stats, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
             found += stats;
             for v in dirty {
-                let r = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
-                for t in std::iter::once(&mut self.tail).chain(self.extra.iter_mut()) {
-                    t.l2_request(RefKind::Write, r, line);
-                }
+                self.below.write_back(LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
             }
         }
-        found += self.tail.flush_all();
-        for t in &mut self.extra {
-            t.flush_all();
-        }
+        found += self.below.flush_all();
         found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use vmlab_addr::{Asid, VirtAddr};
+    use vmlab_cache::{LineRef, RefKind, WritePolicy};
+    use vmlab_machine::{Cause, Transfer};
+
+    use super::{Level, MemSys};
+    use crate::config::{load, VmConfig};
+
+    const UNMAPPED: u64 = 1 << 56;
+
+    /// jacob-mudge with a 64-byte L1 D (4 sets) and a 512-byte L2 D (32
+    /// sets), 16-byte lines, all direct-mapped.
+    fn tiny() -> VmConfig {
+        load("jacob-mudge", &["l1d.size=64".to_string(), "l2d.size=512".to_string()]).expect("preset")
+    }
+
+    fn at(va: u64) -> LineRef {
+        LineRef { vaddr: va, paddr: va, asid: 1 }
+    }
+
+    /// The transfers after `mark`, every one of space 1.
+    fn since(m: &mut MemSys, mark: usize) -> Vec<(Cause, u64)> {
+        let kept: Vec<Transfer> = m.transfers_since(mark).collect();
+        assert!(kept.iter().all(|t| t.space == Asid(1)));
+        kept.iter().map(|t| (t.cause, t.vaddr.0)).collect()
+    }
+
+    #[test]
+    fn fills_and_write_backs_reach_the_log_with_their_cause() {
+        for general in [false, true] {
+            let mut m = MemSys::new(&tiny(), Some(VirtAddr(UNMAPPED))).expect("machine");
+            if general {
+                m.set_general();
+            }
+            // Cold read: L1 D and L2 D miss, the line comes from memory.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Level::Memory);
+            assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x40)]);
+            // The write-back L1 absorbs the write: nothing moves.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Level::L1);
+            assert!(!m.transferred_since(mark));
+            // 0x80 shares L1 set 0 with 0x40: its fill comes from memory, and
+            // the dirty 0x40 is written back into L2, where it hits.
+            assert_eq!(m.access_fast(RefKind::Read, at(0x80), 4), Level::Memory);
+            assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x80)]);
+            // 0x240 shares L2 set 4 with the dirty 0x40: fill, then the victim.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Read, at(0x240), 4), Level::Memory);
+            assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x240), (Cause::WriteBack, 0x40)]);
+            // Unmapped memory (handler code, physical PTEs) is never kept.
+            let mark = m.transfer_mark();
+            assert_eq!(m.access_fast(RefKind::Read, at(UNMAPPED | 0x1000), 4), Level::Memory);
+            assert!(!m.transferred_since(mark));
+            assert_eq!(m.memory().reads, 4);
+            assert_eq!(m.memory().writes, 1);
+        }
+    }
+
+    #[test]
+    fn a_write_through_write_is_logged_at_its_own_address() {
+        let mut cfg = tiny();
+        cfg.l1d.write = WritePolicy::WriteThrough;
+        if let Some(d) = cfg.l2d.as_mut() {
+            d.write = WritePolicy::WriteThrough;
+        }
+        let mut m = MemSys::new(&cfg, Some(VirtAddr(UNMAPPED))).expect("machine");
+        assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Level::Memory);
+        let mark = m.transfer_mark();
+        // Hits both levels, and both pass the write on: served at memory.
+        assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Level::Memory);
+        assert_eq!(since(&mut m, mark), [(Cause::WriteThrough, 0x44)]);
+        assert_eq!((m.memory().writes, m.memory().bytes_written), (1, 4));
+    }
+
+    #[test]
+    fn nothing_is_kept_without_a_bound() {
+        let mut m = MemSys::new(&tiny(), None).expect("machine");
+        m.access_fast(RefKind::Read, at(0x40), 4);
+        assert_eq!(m.transfer_mark(), 0);
+        assert_eq!(m.memory().reads, 1);
     }
 }

@@ -32,10 +32,11 @@ use vmlab_machine::{Ledger, Mechanism};
 use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
+use crate::fanout::{fanout_groups, fanout_refusal};
 use crate::memsys::{Level, MemSys};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
-use crate::sim::{component_rows, fanout_groups, fanout_refusal, Recorded, SimError, VmSim};
+use crate::sim::{component_rows, Recorded, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
 
 /// Why a machine `cfg` cannot replay what `recorder` records, or `None`
@@ -195,7 +196,7 @@ impl Replayer {
             .filter(|(n, _)| n.starts_with("l1"))
             .map(|(name, stats)| NamedCache { name: name.to_string(), stats })
             .collect();
-        let below = std::iter::once((self.mem.tail.caches(), *self.mem.memory(), 0))
+        let below = std::iter::once((self.mem.own_tail().caches(), *self.mem.memory(), 0))
             .chain(self.mem.extra_tails().iter().enumerate().map(|(i, t)| (t.caches(), *t.memory(), i + 1)));
         let mut out = Vec::with_capacity(self.cfgs.len());
         for (caches, memory, i) in below {

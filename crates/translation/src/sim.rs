@@ -22,7 +22,7 @@ use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
-use vmlab_machine::{Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
+use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{
     FramePool, PageTable, PteAddr, PteRef, Side, Slot, Switch, SwitchSite, TableError, Tier, Tlb, TlbEntry, TlbError,
@@ -32,6 +32,7 @@ use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
+use crate::fanout::fanout_refusal;
 use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Level, MemSys};
 use crate::result::{SideEvents, VmResult};
@@ -426,7 +427,7 @@ impl VmSim {
         let scheme = cfg.scheme;
         let l1_virtual = cfg.l1i.indexing == Indexing::Vivt && cfg.l1d.indexing == Indexing::Vivt;
         let at = scheme.translate_at(l1_virtual, cfg.tlb_every_access);
-        let log_base = (at == TranslateAt::L2Miss).then_some(UNMAPPED_BASE);
+        let log_base = (at == TranslateAt::L2Miss).then_some(VirtAddr(UNMAPPED_BASE));
         let mem = MemSys::new(&cfg, log_base).map_err(|e| SimError::Config(e.0))?;
         let page = cfg.page_size.bytes();
         let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
@@ -597,7 +598,7 @@ impl VmSim {
     }
 
     /// L1 fills counted as L2 hits because a smaller direct-mapped L2 of
-    /// the fan-out hit them (`memsys::l2_inclusion_refusal`).
+    /// the fan-out hit them (`fanout::l2_inclusion_refusal`).
     pub fn included_fills(&self) -> u64 {
         self.mem.included_fills()
     }
@@ -668,7 +669,7 @@ impl VmSim {
 
     fn flush_all(&mut self) -> Result<FlushStats, SimError> {
         self.memo.forget_lines();
-        let mark = self.mem.tail.log.len();
+        let mark = self.mem.transfer_mark();
         let found = self.mem.flush_all();
         if let Some(t) = self.tap.as_mut() {
             t.push(Recorded::Flush);
@@ -780,7 +781,7 @@ impl VmSim {
                 va
             }
         };
-        let mark = self.mem.tail.log.len();
+        let mark = self.mem.transfer_mark();
         let r = LineRef { vaddr: va, paddr: pa, asid };
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
         if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
@@ -830,12 +831,12 @@ impl VmSim {
             }
             Lookup::Miss { set, key } => {
                 if self.mem.l2_holds(kind, r) {
-                    let mark = self.mem.tail.log.len();
+                    let mark = self.mem.transfer_mark();
                     let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
                     return self.finish_piece_at_memory(kind, asid, va, level, mark);
                 }
                 self.translate_at_memory(asid, va)?;
-                let mark = self.mem.tail.log.len();
+                let mark = self.mem.transfer_mark();
                 let level = self.mem.access_fast(kind, r, size);
                 (level, mark)
             }
@@ -843,7 +844,7 @@ impl VmSim {
                 if !self.mem.resident(kind, r) {
                     self.translate_at_memory(asid, va)?;
                 }
-                let mark = self.mem.tail.log.len();
+                let mark = self.mem.transfer_mark();
                 (self.mem.access(kind, r, size), mark)
             }
         };
@@ -897,7 +898,7 @@ impl VmSim {
     fn after_access(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         // Nothing reached memory (every hit) and nothing waits (a nested
         // call drains the queue, in order): nothing to translate.
-        if self.at != TranslateAt::L2Miss || (self.mem.tail.log.len() == mark && self.pending.is_empty()) {
+        if self.at != TranslateAt::L2Miss || (!self.mem.transferred_since(mark) && self.pending.is_empty()) {
             return Ok(());
         }
         self.translate_transfers(mark, demand)
@@ -907,30 +908,28 @@ impl VmSim {
     fn translate_transfers(&mut self, mark: usize, demand: Option<(u64, u32)>) -> Result<(), SimError> {
         let page = self.cfg.page_size.bytes();
         let demand_page = demand.map(|(va, asid)| (va / page, asid));
-        let mut log = std::mem::take(&mut self.mem.tail.log);
-        for t in log.drain(mark..) {
-            if !t.write && demand_page == Some((t.vaddr / page, t.asid)) {
+        let retranslate = self.cfg.retranslate_writebacks;
+        for t in self.mem.transfers_since(mark) {
+            if t.cause == Cause::Fill && demand_page == Some((t.vaddr.0 / page, t.space.0)) {
                 continue;
             }
-            if t.write && !self.cfg.retranslate_writebacks {
+            // Write-throughs count as write-backs here, as they always did.
+            if t.cause.is_write() && !retranslate {
                 continue;
             }
-            self.pending.push_back((t.vaddr, t.asid));
+            self.pending.push_back((t.vaddr.0, t.space.0));
         }
-        self.mem.tail.log = log;
         while let Some((va, asid)) = self.pending.pop_front() {
             self.writeback_translations += 1;
-            let mark = self.mem.tail.log.len();
+            let mark = self.mem.transfer_mark();
             self.translate_at_memory(asid, va)?;
             // Transfers the handler's own references caused join the queue.
-            let mut log = std::mem::take(&mut self.mem.tail.log);
-            for t in log.drain(mark..) {
-                if t.write && !self.cfg.retranslate_writebacks {
+            for t in self.mem.transfers_since(mark) {
+                if t.cause.is_write() && !retranslate {
                     continue;
                 }
-                self.pending.push_back((t.vaddr, t.asid));
+                self.pending.push_back((t.vaddr.0, t.space.0));
             }
-            self.mem.tail.log = log;
         }
         Ok(())
     }
@@ -1253,7 +1252,7 @@ impl VmSim {
     /// any other.
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<(), SimError> {
         self.memo.forget_lines();
-        let mark = self.mem.tail.log.len();
+        let mark = self.mem.transfer_mark();
         let r = LineRef { vaddr, paddr, asid: TRACE_KERNEL_SPACE.0 };
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
@@ -1549,38 +1548,6 @@ impl SwitchSite for VmSim {
     fn flush_caches(&mut self) -> Result<FlushStats, SimError> {
         self.flush_all()
     }
-}
-
-/// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
-/// `None` if it can.
-pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
-    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
-    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
-        return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
-    }
-    if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
-        return Some("protection changes sweep the L2");
-    }
-    let mut same_above = cfg.clone();
-    same_above.name.clone_from(&leader.name);
-    same_above.l2.clone_from(&leader.l2);
-    same_above.l2i.clone_from(&leader.l2i);
-    same_above.l2d.clone_from(&leader.l2d);
-    (same_above != *leader).then_some("they differ above L2")
-}
-
-/// Splits configurations into fan-out groups (indices, in order; each
-/// group's first is its leader): every configuration joins the first group
-/// whose leader accepts it, so a sweep over L2s runs each L1 pass once.
-pub fn fanout_groups(cfgs: &[VmConfig]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, cfg) in cfgs.iter().enumerate() {
-        match groups.iter_mut().find(|g| fanout_refusal(&cfgs[g[0]], cfg).is_none()) {
-            Some(g) => g.push(i),
-            None => groups.push(vec![i]),
-        }
-    }
-    groups
 }
 
 pub(crate) fn component_rows(v: &Vmcpi) -> Vec<crate::result::VmcpiRow> {

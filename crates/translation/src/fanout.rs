@@ -1,0 +1,535 @@
+//! Everything below a translating machine's L1s (`Tails`): its own L2
+//! (split or unified) and memory, with the `TransferLog` of what reached
+//! memory, and, in a sweep, more L2s fed the same L1 misses and write-backs
+//! (the L2 fan-out): the L1 miss stream of a scheme that translates before
+//! or at L1 does not depend on the L2, so one pass over the L1s feeds every
+//! L2 of a grid. Which configurations may share a pass is decided here too
+//! (`fanout_refusal`, `fanout_groups`), and the L2s of one pass are taken
+//! smallest first so a fill that hit an included L2 is only counted in the
+//! larger (`l2_inclusion_refusal`). The fan-out is the sweep's concern, not
+//! the simulated machine's; `VmSim` still holds it (crates/translation/README.md
+//! says what is left of issue 24 here).
+
+use vmlab_addr::{Asid, VirtAddr};
+use vmlab_cache::{
+    Cache, CacheConfig, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef, Lookup,
+    Outcome, RefKind, WriteMissPolicy, WritePolicy,
+};
+use vmlab_machine::{Cause, MemoryStats, TransferLog};
+
+use crate::config::VmConfig;
+use crate::memsys::Level;
+use crate::scheme::TranslateAt;
+
+// One L2 per machine, so the size difference between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum L2 {
+    Unified(Cache),
+    Split { i: Cache, d: Cache },
+}
+
+/// Everything below the L1s: the L2 (split or unified), memory, and the log
+/// of mapped transfers. A `MemSys` has one, and may carry more (`add_tail`)
+/// when several machines differ only below L1: the L1 miss stream of a
+/// scheme that translates before or at L1 does not depend on the L2, so
+/// one pass over the L1s can feed every L2 (the S1 sweep's L2 sizes and
+/// line sizes).
+#[derive(Debug)]
+pub struct Tail {
+    l2: L2,
+    memory: MemoryStats,
+    /// The transfers to and from memory of mapped lines; keeps none
+    /// (`TransferLog::new(None)`) where nobody reads them (schemes that do
+    /// not translate at memory, the fan-out's L2s).
+    pub(crate) log: TransferLog,
+    /// L2 hits finished by `Cache::lookup` (see `MemSys::access_fast`); off
+    /// in the general path the fast one is tested against.
+    fast: bool,
+    /// For the L2 serving each kind: the inline hit check of a direct-mapped,
+    /// VIVT, ASID-tagged, write-back level without 3C shadow (every S1 grid
+    /// machine), or `None`; as `MemSys::l1_direct`.
+    pub(crate) l2_direct: [Option<HitCheck>; 3],
+    /// Hits found by the direct probes, by kind, not yet added to the L2
+    /// statistics (`settle`).
+    direct_hits: [u64; 3],
+    direct_probes: u64,
+    /// Whether the latest `below_l1` sent a fill here and every piece of
+    /// it hit: then the fill hits every larger L2 that includes this one
+    /// (`Tails::chain_tails`).
+    fill_hit: bool,
+    /// Fills counted as hits because an included L2 hit them (never
+    /// reset): lets tests prove the one pass over L2 sizes ran.
+    included_fills: u64,
+}
+
+/// The machine's own L2 and memory (`own`), and the fan-out's further L2s
+/// (`add_tail`), each taking every L1 outcome.
+#[derive(Debug)]
+pub(crate) struct Tails {
+    /// The machine's own L2 and memory.
+    own: Tail,
+    /// Further L2s fed the same L1 misses and write-backs (`add_tail`), and
+    /// the level each served the latest access below L1 at.
+    extra: Vec<Tail>,
+    extra_levels: Vec<Level>,
+    /// One pass over the L2 sizes: the order the tails take each L1
+    /// outcome in (0: `own`, i + 1: `extra[i]`), smallest L2s first, and
+    /// for each tail and fill side (I, D) an earlier tail whose L2 of that
+    /// side is included in this one's (`l2_inclusion_refusal`): a fill
+    /// that hit there hits here, and is only counted. Empty when no tail
+    /// includes another.
+    order: Vec<usize>,
+    included: Vec<[Option<usize>; 2]>,
+}
+
+/// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
+/// `None` if it can.
+pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
+    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
+    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
+        return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
+    }
+    if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
+        return Some("protection changes sweep the L2");
+    }
+    let mut same_above = cfg.clone();
+    same_above.name.clone_from(&leader.name);
+    same_above.l2.clone_from(&leader.l2);
+    same_above.l2i.clone_from(&leader.l2i);
+    same_above.l2d.clone_from(&leader.l2d);
+    (same_above != *leader).then_some("they differ above L2")
+}
+
+/// Splits configurations into fan-out groups (indices, in order; each
+/// group's first is its leader): every configuration joins the first group
+/// whose leader accepts it, so a sweep over L2s runs each L1 pass once.
+pub fn fanout_groups(cfgs: &[VmConfig]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, cfg) in cfgs.iter().enumerate() {
+        match groups.iter_mut().find(|g| fanout_refusal(&cfgs[g[0]], cfg).is_none()) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    groups
+}
+
+/// Why a direct-mapped L2 `large` does not hold every line that `small`
+/// holds after the same requests (so a fill that hits `small` may miss
+/// `large`), or `None` if it does: both direct-mapped, bit-select,
+/// write-allocate, write-back, virtually indexed and tagged with ASIDs
+/// (as the direct probes that count their hits), the same line, `large`
+/// at least `small`'s size. Then a line in `small` is the latest line
+/// requested in its set, and `large`'s sets refine `small`'s, so it is the
+/// latest in its set of `large` too (Mattson et al. 1970's inclusion; Hill
+/// and Smith 1989 for set refinement). Both must see the same requests:
+/// the caller pairs L2s serving the same side of the same arrangement
+/// (split with split, unified with unified).
+pub fn l2_inclusion_refusal(small: &CacheConfig, large: &CacheConfig) -> Option<&'static str> {
+    for c in [small, large] {
+        let direct = Geometry::new(c).is_ok_and(|g| g.ways == 1 && g.sets.is_power_of_two());
+        if !direct || c.index != IndexFn::BitSelect {
+            return Some("an L2 is not direct-mapped and bit-select");
+        }
+        if c.write_miss != WriteMissPolicy::WriteAllocate || c.write != WritePolicy::WriteBack {
+            return Some("an L2 is not write-back and write-allocate");
+        }
+        if c.indexing != Indexing::Vivt || !c.asid_tags {
+            return Some("an L2 is not virtually indexed and tagged with ASIDs");
+        }
+    }
+    if small.line != large.line {
+        return Some("the L2 lines differ");
+    }
+    if large.size.0 < small.size.0 {
+        return Some("the L2 is smaller");
+    }
+    None
+}
+
+/// The inline hit check of `c` if a hit there needs no translation and no
+/// replacement update: one way, virtual index and tag with ASIDs.
+pub(crate) fn direct_check(c: &Cache) -> Option<HitCheck> {
+    c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
+}
+
+impl Tail {
+    fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
+            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
+            (None, Some(i), Some(d)) => {
+                L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? }
+            }
+            // VmConfig::check rejects anything else; an empty unified L2 of
+            // the L1's shape would be a silent wrong machine, so fail loudly.
+            _ => return Err(GeometryError("no L2 configured".into())),
+        };
+        let l2_direct = match &l2 {
+            L2::Unified(c) => [direct_check(c); 3],
+            L2::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
+        };
+        Ok(Self {
+            l2,
+            memory: MemoryStats::default(),
+            log: TransferLog::new(unmapped_base),
+            fast: true,
+            l2_direct,
+            direct_hits: [0; 3],
+            direct_probes: 0,
+            fill_hit: false,
+            included_fills: 0,
+        })
+    }
+
+    /// The L2 serving the fills of side `s` (0: I, 1: D) and whether it is
+    /// split.
+    fn fill_cache(&self, s: usize) -> (&Cache, bool) {
+        match &self.l2 {
+            L2::Unified(c) => (c, false),
+            L2::Split { i, d } => (if s == 0 { i } else { d }, true),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn l2(&mut self, kind: RefKind) -> &mut Cache {
+        match &mut self.l2 {
+            L2::Unified(c) => c,
+            L2::Split { i, d } => {
+                if kind == RefKind::Ifetch {
+                    i
+                } else {
+                    d
+                }
+            }
+        }
+    }
+
+    fn settle(&mut self) {
+        for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
+            let n = std::mem::take(&mut self.direct_hits[kind as usize]);
+            self.l2(kind).count_repeat_hits(kind, n);
+        }
+    }
+
+    /// What an L1 access's outcome sends below: its fill, a write-through
+    /// write, its victim's write-back. Returns the level that served the
+    /// access (L1 if it was an L1 hit that sent nothing below).
+    /// `fill_hits`: the fill is known to hit every piece here (an included
+    /// L2 hit it), so it is counted, not looked up: a read hit in a
+    /// direct-mapped level changes nothing else.
+    pub(crate) fn below_l1(
+        &mut self,
+        kind: RefKind,
+        r: LineRef,
+        size: u64,
+        line: u64,
+        out: &Outcome,
+        fill_hits: bool,
+    ) -> Level {
+        let mut level = if out.hit { Level::L1 } else { Level::L2 };
+        self.fill_hit = false;
+        if out.fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+            let l = if fill_hits {
+                // The L1 line's pieces at L2 lines (`l2_request`'s split of
+                // an aligned line): one if the L2 line is the larger.
+                self.direct_hits[fill as usize] += (line >> self.l2(fill).line_bytes().trailing_zeros()).max(1);
+                Level::L2
+            } else {
+                self.l2_request(fill, a, line)
+            };
+            self.fill_hit = l == Level::L2;
+            level = level.max(l);
+        }
+        if out.write_through {
+            let l = self.l2_request(RefKind::Write, r, size);
+            if !out.hit || out.fetch {
+                level = level.max(l);
+            } else {
+                level = l;
+            }
+        }
+        if let Some(v) = out.writeback {
+            self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+        }
+        level
+    }
+
+    /// A request to L2, split at L2 line boundaries (an L1 line larger than
+    /// the L2 line spans several). Returns the worst level any piece reached.
+    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+        let line = self.l2(kind).line_bytes();
+        let mut level = Level::L2;
+        let mut va = r.vaddr;
+        let end = r.vaddr + size.max(1);
+        while va < end {
+            let next = (va & !(line - 1)) + line;
+            let chunk = next.min(end) - va;
+            let piece = LineRef { vaddr: va, paddr: r.paddr + (va - r.vaddr), asid: r.asid };
+            level = level.max(self.l2_line(kind, piece, chunk, line));
+            va += chunk;
+        }
+        level
+    }
+
+    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
+        let fast = self.fast;
+        let direct = self.l2_direct[kind as usize];
+        self.direct_probes += u64::from(direct.is_some());
+        let l2 = self.l2(kind);
+        let out = if let Some(hc) = &direct {
+            // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
+            let (set, key) = hc.virtual_locate(r.vaddr);
+            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
+                self.direct_hits[kind as usize] += 1;
+                return Level::L2;
+            }
+            // As in `MemSys::l1_missed`: a level that fills in place.
+            l2.fill_or_access_missed(set, key, r, kind, size)
+        } else if fast {
+            // As in `MemSys::access_fast`: a hit that sends nothing below is done.
+            match l2.lookup(r, kind) {
+                Lookup::Hit(_) => return Level::L2,
+                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
+                Lookup::Full => l2.access(r, kind, size),
+            }
+        } else {
+            l2.access(r, kind, size)
+        };
+        let mut level = if out.hit { Level::L2 } else { Level::Memory };
+        if out.fetch {
+            self.memory.read(line);
+            self.log.note(Cause::Fill, VirtAddr(r.vaddr & !(line - 1)), Asid(r.asid));
+        }
+        if out.write_through {
+            self.memory.write(size);
+            self.log.note(Cause::WriteThrough, VirtAddr(r.vaddr), Asid(r.asid));
+            level = Level::Memory;
+        }
+        if let Some(v) = out.writeback {
+            self.memory.write(line);
+            self.log.note(Cause::WriteBack, VirtAddr(v.vaddr), Asid(v.asid));
+        }
+        if out.hit && !out.write_through {
+            level = Level::L2;
+        }
+        level
+    }
+
+    /// Writes back and invalidates the L2s (after the L1s wrote theirs
+    /// here); returns the states the lines were found in.
+    fn flush_all(&mut self) -> FlushStats {
+        let l2s: &[RefKind] = match self.l2 {
+            L2::Unified(_) => &[RefKind::Read],
+            L2::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
+        };
+        let mut found = FlushStats::default();
+        for &kind in l2s {
+            let line = self.l2(kind).line_bytes();
+            let (stats, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
+            found += stats;
+            for v in dirty {
+                self.memory.write(line);
+                self.log.note(Cause::WriteBack, VirtAddr(v.vaddr), Asid(v.asid));
+            }
+        }
+        found
+    }
+
+    pub fn memory(&self) -> &MemoryStats {
+        &self.memory
+    }
+
+    /// The L2 caches with their names.
+    pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
+        match &self.l2 {
+            L2::Unified(c) => vec![("l2", c)],
+            L2::Split { i, d } => vec![("l2i", i), ("l2d", d)],
+        }
+    }
+}
+impl Tails {
+    /// The machine's own L2 and memory, keeping the transfers to and from
+    /// memory of lines below `unmapped_base` (or of none).
+    pub fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        Ok(Self {
+            own: Tail::new(cfg, unmapped_base)?,
+            extra: Vec::new(),
+            extra_levels: Vec::new(),
+            order: Vec::new(),
+            included: Vec::new(),
+        })
+    }
+
+    /// The machine's own L2 and memory.
+    #[inline(always)]
+    pub fn own(&self) -> &Tail {
+        &self.own
+    }
+
+    #[inline(always)]
+    pub fn own_mut(&mut self) -> &mut Tail {
+        &mut self.own
+    }
+
+    /// Whether L2s were added (`add_tail`).
+    #[inline(always)]
+    pub fn fans_out(&self) -> bool {
+        !self.extra.is_empty()
+    }
+
+    fn tail_at(&self, t: usize) -> &Tail {
+        if t == 0 {
+            &self.own
+        } else {
+            &self.extra[t - 1]
+        }
+    }
+
+    /// Orders the tails smallest L2s first and pairs each L2 (per fill
+    /// side) with the largest earlier one it includes
+    /// (`l2_inclusion_refusal`), whose direct probes are on, as this one's.
+    fn chain_tails(&mut self) {
+        let n = 1 + self.extra.len();
+        let bytes = |t: &Tail| t.caches().iter().map(|(_, c)| c.config().size.0).sum::<u64>();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&t| (bytes(self.tail_at(t)), t));
+        let mut included = vec![[None; 2]; n];
+        for (k, &t) in order.iter().enumerate() {
+            for (s, fill) in [(0, RefKind::Ifetch), (1, RefKind::Read)] {
+                let me = self.tail_at(t);
+                let (large, split) = me.fill_cache(s);
+                if me.l2_direct[fill as usize].is_none() {
+                    continue;
+                }
+                included[t][s] = order[..k]
+                    .iter()
+                    .copied()
+                    .filter(|&p| {
+                        let them = self.tail_at(p);
+                        let (small, their_split) = them.fill_cache(s);
+                        them.l2_direct[fill as usize].is_some()
+                            && their_split == split
+                            && l2_inclusion_refusal(small.config(), large.config()).is_none()
+                    })
+                    .max_by_key(|&p| (self.tail_at(p).fill_cache(s).0.config().size.0, std::cmp::Reverse(p)));
+            }
+        }
+        if included.iter().flatten().any(Option::is_some) {
+            self.order = order;
+            self.included = included;
+        } else {
+            self.order.clear();
+            self.included.clear();
+        }
+    }
+
+    /// Adds the L2 of `cfg` below the same L1s: it sees every fill,
+    /// write-through and write-back the L1s send down, as the machine's own
+    /// L2 does. Only for schemes whose L1 traffic does not depend on the L2
+    /// (the caller checks): its transfers are never logged.
+    pub fn add_tail(&mut self, cfg: &VmConfig) -> Result<(), GeometryError> {
+        let mut t = Tail::new(cfg, None)?;
+        t.fast = self.own.fast;
+        if !t.fast {
+            t.l2_direct = [None; 3];
+        }
+        self.extra.push(t);
+        self.extra_levels.push(Level::L1);
+        self.chain_tails();
+        Ok(())
+    }
+
+    /// The added L2s (`add_tail`), in order.
+    pub fn extra_tails(&self) -> &[Tail] {
+        &self.extra
+    }
+
+    /// The level each added L2 served the latest access below L1 at (the
+    /// machine's own is what that access returned). Meaningful only when
+    /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
+    #[inline]
+    pub fn extra_levels(&self) -> &[Level] {
+        &self.extra_levels
+    }
+
+    /// Turns the fast paths (direct probes, hits finished by `lookup`) off
+    /// in every L2.
+    pub fn set_general(&mut self) {
+        for t in std::iter::once(&mut self.own).chain(self.extra.iter_mut()) {
+            t.fast = false;
+            t.l2_direct = [None; 3];
+        }
+        self.chain_tails();
+    }
+
+    /// Probes by the direct checks, hit or miss, at every L2.
+    pub fn direct_probes(&self) -> u64 {
+        self.own.direct_probes + self.extra.iter().map(|t| t.direct_probes).sum::<u64>()
+    }
+
+    /// Fills counted by inclusion at every L2 (`chain_tails`).
+    pub fn included_fills(&self) -> u64 {
+        self.own.included_fills + self.extra.iter().map(|t| t.included_fills).sum::<u64>()
+    }
+
+    /// Adds the hits the direct probes found to every L2's statistics.
+    pub fn settle(&mut self) {
+        self.own.settle();
+        for t in &mut self.extra {
+            t.settle();
+        }
+    }
+
+    /// What an L1 access's outcome sends below, to every L2 (`Tail::below_l1`);
+    /// returns the level that served the access on the machine's own.
+    pub fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+        if !self.order.is_empty() {
+            return self.below_l1_chained(kind, r, size, line, out);
+        }
+        for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
+            *l = t.below_l1(kind, r, size, line, out, false);
+        }
+        self.own.below_l1(kind, r, size, line, out, false)
+    }
+
+    /// `below_l1` over tails some of which include others (`chain_tails`):
+    /// smallest first, so a fill that hit an included L2 is only counted
+    /// in the larger.
+    fn below_l1_chained(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+        let s = usize::from(kind != RefKind::Ifetch);
+        let mut own = Level::L1;
+        for k in 0..self.order.len() {
+            let t = self.order[k];
+            let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);
+            let tail = if t == 0 { &mut self.own } else { &mut self.extra[t - 1] };
+            tail.included_fills += u64::from(hits);
+            let l = tail.below_l1(kind, r, size, line, out, hits);
+            if t == 0 {
+                own = l;
+            } else {
+                self.extra_levels[t - 1] = l;
+            }
+        }
+        own
+    }
+
+    /// A dirty L1 line flushed: written to every L2.
+    pub fn write_back(&mut self, r: LineRef, line: u64) {
+        for t in std::iter::once(&mut self.own).chain(self.extra.iter_mut()) {
+            t.l2_request(RefKind::Write, r, line);
+        }
+    }
+
+    /// Writes back and invalidates every L2 (after the L1s wrote theirs
+    /// here); returns the states the machine's own L2 lines were found in.
+    pub fn flush_all(&mut self) -> FlushStats {
+        let found = self.own.flush_all();
+        for t in &mut self.extra {
+            t.flush_all();
+        }
+        found
+    }
+}
