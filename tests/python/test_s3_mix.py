@@ -88,20 +88,28 @@ def pipeline():
     if shutil.which("cc") is None:
         pytest.skip("a C compiler (cc) is needed")
     trace = s2_real.ensure(s3_mix.KENBUS1_TRACE, progress=False)
-    return trace, s2_real.sidecar(trace)["sha256"]
+    side = s2_real.sidecar(trace)
+    return trace, side["sha256"], side["depends_on"]
 
 
 @needs_valgrind
 def test_kenbus1_is_derived_from_the_pipeline_capture(pipeline):
-    trace, sha = pipeline
+    trace, sha, depends_on = pipeline
     m = s3_mix.from_trace(trace)
     # What workload_sources/s2/pipeline.c does on any host: three children
     # forked, each execs once and grows its heap once; four processes exit.
     assert m["calls"] == dict(fork=3, vfork=0, exec=3, exit_group=4, threads=0, brk_growths=3)
     assert m["faults"]["zero_fill"] > 0 and m["faults"]["copy_on_write"] > 0 and m["instructions"] > 0
-    shipped = tomllib.loads(KENBUS1.read_text())
-    if sha not in KENBUS1.read_text():
-        pytest.skip(f"this host's capture ({sha[:12]}) is not the one kenbus1.toml was derived from")
+    text = KENBUS1.read_text()
+    assert s3_mix.KENBUS1_SHA256 in text and s3_mix.KENBUS1_WHAT in text
+    differ = [f"{k}: {depends_on.get(k)!r} here, {v!r} for the recorded capture"
+              for k, v in s3_mix.KENBUS1_DEPENDS_ON.items() if depends_on.get(k) != v]
+    if differ:
+        pytest.skip(f"kenbus1.toml was derived from a capture on another machine ({'; '.join(differ)})")
+    # Same versions, so the same file: a capture depends on nothing else
+    # (not on who started it: docs/workloads.md, "Determinism").
+    assert sha == s3_mix.KENBUS1_SHA256, f"this capture ({sha[:12]}) is not the recorded one"
+    shipped = tomllib.loads(text)
     assert s3_mix.ops(m, s3_mix.KENBUS1_FORK_BYTES, s3_mix.KENBUS1_WHAT) == shipped["op"]
     assert shipped["user_cycles"] == m["per_command"]["user_cycles"]
     assert shipped["programs"] == m["commands"]

@@ -313,6 +313,18 @@ fn open_fifo(fifo: &Path, vg: &mut Running) -> Result<File, CaptureError> {
     got.map_err(io_err(format!("cannot open the FIFO {}", fifo.display())))
 }
 
+/// valgrind options that hide valgrind's own doings from the program, so
+/// that its run does not depend on who started the capture. `--vgdb=no`:
+/// otherwise valgrind maps its gdbserver file
+/// `/tmp/vgdb-pipe-shared-mem-vgdb-<pid>-by-<user>-on-<host>` into every
+/// traced process, and a program that reads its `/proc/self/maps` (grep
+/// through the C library, S2's `workers`) reads a byte more when valgrind's
+/// pid has a digit more: a `read` of another length, and another trace.
+/// Not in the header's `tool`, like `--log-file`: they change no trace of a
+/// program that does not look at valgrind, so S1's reference hashes stand
+/// (docs/workloads.md, "Determinism").
+const UNSEEN_ARGS: [&str; 1] = ["--vgdb=no"];
+
 /// Makes valgrind, and so the program, start with the standard streams only.
 /// A descriptor above 2 that the caller left open without close-on-exec (a
 /// make jobserver's pipe, a shell's redirection, a test runner's log) would
@@ -417,7 +429,12 @@ pub fn capture(
         fifo.clone()
     };
     let mut command = Command::new(&opts.valgrind);
-    command.args(&tool_args).arg(format!("--log-file={}", log_file.display())).args(&opts.valgrind_args).args(cmd);
+    command
+        .args(&tool_args)
+        .args(UNSEEN_ARGS)
+        .arg(format!("--log-file={}", log_file.display()))
+        .args(&opts.valgrind_args)
+        .args(cmd);
     if let Some(dir) = &opts.cwd {
         command.current_dir(dir);
     }

@@ -264,6 +264,30 @@ fn one_process_syscall_capture_is_repeatable() {
     assert!(traces[0] == traces[1], "two pinned captures of cat differ");
 }
 
+/// A program that reads its `/proc/self/maps` sees no file named after
+/// valgrind's pid, so its trace does not depend on how many digits that pid
+/// has (how busy the host was, what started the capture). On main before
+/// `--vgdb=no`, cat printed `/tmp/vgdb-pipe-shared-mem-vgdb-<pid>-by-...`,
+/// and its `read` of the maps returned a byte more with a five-digit pid
+/// than with a four-digit one.
+#[test]
+fn a_program_reading_its_maps_sees_nothing_of_valgrinds_pid() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let maps = dir.path().join("maps.txt");
+    let opts = CaptureOptions { stdout: Some(maps.clone()), ..CaptureOptions::default() };
+    let out = dir.path().join("cat.vmt");
+    capture(&cmd(&["/bin/cat", "/proc/self/maps"]), &out, &opts, &mut |_| Ok(())).expect("capture cat");
+    let seen = std::fs::read_to_string(&maps).expect("cat's output");
+    // What valgrind itself maps is there (so cat did read its maps)...
+    assert!(seen.contains("/bin/cat") && seen.contains("lackey-"), "{seen}");
+    // ...but no name that holds valgrind's pid.
+    let pid_named: Vec<&str> = seen.lines().filter(|l| l.contains("vgdb")).collect();
+    assert!(pid_named.is_empty(), "the traced program sees valgrind's gdbserver file: {pid_named:?}");
+}
+
 #[test]
 fn missing_working_directory_is_an_error_not_a_missing_valgrind() {
     let dir = scratch();

@@ -98,7 +98,7 @@ WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ..
 
 #: What a capture must have been made with: traces of another version (an
 #: older engine without file identities, older sources) are captured again.
-CAPTURE_VERSION = 3
+CAPTURE_VERSION = 4
 
 
 def trace_dir() -> Path:
@@ -132,12 +132,22 @@ def ensure(name: str, progress: bool = True, force: bool = False, directory: Opt
         proc_maps = {f.stem[len("maps-"):]: f.read_text() for f in sorted(scratch.glob("maps-*.txt"))}
     os.replace(tmp, out)
     record = dict(trace=out.name, version=CAPTURE_VERSION, workload=what, sha256=summary["sha256"], references=summary.get("events"),
-                  command=cmd, stdout=output, merge=summary.get("merge"))
+                  command=cmd, stdout=output, merge=summary.get("merge"), depends_on=dependencies())
     if proc_maps:
         record["proc_maps"] = proc_maps
     wl.sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
     log(f"{out}: {summary.get('events', 0):,} references, sha256 {summary['sha256']}")
     return out
+
+
+def dependencies() -> Dict[str, str]:
+    """What the S2 captures depend on besides their sources: S5's list
+    (valgrind, the C library, the compiler, the CPU features valgrind passes
+    on, the system) and the machine's coreutils and gzip, which they run."""
+    from vmlab import workloads as wl
+
+    return {**wl.lmbench_dependencies(), "coreutils": wl._first_line(["ls", "--version"]),
+            "gzip": wl._first_line([shutil.which("gzip") or "gzip", "--version"])}
 
 
 def _version(trace: Path) -> Optional[int]:

@@ -174,9 +174,22 @@ def describe(mix: dict, trace: Optional[str] = None) -> str:
             f"user instructions {p['user_cycles']:,}")
 
 
-#: The capture Kenbus1's mix is derived from, and what its op sources call it.
+#: The capture Kenbus1's mix is derived from, its sha256, the versions of
+#: what it depends on (its sidecar's ``depends_on``), and what the op
+#: sources call it. On a machine with these versions the capture is this
+#: file, whoever starts it (docs/workloads.md, "Determinism"), and
+#: tests/python/test_s3_mix.py derives the mix from it again.
 KENBUS1_TRACE = "pipeline"
-KENBUS1_WHAT = "S2 capture pipeline.vmt (sha256 339253835d6e...)"
+KENBUS1_SHA256 = "450e655a5c153cd6266f043e57424cb742ce9756c9eb4b6c97b23e56bc3ab4bd"
+KENBUS1_DEPENDS_ON = {
+    "valgrind": "valgrind-3.19.0",
+    "libc": "ldd (Debian GLIBC 2.36-9+deb12u14) 2.36",
+    "cc": "cc (Debian 12.2.0-14+deb12u1) 12.2.0",
+    "cpu_flags": "pni ssse3 cx16 abm avx rdtscp bmi1 bmi2 avx2 f16c rdrand rdseed",
+    "system": "Debian GNU/Linux 12 (bookworm) (x86_64)",
+    "coreutils": "ls (GNU coreutils) 9.1",
+}
+KENBUS1_WHAT = f"S2 capture pipeline.vmt (sha256 {KENBUS1_SHA256[:12]}...)"
 KENBUS1_FORK_BYTES = 64 << 10
 
 

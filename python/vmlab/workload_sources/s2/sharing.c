@@ -17,18 +17,12 @@
  * so the capture is of a run that really shared its data.
  *
  * Deterministic: no time, no pids, no randomness; the file is made here. */
-#define _GNU_SOURCE /* close_range */
 #include <fcntl.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* Descriptors inherited from whatever started the capture (a shell's, a
- * test runner's pipes) would shift every descriptor the processes open,
- * and so their traces: closed first. */
-static void close_inherited(void) { close_range(3, ~0U, 0); }
 
 #define PAGE 4096
 #define PAGES 4
@@ -81,7 +75,6 @@ static int child(int c, int shmid, long *anon, long *parent_seg, long *parent_rw
 }
 
 int main(void) {
-    close_inherited();
     int fd = open("shared.dat", O_RDWR | O_CREAT | O_TRUNC, 0600);
     if (fd < 0 || ftruncate(fd, PAGES * PAGE) != 0) fail(1);
     long *rw = mmap(0, PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
