@@ -237,6 +237,24 @@ impl VirtualDirect<'_> {
         Some(fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size))
     }
 
+    /// `fill_deferred` for a caller that has established that the level
+    /// `fills_in_place` (every level of its chain does, say), without the
+    /// test per miss: `None` only past the slots, which the mask does not
+    /// reach.
+    #[inline(always)]
+    pub fn fill_deferred_in_place(
+        &mut self,
+        line: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
+        debug_assert!(self.fills, "fill_deferred_in_place on a level that does not fill in place");
+        let shift = self.shift;
+        let s = self.tags.get_mut((line & self.mask) as usize)?;
+        Some(fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size))
+    }
+
     /// Adds what `fill_deferred` counted to the level's counters.
     pub fn settle(&mut self) {
         self.stats.settle(&mut self.counts, 1 << self.shift);

@@ -504,9 +504,11 @@ impl Hierarchy {
         self.simple
     }
 
-    /// Whether a top-level miss filled in place is completed below by
-    /// one slot compare per request in one level of direct-mapped PIPT
-    /// caches (`physical_lower`).
+    /// Whether a top-level miss that `Below::missed` completes (every miss
+    /// of the associative loop, and of `word` in every loop) and that fills
+    /// in place at the top is completed below by one slot compare per
+    /// request in one level of direct-mapped PIPT caches
+    /// (`physical_lower`).
     pub fn misses_through_physical_lower(&self) -> bool {
         self.physical_lower
     }
@@ -1075,11 +1077,11 @@ impl<B: Backing> Lower for Below<'_, B> {
         fetch: bool,
         victim: Option<Evicted>,
     ) {
-        if self.physical_direct {
-            self.physical_fill_below(kind, LineRef { vaddr: va, paddr: pa, asid }, line, fetch, victim);
-        } else {
-            Below::fill_below(self, 0, kind, va, pa, asid, line, fetch, victim);
-        }
+        // Not `physical_fill_below` where it would serve (a virtual-direct
+        // top over PIPT levels): its test here cost the untagged VIVT
+        // machine 1.1 instructions a reference (callgrind), for a shape
+        // no preset has.
+        Below::fill_below(self, 0, kind, va, pa, asid, line, fetch, victim);
     }
 }
 

@@ -645,8 +645,9 @@ proptest! {
     /// Any bit-select top (any associativity, indexing and policies) over
     /// one tier of direct-mapped PIPT caches that fill in place
     /// (pipt-dm-8k-l2-512k's shape): the machine completes its top misses
-    /// there through `Below::physical_fill_below`, and every counter
-    /// equals the naive simulator's and the public path's.
+    /// there through `Below::physical_fill_below` (a virtual-direct top's
+    /// one-line misses through its views and `Below::fill_below`), and
+    /// every counter equals the naive simulator's and the public path's.
     #[test]
     fn physical_direct_lower_equals_naive_reference(
         page in prop::sample::select(vec![256u64, 4096]),
