@@ -239,6 +239,24 @@ impl VirtualDirect<'_> {
         Some(fill_one_way(s, &mut self.counts, shift, true, Missed { key: line, r, kind, size }))
     }
 
+    /// `fill_deferred` for a caller that has established that the level
+    /// `fills_in_place` (every level of its chain does, say), without the
+    /// test per miss: `None` only past the slots, which the mask does not
+    /// reach.
+    #[inline(always)]
+    pub fn fill_deferred_in_place(
+        &mut self,
+        line: u64,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> Option<(bool, Option<Evicted>)> {
+        debug_assert!(self.fills, "fill_deferred_in_place on a level that does not fill in place");
+        let shift = self.shift;
+        let s = self.tags.get_mut((line & self.mask) as usize)?;
+        Some(fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size))
+    }
+
     /// Adds what `fill_deferred` counted to the level's counters.
     pub fn settle(&mut self) {
         self.stats.settle(&mut self.counts, 1 << self.shift);
@@ -766,6 +784,36 @@ impl Cache {
             counts: ViewCounts::default(),
             shift: self.line_shift,
         })
+    }
+
+    /// Whether `physical_direct_access` completes this level's accesses:
+    /// one way, physical index and tag, an inline hit check (`hit_check`:
+    /// bit-select, write-back, no 3C shadows) and misses completed in
+    /// place (`fills_in_place`).
+    pub fn is_physical_direct(&self) -> bool {
+        self.hit_check().is_some_and(|hc| hc.direct() && !hc.index_virtual && !hc.tag_virtual) && self.fills
+    }
+
+    /// One access of `size` bytes at `r`, lying within one line of this
+    /// level, exactly as `access` makes it in a level where
+    /// `is_physical_direct` holds (the caller has checked it once): the
+    /// one slot of the physical line's set is compared (a physical tag
+    /// ignores the address space), a hit counted and a write's dirty bit
+    /// set; a miss replaces the slot as `fill` does. Returns whether the
+    /// line is fetched from below and the dirty victim to write back after
+    /// the fetch (a hit: neither).
+    #[inline(always)]
+    pub fn physical_direct_access(&mut self, r: LineRef, kind: RefKind, size: u64) -> (bool, Option<Evicted>) {
+        let shift = self.line_shift;
+        let key = r.paddr >> shift;
+        // Not reached past the slots: the mask selects one of them.
+        let Some(s) = self.tags.get_mut((key & self.mask) as usize) else { return (false, None) };
+        if s.key == key {
+            s.dirty |= kind == RefKind::Write;
+            self.stats.kind_mut(kind).accesses += 1;
+            return (false, None);
+        }
+        fill_one_way(s, &mut self.stats, shift, false, key, r, kind, size)
     }
 
     /// `lookup` for a level that gave `hc` (`DIRECT` = one way), at the set

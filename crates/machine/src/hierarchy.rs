@@ -218,6 +218,12 @@ pub struct Hierarchy {
     /// falls back to the general rules wherever a level does not fill in
     /// place, completes anything sent below a level.
     nested: bool,
+    /// Whether the levels under the top are one level whose every cache
+    /// is direct-mapped, physically indexed and tagged and fills in place
+    /// (`Cache::is_physical_direct`), with lines nested (`nested`): a top
+    /// miss filled in place is then completed by
+    /// `Below::physical_fill_below`, one slot compared per request.
+    physical_lower: bool,
     names: Vec<Vec<String>>,
     memory: MemoryStats,
 }
@@ -259,10 +265,16 @@ impl Hierarchy {
             w[1].iter().all(|&(_, l)| l >= above)
         });
         let simple = shapes.iter().flatten().all(|&(ok, _)| ok) && nested;
+        let physical_lower = nested
+            && match &built[..] {
+                [_, Level::Unified(c)] => c.is_physical_direct(),
+                [_, Level::Split { i, d }] => i.is_physical_direct() && d.is_physical_direct(),
+                _ => false,
+            };
         if built.len() > MAX_LEVELS {
             return Err(GeometryError(format!("{} levels: a path holds at most {MAX_LEVELS}", built.len())));
         }
-        Ok(Self { levels: built, checks, simple, nested, names, memory: MemoryStats::default() })
+        Ok(Self { levels: built, checks, simple, nested, physical_lower, names, memory: MemoryStats::default() })
     }
 
     /// What left the last level downwards (see `MemoryStats`).
@@ -302,6 +314,7 @@ impl Hierarchy {
             checks: &self.checks,
             simple: self.simple,
             nested: self.nested,
+            physical_direct: false,
             memory: &mut self.memory,
         }
     }
@@ -315,6 +328,7 @@ impl Hierarchy {
             checks: &self.checks,
             simple: self.simple,
             nested: self.nested,
+            physical_direct: false,
             memory: make(&mut self.memory),
         }
     }
@@ -336,7 +350,15 @@ impl Hierarchy {
             Level::Split { i, d } => (i, Some(d)),
         };
         let checks = self.checks.get(1..).unwrap_or(&[]);
-        (pair, Below { levels: rest, checks, simple: self.simple, nested: self.nested, memory: make(&mut self.memory) })
+        let below = Below {
+            levels: rest,
+            checks,
+            simple: self.simple,
+            nested: self.nested,
+            physical_direct: self.physical_lower,
+            memory: make(&mut self.memory),
+        };
+        (pair, below)
     }
 
     /// The access path: `r` entering the hierarchy at level `from`
@@ -483,6 +505,15 @@ impl Hierarchy {
         self.simple
     }
 
+    /// Whether a top-level miss that `Below::missed` completes (every miss
+    /// of the associative loop, and of `word` in every loop) and that fills
+    /// in place at the top is completed below by one slot compare per
+    /// request in one level of direct-mapped PIPT caches
+    /// (`physical_lower`).
+    pub fn misses_through_physical_lower(&self) -> bool {
+        self.physical_lower
+    }
+
     pub fn levels(&self) -> usize {
         self.levels.len()
     }
@@ -514,6 +545,9 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
     simple: bool,
     /// `Hierarchy::nested`, likewise.
     nested: bool,
+    /// `Hierarchy::physical_lower` where these levels are the ones under
+    /// the top (`Hierarchy::split_top_over`); false otherwise.
+    physical_direct: bool,
     memory: B,
 }
 
@@ -681,13 +715,45 @@ impl<B: Backing> Below<'_, B> {
             // A fill there (any read miss without 3C shadows, a write-through
             // top's too) sends only its fetch and victim below.
             if let Some((fetch, victim)) = cache.fill_inline(set, key, r, kind, size) {
-                self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
+                if self.physical_direct {
+                    self.physical_fill_below(kind, r, line, fetch, victim);
+                } else {
+                    self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
+                }
                 return Some(kind == RefKind::Write);
             }
         }
         let out = cache.access_missed(set, key, r, kind, size);
         self.sent(kind, r, size, line, &out);
         out.resident_dirty
+    }
+
+    /// `fill_below` from the level just above these levels (`t` = 0) where
+    /// they are one level of caches that `Cache::physical_direct_access`
+    /// completes (`physical_direct`): the fetch of the `line`-byte line of
+    /// `r` and the victim's write-back, each one slot compared there and,
+    /// on a miss, what that level's fill sends to what lies under it, in
+    /// `fill_below`'s order. Exactly `fill_below`'s effect, without its
+    /// per-request look-ups (level, hit check, serving cache, flags).
+    #[inline(always)]
+    fn physical_fill_below(&mut self, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
+        // Not reached without the level: `physical_direct` says it is there.
+        let Some(level) = self.levels.first_mut() else { return };
+        if fetch {
+            let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+            let c = level.serving(fill);
+            let low = c.line_bytes();
+            let (f, v) = c.physical_direct_access(a, fill, line);
+            beyond_fill(&mut self.memory, fill, a, low, f, v);
+        }
+        if let Some(v) = victim {
+            let a = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
+            let c = level.serving(RefKind::Write);
+            let low = c.line_bytes();
+            let (f, v) = c.physical_direct_access(a, RefKind::Write, line);
+            beyond_fill(&mut self.memory, RefKind::Write, a, low, f, v);
+        }
     }
 
     /// What `out`, the outcome of an access of `size` bytes at `r` to the
@@ -1012,6 +1078,10 @@ impl<B: Backing> Lower for Below<'_, B> {
         fetch: bool,
         victim: Option<Evicted>,
     ) {
+        // Not `physical_fill_below` where it would serve (a virtual-direct
+        // top over PIPT levels): its test here cost the untagged VIVT
+        // machine 1.1 instructions a reference (callgrind), for a shape
+        // no preset has.
         Below::fill_below(self, 0, kind, va, pa, asid, line, fetch, victim);
     }
 }
@@ -1123,6 +1193,22 @@ impl<'a, D: DataSide<'a>> Lower for DirectLower<'a, D> {
         if let Some(v) = victim {
             self.access(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
         }
+    }
+}
+
+/// What a fill of a `line`-byte line in the last level (for an access of
+/// `kind` at `r`) sends to `memory`, as `Below::fill_below` past the last
+/// level sends it: the line read (kept an instruction fetch for an
+/// instruction miss), then the victim written.
+#[inline(always)]
+fn beyond_fill<B: Backing>(memory: &mut B, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
+    if fetch {
+        let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+        let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+        memory.request(fill, a, line);
+    }
+    if let Some(v) = victim {
+        memory.request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
     }
 }
 

@@ -1415,7 +1415,8 @@ fn fill_as<const K: u8, L: Lower, const U: bool>(
     }
     let pa = c.mapper.translate_in(c.page, c.asid, VirtAddr(va))?.0;
     let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
-    let Some((fetch, victim)) = v.fill_deferred(ln, r, kind, size) else {
+    // `line_miss` found the chain filling in place, this level included.
+    let Some((fetch, victim)) = v.fill_deferred_in_place(ln, r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.
         return Ok(false);
     };

@@ -395,6 +395,16 @@ impl Machine {
         self.system.cpu(CPU).levels().misses_fill_in_place()
     }
 
+    /// Whether the top level's misses are completed in one level of
+    /// direct-mapped, physically indexed and tagged caches by one slot
+    /// compare per request (`Hierarchy::misses_through_physical_lower`:
+    /// the associative loop's misses, and those the other loops leave to
+    /// the general steps): a diagnostic, so tests can assert that path is
+    /// taken.
+    pub fn misses_through_physical_lower(&self) -> bool {
+        self.system.cpu(CPU).levels().misses_through_physical_lower()
+    }
+
     pub fn config(&self) -> &MachineConfig {
         &self.config
     }

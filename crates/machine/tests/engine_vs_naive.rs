@@ -452,6 +452,26 @@ fn direct_lower_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = Tie
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
 
+/// A lower tier of direct-mapped PIPT caches, write-back and
+/// write-allocate (pipt-dm-8k-l2-512k's L2 at a small size), 1 to 16 sets:
+/// under any top whose lines are no longer, a top miss filled in place is
+/// completed there by `Cache::physical_direct_access`.
+fn physical_direct_tier_strategy(page: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8, 16])).prop_map(|(mut c, sets)| {
+            c.size.0 = c.line.0 * sets;
+            c.assoc = Assoc::Ways(1);
+            c.index = IndexFn::BitSelect;
+            c.indexing = Indexing::Pipt;
+            c.asid_tags = false;
+            c.write = WritePolicy::WriteBack;
+            c.write_miss = WriteMissPolicy::WriteAllocate;
+            c
+        })
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
 /// Events in runs of one address space (a packed block holds a run as
 /// plain words, so the fast loops see long stretches of them), with an
 /// occasional flush.
@@ -620,6 +640,30 @@ proptest! {
         prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
         let inner = check(page, &tiers, raw, share, false)?;
         prop_assert_eq!(inner, "virtual-direct");
+    }
+
+    /// Any bit-select top (any associativity, indexing and policies) over
+    /// one tier of direct-mapped PIPT caches that fill in place
+    /// (pipt-dm-8k-l2-512k's shape): the machine completes its top misses
+    /// there through `Below::physical_fill_below` (a virtual-direct top's
+    /// one-line misses through its views and `Below::fill_below`), and
+    /// every counter equals the naive simulator's and the public path's.
+    #[test]
+    fn physical_direct_lower_equals_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in prop_oneof![
+            fast_top_cache(256).prop_map(TierShape::Unified),
+            (fast_top_cache(256), fast_top_cache(256)).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        low in physical_direct_tier_strategy(256),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
+        share in any::<bool>(),
+    ) {
+        let tiers = with_chain(vec![top], vec![low], 1);
+        let (m, _) = build(&tiers, page, false);
+        prop_assert!(m.misses_through_physical_lower(), "the lower tier should be physical-direct: {tiers:?}");
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, fast_loop_of(&tiers[0]));
     }
 
     /// The virtual-direct loop over any lower tiers (misses through `word`
