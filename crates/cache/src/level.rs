@@ -254,7 +254,7 @@ impl VirtualDirect<'_> {
         debug_assert!(self.fills, "fill_deferred_in_place on a level that does not fill in place");
         let shift = self.shift;
         let s = self.tags.get_mut((line & self.mask) as usize)?;
-        Some(fill_one_way(s, &mut self.counts, shift, true, line, r, kind, size))
+        Some(fill_one_way(s, &mut self.counts, shift, true, Missed { key: line, r, kind, size }))
     }
 
     /// Adds what `fill_deferred` counted to the level's counters.
@@ -813,7 +813,7 @@ impl Cache {
             self.stats.kind_mut(kind).accesses += 1;
             return (false, None);
         }
-        fill_one_way(s, &mut self.stats, shift, false, key, r, kind, size)
+        fill_one_way(s, &mut self.stats, shift, false, Missed { key, r, kind, size })
     }
 
     /// `lookup` for a level that gave `hc` (`DIRECT` = one way), at the set
