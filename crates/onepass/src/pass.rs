@@ -442,21 +442,10 @@ impl OnePass {
         Ok(())
     }
 
-    /// An empty block whose source may drop the fetches this pass only counts.
-    fn block(&self) -> PackedBlock {
-        let mut b = PackedBlock::new();
-        b.fetch_skip = Some(self.fetch_skip);
-        b
-    }
-
     /// Applies events (packed as the `.vmt` reader would).
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
-        let mut packed = self.block();
-        for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
-            packed.pack(chunk);
-            self.feed_packed(&packed, origin, first + (n * vmlab_trace::BLOCK) as u64)?;
-        }
-        Ok(())
+        PackedBlock::with_fetch_skip(Some(self.fetch_skip))
+            .feed_events(events, first, |b, n| self.feed_packed(b, origin, n))
     }
 
     /// Runs a whole trace, decoding on a second thread a few blocks ahead
@@ -468,8 +457,8 @@ impl OnePass {
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<Vec<RunResult>, RunError> {
-        let template = self.block();
-        decode_ahead(src, || template.clone(), progress, |buf, n| self.feed_packed(buf, origin, n))?;
+        // The source may drop the fetches this pass only counts.
+        decode_ahead(src, Some(self.fetch_skip), progress, |buf, n| self.feed_packed(buf, origin, n))?;
         Ok(self.results(origin))
     }
 

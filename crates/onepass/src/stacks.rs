@@ -304,6 +304,19 @@ impl SetCount {
     }
 }
 
+/// Items grouped by key: per distinct key, in order of first appearance,
+/// the key and the indexes of its items, in order.
+pub(crate) fn group_by<K: PartialEq>(keys: impl IntoIterator<Item = K>) -> Vec<(K, Vec<usize>)> {
+    let mut groups: Vec<(K, Vec<usize>)> = Vec::new();
+    for (i, k) in keys.into_iter().enumerate() {
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((k, vec![i])),
+        }
+    }
+    groups
+}
+
 /// Running sums of a difference array: entry `m` is the sum of `d[..=m]`.
 fn prefix_sums(d: &[i64]) -> Vec<u64> {
     d.iter()
@@ -351,29 +364,26 @@ impl SweptLevel {
     /// be valid (`Geometry::new`); `plan::refusal` checks both.
     pub fn new(configs: &[CacheConfig]) -> Result<Self, String> {
         let first = configs.first().ok_or("a one-pass sweep needs at least one configuration")?;
-        let mut set_counts: Vec<SetCount> = Vec::new();
-        let mut place = Vec::new();
-        for (i, c) in configs.iter().enumerate() {
-            let g = Geometry::new(c).map_err(|e| e.to_string())?;
-            let s = match set_counts.iter().position(|s| s.sets == g.sets) {
-                Some(s) => s,
-                None => {
-                    set_counts.push(SetCount::new(g.sets));
-                    set_counts.len() - 1
-                }
-            };
-            set_counts[s].members.push((g.ways, i));
-            place.push(s);
-        }
+        let geometries =
+            configs.iter().map(|c| Geometry::new(c).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
+        let mut set_counts: Vec<SetCount> = group_by(geometries.iter().map(|g| g.sets))
+            .into_iter()
+            .map(|(sets, members)| {
+                let mut s = SetCount::new(sets);
+                s.members = members.iter().map(|&i| (geometries[i].ways, i)).collect();
+                s
+            })
+            .collect();
         let stamped = Self::stamped(first);
         for s in &mut set_counts {
             s.allocate(stamped);
         }
-        let place = place
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (s, set_counts[s].members.iter().position(|&(_, c)| c == i).unwrap_or(0)))
-            .collect();
+        let mut place = vec![(0, 0); configs.len()];
+        for (s, sc) in set_counts.iter().enumerate() {
+            for (m, &(_, i)) in sc.members.iter().enumerate() {
+                place[i] = (s, m);
+            }
+        }
         let line = first.line.0;
         Ok(Self {
             shift: line.trailing_zeros(),
