@@ -288,6 +288,12 @@ impl OnePass {
         self.above.as_ref().map_or("one-level", |m| m.inner_loop())
     }
 
+    /// Set-count look-ups of the swept cache that set refinement answered
+    /// without a search (`SweptLevel::refined`).
+    pub fn refined(&self) -> u64 {
+        self.last.swept.refined()
+    }
+
     /// The sampling of the swept cache, `None` when exact.
     pub fn sampling(&self) -> Option<Sampling> {
         self.last.swept.sampling()

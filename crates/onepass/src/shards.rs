@@ -323,6 +323,14 @@ impl Level {
         }
     }
 
+    /// Look-ups that set refinement answered (`SweptLevel::refined`).
+    pub fn refined(&self) -> u64 {
+        match self {
+            Level::Exact(l) => l.refined(),
+            Level::Sampled(l) => l.groups.iter().map(|g| g.level.refined()).sum(),
+        }
+    }
+
     pub fn line_bytes(&self) -> u64 {
         match self {
             Level::Exact(l) => l.line_bytes(),
