@@ -294,6 +294,12 @@ impl OnePass {
         self.last.swept.refined()
     }
 
+    /// Lines of the swept cache whose latest stamp the pass holds: at most
+    /// twice the lines in its stacks, or 1,024 (`SweptLevel::prune`).
+    pub fn stamps_held(&self) -> usize {
+        self.last.swept.stamps_held()
+    }
+
     /// The sampling of the swept cache, `None` when exact.
     pub fn sampling(&self) -> Option<Sampling> {
         self.last.swept.sampling()

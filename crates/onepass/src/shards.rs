@@ -323,6 +323,14 @@ impl Level {
         }
     }
 
+    /// Lines whose stamp the level holds (`SweptLevel::stamps_held`).
+    pub fn stamps_held(&self) -> usize {
+        match self {
+            Level::Exact(l) => l.stamps_held(),
+            Level::Sampled(l) => l.groups.iter().map(|g| g.level.stamps_held()).sum(),
+        }
+    }
+
     /// Look-ups that set refinement answered (`SweptLevel::refined`).
     pub fn refined(&self) -> u64 {
         match self {

@@ -48,6 +48,9 @@
 use rustc_hash::FxHashMap;
 use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, RefKind, WritePolicy};
 
+/// The fewest stamps `SweptLevel::prune` lets the map hold.
+const PRUNE_FLOOR: usize = 1024;
+
 /// `dirty_from` of a clean entry: dirty in no configuration.
 const CLEAN: u32 = u32::MAX;
 
@@ -385,6 +388,9 @@ pub struct SweptLevel {
     stamped: bool,
     last_use: FxHashMap<(u64, u32), u64>,
     clock: u64,
+    /// How many stamps `last_use` may hold before the stamps of lines in
+    /// no stack are dropped (`prune`).
+    prune_at: usize,
     /// Whether the set counts form a chain (`refines`), ascending in
     /// `set_counts`, and how many look-ups the chain answered.
     chain: bool,
@@ -436,6 +442,7 @@ impl SweptLevel {
             stamped,
             last_use: FxHashMap::default(),
             clock: 0,
+            prune_at: PRUNE_FLOOR,
             chain,
             refined: 0,
         })
@@ -531,6 +538,9 @@ impl SweptLevel {
         }
         self.last = Some((vline, pline, asid));
         self.last_dirty_everywhere = self.write_back && everywhere;
+        if self.last_use.len() > self.prune_at {
+            self.prune();
+        }
     }
 
     /// Flushes the level in every configuration (write back and invalidate).
@@ -542,6 +552,35 @@ impl SweptLevel {
             }
         }
         self.last = None;
+        // Every stack is empty: no stamp can find a line any more.
+        self.last_use.clear();
+    }
+
+    /// Drops the stamps of the lines that are in no stack: the next
+    /// reference to such a line finds no stamp and misses everywhere, as
+    /// its stamp, older than its sets' deepest entries, would have had it.
+    /// A line is in a stack if its stamp is no older than the deepest
+    /// entry's (an entry's stamp is never newer than its line's: a line on
+    /// top of a larger set count keeps an older one there, which only keeps
+    /// more). Then `prune_at` becomes twice what is left, so a prune over
+    /// the map comes at most once per as many new lines: O(set counts) a
+    /// new line, and the map holds at most twice the lines in the stacks
+    /// (or `PRUNE_FLOOR`).
+    fn prune(&mut self) {
+        let (c, shift, set_counts) = (&self.cfg, self.shift, &self.set_counts);
+        self.last_use.retain(|&(key, asid), &mut t| {
+            set_counts.iter().any(|s| {
+                let set = set_of(c, s.sets, s.mask, shift, key << shift, asid);
+                let n = s.len[set] as usize;
+                n > 0 && t >= s.entries[set * s.depth + n - 1].key
+            })
+        });
+        self.prune_at = (2 * self.last_use.len()).max(PRUNE_FLOOR);
+    }
+
+    /// Lines whose latest stamp is held (bounded by `prune`).
+    pub fn stamps_held(&self) -> usize {
+        self.last_use.len()
     }
 
     /// Brings the write-backs up to date for `stats` (those of lines still
