@@ -5,20 +5,21 @@
 
 use std::sync::mpsc::sync_channel;
 
-use vmlab_trace::{EventSource, PackedBlock, TraceError};
+use vmlab_trace::{EventSource, FetchSkip, PackedBlock, TraceError};
 
 use crate::machine::{Progress, RunError};
 
 /// Blocks that circulate between the decoder and the simulator.
 const IN_FLIGHT: usize = 4;
 
-/// Decodes `src` into blocks made by `new_block` and hands each to `feed`
-/// with the number of events before it; `progress` is called after every
+/// Decodes `src` into blocks, whose source may drop the fetches
+/// `fetch_skip` allows (what the consumer only counts), and hands each to
+/// `feed` with the number of events before it; `progress` is called after every
 /// block, and an `Err` from it stops the run (how an interrupt reaches the
 /// engine). Returns the number of events fed.
 pub fn decode_ahead(
     src: &mut dyn EventSource,
-    new_block: impl Fn() -> PackedBlock,
+    fetch_skip: Option<FetchSkip>,
     progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     mut feed: impl FnMut(&PackedBlock, u64) -> Result<(), RunError>,
 ) -> Result<u64, RunError> {
@@ -26,7 +27,7 @@ pub fn decode_ahead(
     let (full_tx, full_rx) = sync_channel::<Result<Block, TraceError>>(IN_FLIGHT - 1);
     let (empty_tx, empty_rx) = sync_channel::<PackedBlock>(IN_FLIGHT);
     for _ in 0..IN_FLIGHT {
-        let _ = empty_tx.send(new_block());
+        let _ = empty_tx.send(PackedBlock::with_fetch_skip(fetch_skip));
     }
     std::thread::scope(|s| {
         // Owned by the scope's closure, so an early return drops them and

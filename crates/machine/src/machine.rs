@@ -692,14 +692,7 @@ impl Machine {
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
         let mut packed = std::mem::take(&mut self.scratch);
         packed.fetch_skip = self.fetch_skip;
-        let mut res = Ok(());
-        for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
-            packed.pack(chunk);
-            res = self.feed_packed(&packed, origin, first + (n * vmlab_trace::BLOCK) as u64);
-            if res.is_err() {
-                break;
-            }
-        }
+        let res = packed.feed_events(events, first, |b, n| self.feed_packed(b, origin, n));
         self.scratch = packed;
         res
     }
@@ -987,13 +980,7 @@ impl Machine {
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<RunResult, RunError> {
         // The source may drop the fetches this machine only counts.
-        let fetch_skip = self.fetch_skip;
-        let new_block = || {
-            let mut buf = PackedBlock::new();
-            buf.fetch_skip = fetch_skip;
-            buf
-        };
-        decode_ahead(src, new_block, progress, |buf, n| self.feed_packed(buf, origin, n))?;
+        decode_ahead(src, self.fetch_skip, progress, |buf, n| self.feed_packed(buf, origin, n))?;
         self.finish();
         Ok(self.result(origin))
     }

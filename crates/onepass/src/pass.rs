@@ -288,6 +288,18 @@ impl OnePass {
         self.above.as_ref().map_or("one-level", |m| m.inner_loop())
     }
 
+    /// Set-count look-ups of the swept cache that set refinement answered
+    /// without a search (`SweptLevel::refined`).
+    pub fn refined(&self) -> u64 {
+        self.last.swept.refined()
+    }
+
+    /// Lines of the swept cache whose latest stamp the pass holds: at most
+    /// twice the lines in its stacks, or 1,024 (`SweptLevel::prune`).
+    pub fn stamps_held(&self) -> usize {
+        self.last.swept.stamps_held()
+    }
+
     /// The sampling of the swept cache, `None` when exact.
     pub fn sampling(&self) -> Option<Sampling> {
         self.last.swept.sampling()
@@ -442,21 +454,10 @@ impl OnePass {
         Ok(())
     }
 
-    /// An empty block whose source may drop the fetches this pass only counts.
-    fn block(&self) -> PackedBlock {
-        let mut b = PackedBlock::new();
-        b.fetch_skip = Some(self.fetch_skip);
-        b
-    }
-
     /// Applies events (packed as the `.vmt` reader would).
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
-        let mut packed = self.block();
-        for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
-            packed.pack(chunk);
-            self.feed_packed(&packed, origin, first + (n * vmlab_trace::BLOCK) as u64)?;
-        }
-        Ok(())
+        PackedBlock::with_fetch_skip(Some(self.fetch_skip))
+            .feed_events(events, first, |b, n| self.feed_packed(b, origin, n))
     }
 
     /// Runs a whole trace, decoding on a second thread a few blocks ahead
@@ -468,8 +469,8 @@ impl OnePass {
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<Vec<RunResult>, RunError> {
-        let template = self.block();
-        decode_ahead(src, || template.clone(), progress, |buf, n| self.feed_packed(buf, origin, n))?;
+        // The source may drop the fetches this pass only counts.
+        decode_ahead(src, Some(self.fetch_skip), progress, |buf, n| self.feed_packed(buf, origin, n))?;
         Ok(self.results(origin))
     }
 

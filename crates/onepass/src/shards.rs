@@ -29,7 +29,7 @@
 
 use vmlab_cache::{Assoc, CacheConfig, CacheStats, Geometry, IndexFn, RefKind, WritePolicy};
 
-use crate::stacks::SweptLevel;
+use crate::stacks::{group_by, SweptLevel};
 
 /// log2 of SHARDS's modulus P (the paper's 2^24).
 const MODULUS_BITS: u32 = 24;
@@ -95,7 +95,7 @@ fn fmix64(mut k: u64) -> u64 {
 }
 
 /// Which references one group of configurations simulates.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Filter {
     /// Lines whose hash is below the threshold (SHARDS), into miniatures.
     Lines,
@@ -150,31 +150,22 @@ impl SampledLevel {
             return Err(r);
         }
         let below = |h: u64| h & ((1 << MODULUS_BITS) - 1) < threshold;
-        // (filter, configurations as simulated, their indices)
-        let mut plans: Vec<(Filter, Vec<CacheConfig>, Vec<usize>)> = Vec::new();
-        for (i, c) in configs.iter().enumerate() {
-            let sets = Geometry::new(c).map_err(|e| e.to_string())?.sets;
-            let (filter, simulated) = if sets as f64 * rate >= 1.0 {
-                (Filter::Sets { sets }, c.clone())
-            } else {
-                (Filter::Lines, miniature(c, rate)?)
-            };
-            let same = |f: &Filter| match (f, filter) {
-                (Filter::Lines, Filter::Lines) => true,
-                (Filter::Sets { sets: a }, Filter::Sets { sets: b }) => *a == b,
-                _ => false,
-            };
-            match plans.iter_mut().find(|(f, _, _)| same(f)) {
-                Some((_, cs, is)) => {
-                    cs.push(simulated);
-                    is.push(i);
-                }
-                None => plans.push((filter, vec![simulated], vec![i])),
-            }
-        }
+        // Per configuration: its filter, and itself as simulated.
+        let plans = configs
+            .iter()
+            .map(|c| {
+                let sets = Geometry::new(c).map_err(|e| e.to_string())?.sets;
+                Ok(if sets as f64 * rate >= 1.0 {
+                    (Filter::Sets { sets }, c.clone())
+                } else {
+                    (Filter::Lines, miniature(c, rate)?)
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let mut groups = Vec::new();
         let mut place = vec![(0, 0); configs.len()];
-        for (g, (filter, simulated, members)) in plans.into_iter().enumerate() {
+        for (g, (filter, members)) in group_by(plans.iter().map(|(f, _)| *f)).into_iter().enumerate() {
+            let simulated: Vec<CacheConfig> = members.iter().map(|&i| plans[i].1.clone()).collect();
             let (chosen, fraction) = match filter {
                 Filter::Lines => (Vec::new(), rate),
                 Filter::Sets { sets } => {
@@ -329,6 +320,22 @@ impl Level {
         match self {
             Level::Exact(_) => None,
             Level::Sampled(s) => Some(s.sampling()),
+        }
+    }
+
+    /// Lines whose stamp the level holds (`SweptLevel::stamps_held`).
+    pub fn stamps_held(&self) -> usize {
+        match self {
+            Level::Exact(l) => l.stamps_held(),
+            Level::Sampled(l) => l.groups.iter().map(|g| g.level.stamps_held()).sum(),
+        }
+    }
+
+    /// Look-ups that set refinement answered (`SweptLevel::refined`).
+    pub fn refined(&self) -> u64 {
+        match self {
+            Level::Exact(l) => l.refined(),
+            Level::Sampled(l) => l.groups.iter().map(|g| g.level.refined()).sum(),
         }
     }
 

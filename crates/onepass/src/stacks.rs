@@ -1,8 +1,15 @@
 //! Every size and associativity of one LRU level at once: per set count,
 //! one LRU stack per set (Mattson et al. 1970), shared by every way count
-//! of that set count (Hill and Smith 1989's all-associativity simulation,
-//! without their set-refinement step: each set count has its own stacks, so
-//! any index function and any set count, power of two or not, stays exact).
+//! of that set count (Hill and Smith 1989's all-associativity simulation).
+//! Each set count keeps its own stacks, so any index function and any set
+//! count, power of two or not, stays exact. Where the set counts refine one
+//! another (Hill and Smith's set refinement: powers of two, an index that
+//! takes the low bits of one hashed line, `SweptLevel::refines`) they are
+//! visited from the fewest sets up and share what is known: a line's depth
+//! can only shrink as the set count grows, so the depth found in one set
+//! count bounds the search in the next, and a line on top of its set in
+//! one set count is on top in every larger one, where nothing is searched
+//! or moved (`SetCount::access_top`).
 //!
 //! A reference found at depth `p` of its set's stack (0 = most recent) hits
 //! in every configuration of more than `p` ways and misses in the others;
@@ -41,8 +48,24 @@
 use rustc_hash::FxHashMap;
 use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, RefKind, WritePolicy};
 
+/// The fewest stamps `SweptLevel::prune` lets the map hold.
+const PRUNE_FLOOR: usize = 1024;
+
 /// `dirty_from` of a clean entry: dirty in no configuration.
 const CLEAN: u32 = u32::MAX;
+
+/// One entry of a stack.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// The line's latest stamp when lines are found by stamp, else its key.
+    key: u64,
+    /// The line's address space when found by key and the level's tags
+    /// hold one, else 0.
+    asid: u32,
+    dirty_from: u32,
+}
+
+const EMPTY: Entry = Entry { key: u64::MAX, asid: 0, dirty_from: CLEAN };
 
 /// How a reference's line is found in a stack.
 #[derive(Clone, Copy)]
@@ -61,16 +84,13 @@ struct SetCount {
     mask: Option<u64>,
     /// The most ways of any configuration here: deeper entries are in none.
     depth: usize,
-    /// Per set, `depth` entries, most recent first (`len` of them used),
-    /// in parallel arrays: stamps when lines are found by stamp, else keys
-    /// and address spaces (the address space when the level's tags hold
-    /// one, else 0). A move to the top is one `copy_within` per array (a
-    /// ring, which moves nothing on a miss but entry by entry on a hit, took
-    /// 25.5 G instructions for jm-base's 100-point L2 D curve against 9.5 G).
-    stamps: Vec<u64>,
-    keys: Vec<u64>,
-    asids: Vec<u32>,
-    dirty_from: Vec<u32>,
+    /// Per set, `depth` entries, most recent first (`len` of them used).
+    /// A move to the top is one `copy_within` (a ring, which moves nothing
+    /// on a miss but entry by entry on a hit, took 25.5 G instructions for
+    /// jm-base's 100-point L2 D curve against 9.5 G; parallel arrays of
+    /// stamps and dirty depths, a `copy_within` each, took 7.72 G against
+    /// 7.45 G).
+    entries: Vec<Entry>,
     len: Vec<u32>,
     /// References by kind and depth found (`depth` = not found).
     found_at: [Vec<u64>; 3],
@@ -92,10 +112,7 @@ impl SetCount {
             sets,
             mask: sets.is_power_of_two().then(|| sets - 1),
             depth: 0,
-            stamps: Vec::new(),
-            keys: Vec::new(),
-            asids: Vec::new(),
-            dirty_from: Vec::new(),
+            entries: Vec::new(),
             len: Vec::new(),
             found_at: Default::default(),
             whole_line_writes_at: Vec::new(),
@@ -106,17 +123,11 @@ impl SetCount {
         }
     }
 
-    fn allocate(&mut self, stamped: bool) {
+    fn allocate(&mut self) {
         self.members.sort_unstable();
         self.depth = self.members.last().map_or(0, |&(w, _)| w as usize);
         let slots = self.sets as usize * self.depth;
-        if stamped {
-            self.stamps = vec![0; slots];
-        } else {
-            self.keys = vec![u64::MAX; slots];
-            self.asids = vec![0; slots];
-        }
-        self.dirty_from = vec![CLEAN; slots];
+        self.entries = vec![EMPTY; slots];
         self.len = vec![0; self.sets as usize];
         self.found_at = std::array::from_fn(|_| vec![0; self.depth + 1]);
         self.whole_line_writes_at = vec![0; self.depth + 1];
@@ -129,13 +140,9 @@ impl SetCount {
     /// Moves the first `moved` entries of the stack at `base` down by one.
     #[inline(always)]
     fn push_down(&mut self, base: usize, moved: usize) {
-        if self.stamps.is_empty() {
-            self.keys.copy_within(base..base + moved, base + 1);
-            self.asids.copy_within(base..base + moved, base + 1);
-        } else {
-            self.stamps.copy_within(base..base + moved, base + 1);
+        if moved > 0 {
+            self.entries.copy_within(base..base + moved, base + 1);
         }
-        self.dirty_from.copy_within(base..base + moved, base + 1);
     }
 
     /// The members an entry dirty from `dirty_from` ways has been evicted
@@ -157,43 +164,53 @@ impl SetCount {
         }
     }
 
-    /// The depth of `line` in the stack at `base`, if it is there.
+    /// The depth of `line` in the stack at `base`, if it is there; a line
+    /// found by stamp is known to be no deeper than `bound`, if given.
     #[inline(always)]
-    fn find(&self, base: usize, n: usize, line: Line) -> Option<usize> {
+    fn find(&self, base: usize, n: usize, line: Line, bound: Option<usize>) -> Option<usize> {
         match line {
             Line::Stamped { previous, .. } => {
                 let t = previous?;
-                let stamps = &self.stamps[base..base + n];
-                // Stamps decrease from the top; older than the deepest: gone.
-                if stamps.last().is_none_or(|&deepest| deepest > t) {
-                    return None;
+                let stack = &self.entries[base..base + n];
+                match stack.first() {
+                    Some(top) if top.key == t => return Some(0),
+                    None => return None,
+                    _ => {}
                 }
-                let p = stamps.partition_point(|&s| s > t);
-                debug_assert_eq!(stamps[p], t);
+                let stack = match bound {
+                    // No deeper than `b`, and the stack is deeper: it is there.
+                    Some(b) if b < n => &stack[..=b],
+                    // Stamps decrease from the top; older than the deepest: gone.
+                    _ if stack[n - 1].key > t => return None,
+                    _ => stack,
+                };
+                let p = stack.partition_point(|e| e.key > t);
+                debug_assert_eq!(stack[p].key, t);
                 Some(p)
             }
             Line::Keyed { key, asid } => {
-                let (keys, asids) = (&self.keys[base..base + n], &self.asids[base..base + n]);
-                let mut from = 0;
-                while let Some(i) = keys[from..].iter().position(|&k| k == key) {
-                    if asids[from + i] == asid {
-                        return Some(from + i);
-                    }
-                    from += i + 1;
-                }
-                None
+                self.entries[base..base + n].iter().position(|e| e.key == key && e.asid == asid)
             }
         }
     }
 
-    /// One reference to `set`; returns whether the line is now dirty in
+    /// One reference to `set` (its line no deeper than `bound`, if given);
+    /// returns where it was found and whether the line is now dirty in
     /// every configuration.
     #[inline]
-    fn access(&mut self, set: usize, line: Line, kind: RefKind, whole_line: bool, write_back: bool) -> bool {
+    fn access(
+        &mut self,
+        set: usize,
+        line: Line,
+        kind: RefKind,
+        whole_line: bool,
+        write_back: bool,
+        bound: Option<usize>,
+    ) -> (Option<usize>, bool) {
         let depth = self.depth;
         let base = set * depth;
         let n = self.len[set] as usize;
-        let found = self.find(base, n, line);
+        let found = self.find(base, n, line, bound);
         let p = found.unwrap_or(depth);
         self.found_at[kind as usize][p] += 1;
         if whole_line {
@@ -202,7 +219,7 @@ impl SetCount {
         let write = kind == RefKind::Write;
         let previous = match found {
             Some(p) => {
-                let previous = self.dirty_from[base + p];
+                let previous = self.entries[base + p].dirty_from;
                 self.count_evicted(previous, p);
                 self.push_down(base, p);
                 previous
@@ -210,7 +227,7 @@ impl SetCount {
             None => {
                 if n == depth {
                     // The deepest falls out of every configuration.
-                    self.count_evicted(self.dirty_from[base + n - 1], depth);
+                    self.count_evicted(self.entries[base + n - 1].dirty_from, depth);
                     self.push_down(base, n - 1);
                 } else {
                     self.len[set] += 1;
@@ -226,16 +243,30 @@ impl SetCount {
         } else {
             CLEAN
         };
-        let top = base;
-        match line {
-            Line::Stamped { now, .. } => self.stamps[top] = now,
-            Line::Keyed { key, asid } => {
-                self.keys[top] = key;
-                self.asids[top] = asid;
-            }
+        self.entries[base] = match line {
+            Line::Stamped { now, .. } => Entry { key: now, asid: 0, dirty_from },
+            Line::Keyed { key, asid } => Entry { key, asid, dirty_from },
+        };
+        (found, dirty_from <= 1)
+    }
+
+    /// A reference to `set` whose line is known to be the most recent of
+    /// its set (it was in a coarser set count of the chain): `access` at
+    /// depth 0, where nothing moves, no entry goes below any member's ways,
+    /// and a read leaves `dirty_from` as it was (it is at least 1).
+    #[inline(always)]
+    fn access_top(&mut self, set: usize, now: u64, kind: RefKind, whole_line: bool, write_back: bool) -> bool {
+        debug_assert!(self.len[set] > 0);
+        self.found_at[kind as usize][0] += 1;
+        if whole_line {
+            self.whole_line_writes_at[0] += 1;
         }
-        self.dirty_from[top] = dirty_from;
-        dirty_from <= 1
+        let top = &mut self.entries[set * self.depth];
+        top.key = now;
+        if kind == RefKind::Write && write_back {
+            top.dirty_from = 1;
+        }
+        top.dirty_from <= 1
     }
 
     /// References of `kind` that miss with `ways` ways.
@@ -248,7 +279,7 @@ impl SetCount {
         for set in 0..self.sets as usize {
             let base = set * self.depth;
             for q in 0..self.len[set] as usize {
-                f(q, self.dirty_from[base + q]);
+                f(q, self.entries[base + q].dirty_from);
             }
         }
     }
@@ -304,6 +335,19 @@ impl SetCount {
     }
 }
 
+/// Items grouped by key: per distinct key, in order of first appearance,
+/// the key and the indexes of its items, in order.
+pub(crate) fn group_by<K: PartialEq>(keys: impl IntoIterator<Item = K>) -> Vec<(K, Vec<usize>)> {
+    let mut groups: Vec<(K, Vec<usize>)> = Vec::new();
+    for (i, k) in keys.into_iter().enumerate() {
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((k, vec![i])),
+        }
+    }
+    groups
+}
+
 /// Running sums of a difference array: entry `m` is the sum of `d[..=m]`.
 fn prefix_sums(d: &[i64]) -> Vec<u64> {
     d.iter()
@@ -344,6 +388,13 @@ pub struct SweptLevel {
     stamped: bool,
     last_use: FxHashMap<(u64, u32), u64>,
     clock: u64,
+    /// How many stamps `last_use` may hold before the stamps of lines in
+    /// no stack are dropped (`prune`).
+    prune_at: usize,
+    /// Whether the set counts form a chain (`refines`), ascending in
+    /// `set_counts`, and how many look-ups the chain answered.
+    chain: bool,
+    refined: u64,
 }
 
 impl SweptLevel {
@@ -351,30 +402,29 @@ impl SweptLevel {
     /// be valid (`Geometry::new`); `plan::refusal` checks both.
     pub fn new(configs: &[CacheConfig]) -> Result<Self, String> {
         let first = configs.first().ok_or("a one-pass sweep needs at least one configuration")?;
-        let mut set_counts: Vec<SetCount> = Vec::new();
-        let mut place = Vec::new();
-        for (i, c) in configs.iter().enumerate() {
-            let g = Geometry::new(c).map_err(|e| e.to_string())?;
-            let s = match set_counts.iter().position(|s| s.sets == g.sets) {
-                Some(s) => s,
-                None => {
-                    set_counts.push(SetCount::new(g.sets));
-                    set_counts.len() - 1
-                }
-            };
-            set_counts[s].members.push((g.ways, i));
-            place.push(s);
-        }
+        let geometries =
+            configs.iter().map(|c| Geometry::new(c).map_err(|e| e.to_string())).collect::<Result<Vec<_>, _>>()?;
+        let mut set_counts: Vec<SetCount> = group_by(geometries.iter().map(|g| g.sets))
+            .into_iter()
+            .map(|(sets, members)| {
+                let mut s = SetCount::new(sets);
+                s.members = members.iter().map(|&i| (geometries[i].ways, i)).collect();
+                s
+            })
+            .collect();
+        set_counts.sort_by_key(|s| s.sets);
         let stamped = Self::stamped(first);
         for s in &mut set_counts {
-            s.allocate(stamped);
+            s.allocate();
         }
-        let place = place
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (s, set_counts[s].members.iter().position(|&(_, c)| c == i).unwrap_or(0)))
-            .collect();
+        let mut place = vec![(0, 0); configs.len()];
+        for (s, sc) in set_counts.iter().enumerate() {
+            for (m, &(_, i)) in sc.members.iter().enumerate() {
+                place[i] = (s, m);
+            }
+        }
         let line = first.line.0;
+        let chain = stamped && Self::refines(first, &set_counts);
         Ok(Self {
             shift: line.trailing_zeros(),
             line,
@@ -392,7 +442,29 @@ impl SweptLevel {
             stamped,
             last_use: FxHashMap::default(),
             clock: 0,
+            prune_at: PRUNE_FLOOR,
+            chain,
+            refined: 0,
         })
+    }
+
+    /// Whether each set count's sets refine the smaller ones' (Hill and
+    /// Smith 1989's set refinement): a line's set in the larger count
+    /// fixes its set in the smaller, because both take the low bits of the
+    /// same hashed line (powers of two, and an index function that does
+    /// not read the set count). Then a line's LRU depth can only shrink as
+    /// the set count grows: the lines above it in a larger count's set are
+    /// among those above it in the smaller's. A line on top of its set in
+    /// one set count is so in every larger one, and a line found at depth
+    /// `p` is no deeper than `p` in the larger ones.
+    fn refines(c: &CacheConfig, set_counts: &[SetCount]) -> bool {
+        matches!(c.index, IndexFn::BitSelect | IndexFn::SpaceHash) && set_counts.iter().all(|s| s.mask.is_some())
+    }
+
+    /// Set-count look-ups that set refinement answered without a search
+    /// (a line on top of a smaller set count's set).
+    pub fn refined(&self) -> u64 {
+        self.refined
     }
 
     /// Whether a line's key and address space (its tag) fix its set in
@@ -449,12 +521,26 @@ impl SweptLevel {
             Line::Keyed { key, asid: tag_asid }
         };
         let mut everywhere = true;
+        // The depth found in the largest set count so far (chain only).
+        let mut bound = None;
         for s in &mut self.set_counts {
             let set = set_of(c, s.sets, s.mask, self.shift, index_addr, asid);
-            everywhere &= s.access(set, line, kind, whole_line, self.write_back);
+            if let (Some(0), Line::Stamped { now, .. }) = (bound, line) {
+                self.refined += 1;
+                everywhere &= s.access_top(set, now, kind, whole_line, self.write_back);
+                continue;
+            }
+            let (found, dirty) = s.access(set, line, kind, whole_line, self.write_back, bound);
+            everywhere &= dirty;
+            if self.chain && found.is_some() {
+                bound = found;
+            }
         }
         self.last = Some((vline, pline, asid));
         self.last_dirty_everywhere = self.write_back && everywhere;
+        if self.last_use.len() > self.prune_at {
+            self.prune();
+        }
     }
 
     /// Flushes the level in every configuration (write back and invalidate).
@@ -466,6 +552,35 @@ impl SweptLevel {
             }
         }
         self.last = None;
+        // Every stack is empty: no stamp can find a line any more.
+        self.last_use.clear();
+    }
+
+    /// Drops the stamps of the lines that are in no stack: the next
+    /// reference to such a line finds no stamp and misses everywhere, as
+    /// its stamp, older than its sets' deepest entries, would have had it.
+    /// A line is in a stack if its stamp is no older than the deepest
+    /// entry's (an entry's stamp is never newer than its line's: a line on
+    /// top of a larger set count keeps an older one there, which only keeps
+    /// more). Then `prune_at` becomes twice what is left, so a prune over
+    /// the map comes at most once per as many new lines: O(set counts) a
+    /// new line, and the map holds at most twice the lines in the stacks
+    /// (or `PRUNE_FLOOR`).
+    fn prune(&mut self) {
+        let (c, shift, set_counts) = (&self.cfg, self.shift, &self.set_counts);
+        self.last_use.retain(|&(key, asid), &mut t| {
+            set_counts.iter().any(|s| {
+                let set = set_of(c, s.sets, s.mask, shift, key << shift, asid);
+                let n = s.len[set] as usize;
+                n > 0 && t >= s.entries[set * s.depth + n - 1].key
+            })
+        });
+        self.prune_at = (2 * self.last_use.len()).max(PRUNE_FLOOR);
+    }
+
+    /// Lines whose latest stamp is held (bounded by `prune`).
+    pub fn stamps_held(&self) -> usize {
+        self.last_use.len()
     }
 
     /// Brings the write-backs up to date for `stats` (those of lines still

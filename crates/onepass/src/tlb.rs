@@ -324,21 +324,10 @@ impl<T: Translations> TlbPass<T> {
         Ok(())
     }
 
-    /// An empty block whose source may drop the fetches this pass only counts.
-    pub fn block(&self) -> PackedBlock {
-        let mut b = PackedBlock::new();
-        b.fetch_skip = Some(self.fetch_skip);
-        b
-    }
-
     /// Applies events (packed as the `.vmt` reader would).
     pub fn feed(&mut self, events: &[Event], origin: &str, first: u64) -> Result<(), RunError> {
-        let mut packed = self.block();
-        for (n, chunk) in events.chunks(vmlab_trace::BLOCK).enumerate() {
-            packed.pack(chunk);
-            self.feed_packed(&packed, origin, first + (n * vmlab_trace::BLOCK) as u64)?;
-        }
-        Ok(())
+        PackedBlock::with_fetch_skip(Some(self.fetch_skip))
+            .feed_events(events, first, |b, n| self.feed_packed(b, origin, n))
     }
 
     /// Runs a whole trace (decoded a few blocks ahead, as `Machine::run`);
@@ -349,8 +338,8 @@ impl<T: Translations> TlbPass<T> {
         origin: &str,
         progress: &mut dyn FnMut(Progress) -> Result<(), String>,
     ) -> Result<Vec<TlbResult>, RunError> {
-        let template = self.block();
-        decode_ahead(src, || template.clone(), progress, |buf, n| self.feed_packed(buf, origin, n))?;
+        // The source may drop the fetches this pass only counts.
+        decode_ahead(src, Some(self.fetch_skip), progress, |buf, n| self.feed_packed(buf, origin, n))?;
         Ok(self.results(origin))
     }
 

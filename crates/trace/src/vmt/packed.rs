@@ -146,6 +146,29 @@ impl PackedBlock {
         Self::default()
     }
 
+    /// An empty block whose source may drop the fetches `fetch_skip` allows.
+    pub fn with_fetch_skip(fetch_skip: Option<FetchSkip>) -> Self {
+        Self { fetch_skip, ..Self::default() }
+    }
+
+    /// Hands `events` to `feed` as the `.vmt` reader would decode them:
+    /// packed, `BLOCK` at a time, under this block's `fetch_skip` (this
+    /// block is the buffer), each with the number of its first event
+    /// (`first` numbers the first). Stops at the first `Err`. The one
+    /// wrapper by which a consumer of packed blocks takes a slice of events.
+    pub fn feed_events<E>(
+        &mut self,
+        events: &[Event],
+        first: u64,
+        mut feed: impl FnMut(&PackedBlock, u64) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for (n, chunk) in events.chunks(crate::BLOCK).enumerate() {
+            self.pack(chunk);
+            feed(self, first + (n * crate::BLOCK) as u64)?;
+        }
+        Ok(())
+    }
+
     /// Empties the block; `fetch_skip` stays.
     pub fn clear(&mut self) {
         self.words.clear();
