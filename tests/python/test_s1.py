@@ -232,6 +232,21 @@ def test_diagnosis_of_finding_4_is_a_fixed_extra_over_ultrix():
     assert not any("fixed one-time cost" in t or "not sparse" in t for t in text)
 
 
+def test_diagnosis_names_what_the_footprint_counted_prefix_or_whole_trace():
+    # On whole traces (the default grid, max_events 0) the footprint is the
+    # whole trace's; the diagnosis used to call it "the 1,000-event prefix".
+    whole = {t: dict(fp, max_events=0) for t, fp in FOOTPRINT.items()}
+    prefix = {t: dict(fp, max_events=1000) for t, fp in FOOTPRINT.items()}
+    for fps, says, never in ((whole, "the whole trace (1,000 events)", "prefix"),
+                             (prefix, "the 1,000-event prefix", "whole trace (")):
+        diag = s1.diagnose(_rows(), GRID, fps, s1.CostModel())
+        for i in (2, 3):
+            text = " ".join(diag[i][0])
+            assert says in text, (i, text)
+            assert never not in text.replace("A prefix long enough", ""), (i, text)
+        assert not any("the prefix touches" in t for t in diag[4][0])
+
+
 def test_diagnosis_of_finding_5_names_the_components_of_each_line_effect():
     text, n = s1.diagnose(_rows(), GRID, FOOTPRINT, s1.CostModel())[5]
     u = n["ultrix"]

@@ -149,7 +149,7 @@ def _diagnose_l2(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostMode
                          max_cut=_gmean(max_cut), max_cut_low=min(max_cut) if max_cut else float("nan"))
                 k = len([1 for a, b in zip(l2s, l2s[1:]) if b == 2 * a])
                 text += (f"; at L2 {_size(l2s[-1])} {100 * n['cold_miss_share']:.0f} % of user L2 misses are first "
-                         f"touches of a line by a read (the {fp['events']:,}-event prefix has {_fmt_lines(fp)}), "
+                         f"touches of a line by a read ({_span(fp)} has {_fmt_lines(fp)}), "
                          "and those plus the first touch of each PTE line are "
                          f"{100 * n['floor_share']:.0f} % of SOFTVM's VMCPI: no L2 size removes them, so even an "
                          f"infinite L2 cuts the {_size(l2s[0])} VMCPI at most {n['max_cut']:.2f}x "
@@ -167,6 +167,13 @@ def _diagnose_l2(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostMode
                      + (" A prefix long enough that first touches are a small share of misses (--grid paper, "
                         "whole traces) is the test." if grid.max_events else ""))
     return lines, nums
+
+
+def _span(fp: dict) -> str:
+    """What the footprint counted: the whole trace or a prefix of it (``max_events`` 0 = all)."""
+    if fp.get("max_events") == 0:
+        return f"the whole trace ({fp['events']:,} events)"
+    return f"the {fp['events']:,}-event prefix"
 
 
 def _fmt_lines(fp: dict) -> str:
@@ -214,7 +221,7 @@ def _diagnose_tlb64(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostM
                 n.update(distinct_pages=pages, first_touch_share_128=pages / m128,
                          lru_big=l_big, lru_small=l_small,
                          lru_ratio=l_small / l_big if l_big else float("nan"))
-                text += (f"; the prefix touches {pages:,} distinct pages (I + D), {100 * pages / m128:.0f} % of the "
+                text += (f"; {_span(fp)} touches {pages:,} distinct pages (I + D), {100 * pages / m128:.0f} % of the "
                          f"128-entry misses are first touches; an LRU TLB with {big_slots} / {small_slots} user slots "
                          f"would miss {l_big:,} / {l_small:,} times ({n['lru_ratio']:.2f}x)")
                 # First touches cost the same at either size: a handler run per
@@ -268,7 +275,7 @@ def _diagnose_mach(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostMo
         text = (f"{t}: MACH costs {extra:.2f} more cycles per 1,000 instructions than ULTRIX's {ucyc:.2f} "
                 f"(ratio 1 + {extra:.2f}/{ucyc:.2f} = {1 + extra / ucyc:.2f}; {extra * ki:,.0f} cycles in all), mostly "
                 + ", ".join(f"{c} {v:+.2f}" for c, v in top)
-                + f"; the prefix touches {regions} 4 MB regions, so its user table has {regions} pages "
+                + f"; the runs touch {regions} 4 MB regions, so the user table has {regions} pages "
                 f"(one kernel-table page maps up to 1,024 of them); MACH's kernel-level handler ran {kruns:.0f} "
                 f"times and its 500-instruction root handler {rruns:.0f}")
         fp = fps.get(t)

@@ -284,7 +284,7 @@ def write_outputs(rows: list[dict], grid: Grid, results_dir: Path, report_dir: P
     if why_fails:
         sec = rep.section("Why the failing findings fail, from the data",
                           "Each FAILS verdict broken into the mechanisms behind its number, from the runs' VMCPI "
-                          "components and the trace prefix's footprint.")
+                          "components and the footprint of the references simulated (the whole trace or its prefix).")
         for i, (text, _) in sorted(why_fails.items()):
             sec.html(f"<h3>{html.escape(NAMES[i - 1])}</h3><ul>"
                      + "".join(f"<li>{html.escape(d)}</li>" for d in text) + "</ul>")
