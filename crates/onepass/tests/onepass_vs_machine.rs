@@ -292,7 +292,7 @@ fn set_refinement_answers_lookups_and_every_point_equals_its_run() {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let kind = [AccessKind::Load, AccessKind::Store, AccessKind::Load][(x >> 60) as usize % 3];
             let a = if i % 3 == 0 { (x >> 24) % (1 << (8 + round % 6)) } else { (i * 8) % 2048 };
-            events.push(Event::access(kind, 0x1000_0000 + a * 4, 4, 0));
+            events.push(Event::access(kind, VirtAddr(0x1000_0000 + a * 4), 4, Asid(0)));
         }
         if round % 11 == 10 {
             events.push(Event::FlushAll);
@@ -328,9 +328,9 @@ fn set_refinement_answers_lookups_and_every_point_equals_its_run() {
 fn the_stamp_map_stays_bounded_and_exact() {
     let mut events = Vec::new();
     for i in 0..10_000u64 {
-        events.push(Event::access(AccessKind::Load, 0x2000_0000 + i * 16, 4, 0));
+        events.push(Event::access(AccessKind::Load, VirtAddr(0x2000_0000 + i * 16), 4, Asid(0)));
         let hot = [AccessKind::Store, AccessKind::Load][(i % 2) as usize];
-        events.push(Event::access(hot, 0x1000_0000 + (i * 7 % 96) * 16, 4, 0));
+        events.push(Event::access(hot, VirtAddr(0x1000_0000 + (i * 7 % 96) * 16), 4, Asid(0)));
     }
     let mk = |sets: u64, ways: u32| {
         let mut m = MachineConfig::bare(
