@@ -234,9 +234,7 @@ impl VirtualDirect<'_> {
         if !self.fills {
             return None;
         }
-        let shift = self.shift;
-        let s = self.tags.get_mut((line & self.mask) as usize)?;
-        Some(fill_one_way(s, &mut self.counts, shift, true, Missed { key: line, r, kind, size }))
+        self.fill_deferred_in_place(line, r, kind, size)
     }
 
     /// `fill_deferred` for a caller that has established that the level

@@ -1095,20 +1095,12 @@ impl Machine {
     /// The results so far.
     pub fn result(&mut self, origin: &str) -> RunResult {
         self.settle();
-        let [ifetch, load, store, modify] = self.access_counts;
-        let events = EventCounts {
-            ifetch,
-            load,
-            store,
-            modify,
-            context_switches: self.context_switches,
-            flush_all: self.flushes,
-        };
+        let events = EventCounts::from_accesses(self.access_counts, self.context_switches, self.flushes);
         RunResult {
             machine: self.config.clone(),
             trace: origin.to_string(),
             events,
-            instructions: ifetch,
+            instructions: events.ifetch,
             caches: self
                 .system
                 .cpu(CPU)

@@ -19,6 +19,13 @@ pub struct EventCounts {
 }
 
 impl EventCounts {
+    /// From the per-kind access counters every run keeps (ifetch, load,
+    /// store, modify, in `AccessKind` order) and its marker counts.
+    pub fn from_accesses(accesses: [u64; 4], context_switches: u64, flush_all: u64) -> Self {
+        let [ifetch, load, store, modify] = accesses;
+        Self { ifetch, load, store, modify, context_switches, flush_all }
+    }
+
     pub fn references(&self) -> u64 {
         self.ifetch + self.load + self.store + self.modify
     }

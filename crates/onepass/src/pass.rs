@@ -484,15 +484,7 @@ impl OnePass {
                 (r.events, r.caches, MemoryStats::default(), r.pages_mapped)
             }
             None => {
-                let [ifetch, load, store, modify] = self.access_counts;
-                let events = EventCounts {
-                    ifetch,
-                    load,
-                    store,
-                    modify,
-                    context_switches: self.context_switches,
-                    flush_all: self.flushes,
-                };
+                let events = EventCounts::from_accesses(self.access_counts, self.context_switches, self.flushes);
                 (events, Vec::new(), MemoryStats::default(), self.mapper.pages_mapped())
             }
         };

@@ -345,15 +345,7 @@ impl<T: Translations> TlbPass<T> {
 
     /// Every point's result so far, in order.
     pub fn results(&self, origin: &str) -> Vec<TlbResult> {
-        let [ifetch, load, store, modify] = self.counts;
-        let events = EventCounts {
-            ifetch,
-            load,
-            store,
-            modify,
-            context_switches: self.context_switches,
-            flush_all: self.flushes,
-        };
+        let events = EventCounts::from_accesses(self.counts, self.context_switches, self.flushes);
         self.points
             .iter()
             .zip(self.tlbs.stats())
