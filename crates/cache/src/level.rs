@@ -13,7 +13,7 @@ use crate::shadow::{MissClass, MissClassifier};
 use crate::stats::{CacheStats, FlushStats, RefKind, ViewCounts};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use vmlab_addr::{PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 
 /// Tag key of an empty slot. Real keys are line numbers (address >> line
 /// shift, line >= 4 bytes), so they never reach this value.
@@ -24,19 +24,38 @@ const EMPTY: u64 = u64::MAX;
 /// translates), `asid` is the issuing address space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineRef {
-    pub vaddr: u64,
-    pub paddr: u64,
-    pub asid: u32,
+    pub vaddr: VirtAddr,
+    pub paddr: PhysAddr,
+    pub asid: Asid,
+}
+
+impl LineRef {
+    /// This reference moved to the first byte of its `line_bytes`-byte
+    /// line, in both address spaces.
+    #[inline(always)]
+    pub fn line_start(self, line_bytes: u64) -> LineRef {
+        let mask = !(line_bytes - 1);
+        LineRef { vaddr: VirtAddr(self.vaddr.0 & mask), paddr: PhysAddr(self.paddr.0 & mask), asid: self.asid }
+    }
 }
 
 /// A line leaving the cache: where it lives in both address spaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Evicted {
     /// Virtual and physical address of the first byte of the line.
-    pub vaddr: u64,
-    pub paddr: u64,
-    pub asid: u32,
+    pub vaddr: VirtAddr,
+    pub paddr: PhysAddr,
+    pub asid: Asid,
     pub dirty: bool,
+}
+
+impl Evicted {
+    /// The line as a reference to its first byte: what a write-back of it
+    /// sends below.
+    #[inline(always)]
+    pub fn line_ref(self) -> LineRef {
+        LineRef { vaddr: self.vaddr, paddr: self.paddr, asid: self.asid }
+    }
 }
 
 /// What one access did, and what the next level must now see, in this order:
@@ -137,8 +156,8 @@ impl HitCheck {
     /// index and tag flags: the key is the virtual line number of `vaddr`
     /// and the set its low bits.
     #[inline(always)]
-    pub fn virtual_locate(&self, vaddr: u64) -> (usize, u64) {
-        let line = vaddr >> self.shift;
+    pub fn virtual_locate(&self, vaddr: VirtAddr) -> (usize, u64) {
+        let line = vaddr.0 >> self.shift;
         (self.virtual_set(line), line)
     }
 }
@@ -169,7 +188,7 @@ impl VirtualDirect<'_> {
     /// direct-mapped write-back level (which keeps no replacement state).
     /// The caller counts the access (`Cache::count_repeat_hits`).
     #[inline(always)]
-    pub fn hit(&mut self, line: u64, asid: u32, write: bool) -> bool {
+    pub fn hit(&mut self, line: u64, asid: Asid, write: bool) -> bool {
         match self.tags.get_mut((line & self.mask) as usize) {
             Some(s) if s.key == line && s.asid == asid => {
                 s.dirty |= write;
@@ -188,7 +207,7 @@ impl VirtualDirect<'_> {
     /// `u64::MAX`, which no line number equals, and whether it is dirty: a
     /// caller's copy of these keys answers `hit`'s question with one compare.
     #[inline]
-    pub fn line_in(&self, set: usize, asid: u32) -> (u64, bool) {
+    pub fn line_in(&self, set: usize, asid: Asid) -> (u64, bool) {
         match self.tags.get(set) {
             Some(s) if s.key != EMPTY && s.asid == asid => (s.key, s.dirty),
             _ => (u64::MAX, false),
@@ -201,14 +220,14 @@ impl VirtualDirect<'_> {
     /// must be translated first) and `fill_deferred` refuses. Always false
     /// with ASID tags.
     #[inline(always)]
-    pub fn homonym(&self, line: u64, asid: u32) -> bool {
+    pub fn homonym(&self, line: u64, asid: Asid) -> bool {
         self.untagged
             && matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid != asid)
     }
 
     /// `hit` without the write: whether the line is resident.
     #[inline(always)]
-    pub fn resident(&self, line: u64, asid: u32) -> bool {
+    pub fn resident(&self, line: u64, asid: Asid) -> bool {
         matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
     }
 
@@ -294,7 +313,7 @@ impl VirtualDirectBelow<'_> {
     /// memory under this level, which only counts.
     #[inline(always)]
     pub fn access(&mut self, r: LineRef, kind: RefKind, size: u64) -> (bool, bool) {
-        let line = r.vaddr >> self.shift;
+        let line = r.vaddr.0 >> self.shift;
         let shift = self.shift;
         // Not reached past the slots: the mask selects one of them.
         let Some(s) = self.tags.get_mut((line & self.mask) as usize) else { return (false, false) };
@@ -341,7 +360,7 @@ fn fill_one_way<C: CountMiss>(
     let is_write = kind == RefKind::Write;
     let writeback = (s.dirty && s.key != EMPTY).then(|| {
         let (vline, pline) = lines(tag_virtual, s.key, s.other);
-        Evicted { vaddr: vline << shift, paddr: pline << shift, asid: s.asid, dirty: true }
+        Evicted { vaddr: VirtAddr(vline << shift), paddr: PhysAddr(pline << shift), asid: s.asid, dirty: true }
     });
     *s = Tag { key, other: other_line(tag_virtual, r, shift), asid: r.asid, dirty: is_write };
     let line = 1u64 << shift;
@@ -411,11 +430,11 @@ struct Tag {
     key: u64,
     /// `other_line`: the line number in the other address space.
     other: u64,
-    asid: u32,
+    asid: Asid,
     dirty: bool,
 }
 
-const EMPTY_TAG: Tag = Tag { key: EMPTY, other: 0, asid: 0, dirty: false };
+const EMPTY_TAG: Tag = Tag { key: EMPTY, other: 0, asid: Asid(0), dirty: false };
 
 /// Whether a frame's address space is ignored in `matches`: in a
 /// physically tagged level without ASID tags (`TRANSLATED` as in
@@ -428,13 +447,13 @@ fn any_asid<const TRANSLATED: bool>(hc: &HitCheck) -> bool {
 /// Whether frame `s` holds tag key `key` of `asid` (of any address space
 /// if `any_asid`): the one rule of `Cache::probe`, `find_way` and `hit_way`.
 #[inline(always)]
-fn matches(s: &Tag, key: u64, asid: u32, any_asid: bool) -> bool {
+fn matches(s: &Tag, key: u64, asid: Asid, any_asid: bool) -> bool {
     s.key == key && (any_asid || s.asid == asid)
 }
 
 /// `matches`, for frame `s` at `way` of its set (false past the set's ways).
 #[inline(always)]
-fn holds<const TRANSLATED: bool>(hc: &HitCheck, s: &Tag, way: usize, key: u64, asid: u32) -> bool {
+fn holds<const TRANSLATED: bool>(hc: &HitCheck, s: &Tag, way: usize, key: u64, asid: Asid) -> bool {
     way < hc.ways && matches(s, key, asid, any_asid::<TRANSLATED>(hc))
 }
 
@@ -446,7 +465,7 @@ fn other_line(tag_virtual: bool, r: LineRef, shift: u32) -> u64 {
     // A mask, not an `if`: LLVM made the select a store of `r` and an
     // indexed load (9 instructions in the L2 fill).
     let physical = u64::from(tag_virtual).wrapping_neg();
-    ((r.paddr & physical) | (r.vaddr & !physical)) >> shift
+    ((r.paddr.0 & physical) | (r.vaddr.0 & !physical)) >> shift
 }
 
 /// A frame's (virtual, physical) line numbers from its key and other line.
@@ -567,7 +586,7 @@ impl Cache {
     fn set_of(&self, r: &LineRef) -> u64 {
         let shift = self.line_shift;
         if self.plain_index {
-            let addr = if self.index_virtual { r.vaddr } else { r.paddr };
+            let addr = if self.index_virtual { r.vaddr.0 } else { r.paddr.0 };
             return (addr >> shift) & self.mask;
         }
         self.set_of_hashed(r)
@@ -576,7 +595,7 @@ impl Cache {
     #[inline(never)]
     fn set_of_hashed(&self, r: &LineRef) -> u64 {
         let shift = self.line_shift;
-        let addr = if self.index_virtual { r.vaddr } else { r.paddr };
+        let addr = if self.index_virtual { r.vaddr.0 } else { r.paddr.0 };
         let line = addr >> shift;
         let hashed = match self.cfg.index {
             IndexFn::BitSelect => line,
@@ -585,7 +604,7 @@ impl Cache {
                 line ^ (line >> bits)
             }
             IndexFn::SpaceHash => {
-                let space = u64::from(r.asid) & ((1u64 << self.cfg.space_hash_bits) - 1);
+                let space = u64::from(r.asid.0) & ((1u64 << self.cfg.space_hash_bits) - 1);
                 (addr ^ (space << self.cfg.space_hash_at)) >> shift
             }
         };
@@ -597,7 +616,7 @@ impl Cache {
 
     #[inline(always)]
     fn key_of(&self, r: &LineRef) -> u64 {
-        let a = if self.tag_virtual { r.vaddr } else { r.paddr };
+        let a = if self.tag_virtual { r.vaddr.0 } else { r.paddr.0 };
         a >> self.line_shift
     }
 
@@ -649,13 +668,13 @@ impl Cache {
         let shift = self.geo.line_shift;
         let s = &self.tags[slot];
         let (vline, pline) = lines(self.tag_virtual, s.key, s.other);
-        Evicted { vaddr: vline << shift, paddr: pline << shift, asid: s.asid, dirty: s.dirty }
+        Evicted { vaddr: VirtAddr(vline << shift), paddr: PhysAddr(pline << shift), asid: s.asid, dirty: s.dirty }
     }
 
     /// The slot holding `key` (and `asid`, when ASIDs are tags) in the set
     /// starting at `base`.
     #[inline(always)]
-    fn find_slot(&self, base: usize, key: u64, asid: u32) -> Option<usize> {
+    fn find_slot(&self, base: usize, key: u64, asid: Asid) -> Option<usize> {
         let ways = self.ways;
         if ways == 1 {
             let s = self.tags.get(base)?;
@@ -803,7 +822,7 @@ impl Cache {
     #[inline(always)]
     pub fn physical_direct_access(&mut self, r: LineRef, kind: RefKind, size: u64) -> (bool, Option<Evicted>) {
         let shift = self.line_shift;
-        let key = r.paddr >> shift;
+        let key = r.paddr.0 >> shift;
         // Not reached past the slots: the mask selects one of them.
         let Some(s) = self.tags.get_mut((key & self.mask) as usize) else { return (false, None) };
         if s.key == key {
@@ -827,7 +846,7 @@ impl Cache {
         hc: &HitCheck,
         set: usize,
         key: u64,
-        asid: u32,
+        asid: Asid,
         write: bool,
     ) -> Option<bool> {
         if DIRECT {
@@ -849,7 +868,7 @@ impl Cache {
     /// where a line lives (the associative run loop's `FrameMemo`) can skip
     /// the translation and the search on later hits.
     #[inline(always)]
-    pub fn find_way<const TRANSLATED: bool>(&self, hc: &HitCheck, set: usize, key: u64, asid: u32) -> Option<usize> {
+    pub fn find_way<const TRANSLATED: bool>(&self, hc: &HitCheck, set: usize, key: u64, asid: Asid) -> Option<usize> {
         let base = set * hc.ways;
         let ways = self.tags.get(base..base + hc.ways)?;
         // The ASID test decided once, not per way.
@@ -869,7 +888,7 @@ impl Cache {
         set: usize,
         way: usize,
         key: u64,
-        asid: u32,
+        asid: Asid,
     ) -> bool {
         self.tags.get(set * hc.ways + way).is_some_and(|s| holds::<TRANSLATED>(hc, s, way, key, asid))
     }
@@ -889,7 +908,7 @@ impl Cache {
         set: usize,
         way: usize,
         key: u64,
-        asid: u32,
+        asid: Asid,
         write: bool,
     ) -> Option<bool> {
         let slot = set * hc.ways + way;
@@ -913,7 +932,7 @@ impl Cache {
 
     #[cold]
     #[inline(never)]
-    fn classify_hit(&mut self, key: u64, asid: u32, kind: RefKind) {
+    fn classify_hit(&mut self, key: u64, asid: Asid, kind: RefKind) {
         let allocates = kind != RefKind::Write || self.write_allocate;
         self.classify(key, asid, false, allocates, kind);
     }
@@ -938,8 +957,8 @@ impl Cache {
         Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.tags[slot].dirty) }
     }
 
-    fn classify(&mut self, key: u64, asid: u32, miss: bool, allocates: bool, kind: RefKind) {
-        let asid = if self.cfg.asid_tags { asid } else { 0 };
+    fn classify(&mut self, key: u64, asid: Asid, miss: bool, allocates: bool, kind: RefKind) {
+        let asid = if self.cfg.asid_tags { asid.0 } else { 0 };
         let Some(c) = self.classifier.as_mut() else { return };
         let ks = self.stats.kind_mut(kind);
         match c.observe((key, asid), miss, allocates) {
@@ -1162,7 +1181,7 @@ impl Cache {
 
     fn invalidate_slot(&mut self, slot: usize) {
         if let Some(c) = self.classifier.as_mut() {
-            let asid = if self.cfg.asid_tags { self.tags[slot].asid } else { 0 };
+            let asid = if self.cfg.asid_tags { self.tags[slot].asid.0 } else { 0 };
             c.invalidate((self.tags[slot].key, asid));
         }
         self.tags[slot].key = EMPTY;
@@ -1248,7 +1267,7 @@ impl Cache {
         let direct = !self.index_virtual && self.cfg.index != IndexFn::SpaceHash && in_range <= self.tags.len() as u64;
         if direct {
             for line in lo..=hi {
-                let r = LineRef { vaddr: 0, paddr: line << shift, asid: 0 };
+                let r = LineRef { vaddr: VirtAddr(0), paddr: PhysAddr(line << shift), asid: Asid(0) };
                 let state = self.flush_line(r, how);
                 counts.count(&state);
                 match state {
@@ -1458,7 +1477,7 @@ mod tests {
     use super::*;
 
     fn r(vaddr: u64, paddr: u64, asid: u32) -> LineRef {
-        LineRef { vaddr, paddr, asid }
+        LineRef { vaddr: VirtAddr(vaddr), paddr: PhysAddr(paddr), asid: Asid(asid) }
     }
 
     /// One set of four 16-byte ways, LRU, PIPT, write-back.
@@ -1478,7 +1497,7 @@ mod tests {
         c.access(r(64, 64, 0), RefKind::Read, 4);
         // Then the least recently used: line 16 in way 1.
         c.access(r(80, 80, 0), RefKind::Read, 4);
-        let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr).collect();
+        let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr.0).collect();
         assert_eq!(lines, vec![0, 80, 64, 48]);
     }
 
@@ -1493,7 +1512,7 @@ mod tests {
             c.access(r(0x120, 0x20, 0), RefKind::Read, 4);
             c
         };
-        let dirty = Evicted { vaddr: 0x110, paddr: 0x10, asid: 0, dirty: true };
+        let dirty = Evicted { vaddr: VirtAddr(0x110), paddr: PhysAddr(0x10), asid: Asid(0), dirty: true };
         // [0x00, 0x2f]: 3 lines, fewer than the 4 frames, each looked up:
         // clean, dirty, clean.
         let mut c = filled();
@@ -1534,7 +1553,7 @@ mod tests {
         c.access(r(0x1010, 0x50, 2), RefKind::Read, 4);
         let (f, lines) = c.flush_physical_range(PhysAddr(0x40), PhysAddr(0x7f), Flush::WriteBack);
         assert_eq!((f.empty, f.clean, f.dirty), (2, 1, 2));
-        let order: Vec<(u64, u32)> = lines.iter().map(|e| (e.vaddr, e.asid)).collect();
+        let order: Vec<(u64, u32)> = lines.iter().map(|e| (e.vaddr.0, e.asid.0)).collect();
         assert_eq!(order, [(0x1000, 2), (0x2000, 1)]);
         assert!(c.resident().is_empty());
     }
@@ -1550,7 +1569,7 @@ mod tests {
         // A hit does not reorder FIFO: line 0 still leaves first.
         assert!(c.access(r(0, 0, 0), RefKind::Read, 4).hit);
         c.access(r(64, 64, 0), RefKind::Read, 4);
-        let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr).collect();
+        let lines: Vec<u64> = c.resident().iter().map(|e| e.paddr.0).collect();
         assert_eq!(lines, vec![64, 16, 32, 48]);
     }
 
@@ -1601,8 +1620,8 @@ mod tests {
             c.access(r(0x10, 0x10, 7), RefKind::Write, 4);
         }
         let mut v = top.virtual_direct().expect("a direct VIVT level with ASIDs");
-        assert!(!v.hit(3, 7, false));
-        let victim = Evicted { vaddr: 0x10, paddr: 0x10, asid: 7, dirty: true };
+        assert!(!v.hit(3, Asid(7), false));
+        let victim = Evicted { vaddr: VirtAddr(0x10), paddr: PhysAddr(0x10), asid: Asid(7), dirty: true };
         assert_eq!(v.fill_deferred(3, r(0x30, 0x30, 7), RefKind::Read, 4), Some((true, Some(victim))));
         assert_eq!(v.fill_deferred(4, r(0x40, 0x40, 7), RefKind::Write, 16), Some((false, None)));
         v.settle();
@@ -1621,7 +1640,10 @@ mod tests {
             let mut c = Cache::new(cfg, false).expect("geometry");
             c.access(r(0x1000, 0x20, 3), RefKind::Write, 4);
             let out = c.access(r(0x2000, 0x40, 3), RefKind::Read, 4);
-            assert_eq!(out.writeback, Some(Evicted { vaddr: 0x1000, paddr: 0x20, asid: 3, dirty: true }));
+            assert_eq!(
+                out.writeback,
+                Some(Evicted { vaddr: VirtAddr(0x1000), paddr: PhysAddr(0x20), asid: Asid(3), dirty: true })
+            );
             // The same through `fill` (one way).
             let found = c.lookup(r(0x3000, 0x60, 5), RefKind::Write);
             assert!(matches!(found, Lookup::Miss { .. }), "{found:?}");
@@ -1630,7 +1652,7 @@ mod tests {
             let found = c.lookup(r(0x4000, 0x80, 6), RefKind::Read);
             assert!(matches!(found, Lookup::Miss { .. }), "{found:?}");
             let Lookup::Miss { set, key } = found else { return };
-            let victim = Evicted { vaddr: 0x3000, paddr: 0x60, asid: 5, dirty: true };
+            let victim = Evicted { vaddr: VirtAddr(0x3000), paddr: PhysAddr(0x60), asid: Asid(5), dirty: true };
             assert_eq!(c.fill(set, key, r(0x4000, 0x80, 6), RefKind::Read, 4), Some((true, Some(victim))));
         }
     }
@@ -1643,20 +1665,20 @@ mod tests {
         for p in [0u64, 16, 32, 48] {
             c.access(r(p, p, 0), RefKind::Read, 4);
         }
-        assert_eq!(c.find_way::<true>(&hc, 0, 1, 0), Some(1));
-        assert_eq!(c.find_way::<true>(&hc, 0, 9, 0), None);
+        assert_eq!(c.find_way::<true>(&hc, 0, 1, Asid(0)), Some(1));
+        assert_eq!(c.find_way::<true>(&hc, 0, 9, Asid(0)), None);
         // A frame holding another key, or a way outside the set: no hit,
         // nothing changed (line 0 stays the least recent).
-        assert!(!c.way_holds::<true>(&hc, 0, 2, 1, 0));
-        assert_eq!(c.hit_way::<true>(&hc, 0, 2, 1, 0, true), None);
-        assert_eq!(c.hit_way::<true>(&hc, 0, 4, 1, 0, false), None);
-        assert_eq!(c.hit_way::<true>(&hc, 1, 0, 0, 0, false), None);
+        assert!(!c.way_holds::<true>(&hc, 0, 2, 1, Asid(0)));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 2, 1, Asid(0), true), None);
+        assert_eq!(c.hit_way::<true>(&hc, 0, 4, 1, Asid(0), false), None);
+        assert_eq!(c.hit_way::<true>(&hc, 1, 0, 0, Asid(0), false), None);
         // Line 1 (way 1) hit for a write: dirty, and the newest. Then line
         // 0 (way 0): the least recent is now line 2, which a miss evicts.
-        assert_eq!(c.hit_way::<true>(&hc, 0, 1, 1, 0, true), Some(true));
-        assert_eq!(c.hit_way::<true>(&hc, 0, 0, 0, 0, false), Some(false));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 1, 1, Asid(0), true), Some(true));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 0, 0, Asid(0), false), Some(false));
         assert!(!c.access(r(64, 64, 0), RefKind::Read, 4).hit);
-        let lines: Vec<(u64, bool)> = c.resident().iter().map(|e| (e.paddr, e.dirty)).collect();
+        let lines: Vec<(u64, bool)> = c.resident().iter().map(|e| (e.paddr.0, e.dirty)).collect();
         assert_eq!(lines, vec![(0, false), (16, true), (64, false), (48, false)]);
         // Hits through `hit_way` were not counted (the caller adds them).
         assert_eq!(c.stats().accesses(), 5);

@@ -374,15 +374,12 @@ impl Hierarchy {
     /// Completes an access to the top level that `Cache::lookup` found to
     /// miss (`set`, `key` from its `Miss`), with everything it causes below.
     /// Returns whether the line is resident afterwards, and if so dirty.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn top_missed<U: Under + ?Sized>(
         &mut self,
         under: &mut U,
         kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
+        r: LineRef,
         size: u64,
         set: usize,
         key: u64,
@@ -392,7 +389,7 @@ impl Hierarchy {
             Some(d) if kind != RefKind::Ifetch => d,
             _ => i,
         };
-        below.missed(cache, kind, va, pa, asid, size, set, key)
+        below.missed(cache, kind, r, size, set, key)
     }
 
     /// The top-level cache that serves `kind`.
@@ -590,7 +587,7 @@ impl<B: Backing> Below<'_, B> {
             return Served { level, lines: 0, last: NO_LINE };
         };
         let line = level.serving(r.kind).line_bytes();
-        let (vaddr, paddr, asid) = (r.vaddr.0, r.paddr.0, r.space.0);
+        let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
         let mut served = Served { level: Reached::Level(from), lines: 0, last: NO_LINE };
         // Line by line in address order, as `request_inline` splits.
         let mut va = vaddr;
@@ -598,7 +595,8 @@ impl<B: Backing> Below<'_, B> {
         while va < end {
             let next = (va & !(line - 1)) + line;
             let chunk = next.min(end) - va;
-            let (out, reached) = self.access_line(from, r.kind, va, paddr + (va - vaddr), asid, chunk);
+            let piece = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(paddr + (va - vaddr)), asid: r.space };
+            let (out, reached) = self.access_line(from, r.kind, piece, chunk);
             served.level = served.level.max(reached);
             served.lines += 1;
             served.last = out;
@@ -614,11 +612,10 @@ impl<B: Backing> Below<'_, B> {
     pub(crate) fn flush_line(&mut self, t: usize, c: usize, r: LineRef, how: Flush) -> Option<LineState> {
         let cache = cache_of(self.levels, t, c)?;
         let line = cache.line_bytes();
-        let aligned = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-        let state = cache.flush_line(aligned, how);
+        let state = cache.flush_line(r.line_start(line), how);
         if let LineState::Dirty(e) = state {
             if how == Flush::WriteBack {
-                self.request(t + 1, RefKind::Write, e.vaddr, e.paddr, e.asid, line);
+                self.request(t + 1, RefKind::Write, e.line_ref(), line);
             }
         }
         Some(state)
@@ -687,7 +684,7 @@ impl<B: Backing> Below<'_, B> {
     /// Writes `lines` of `line` bytes, flushed from level `t`, below it.
     fn write_back(&mut self, t: usize, lines: Vec<Evicted>, line: u64) {
         for v in lines {
-            self.request(t + 1, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+            self.request(t + 1, RefKind::Write, v.line_ref(), line);
         }
     }
 
@@ -695,21 +692,17 @@ impl<B: Backing> Below<'_, B> {
     /// that missed there at `set`, `key` (as `Cache::lookup` or a failed
     /// `Cache::probe` found), with everything it causes below. Returns
     /// whether the line is resident afterwards, and if so dirty.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn missed(
         &mut self,
         cache: &mut Cache,
         kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
+        r: LineRef,
         size: u64,
         set: usize,
         key: u64,
     ) -> Option<bool> {
         let line = cache.line_bytes();
-        let r = LineRef { vaddr: va, paddr: pa, asid };
         if self.nested {
             // The caller's top level (`word`): usually set-associative.
             // A fill there (any read miss without 3C shadows, a write-through
@@ -718,7 +711,7 @@ impl<B: Backing> Below<'_, B> {
                 if self.physical_direct {
                     self.physical_fill_below(kind, r, line, fetch, victim);
                 } else {
-                    self.fill_below(0, kind, va, pa, asid, line, fetch, victim);
+                    self.fill_below(0, kind, r, line, fetch, victim);
                 }
                 return Some(kind == RefKind::Write);
             }
@@ -741,14 +734,14 @@ impl<B: Backing> Below<'_, B> {
         let Some(level) = self.levels.first_mut() else { return };
         if fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+            let a = r.line_start(line);
             let c = level.serving(fill);
             let low = c.line_bytes();
             let (f, v) = c.physical_direct_access(a, fill, line);
             beyond_fill(&mut self.memory, fill, a, low, f, v);
         }
         if let Some(v) = victim {
-            let a = LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid };
+            let a = v.line_ref();
             let c = level.serving(RefKind::Write);
             let low = c.line_bytes();
             let (f, v) = c.physical_direct_access(a, RefKind::Write, line);
@@ -768,18 +761,18 @@ impl<B: Backing> Below<'_, B> {
             return;
         }
         if !self.nested {
-            self.send(0, kind, r.vaddr, r.paddr, r.asid, size, line, out);
+            self.send(0, kind, r, size, line, out);
             return;
         }
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.simple_access(0, fill, r.vaddr & !(line - 1), r.paddr & !(line - 1), r.asid, line);
+            self.simple_access(0, fill, r.line_start(line), line);
         }
         if out.write_through {
-            self.simple_access(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+            self.simple_access(0, RefKind::Write, r, size);
         }
         if let Some(v) = out.writeback {
-            self.simple_access(0, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+            self.simple_access(0, RefKind::Write, v.line_ref(), line);
         }
     }
 
@@ -790,9 +783,9 @@ impl<B: Backing> Below<'_, B> {
     #[inline(always)]
     pub(crate) fn write_through(&mut self, r: LineRef, size: u64) {
         if self.nested {
-            self.simple_access(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+            self.simple_access(0, RefKind::Write, r, size);
         } else {
-            self.request(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size);
+            self.request(0, RefKind::Write, r, size);
         }
     }
 
@@ -809,18 +802,15 @@ impl<B: Backing> Below<'_, B> {
         out.resident_dirty
     }
 
-    /// What a `Cache::fill` of a `line`-byte line at `va`/`pa` in the level
+    /// What a `Cache::fill` of the `line`-byte line of `r` in the level
     /// above level `t` sends down, in `send`'s order: the line read (kept an
     /// instruction fetch for an instruction miss), then the victim written.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn fill_below(
         &mut self,
         t: usize,
         kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
+        r: LineRef,
         line: u64,
         fetch: bool,
         victim: Option<Evicted>,
@@ -830,20 +820,19 @@ impl<B: Backing> Below<'_, B> {
             // the shared levels.
             if fetch {
                 let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-                let a = LineRef { vaddr: va & !(line - 1), paddr: pa & !(line - 1), asid };
-                self.memory.request(fill, a, line);
+                self.memory.request(fill, r.line_start(line), line);
             }
             if let Some(v) = victim {
-                self.memory.request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+                self.memory.request(RefKind::Write, v.line_ref(), line);
             }
             return;
         }
         if fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            self.simple_access(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+            self.simple_access(t, fill, r.line_start(line), line);
         }
         if let Some(v) = victim {
-            self.simple_access(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+            self.simple_access(t, RefKind::Write, v.line_ref(), line);
         }
     }
 
@@ -853,63 +842,48 @@ impl<B: Backing> Below<'_, B> {
     /// The probe inline (a hit, the common case, costs no call), the
     /// rest (`simple_miss`) out of line.
     #[inline(always)]
-    fn simple_access(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+    fn simple_access(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64) {
         let side = usize::from(kind != RefKind::Ifetch);
         let hc = self.checks.get(t).and_then(|c| c[side]);
         let (Some(level), Some(hc)) = (self.levels.get_mut(t), hc) else {
             // Memory (a level without a hit check is not reached: `simple`
             // does not hold then, but the general path stays exact).
-            self.request(t, kind, va, pa, asid, size);
+            self.request(t, kind, r, size);
             return;
         };
         let cache = level.serving(kind);
-        let (set, key, hit) = probe_counted(cache, &hc, kind, va, pa, asid);
+        let (set, key, hit) = probe_counted(cache, &hc, kind, r);
         if hit.is_some() {
             return;
         }
         if hc.direct() {
-            self.simple_miss(t, kind, va, pa, asid, size, set, key);
+            self.simple_miss(t, kind, r, size, set, key);
         } else {
-            self.simple_miss_ways(t, kind, va, pa, asid, size, set, key);
+            self.simple_miss_ways(t, kind, r, size, set, key);
         }
     }
 
     /// `simple_access` after its probe missed at `set`, `key` of level `t`,
     /// a one-way level.
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn simple_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
-        self.simple_miss_in::<false>(t, kind, va, pa, asid, size, set, key);
+    fn simple_miss(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, set: usize, key: u64) {
+        self.simple_miss_in::<false>(t, kind, r, size, set, key);
     }
 
     /// `simple_miss` for a level of several ways, with its victim search
     /// inline (`Cache::fill_inline`); apart so a one-way chain keeps the
     /// small frame of `simple_miss`.
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn simple_miss_ways(
-        &mut self,
-        t: usize,
-        kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
-        size: u64,
-        set: usize,
-        key: u64,
-    ) {
-        self.simple_miss_in::<true>(t, kind, va, pa, asid, size, set, key);
+    fn simple_miss_ways(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, set: usize, key: u64) {
+        self.simple_miss_in::<true>(t, kind, r, size, set, key);
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn simple_miss_in<const WAYS: bool>(
         &mut self,
         t: usize,
         kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
+        r: LineRef,
         size: u64,
         set: usize,
         key: u64,
@@ -918,12 +892,11 @@ impl<B: Backing> Below<'_, B> {
         let Some(level) = self.levels.get_mut(t) else { return };
         let cache = level.serving(kind);
         let line = cache.line_bytes();
-        let r = LineRef { vaddr: va, paddr: pa, asid };
         let filled =
             if WAYS { cache.fill_inline(set, key, r, kind, size) } else { cache.fill(set, key, r, kind, size) };
         match filled {
-            Some((fetch, victim)) => self.fill_below(t + 1, kind, va, pa, asid, line, fetch, victim),
-            None => self.general_miss(t, kind, va, pa, asid, size, set, key),
+            Some((fetch, victim)) => self.fill_below(t + 1, kind, r, line, fetch, victim),
+            None => self.general_miss(t, kind, r, size, set, key),
         }
     }
 
@@ -932,35 +905,35 @@ impl<B: Backing> Below<'_, B> {
     /// `simple_miss` (every level of a `simple` hierarchy fills in place),
     /// but exact all the same; out of line so the fill keeps its `LineRef`
     /// in registers.
-    #[allow(clippy::too_many_arguments)]
     #[cold]
     #[inline(never)]
-    fn general_miss(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64, set: usize, key: u64) {
+    fn general_miss(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, set: usize, key: u64) {
         let Some(level) = self.levels.get_mut(t) else { return };
         let cache = level.serving(kind);
         let line = cache.line_bytes();
-        let out = cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size);
-        self.send(t + 1, kind, va, pa, asid, size, line, &out);
+        let out = cache.access_missed(set, key, r, kind, size);
+        self.send(t + 1, kind, r, size, line, &out);
     }
 
     #[inline(never)]
-    fn request(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) -> Reached {
-        self.request_inline(t, kind, vaddr, paddr, asid, size)
+    fn request(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64) -> Reached {
+        self.request_inline(t, kind, r, size)
     }
 
-    /// A request of `size` bytes at `vaddr`/`paddr` to level `t` (or what
-    /// lies under the last level), split into that level's lines. Returns
-    /// the deepest level any line was served at (`Served::level`).
+    /// A request of `size` bytes at `r` to level `t` (or what lies under
+    /// the last level), split into that level's lines. Returns the deepest
+    /// level any line was served at (`Served::level`).
     #[inline(always)]
-    fn request_inline(&mut self, t: usize, kind: RefKind, vaddr: u64, paddr: u64, asid: u32, size: u64) -> Reached {
+    fn request_inline(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64) -> Reached {
         let Some(level) = self.levels.get_mut(t) else {
-            return self.memory.request(kind, LineRef { vaddr, paddr, asid }, size);
+            return self.memory.request(kind, r, size);
         };
         let line = level.serving(kind).line_bytes();
+        let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
         if size != 0 && (vaddr & (line - 1)) + size <= line {
             // Within one line (every fill, write-back and write-through between
             // levels of equal line size).
-            return self.access_line(t, kind, vaddr, paddr, asid, size).1;
+            return self.access_line(t, kind, r, size).1;
         }
         let mut reached = Reached::Level(t);
         let mut va = vaddr;
@@ -968,7 +941,8 @@ impl<B: Backing> Below<'_, B> {
         while va < end {
             let next = (va & !(line - 1)) + line;
             let chunk = next.min(end) - va;
-            reached = reached.max(self.access_line(t, kind, va, paddr + (va - vaddr), asid, chunk).1);
+            let piece = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(paddr + (va - vaddr)), asid: r.asid };
+            reached = reached.max(self.access_line(t, kind, piece, chunk).1);
             va += chunk;
         }
         reached
@@ -978,7 +952,7 @@ impl<B: Backing> Below<'_, B> {
     /// with everything it causes below. Returns the level's outcome and
     /// where the access was served (`Served::level`).
     #[inline]
-    fn access_line(&mut self, t: usize, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) -> (Outcome, Reached) {
+    fn access_line(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64) -> (Outcome, Reached) {
         let side = usize::from(kind != RefKind::Ifetch);
         let cache = self.levels[t].serving(kind);
         let line = cache.line_bytes();
@@ -988,49 +962,38 @@ impl<B: Backing> Below<'_, B> {
             // being write-back) but the counter, added here; a miss is
             // finished as `access` finishes it.
             Some(hc) => {
-                let (set, key, hit) = probe_counted(cache, &hc, kind, va, pa, asid);
+                let (set, key, hit) = probe_counted(cache, &hc, kind, r);
                 if let Some(dirty) = hit {
                     return (Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE }, Reached::Level(t));
                 }
-                cache.access_missed(set, key, LineRef { vaddr: va, paddr: pa, asid }, kind, size)
+                cache.access_missed(set, key, r, kind, size)
             }
-            None => cache.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size),
+            None => cache.access(r, kind, size),
         };
         let mut reached = Reached::Level(t);
         if out.fetch || out.write_through || out.writeback.is_some() {
-            reached = reached.max(self.send(t + 1, kind, va, pa, asid, size, line, &out));
+            reached = reached.max(self.send(t + 1, kind, r, size, line, &out));
         }
         (out, reached)
     }
 
     /// Issues to level `t` what `out`, the outcome of an access of `size`
-    /// bytes at `va`/`pa` to a level of `line`-byte lines just above it,
-    /// asks of the level below, in `Outcome`'s (Dinero's) order. Returns
-    /// where the fill and the write passed on were served (a victim's
-    /// write-back is not the access's own: `Served::level`).
-    #[allow(clippy::too_many_arguments)]
+    /// bytes at `r` to a level of `line`-byte lines just above it, asks of
+    /// the level below, in `Outcome`'s (Dinero's) order. Returns where the
+    /// fill and the write passed on were served (a victim's write-back is
+    /// not the access's own: `Served::level`).
     #[inline(never)]
-    fn send(
-        &mut self,
-        t: usize,
-        kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
-        size: u64,
-        line: u64,
-        out: &Outcome,
-    ) -> Reached {
+    fn send(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
         let mut reached = Reached::Level(t);
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            reached = self.request_inline(t, fill, va & !(line - 1), pa & !(line - 1), asid, line);
+            reached = self.request_inline(t, fill, r.line_start(line), line);
         }
         if out.write_through {
-            reached = reached.max(self.request(t, RefKind::Write, va, pa, asid, size));
+            reached = reached.max(self.request(t, RefKind::Write, r, size));
         }
         if let Some(v) = out.writeback {
-            self.request(t, RefKind::Write, v.vaddr, v.paddr, v.asid, line);
+            self.request(t, RefKind::Write, v.line_ref(), line);
         }
         reached
     }
@@ -1048,17 +1011,7 @@ pub(crate) trait Lower {
     fn fills_in_place(&self) -> bool;
 
     /// `Below::fill_below` from the level just above these levels (`t` = 0).
-    #[allow(clippy::too_many_arguments)]
-    fn fill_below(
-        &mut self,
-        kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
-        line: u64,
-        fetch: bool,
-        victim: Option<Evicted>,
-    );
+    fn fill_below(&mut self, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>);
 }
 
 impl<B: Backing> Lower for Below<'_, B> {
@@ -1068,21 +1021,12 @@ impl<B: Backing> Lower for Below<'_, B> {
     }
 
     #[inline(always)]
-    fn fill_below(
-        &mut self,
-        kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
-        line: u64,
-        fetch: bool,
-        victim: Option<Evicted>,
-    ) {
+    fn fill_below(&mut self, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
         // Not `physical_fill_below` where it would serve (a virtual-direct
         // top over PIPT levels): its test here cost the untagged VIVT
         // machine 1.1 instructions a reference (callgrind), for a shape
         // no preset has.
-        Below::fill_below(self, 0, kind, va, pa, asid, line, fetch, victim);
+        Below::fill_below(self, 0, kind, r, line, fetch, victim);
     }
 }
 
@@ -1172,26 +1116,17 @@ impl<'a, D: DataSide<'a>> Lower for DirectLower<'a, D> {
     }
 
     #[inline(always)]
-    fn fill_below(
-        &mut self,
-        kind: RefKind,
-        va: u64,
-        pa: u64,
-        asid: u32,
-        line: u64,
-        fetch: bool,
-        victim: Option<Evicted>,
-    ) {
+    fn fill_below(&mut self, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
         if fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            // `va`, `pa` as they are: this level's lines are no shorter
-            // than the level above's (`simple`), so the line of the fetch
-            // (the line above's first byte) is the line of `va`, and its
-            // physical line that of `pa` (the page offset is shared).
-            self.access(fill, LineRef { vaddr: va, paddr: pa, asid }, line);
+            // `r` as it is: this level's lines are no shorter than the
+            // level above's (`simple`), so the line of the fetch (the line
+            // above's first byte) is the line of `r.vaddr`, and its
+            // physical line that of `r.paddr` (the page offset is shared).
+            self.access(fill, r, line);
         }
         if let Some(v) = victim {
-            self.access(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+            self.access(RefKind::Write, v.line_ref(), line);
         }
     }
 }
@@ -1204,11 +1139,10 @@ impl<'a, D: DataSide<'a>> Lower for DirectLower<'a, D> {
 fn beyond_fill<B: Backing>(memory: &mut B, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
     if fetch {
         let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-        let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
-        memory.request(fill, a, line);
+        memory.request(fill, r.line_start(line), line);
     }
     if let Some(v) = victim {
-        memory.request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+        memory.request(RefKind::Write, v.line_ref(), line);
     }
 }
 
@@ -1217,20 +1151,13 @@ fn beyond_fill<B: Backing>(memory: &mut B, kind: RefKind, r: LineRef, line: u64,
 /// changes). Returns the set and key (for `access_missed` after a miss) and
 /// the hit's dirty bit, if it hit.
 #[inline(always)]
-fn probe_counted(
-    cache: &mut Cache,
-    hc: &HitCheck,
-    kind: RefKind,
-    va: u64,
-    pa: u64,
-    asid: u32,
-) -> (usize, u64, Option<bool>) {
-    let (set, key) = hc.locate(VirtAddr(va), PhysAddr(pa));
+fn probe_counted(cache: &mut Cache, hc: &HitCheck, kind: RefKind, r: LineRef) -> (usize, u64, Option<bool>) {
+    let (set, key) = hc.locate(r.vaddr, r.paddr);
     let write = kind == RefKind::Write;
     let hit = if hc.direct() {
-        cache.probe::<true, true>(hc, set, key, asid, write)
+        cache.probe::<true, true>(hc, set, key, r.asid, write)
     } else {
-        cache.probe::<false, true>(hc, set, key, asid, write)
+        cache.probe::<false, true>(hc, set, key, r.asid, write)
     };
     if hit.is_some() {
         cache.count_repeat_hits(kind, 1);

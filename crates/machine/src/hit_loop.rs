@@ -39,7 +39,7 @@
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Cache, HitCheck, RefKind, VirtualDirect};
+use vmlab_cache::{Cache, HitCheck, LineRef, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
 use crate::hierarchy::{Backing, Below, DirectLowers, Lower, MemoryStats};
@@ -216,11 +216,18 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
                 // standing for its probe.
                 Err(Some(at)) if k != MODIFY => {
                     let kind = REFS[k][0];
-                    match below.missed(cache, kind, va, at.pa, asid.0, last - va + 1, at.set, at.key) {
+                    match below.missed(
+                        cache,
+                        kind,
+                        LineRef { vaddr: VirtAddr(va), paddr: at.pa, asid },
+                        last - va + 1,
+                        at.set,
+                        at.key,
+                    ) {
                         Some(dirty) => {
                             recent.set(slot, ln, dirty);
                             // Where the fill went, for the next hit.
-                            if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid.0) {
+                            if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid) {
                                 frames.remember(slot, ln, at.set, way, at.key);
                             }
                         }
@@ -245,7 +252,7 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
                 for &kind in REFS[k] {
                     let write = kind == RefKind::Write;
                     for (d, (set, way, key)) in dirty.iter_mut().zip([a, b]) {
-                        if let Some(x) = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, write) {
+                        if let Some(x) = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, write) {
                             *d = x;
                             t.pend[kind as usize] += 1;
                         }
@@ -328,23 +335,30 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
             let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return false };
             if k == MODIFY {
                 // The read half: `probe`'s hit.
-                cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, false);
+                cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false);
             }
             // The write half: `Cache::access`'s hit in a write-through level.
-            let dirty = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, false).unwrap_or(false);
+            let dirty = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false).unwrap_or(false);
             cache.count_write_through(size);
-            below.write_through(vmlab_cache::LineRef { vaddr: va, paddr: pa.0, asid: asid.0 }, size);
+            below.write_through(LineRef { vaddr: VirtAddr(va), paddr: pa, asid }, size);
             t.pend[k] += 1;
             t.through += 1;
             recent.set(slot, ln, dirty);
             true
         }
         Err(Some(at)) if k == STORE => {
-            match below.missed(cache, RefKind::Write, va, at.pa, asid.0, size, at.set, at.key) {
+            match below.missed(
+                cache,
+                RefKind::Write,
+                LineRef { vaddr: VirtAddr(va), paddr: at.pa, asid },
+                size,
+                at.set,
+                at.key,
+            ) {
                 // Write-allocate: filled, then written through.
                 Some(dirty) => {
                     recent.set(slot, ln, dirty);
-                    if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid.0) {
+                    if let Some(way) = cache.find_way::<TRANSLATE>(hc, at.set, at.key, asid) {
                         frames.remember(slot, ln, at.set, way, at.key);
                     }
                 }
@@ -476,13 +490,13 @@ impl<'a> FrameMemo<'a> {
     ) -> Result<bool, Option<Absent>> {
         if let Some(f) = self.remembered(side, ln) {
             // Checks the frame, so the common case costs one check.
-            if let Some(dirty) = cache.hit_way::<TRANSLATE>(hc, f.set as usize, f.way as usize, f.key, asid.0, write) {
+            if let Some(dirty) = cache.hit_way::<TRANSLATE>(hc, f.set as usize, f.way as usize, f.key, asid, write) {
                 return Ok(dirty);
             }
         }
         let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, side, va, ln, asid)?;
         // Always `Some`: the frame was just found.
-        cache.hit_way::<TRANSLATE>(hc, set, way, key, asid.0, write).ok_or(None)
+        cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, write).ok_or(None)
     }
 
     /// Where virtual line `ln` (bytes at `va` on) lives in `cache`: set,
@@ -503,7 +517,7 @@ impl<'a> FrameMemo<'a> {
     ) -> Result<(usize, usize, u64), Option<Absent>> {
         if let Some(f) = self.remembered(side, ln) {
             let (set, way) = (f.set as usize, f.way as usize);
-            if cache.way_holds::<TRANSLATE>(hc, set, way, f.key, asid.0) {
+            if cache.way_holds::<TRANSLATE>(hc, set, way, f.key, asid) {
                 return Ok((set, way, f.key));
             }
         }
@@ -530,13 +544,13 @@ impl<'a> FrameMemo<'a> {
         asid: Asid,
     ) -> Result<(usize, usize, u64), Option<Absent>> {
         let (set, key, pa) = if TRANSLATE {
-            let pa = mapper.translate(asid, VirtAddr(va)).map_err(|_| None)?.0;
-            let (set, key) = hc.locate(VirtAddr(va), PhysAddr(pa));
+            let pa = mapper.translate(asid, VirtAddr(va)).map_err(|_| None)?;
+            let (set, key) = hc.locate(VirtAddr(va), pa);
             (set, key, Some(pa))
         } else {
             (hc.virtual_set(ln), ln, None)
         };
-        let Some(way) = cache.find_way::<TRANSLATE>(hc, set, key, asid.0) else {
+        let Some(way) = cache.find_way::<TRANSLATE>(hc, set, key, asid) else {
             return Err(pa.map(|pa| Absent { set, key, pa }));
         };
         self.remember(side, ln, set, way, key);
@@ -563,7 +577,7 @@ impl<'a> FrameMemo<'a> {
 struct Absent {
     set: usize,
     key: u64,
-    pa: u64,
+    pa: PhysAddr,
 }
 
 /// Entries of the most-recent-line memo (`MruLines`): two sides of
@@ -995,7 +1009,7 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool, B: Backing>(
     let mut res = Ok(());
     let layout = SideLayout::of(table);
     let set_shift = u32::from(table[0].set_shift);
-    let mut lines = SetLines { keys: set_lines, asid: asid.0, layout, set_shift, retake: Retake::All };
+    let mut lines = SetLines { keys: set_lines, asid, layout, set_shift, retake: Retake::All };
     let page = mapper.page_size();
     loop {
         let views = (ic.virtual_direct(), dc.as_deref_mut().map(Cache::virtual_direct));
@@ -1074,7 +1088,7 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool, B: Backing>(
 /// takes every set it changes again (`take`), so the copy stays exact.
 struct SetLines<'a> {
     keys: &'a mut Vec<u64>,
-    asid: u32,
+    asid: Asid,
     /// Each side's place in `keys`, and the index shift (`set_set_lines`).
     layout: [SideLayout; 2],
     set_shift: u32,
@@ -1277,7 +1291,7 @@ fn pieces<L: Lower, const U: bool>(
     if !c.below.fills_in_place() {
         return Ok(false);
     }
-    let (asid, kind, shift) = (c.asid.0, d.first, u32::from(d.shift));
+    let (asid, kind, shift) = (c.asid, d.first, u32::from(d.shift));
     let va = w & ADDR_MASK;
     let last = va + u64::from(d.size) - 1;
     // A homonym (untagged top) is a hit the views do not take: the whole
@@ -1324,7 +1338,7 @@ fn one_line_miss<L: Lower, const U: bool>(
     }
     c.t.done[usize::from(d.k & 3)] += 1;
     if d.modify {
-        v.hit(ln, c.asid.0, true);
+        v.hit(ln, c.asid, true);
         c.t.pend[RefKind::Write as usize] += 1;
     }
     Ok(true)
@@ -1350,7 +1364,7 @@ fn second_line<L: Lower, const U: bool>(
     let size = ((w & ADDR_MASK) + u64::from(d.size)).saturating_sub(start);
     if resident {
         // The second line's hit; the first line's is counted below.
-        v.hit(next, c.asid.0, d.write);
+        v.hit(next, c.asid, d.write);
         c.t.pend[d.first as usize] += 1;
     } else if !line_miss(v, c, start, next, d.first, size, d.shift)? {
         return Ok(false);
@@ -1408,19 +1422,19 @@ fn fill_as<const K: u8, L: Lower, const U: bool>(
         READ => RefKind::Read,
         _ => RefKind::Write,
     };
-    if U && v.homonym(ln, c.asid.0) {
+    if U && v.homonym(ln, c.asid) {
         // A hit on another address space's line: `word`'s, which
         // translates first.
         return Ok(false);
     }
-    let pa = c.mapper.translate_in(c.page, c.asid, VirtAddr(va))?.0;
-    let r = vmlab_cache::LineRef { vaddr: va, paddr: pa, asid: c.asid.0 };
+    let pa = c.mapper.translate_in(c.page, c.asid, VirtAddr(va))?;
+    let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid: c.asid };
     // `line_miss` found the chain filling in place, this level included.
     let Some((fetch, victim)) = v.fill_deferred_in_place(ln, r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.
         return Ok(false);
     };
-    c.below.fill_below(kind, va, pa, c.asid.0, 1 << shift, fetch, victim);
+    c.below.fill_below(kind, r, 1 << shift, fetch, victim);
     Ok(true)
 }
 
@@ -1461,8 +1475,8 @@ fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
             if write && !hc.writes_in_place() {
                 // A write-through top's write, as the general path makes
                 // it: translated, then `Cache::access` and what it sends below.
-                let pa = mapper.translate(asid, VirtAddr(a))?.0;
-                let r = vmlab_cache::LineRef { vaddr: a, paddr: pa, asid: asid.0 };
+                let pa = mapper.translate(asid, VirtAddr(a))?;
+                let r = LineRef { vaddr: VirtAddr(a), paddr: pa, asid };
                 repeat = match below.written(cache, r, size) {
                     Some(dirty) => RepeatLine { line: ln, asid, dirty },
                     None => NO_LINE,
@@ -1473,16 +1487,16 @@ fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
                 a = piece_last + 1;
                 continue;
             }
-            let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))?.0 } else { 0 };
-            let (set, key) = if TRANSLATE { hc.locate(VirtAddr(a), PhysAddr(pa)) } else { (hc.virtual_set(ln), ln) };
-            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid.0, write) {
+            let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))? } else { PhysAddr(0) };
+            let (set, key) = if TRANSLATE { hc.locate(VirtAddr(a), pa) } else { (hc.virtual_set(ln), ln) };
+            let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid, write) {
                 Some(dirty) => {
                     pend[kind as usize] += 1;
                     Some(dirty)
                 }
                 None => {
-                    let pa = if TRANSLATE { pa } else { mapper.translate(asid, VirtAddr(a))?.0 };
-                    below.missed(cache, kind, a, pa, asid.0, size, set, key)
+                    let pa = if TRANSLATE { pa } else { mapper.translate(asid, VirtAddr(a))? };
+                    below.missed(cache, kind, LineRef { vaddr: VirtAddr(a), paddr: pa, asid }, size, set, key)
                 }
             };
             repeat = match dirty {

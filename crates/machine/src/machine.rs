@@ -523,8 +523,8 @@ impl Machine {
         under: &mut U,
     ) -> Result<(), MapError> {
         let needs_translation = self.top_needs_translation[kind as usize];
-        let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))?.0 } else { 0 };
-        let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
+        let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))? } else { PhysAddr(0) };
+        let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
         let ln = va >> shift;
         let line = match self.system.levels_mut(CPU).top_mut(kind).lookup(r, kind) {
             Lookup::Hit(dirty) => RepeatLine { line: ln, asid, dirty },
@@ -544,22 +544,27 @@ impl Machine {
         kind: RefKind,
         asid: Asid,
         va: u64,
-        mut pa: u64,
+        mut pa: PhysAddr,
         needs_translation: bool,
         size: u64,
         ln: u64,
         under: &mut U,
     ) -> Result<RepeatLine, MapError> {
         if !needs_translation {
-            pa = self.mapper.translate(asid, VirtAddr(va))?.0;
+            pa = self.mapper.translate(asid, VirtAddr(va))?;
         }
         let resident_dirty = match look {
-            Lookup::Miss { set, key } => {
-                self.system.levels_mut(CPU).top_missed(under, kind, va, pa, asid.0, size, set, key)
-            }
+            Lookup::Miss { set, key } => self.system.levels_mut(CPU).top_missed(
+                under,
+                kind,
+                LineRef { vaddr: VirtAddr(va), paddr: pa, asid },
+                size,
+                set,
+                key,
+            ),
             // A write to a write-through top level: the public path.
             _ => {
-                let req = Request::new(kind, VirtAddr(va), PhysAddr(pa), asid, size);
+                let req = Request::new(kind, VirtAddr(va), pa, asid, size);
                 self.system.levels_mut(CPU).over(|m| under.backing(m)).serve(0, req).last.resident_dirty
             }
         };
@@ -622,7 +627,7 @@ impl Machine {
             let mut last_hit = false;
             for ln in (va >> shift)..=(last >> shift) {
                 let lva = va.max(ln << shift);
-                let r = LineRef { vaddr: lva, paddr: pa_of(lva), asid: a.asid.0 };
+                let r = LineRef { vaddr: VirtAddr(lva), paddr: PhysAddr(pa_of(lva)), asid: a.asid };
                 last_hit = cache.access_tag_only(r, write);
                 missed += u64::from(!last_hit);
             }
@@ -639,7 +644,7 @@ impl Machine {
                 return Ok(());
             }
         }
-        let r = LineRef { vaddr: va, paddr: pa_first, asid: a.asid.0 };
+        let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa_first), asid: a.asid };
         self.system.levels_mut(CPU).over(|m| under.backing(m)).beyond(kind, r, size);
         Ok(())
     }
@@ -1041,11 +1046,11 @@ impl Machine {
                     let a = l << shift;
                     // Without a frame (a homonym) the look-up reads only `vaddr`.
                     let frame = self.mapper.frame_of(asid, page.vpn(VirtAddr(a)));
-                    let pa = frame.map_or(0, |f| page.translate(VirtAddr(a), f).0);
+                    let pa = frame.map_or(PhysAddr(0), |f| page.translate(VirtAddr(a), f));
                     total += self.system.levels_mut(CPU).flush_line(
                         t,
                         c,
-                        LineRef { vaddr: a, paddr: pa, asid: asid.0 },
+                        LineRef { vaddr: VirtAddr(a), paddr: pa, asid },
                         how,
                     );
                 }

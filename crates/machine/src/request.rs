@@ -46,7 +46,7 @@ impl Request {
 
     /// The cache crate's view of the first line (`vaddr`, `paddr`, `space`).
     pub(crate) fn line_ref(&self) -> LineRef {
-        LineRef { vaddr: self.vaddr.0, paddr: self.paddr.0, asid: self.space.0 }
+        LineRef { vaddr: self.vaddr, paddr: self.paddr, asid: self.space }
     }
 }
 

@@ -133,7 +133,7 @@ pub(crate) struct Onward<'a> {
 impl Backing for Onward<'_> {
     fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64) -> Reached {
         self.sent.count(kind, bytes);
-        let req = Request::new(kind, VirtAddr(r.vaddr), PhysAddr(r.paddr), Asid(r.asid), bytes);
+        let req = Request::new(kind, r.vaddr, r.paddr, r.asid, bytes);
         self.shared.request(0, req).level.below(self.above)
     }
 }
@@ -210,7 +210,7 @@ impl OnCpu<'_> {
     /// PA-RISC `fdc` on one level; a study that wants every copy flushes
     /// each). Returns the state the line was found in.
     pub fn flush_line(&mut self, vaddr: VirtAddr, paddr: PhysAddr, space: Asid, how: Flush) -> LineState {
-        let r = LineRef { vaddr: vaddr.0, paddr: paddr.0, asid: space.0 };
+        let r = LineRef { vaddr, paddr, asid: space };
         let data = self.cpu.top_data_index();
         let shared = &mut *self.shared;
         let (levels, ledger) = self.cpu.parts();

@@ -245,7 +245,7 @@ fn synonyms() -> Machine {
 
 /// L1's resident lines as (virtual, physical, dirty).
 fn l1_lines(m: &mut Machine) -> Vec<(u64, u64, bool)> {
-    m.hierarchy().caches()[0].1.resident().iter().map(|e| (e.vaddr, e.paddr, e.dirty)).collect()
+    m.hierarchy().caches()[0].1.resident().iter().map(|e| (e.vaddr.0, e.paddr.0, e.dirty)).collect()
 }
 
 #[test]

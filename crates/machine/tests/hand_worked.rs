@@ -191,7 +191,7 @@ fn l1_with(indexing: Indexing, size: u64, ways: u32, line: u64) -> Machine {
 }
 
 fn copies_of_frame(m: &mut Machine, pa_line: u64) -> usize {
-    m.hierarchy().caches()[0].1.resident().iter().filter(|l| l.paddr == pa_line).count()
+    m.hierarchy().caches()[0].1.resident().iter().filter(|l| l.paddr.0 == pa_line).count()
 }
 
 #[test]
@@ -379,7 +379,7 @@ fn memory(res: &RunResult) -> (u64, u64, u64, u64) {
 /// The resident lines of cache `name` in slot order (set by set, way by
 /// way): (physical line address, dirty).
 fn resident(m: &mut Machine, name: &str) -> Vec<(u64, bool)> {
-    m.hierarchy().cache(name).expect("cache").resident().iter().map(|e| (e.paddr, e.dirty)).collect()
+    m.hierarchy().cache(name).expect("cache").resident().iter().map(|e| (e.paddr.0, e.dirty)).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -700,7 +700,7 @@ fn space_hash_index_xors_the_space_id_above_the_page_offset() {
     assert_eq!(memory(&res), (9, 144, 1, 16));
     // Set 0 holds (2, 0x2000), set 0x100 holds (0, 0x1000).
     let held: Vec<(u64, u32)> =
-        m.hierarchy().cache("l1").expect("l1").resident().iter().map(|e| (e.vaddr, e.asid)).collect();
+        m.hierarchy().cache("l1").expect("l1").resident().iter().map(|e| (e.vaddr.0, e.asid.0)).collect();
     assert_eq!(held, [(0x2000, 2), (0x1000, 0)]);
 
     // Bit-select (set = (va >> 4) & 0x3ff, the space id ignored): 0x0000 ->

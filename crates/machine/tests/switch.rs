@@ -44,7 +44,7 @@ fn after_space_1(dcache_tags: bool, tlb_tags: bool) -> System {
 }
 
 fn line(vaddr: u64, paddr: u64, asid: u32, dirty: bool) -> Evicted {
-    Evicted { vaddr, paddr, asid, dirty }
+    Evicted { vaddr: VirtAddr(vaddr), paddr: PhysAddr(paddr), asid: Asid(asid), dirty }
 }
 
 /// Every valid line of the I-cache and of the D-cache.

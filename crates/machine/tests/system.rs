@@ -23,7 +23,7 @@ fn holds(sys: &System, id: CpuId, n: usize) -> Vec<Evicted> {
 }
 
 fn line(vaddr: u64, paddr: u64, asid: u32, dirty: bool) -> Evicted {
-    Evicted { vaddr, paddr, asid, dirty }
+    Evicted { vaddr: VirtAddr(vaddr), paddr: PhysAddr(paddr), asid: Asid(asid), dirty }
 }
 
 /// Two CPUs, each with a private direct-mapped 128-byte L1 of 32-byte lines

@@ -16,7 +16,7 @@
 //! Every configuration's `RunResult` equals `Machine::run`'s
 //! (tests/onepass_vs_machine.rs), counter for counter.
 
-use vmlab_addr::{Asid, VirtAddr};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{Cache, Flush, LineRef, Lookup, Outcome, RefKind};
 use vmlab_machine::config::LevelConfig;
 use vmlab_machine::mapper::{MapError, PageMapper};
@@ -94,7 +94,7 @@ impl LastLevel {
         match self.tier.serving(kind) {
             Slot::Swept => self.swept.access(kind, va, pa, asid, size),
             Slot::Fixed(c) => {
-                let out = c.access(LineRef { vaddr: va, paddr: pa, asid }, kind, size);
+                let out = c.access(LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid: Asid(asid) }, kind, size);
                 let line = c.line_bytes();
                 self.memory.send(&out, size, line);
             }
@@ -142,7 +142,7 @@ impl SendDown for MemoryStats {
 
 impl Sink for LastLevel {
     fn request(&mut self, kind: RefKind, r: LineRef, bytes: u64) {
-        self.reach(kind, r.vaddr, r.paddr, r.asid, bytes);
+        self.reach(kind, r.vaddr.0, r.paddr.0, r.asid.0, bytes);
     }
 
     fn flush_all(&mut self) {
@@ -343,12 +343,12 @@ impl OnePass {
             }
             Slot::Swept => {}
         }
-        let pa = self.mapper.translate(Asid(asid), VirtAddr(va))?.0;
+        let pa = self.mapper.translate(Asid(asid), VirtAddr(va))?;
         let Slot::Fixed(c) = last.tier.serving(kind) else {
-            last.swept.access(kind, va, pa, asid, size);
+            last.swept.access(kind, va, pa.0, asid, size);
             return Ok(());
         };
-        let r = LineRef { vaddr: va, paddr: pa, asid };
+        let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid: Asid(asid) };
         let write_breaks = kind == RefKind::Write && !c.repeat_after_write_is_exact();
         let resident = match c.lookup(r, kind) {
             Lookup::Hit(dirty) => Some(dirty),

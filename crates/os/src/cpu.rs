@@ -298,7 +298,7 @@ impl Cpu {
             if let Some(e) = out.writeback {
                 o.write_back(&e, &a);
             }
-            let r = LineRef { vaddr: va, paddr: pa, asid: asid.0 };
+            let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid };
             o.cached(&r, size, &out, &a);
         }
     }
@@ -306,8 +306,7 @@ impl Cpu {
     /// Flushes or purges (`how`) the top-level D-cache line holding `at`:
     /// one cache-control instruction. Returns the state it found.
     pub fn flush_line(&mut self, at: Place, how: Flush, origin: &str) -> LineState {
-        let mask = !(self.line - 1);
-        let r = LineRef { vaddr: at.va.0 & mask, paddr: at.pa.0 & mask, asid: at.space.0 };
+        let r = LineRef { vaddr: at.va, paddr: at.pa, asid: at.space }.line_start(self.line);
         self.counters.cache_ops += 1;
         // The machine writes a dirty line flushed to the level below.
         let state = self.system.on(CPU).flush_line(at.va, at.pa, at.space, how);
@@ -317,7 +316,7 @@ impl Cpu {
             LineState::Dirty(_) => self.flushed.dirty += 1,
         }
         let access =
-            Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
+            Access { asid: at.space, vaddr: r.vaddr.0, paddr: r.paddr.0, write: false, origin: origin.to_string() };
         match state {
             LineState::Dirty(e) if how == Flush::WriteBack => {
                 self.counters.writebacks += 1;
@@ -361,7 +360,7 @@ impl Cpu {
                 if e.dirty {
                     o.write_back(&e, &access);
                 } else {
-                    o.dropped(&LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid });
+                    o.dropped(&e.line_ref());
                 }
             }
         }

@@ -186,7 +186,13 @@ impl Hat {
         let line = self.namer.line_bytes();
         let (va, pa) = (va & !(self.page - 1), pfn * self.page);
         (0..self.page / line)
-            .map(|i| self.namer.id(&vmlab_cache::LineRef { vaddr: va + i * line, paddr: pa + i * line, asid: tag.0 }))
+            .map(|i| {
+                self.namer.id(&vmlab_cache::LineRef {
+                    vaddr: VirtAddr(va + i * line),
+                    paddr: PhysAddr(pa + i * line),
+                    asid: tag,
+                })
+            })
             .collect()
     }
 

@@ -51,13 +51,13 @@ impl CopyNamer {
     pub fn id(&self, r: &LineRef) -> CopyId {
         let shift = self.geo.line_shift;
         let virt_index = self.cfg.indexing.index_is_virtual();
-        let addr = if virt_index { r.vaddr } else { r.paddr };
+        let addr = if virt_index { r.vaddr.0 } else { r.paddr.0 };
         let line = addr >> shift;
         let hashed = match self.cfg.index {
             IndexFn::BitSelect => line,
             IndexFn::Xor => line ^ (line >> self.geo.sets.trailing_zeros()),
             IndexFn::SpaceHash => {
-                let space = u64::from(r.asid) & ((1u64 << self.cfg.space_hash_bits) - 1);
+                let space = u64::from(r.asid.0) & ((1u64 << self.cfg.space_hash_bits) - 1);
                 (addr ^ (space << self.cfg.space_hash_at)) >> shift
             }
         };
@@ -65,8 +65,8 @@ impl CopyNamer {
             Some(m) => hashed & m,
             None => hashed % self.geo.sets,
         };
-        let key = if self.cfg.indexing.tag_is_virtual() { r.vaddr } else { r.paddr } >> shift;
-        let asid = if self.cfg.asid_tags { r.asid } else { 0 };
+        let key = if self.cfg.indexing.tag_is_virtual() { r.vaddr.0 } else { r.paddr.0 } >> shift;
+        let asid = if self.cfg.asid_tags { r.asid.0 } else { 0 };
         (set, key, asid)
     }
 }
@@ -212,8 +212,8 @@ impl Oracle {
     /// A dirty line leaves the cache for memory.
     pub fn write_back(&mut self, e: &Evicted, cause: &Access) {
         self.checks += 1;
-        let id = self.namer.id(&LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid });
-        let pline = self.line_of(e.paddr);
+        let id = self.namer.id(&e.line_ref());
+        let pline = self.line_of(e.paddr.0);
         let Some(copy) = self.copies.remove(&id) else { return };
         let mem = self.mem(pline);
         let mut bomb = copy.data_line != pline;
@@ -230,7 +230,7 @@ impl Oracle {
         }
         if bomb {
             self.violations.push(Violation::CacheBomb {
-                line: (Asid(e.asid), e.vaddr, e.paddr),
+                line: (e.asid, e.vaddr.0, e.paddr.0),
                 cause: cause.clone(),
                 newer_by,
                 policy: self.policy.clone(),
@@ -265,8 +265,8 @@ impl Oracle {
         let (hit, fetch) = (out.hit, out.fetch);
         let allocated = out.resident_dirty.is_some();
         let id = self.namer.id(r);
-        let pline = self.line_of(r.paddr);
-        let words = self.word_range(r.paddr, size);
+        let pline = self.line_of(r.paddr.0);
+        let words = self.word_range(r.paddr.0, size);
         let mut copy = if hit {
             match self.copies.get(&id) {
                 Some(c) => c.clone(),

@@ -888,7 +888,7 @@ impl Kernel {
                 Reached::Level(_) => self.costs[HIT],
             } + if served.last.writeback.is_some() { self.costs[WRITEBACK] } else { 0 };
             self.charge(c);
-            let r = LineRef { vaddr: v, paddr: got.0 + off, asid: space.0 };
+            let r = LineRef { vaddr: VirtAddr(v), paddr: PhysAddr(got.0 + off), asid: space };
             let a = Access { vaddr: v, paddr: got.0 + off, ..access.clone() };
             self.watch(oracle_side, &r, chunk, &served.last, &a);
             off += chunk;
@@ -910,7 +910,7 @@ impl Kernel {
         while off < size {
             let v = va.0 + off;
             let chunk = (m.line - (v & (m.line - 1))).min(size - off);
-            let r = LineRef { vaddr: v, paddr: got.0 + off, asid: access.asid.0 };
+            let r = LineRef { vaddr: VirtAddr(v), paddr: PhysAddr(got.0 + off), asid: access.asid };
             let out = m.cache.access(r, kind, chunk);
             cycles += match (out.hit, out.fetch) {
                 (true, _) => costs[HIT],
@@ -979,7 +979,7 @@ impl Kernel {
             let resident = self.resident(c);
             self.counts.lines_invalidated += resident.len() as u64;
             for e in resident {
-                let r = LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid };
+                let r = e.line_ref();
                 if e.dirty {
                     self.oracle(side).write_back(&e, &access);
                 } else {
@@ -996,7 +996,7 @@ impl Kernel {
                 if e.dirty {
                     m.oracle.write_back(&e, &access);
                 } else {
-                    m.oracle.dropped(&LineRef { vaddr: e.vaddr, paddr: e.paddr, asid: e.asid });
+                    m.oracle.dropped(&e.line_ref());
                 }
             }
         }
@@ -1293,7 +1293,7 @@ impl Kernel {
         while off < 4096 {
             let (va, pa) = (VirtAddr(base + off), PhysAddr((f << 12) + off));
             let state = self.on().flush_line(va, pa, OS_KERNEL_SPACE, Flush::WriteBack);
-            let r = LineRef { vaddr: va.0, paddr: pa.0, asid: OS_KERNEL_SPACE.0 };
+            let r = LineRef { vaddr: va, paddr: pa, asid: OS_KERNEL_SPACE };
             let c = match state {
                 LineState::Dirty(e) => {
                     self.dcache.write_back(&e, &access);
@@ -1378,7 +1378,7 @@ impl SwitchSite for Kernel {
 /// Lines resident in `cache` (0: I, 1: D) of the kernel's CPU, as
 /// (virtual address, dirty), sorted: what a hand-worked test checks.
 pub fn lines(k: &Kernel, cache: usize) -> Vec<(u64, bool)> {
-    let mut v: Vec<(u64, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr, e.dirty)).collect();
+    let mut v: Vec<(u64, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr.0, e.dirty)).collect();
     v.sort_unstable();
     v
 }
@@ -1386,7 +1386,7 @@ pub fn lines(k: &Kernel, cache: usize) -> Vec<(u64, bool)> {
 /// The same for the mini-cache (empty on a machine without one).
 pub fn minicache_lines(k: &Kernel) -> Vec<(u64, bool)> {
     let resident = k.minicache.as_ref().map(|m| m.cache.resident()).unwrap_or_default();
-    let mut v: Vec<(u64, bool)> = resident.into_iter().map(|e| (e.vaddr, e.dirty)).collect();
+    let mut v: Vec<(u64, bool)> = resident.into_iter().map(|e| (e.vaddr.0, e.dirty)).collect();
     v.sort_unstable();
     v
 }

@@ -32,9 +32,9 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     os.access(Asid(2), VirtAddr(0x11000), DataRef::Load, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
     let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
-    let copies: Vec<_> = os.cpu().resident().into_iter().filter(|e| e.paddr == pa).collect();
+    let copies: Vec<_> = os.cpu().resident().into_iter().filter(|e| e.paddr.0 == pa).collect();
     assert_eq!(copies.len(), 2, "{copies:?}");
-    assert_ne!(copies[0].vaddr & 0x1000, copies[1].vaddr & 0x1000);
+    assert_ne!(copies[0].vaddr.0 & 0x1000, copies[1].vaddr.0 & 0x1000);
     // Already the first read through B is stale: the kernel zero-filled the
     // frame through its window (colour 0, like A) and nothing flushed it.
     assert_eq!(os.violations().len(), 1, "{:?}", os.violations());
@@ -104,7 +104,7 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
     os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "a").expect("read");
     os.access(Asid(2), VirtAddr(0x12000), DataRef::Load, 4, "b").expect("read");
     let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
-    assert_eq!(os.cpu().resident().into_iter().filter(|e| e.paddr == pa).count(), 1);
+    assert_eq!(os.cpu().resident().into_iter().filter(|e| e.paddr.0 == pa).count(), 1);
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! the simulated machine's; `VmSim` still holds it (crates/translation/README.md
 //! says what is left of issue 24 here).
 
-use vmlab_addr::{Asid, VirtAddr};
+use vmlab_addr::{PhysAddr, VirtAddr};
 use vmlab_cache::{
     Cache, CacheConfig, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef, Lookup,
     Outcome, RefKind, WriteMissPolicy, WritePolicy,
@@ -231,7 +231,7 @@ impl Tail {
         self.fill_hit = false;
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-            let a = LineRef { vaddr: r.vaddr & !(line - 1), paddr: r.paddr & !(line - 1), asid: r.asid };
+            let a = r.line_start(line);
             let l = if fill_hits {
                 // The L1 line's pieces at L2 lines (`l2_request`'s split of
                 // an aligned line): one if the L2 line is the larger.
@@ -252,7 +252,7 @@ impl Tail {
             }
         }
         if let Some(v) = out.writeback {
-            self.l2_request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+            self.l2_request(RefKind::Write, v.line_ref(), line);
         }
         level
     }
@@ -262,12 +262,13 @@ impl Tail {
     fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
         let line = self.l2(kind).line_bytes();
         let mut level = Level::L2;
-        let mut va = r.vaddr;
-        let end = r.vaddr + size.max(1);
+        let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
+        let mut va = vaddr;
+        let end = vaddr + size.max(1);
         while va < end {
             let next = (va & !(line - 1)) + line;
             let chunk = next.min(end) - va;
-            let piece = LineRef { vaddr: va, paddr: r.paddr + (va - r.vaddr), asid: r.asid };
+            let piece = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(paddr + (va - vaddr)), asid: r.asid };
             level = level.max(self.l2_line(kind, piece, chunk, line));
             va += chunk;
         }
@@ -301,16 +302,16 @@ impl Tail {
         let mut level = if out.hit { Level::L2 } else { Level::Memory };
         if out.fetch {
             self.memory.read(line);
-            self.log.note(Cause::Fill, VirtAddr(r.vaddr & !(line - 1)), Asid(r.asid));
+            self.log.note(Cause::Fill, r.line_start(line).vaddr, r.asid);
         }
         if out.write_through {
             self.memory.write(size);
-            self.log.note(Cause::WriteThrough, VirtAddr(r.vaddr), Asid(r.asid));
+            self.log.note(Cause::WriteThrough, r.vaddr, r.asid);
             level = Level::Memory;
         }
         if let Some(v) = out.writeback {
             self.memory.write(line);
-            self.log.note(Cause::WriteBack, VirtAddr(v.vaddr), Asid(v.asid));
+            self.log.note(Cause::WriteBack, v.vaddr, v.asid);
         }
         if out.hit && !out.write_through {
             level = Level::L2;
@@ -332,7 +333,7 @@ impl Tail {
             found += stats;
             for v in dirty {
                 self.memory.write(line);
-                self.log.note(Cause::WriteBack, VirtAddr(v.vaddr), Asid(v.asid));
+                self.log.note(Cause::WriteBack, v.vaddr, v.asid);
             }
         }
         found

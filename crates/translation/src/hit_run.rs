@@ -18,6 +18,7 @@
 //! (folding moves whole 4 MB regions, so a raw page folds to one page, and
 //! the line offset is unchanged).
 
+use vmlab_addr::Asid;
 use vmlab_cache::VirtualDirect;
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::AccessKind;
@@ -164,7 +165,7 @@ pub(crate) fn hits<const PAGED: bool>(
     page_shift: u32,
     words: &[u64],
     i: usize,
-    asid: u32,
+    asid: Asid,
 ) -> usize {
     let mut rest = words.get(i..).unwrap_or(&[]).iter();
     while let Some(&w) = rest.next() {

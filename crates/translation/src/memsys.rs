@@ -331,7 +331,7 @@ impl MemSys {
             let (stats, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
             found += stats;
             for v in dirty {
-                self.below.write_back(LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
+                self.below.write_back(v.line_ref(), line);
             }
         }
         found += self.below.flush_all();
@@ -341,7 +341,7 @@ impl MemSys {
 
 #[cfg(test)]
 mod tests {
-    use vmlab_addr::{Asid, VirtAddr};
+    use vmlab_addr::{Asid, PhysAddr, VirtAddr};
     use vmlab_cache::{LineRef, RefKind, WritePolicy};
     use vmlab_machine::{Cause, Transfer};
 
@@ -357,7 +357,7 @@ mod tests {
     }
 
     fn at(va: u64) -> LineRef {
-        LineRef { vaddr: va, paddr: va, asid: 1 }
+        LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(1) }
     }
 
     /// The transfers after `mark`, every one of space 1.

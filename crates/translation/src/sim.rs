@@ -762,7 +762,7 @@ impl VmSim {
                 }
             }
             TranslateAt::L1Miss => {
-                let r = LineRef { vaddr: va, paddr: va, asid };
+                let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
                 if self.mem.l1(kind).contains(r) {
                     // A virtual L1 hit needs no translation; the physical
                     // address is only kept for write-backs to a physical L2.
@@ -774,7 +774,7 @@ impl VmSim {
                 }
             }
             TranslateAt::L2Miss => {
-                let r = LineRef { vaddr: va, paddr: va, asid };
+                let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
                 if !self.mem.resident(kind, r) {
                     self.translate_at_memory(asid, va)?;
                 }
@@ -782,7 +782,7 @@ impl VmSim {
             }
         };
         let mark = self.mem.transfer_mark();
-        let r = LineRef { vaddr: va, paddr: pa, asid };
+        let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid: Asid(asid) };
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
         if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
             self.record_ref(Recorded::User { kind, r, size, tlb_miss });
@@ -822,7 +822,7 @@ impl VmSim {
             // never changes.
             self.memo.remember_page(s, asid, va, va);
         }
-        let r = LineRef { vaddr: va, paddr: va, asid };
+        let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
         let level = match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
                 self.sides[s].count(Level::L1, false);
@@ -954,7 +954,7 @@ impl VmSim {
             for i in 0..lines {
                 let a = base + i * line;
                 let pa = self.physical_of(asid, a).unwrap_or(a);
-                let r = LineRef { vaddr: a, paddr: pa, asid };
+                let r = LineRef { vaddr: VirtAddr(a), paddr: PhysAddr(pa), asid: Asid(asid) };
                 let cache = if l2 { self.mem.l2(RefKind::Read) } else { self.mem.l1(RefKind::Read) };
                 present += u64::from(cache.contains(r));
             }
@@ -1223,7 +1223,7 @@ impl VmSim {
         let (addr, pa) = match pte.at {
             PteAddr::Mapped(VirtAddr(va)) => match self.at {
                 TranslateAt::L2Miss => {
-                    let r = LineRef { vaddr: va, paddr: va, asid: TRACE_KERNEL_SPACE.0 };
+                    let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: TRACE_KERNEL_SPACE };
                     if !self.mem.resident(RefKind::Read, r) {
                         self.translate_at_memory(space, va)?;
                     }
@@ -1253,7 +1253,7 @@ impl VmSim {
     fn kernel_access(&mut self, kind: RefKind, vaddr: u64, paddr: u64, size: u64) -> Result<(), SimError> {
         self.memo.forget_lines();
         let mark = self.mem.transfer_mark();
-        let r = LineRef { vaddr, paddr, asid: TRACE_KERNEL_SPACE.0 };
+        let r = LineRef { vaddr: VirtAddr(vaddr), paddr: PhysAddr(paddr), asid: TRACE_KERNEL_SPACE };
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
@@ -1353,9 +1353,9 @@ impl VmSim {
         let Some(mut views) = self.mem.l1_views() else { return i };
         let (pages, shift) = (&*self.memo.resident, self.memo.page_shift);
         let j = if paged {
-            hit_run::hits::<true>(&mut views, ops, pages, shift, words, i, asid)
+            hit_run::hits::<true>(&mut views, ops, pages, shift, words, i, Asid(asid))
         } else {
-            hit_run::hits::<false>(&mut views, ops, pages, shift, words, i, asid)
+            hit_run::hits::<false>(&mut views, ops, pages, shift, words, i, Asid(asid))
         };
         if j > i {
             self.after_hits(ops, &words[i..j], asid, paged);
