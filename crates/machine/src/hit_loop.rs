@@ -105,6 +105,7 @@ impl Tally {
 }
 
 /// One packed word as the fast loops read it, or `None` for an escape.
+#[derive(Clone, Copy)]
 struct Word {
     /// `AccessKind` index.
     k: usize,
@@ -185,19 +186,14 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         let inline = !write || hc.writes_in_place();
         if !inline {
             if last_ln == ln {
-                done = write_through_word::<TRANSLATE, B>(
-                    cache,
-                    &mut below,
-                    &mut frames,
-                    &mut recent,
-                    mapper,
-                    hc,
-                    &mut t,
-                    Word { k, va, shift, ln, last, slot },
-                    asid,
-                );
-                if done {
+                let w = Word { k, va, shift, ln, last, slot };
+                if let Some(how) =
+                    write_through_word::<TRANSLATE, B>(cache, &mut below, &mut frames, &mut recent, mapper, hc, w)
+                {
+                    t.pend[k] += u64::from(how == Written::Hit);
+                    t.through += 1;
                     last_touched[slot] = ln;
+                    done = true;
                 }
             }
         } else if last_ln == ln {
@@ -205,7 +201,7 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
             // hit that sets dirty: a second touch of the line just
             // touched changes no order (LRU: still the newest;
             // tree-PLRU: the same bits; FIFO, random: nothing).
-            match frames.hit::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid, write) {
+            match frames.hit::<TRANSLATE>(cache, hc, mapper, TopLine { side: slot, va, ln }, write) {
                 Ok(dirty) => {
                     recent.set(slot, ln, dirty);
                     t.pend[k] += 1;
@@ -245,8 +241,9 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
             // are resident, the hits `word` would make, in its order
             // (each request kind over both lines); nothing changed
             // before both were found.
-            let frame = frames.find::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid);
-            let next = frames.find::<TRANSLATE>(cache, hc, mapper, slot, last_ln << shift, last_ln, asid);
+            let frame = frames.find::<TRANSLATE>(cache, hc, mapper, TopLine { side: slot, va, ln });
+            let next =
+                frames.find::<TRANSLATE>(cache, hc, mapper, TopLine { side: slot, va: last_ln << shift, ln: last_ln });
             if let (Ok(a), Ok(b)) = (frame, next) {
                 let mut dirty = [false; 2];
                 for &kind in REFS[k] {
@@ -268,7 +265,15 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         }
         t.done[k] += 1;
         if !done {
-            match word::<false, TRANSLATE, B>(cache, &mut below, mapper, hc, &mut t.pend, k, va, last, shift, asid) {
+            match word::<false, TRANSLATE, B>(
+                cache,
+                &mut below,
+                mapper,
+                hc,
+                &mut t.pend,
+                Word { k, va, shift, ln, last, slot },
+                asid,
+            ) {
                 Ok(line) => {
                     // Every line the word touched (its set was accessed),
                     // then the last one if still resident.
@@ -306,13 +311,12 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
 /// write passed below (`Below::write_through`); a store's miss, looked up
 /// and found absent, is completed by `Below::missed` (`access_missed`: not
 /// allocating, or filled, then the write passed below). The line keeps its
-/// memo entries while resident. `false`, changing nothing, for what it
-/// leaves to `word`: a modify's miss, a miss in a cache that needs no
-/// translation to find a hit (the memo gives no set and key then), a
-/// failed translation.
+/// memo entries while resident. Returns how the write was completed (the
+/// caller counts it), or `None`, changing nothing, for what it leaves to
+/// `word`: a modify's miss, a miss in a cache that needs no translation to
+/// find a hit (the memo gives no set and key then), a failed translation.
 // Out of line: inline, its registers cost the associative loop's other
 // words 0.4 instructions a reference (the 32K/1M machine, callgrind).
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn write_through_word<const TRANSLATE: bool, B: Backing>(
     cache: &mut Cache,
@@ -321,18 +325,17 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
     recent: &mut MruLines<'_>,
     mapper: &mut PageMapper,
     hc: &HitCheck,
-    t: &mut Tally,
     w: Word,
-    asid: Asid,
-) -> bool {
+) -> Option<Written> {
     let Word { k, va, ln, last, slot, .. } = w;
     let size = last - va + 1;
-    match frames.find::<TRANSLATE>(cache, hc, mapper, slot, va, ln, asid) {
+    let asid = frames.asid;
+    match frames.find::<TRANSLATE>(cache, hc, mapper, TopLine { side: slot, va, ln }) {
         Ok((set, way, key)) => {
             // The write sent below needs the physical address; the line's
             // page is mapped (its fill translated it), so this allocates
             // nothing, as `word`'s translation would not.
-            let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return false };
+            let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return None };
             if k == MODIFY {
                 // The read half: `probe`'s hit.
                 cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false);
@@ -341,10 +344,8 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
             let dirty = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false).unwrap_or(false);
             cache.count_write_through(size);
             below.write_through(LineRef { vaddr: VirtAddr(va), paddr: pa, asid }, size);
-            t.pend[k] += 1;
-            t.through += 1;
             recent.set(slot, ln, dirty);
-            true
+            Some(Written::Hit)
         }
         Err(Some(at)) if k == STORE => {
             match below.missed(
@@ -364,11 +365,19 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
                 }
                 None => recent.forget(slot, ln),
             }
-            t.through += 1;
-            true
+            Some(Written::Miss)
         }
-        Err(_) => false,
+        Err(_) => None,
     }
+}
+
+/// How `write_through_word` completed a write: at its resident line (a
+/// hit, one pending request of the word's kind), or by completing the
+/// store's miss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Written {
+    Hit,
+    Miss,
 }
 
 /// What the associative loop keeps between runs: the buffers of its memos
@@ -444,6 +453,17 @@ struct FrameMemo<'a> {
     frames: &'a mut [Frame; FRAMES_LEN],
     /// The run's epoch, shifted into place.
     tag: u64,
+    /// The run's address space, whose lines the entries remember.
+    asid: Asid,
+}
+
+/// A top-level line a word touches: virtual line `ln` in the cache of
+/// `side` (a repeat slot), reached from byte `va`.
+#[derive(Clone, Copy)]
+struct TopLine {
+    side: usize,
+    va: u64,
+    ln: u64,
 }
 
 impl<'a> FrameMemo<'a> {
@@ -459,7 +479,7 @@ impl<'a> FrameMemo<'a> {
                 frames.fill(NO_FRAME);
             }
         }
-        Self { frames, tag: epoch.n << EPOCH_SHIFT }
+        Self { frames, tag: epoch.n << EPOCH_SHIFT, asid: of.0 }
     }
 
     /// The entry of virtual line `ln` on `side`.
@@ -475,26 +495,23 @@ impl<'a> FrameMemo<'a> {
     /// (with where it goes, in a cache that needs translating) or its
     /// translation failed (`None`: `word` then takes the word and reports
     /// the error).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn hit<const TRANSLATE: bool>(
         &mut self,
         cache: &mut Cache,
         hc: &HitCheck,
         mapper: &mut PageMapper,
-        side: usize,
-        va: u64,
-        ln: u64,
-        asid: Asid,
+        at: TopLine,
         write: bool,
     ) -> Result<bool, Option<Absent>> {
-        if let Some(f) = self.remembered(side, ln) {
+        let asid = self.asid;
+        if let Some(f) = self.remembered(at.side, at.ln) {
             // Checks the frame, so the common case costs one check.
             if let Some(dirty) = cache.hit_way::<TRANSLATE>(hc, f.set as usize, f.way as usize, f.key, asid, write) {
                 return Ok(dirty);
             }
         }
-        let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, side, va, ln, asid)?;
+        let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, at)?;
         // Always `Some`: the frame was just found.
         cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, write).ok_or(None)
     }
@@ -503,25 +520,21 @@ impl<'a> FrameMemo<'a> {
     /// way and tag key, the frame checked. From the memo when remembered
     /// there, else looked up and remembered; an error as `hit`'s if it is
     /// not resident or its translation failed. Changes nothing in the cache.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn find<const TRANSLATE: bool>(
         &mut self,
         cache: &Cache,
         hc: &HitCheck,
         mapper: &mut PageMapper,
-        side: usize,
-        va: u64,
-        ln: u64,
-        asid: Asid,
+        at: TopLine,
     ) -> Result<(usize, usize, u64), Option<Absent>> {
-        if let Some(f) = self.remembered(side, ln) {
+        if let Some(f) = self.remembered(at.side, at.ln) {
             let (set, way) = (f.set as usize, f.way as usize);
-            if cache.way_holds::<TRANSLATE>(hc, set, way, f.key, asid) {
+            if cache.way_holds::<TRANSLATE>(hc, set, way, f.key, self.asid) {
                 return Ok((set, way, f.key));
             }
         }
-        self.look_up::<TRANSLATE>(cache, hc, mapper, side, va, ln, asid)
+        self.look_up::<TRANSLATE>(cache, hc, mapper, at)
     }
 
     /// The entry remembering virtual line `ln` on `side` in this run, if any.
@@ -531,18 +544,15 @@ impl<'a> FrameMemo<'a> {
     }
 
     /// `find` past the memo.
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn look_up<const TRANSLATE: bool>(
         &mut self,
         cache: &Cache,
         hc: &HitCheck,
         mapper: &mut PageMapper,
-        side: usize,
-        va: u64,
-        ln: u64,
-        asid: Asid,
+        at: TopLine,
     ) -> Result<(usize, usize, u64), Option<Absent>> {
+        let (TopLine { side, va, ln }, asid) = (at, self.asid);
         let (set, key, pa) = if TRANSLATE {
             let pa = mapper.translate(asid, VirtAddr(va)).map_err(|_| None)?;
             let (set, key) = hc.locate(VirtAddr(va), pa);
@@ -1056,15 +1066,15 @@ pub(crate) fn run_virtual_direct<const UNTAGGED: bool, B: Backing>(
             }
         };
         let Some(&w) = words.get(i) else { break };
-        let Some(Word { k, va, shift, last, slot, .. }) = Word::decode(ops, w) else { break };
+        let Some(decoded) = Word::decode(ops, w) else { break };
+        let Word { k, slot, .. } = decoded;
         let cache: &mut Cache = match (slot, dc.as_deref_mut()) {
             (1, Some(d)) => d,
             _ => &mut *ic,
         };
         t.done[k] += 1;
         // An untagged top translates before its lookup (a homonym's page).
-        if let Err(e) =
-            word::<true, UNTAGGED, B>(cache, &mut below, mapper, &checks[slot], &mut t.pend, k, va, last, shift, asid)
+        if let Err(e) = word::<true, UNTAGGED, B>(cache, &mut below, mapper, &checks[slot], &mut t.pend, decoded, asid)
         {
             res = Err(e);
             break;
@@ -1448,7 +1458,6 @@ const REFS: [&[RefKind]; 4] =
 /// request kind, one access per top-level line. A hit is a `probe` counted
 /// in `pend`; a miss is finished by `Below::missed`. Returns the repeat line
 /// the general path would leave (the last piece's line, if still resident).
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
     cache: &mut Cache,
@@ -1456,12 +1465,10 @@ fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
     mapper: &mut PageMapper,
     hc: &HitCheck,
     pend: &mut [u64; 4],
-    k: usize,
-    va: u64,
-    last: u64,
-    shift: u32,
+    w: Word,
     asid: Asid,
 ) -> Result<RepeatLine, MapError> {
+    let Word { k, va, last, shift, .. } = w;
     let mut repeat = NO_LINE;
     for &kind in REFS[k] {
         let mut a = va;

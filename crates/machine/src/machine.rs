@@ -103,6 +103,25 @@ pub(crate) struct RepeatLine {
 
 pub(crate) const NO_LINE: RepeatLine = RepeatLine { line: u64::MAX, asid: Asid(u32::MAX), dirty: false };
 
+/// One request kind of a reference at the top level: the kind, the repeat
+/// slot of the top cache that serves it (`Machine::repeat`) and that
+/// cache's line shift.
+#[derive(Clone, Copy, Debug)]
+struct TopRequest {
+    kind: RefKind,
+    slot: usize,
+    shift: u32,
+}
+
+/// A packed block being fed and where it lies: the trace's name and the
+/// index of the block's first event, which an error names.
+#[derive(Clone, Copy)]
+struct BlockAt<'b> {
+    block: &'b PackedBlock,
+    origin: &'b str,
+    first: u64,
+}
+
 /// The replayer's one CPU.
 const CPU: CpuId = CpuId(0);
 
@@ -459,34 +478,25 @@ impl Machine {
     /// translation). A piece that hits and sends nothing down is finished at
     /// the top level; any other walks the hierarchy.
     #[inline(always)]
-    fn reference<U: Under + ?Sized>(
-        &mut self,
-        kind: RefKind,
-        slot: usize,
-        shift: u32,
-        a: &Access,
-        under: &mut U,
-    ) -> Result<(), MapError> {
+    fn reference<U: Under + ?Sized>(&mut self, top: TopRequest, a: &Access, under: &mut U) -> Result<(), MapError> {
         let va = a.addr.0;
         let last = va.saturating_add(u64::from(a.size.max(1)) - 1);
-        if last >> shift == va >> shift {
-            return self.piece(kind, slot, shift, a.asid, va, last - va + 1, under);
+        if last >> top.shift == va >> top.shift {
+            return self.piece(top, a.asid, va, last - va + 1, under);
         }
-        self.reference_split(kind, slot, shift, a.asid, va, last, under)
+        self.reference_split(top, a.asid, va, last, under)
     }
 
-    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn reference_split<U: Under + ?Sized>(
         &mut self,
-        kind: RefKind,
-        slot: usize,
-        shift: u32,
+        top: TopRequest,
         asid: Asid,
         mut va: u64,
         last: u64,
         under: &mut U,
     ) -> Result<(), MapError> {
+        let TopRequest { kind, slot, shift } = top;
         // The first piece may repeat the cache's last line (an instruction
         // straddling into the next line, say): then it is a repeat hit, as in
         // `feed`, and only a counter moves. `pending` by `AccessKind` index
@@ -501,7 +511,7 @@ impl Machine {
         loop {
             let ln = va >> shift;
             let piece_last = last.min(((ln + 1) << shift).wrapping_sub(1));
-            self.piece(kind, slot, shift, asid, va, piece_last - va + 1, under)?;
+            self.piece(top, asid, va, piece_last - va + 1, under)?;
             if piece_last >= last {
                 return Ok(());
             }
@@ -510,67 +520,55 @@ impl Machine {
     }
 
     /// One access within one top-level line.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn piece<U: Under + ?Sized>(
         &mut self,
-        kind: RefKind,
-        slot: usize,
-        shift: u32,
+        top: TopRequest,
         asid: Asid,
         va: u64,
         size: u64,
         under: &mut U,
     ) -> Result<(), MapError> {
+        let TopRequest { kind, slot, shift } = top;
         let needs_translation = self.top_needs_translation[kind as usize];
         let pa = if needs_translation { self.mapper.translate(asid, VirtAddr(va))? } else { PhysAddr(0) };
         let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
         let ln = va >> shift;
         let line = match self.system.levels_mut(CPU).top_mut(kind).lookup(r, kind) {
             Lookup::Hit(dirty) => RepeatLine { line: ln, asid, dirty },
-            look => self.piece_below(look, kind, asid, va, pa, needs_translation, size, ln, under)?,
+            look => match self.piece_below(look, kind, r, needs_translation, size, under)? {
+                Some(dirty) => RepeatLine { line: ln, asid, dirty },
+                None => NO_LINE,
+            },
         };
         self.repeat[slot] = if kind == RefKind::Write && self.write_breaks_repeat { NO_LINE } else { line };
         Ok(())
     }
 
-    /// The rest of a piece that `lookup` did not complete: translate if not
-    /// done yet, then the access with everything it causes below.
-    #[allow(clippy::too_many_arguments)]
+    /// The rest of a piece at `r` that `lookup` did not complete: translate
+    /// if not `translated` yet, then the access with everything it causes
+    /// below. Returns whether the line is resident afterwards, and if so
+    /// dirty.
     #[inline(never)]
     fn piece_below<U: Under + ?Sized>(
         &mut self,
         look: Lookup,
         kind: RefKind,
-        asid: Asid,
-        va: u64,
-        mut pa: PhysAddr,
-        needs_translation: bool,
+        mut r: LineRef,
+        translated: bool,
         size: u64,
-        ln: u64,
         under: &mut U,
-    ) -> Result<RepeatLine, MapError> {
-        if !needs_translation {
-            pa = self.mapper.translate(asid, VirtAddr(va))?;
+    ) -> Result<Option<bool>, MapError> {
+        if !translated {
+            r.paddr = self.mapper.translate(r.asid, r.vaddr)?;
         }
-        let resident_dirty = match look {
-            Lookup::Miss { set, key } => self.system.levels_mut(CPU).top_missed(
-                under,
-                kind,
-                LineRef { vaddr: VirtAddr(va), paddr: pa, asid },
-                size,
-                set,
-                key,
-            ),
+        Ok(match look {
+            Lookup::Miss { set, key } => self.system.levels_mut(CPU).top_missed(under, kind, r, size, set, key),
             // A write to a write-through top level: the public path.
             _ => {
-                let req = Request::new(kind, VirtAddr(va), pa, asid, size);
+                let req = Request::new(kind, r.vaddr, r.paddr, r.asid, size);
                 self.system.levels_mut(CPU).over(|m| under.backing(m)).serve(0, req).last.resident_dirty
             }
-        };
-        Ok(match resident_dirty {
-            Some(dirty) => RepeatLine { line: ln, asid, dirty },
-            None => NO_LINE,
         })
     }
 
@@ -829,17 +827,15 @@ impl Machine {
     /// address space it leaves current.
     #[cold]
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
     fn escape<U: Under + ?Sized>(
         &mut self,
         extra: &mut std::slice::Iter<'_, Event>,
-        block: &PackedBlock,
+        at: BlockAt<'_>,
         i: usize,
-        origin: &str,
-        first: u64,
         asid: Asid,
         under: &mut U,
     ) -> Result<Asid, RunError> {
+        let BlockAt { block, origin, first } = at;
         let Some(ev) = extra.next() else {
             return Err(RunError::Trace(TraceError::new(
                 origin,
@@ -873,7 +869,7 @@ impl Machine {
             // Indexed by the top byte: no bounds check.
             let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
             if info.escape {
-                asid = self.escape(&mut extra, block, i, origin, first, asid, under)?;
+                asid = self.escape(&mut extra, BlockAt { block, origin, first }, i, asid, under)?;
                 continue;
             };
             // Masks that keep the indexes provably in range (they already are).
@@ -916,9 +912,9 @@ impl Machine {
         a: &Access,
         under: &mut U,
     ) -> Result<(), MapError> {
-        self.reference(FIRST_KIND[k], slot, shift, a, under)?;
+        self.reference(TopRequest { kind: FIRST_KIND[k], slot, shift }, a, under)?;
         if k == MODIFY {
-            self.reference(RefKind::Write, slot, shift, a, under)?;
+            self.reference(TopRequest { kind: RefKind::Write, slot, shift }, a, under)?;
         }
         Ok(())
     }
@@ -966,7 +962,7 @@ impl Machine {
                 return Ok(());
             }
             // `run` stops only at an escape.
-            asid = self.escape(&mut extra, block, i, origin, first, asid, under)?;
+            asid = self.escape(&mut extra, BlockAt { block, origin, first }, i, asid, under)?;
             if DIRECT {
                 self.repeat = [NO_LINE; 2];
             }
