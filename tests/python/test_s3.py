@@ -186,3 +186,22 @@ def test_shoot_down_mechanism_table_sets_the_sun4d_demap_beside_the_cross_call(s
         _engine.mp_run(json.dumps([dict(workload="tpcb", design="hashed", cpus=2, memory_mb=512, transactions=1,
                                         seed=1, shoot_down="ipi")]))
     assert "The shoot-down mechanism" in text
+
+
+def test_mutex_operations_are_mutexes_and_the_paper_s_increase_implies_a_hat_share():
+    """Worked by hand: the paper counts mutex lock operations, so a_lock (a
+    readers-writer lock) and the logical locks (busy flags) are left out.
+    Single lock: 100 hat calls (hat_lock) among 400 mutex operations, h =
+    25 %. Multi-threaded: 200 + 200 + 10 = 410 hat mutex operations for the
+    same 100 calls, k = 4.1 per call; +38 % then needs h = 0.38 / 3.1."""
+    lock = lambda n: dict(acquisitions=n, contended=0, wait_cycles=0, hold_cycles=0)
+    single = dict(locks={"hat_lock": lock(100), "pidlock": lock(300), "a_lock": lock(50)})
+    multi = dict(locks={"page_mutex": lock(200), "mmu_mutex": lock(200), "hat_resource_mutex": lock(10),
+                        "page logical lock": lock(100), "mmu logical lock": lock(100), "pidlock": lock(300),
+                        "a_lock": lock(150)})
+    assert s3._mutex_ops(single) == 400
+    assert s3._mutex_ops(multi) == 710
+    got = s3.implied_hat_share(single, multi)
+    assert got["per_call"] == pytest.approx(4.1)
+    assert got["implied_share"] == pytest.approx(0.38 / 3.1)
+    assert got["model_share"] == pytest.approx(0.25)

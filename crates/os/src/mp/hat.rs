@@ -349,8 +349,7 @@ impl MpHat {
         load(on, self.at.pfd(pfn), 8);
         store(on, self.at.pfd(pfn), 8);
         // The access that faulted retries through the TLB only when this
-        // CPU runs the space (a fork loads the child's pages from the
-        // parent's CPU, which never runs the child).
+        // CPU runs the space (a scripted load may come from any CPU).
         let running = self.spaces.get(&asid).is_some_and(|s| s.mmus.contains(&cpu));
         if let (true, Some(tlb)) = (running, on.cpu().tlb_mut()) {
             let e = TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), self.page);

@@ -993,15 +993,17 @@ impl MpSim {
                 let mut lowered = Vec::new();
                 for k in 0..pages {
                     let v = va + k * PAGE_BYTES;
-                    let (Some(pfn), Some(old)) = (self.hat.lookup(asid, v), self.hat.prot_of(asid, v)) else {
-                        continue;
-                    };
+                    let Some(old) = self.hat.prot_of(asid, v) else { continue };
                     if (old.write && !prot.write) || (old.read && !prot.read) || (old.exec && !prot.exec) {
                         lowered.push(v);
                     }
-                    steps.push(Step::Take(d.page(pfn)));
+                    // A protection change is of seed 003's second class
+                    // only (section 4.4): it modifies mappings of one
+                    // address space, under its MMU descriptor's lock held
+                    // across the range, and neither a page's mapping list
+                    // nor its descriptor, so it takes no page lock (as
+                    // Solaris 8's `srmmu_do_attr` takes only the table's).
                     steps.push(Step::Hat(HatStep::ChangeProtPageNow { asid, va: v, prot }));
-                    steps.push(Step::Drop(d.page(pfn)));
                 }
                 // Only a downgrade needs other TLBs to forget: an upgrade
                 // is found by the next access's protection fault.
@@ -1236,17 +1238,22 @@ impl MpSim {
                 if kind == OpKind::Fork {
                     let child = self.fresh_asid();
                     s.extend(as_write(as_hold));
+                    // The parent's range is write-protected by one call
+                    // (segvn_dup's hat_clrattr over the segment) and each
+                    // anon slot gains a reference; the child's translations
+                    // are not copied: the SRMMU hat's hat_dup does nothing
+                    // and the child faults its pages in when it runs
+                    // (Solaris 8 `srmmu_dup`: "we let the forked process
+                    // fault in the mappings that the parent process had").
                     s.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
-                    s.extend(self.call(HatStep::Join { asid: child }));
                     for k in 0..pages {
                         let pfn = self.procs[pi].data[k as usize];
                         s.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
                         s.push(Step::Run(per_page));
-                        let va = DATA_VA + k * PAGE_BYTES;
-                        s.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
                     }
-                    // The child exits at once; the parent's pages become
-                    // writable again at its next stores (upgrades, no shoot-down).
+                    // The child exits at once, before it runs (it loads
+                    // nothing); the parent's pages become writable again at
+                    // its next stores (upgrades, no shoot-down).
                     s.push(Step::Run(p.exit.value as u64));
                     s.extend(self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages }));
                     s.extend(self.call(HatStep::Destroy { asid: child }));

@@ -9,7 +9,9 @@ use serde::Deserialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpKind {
-    /// fork (the address space copied copy-on-write), the child exiting at once.
+    /// fork (the address space copied copy-on-write: the parent's range
+    /// write-protected, the child's translations not copied), the child
+    /// exiting at once.
     Fork,
     /// vfork: the child borrows the address space, then exits.
     Vfork,
