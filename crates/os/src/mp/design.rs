@@ -67,12 +67,6 @@ impl Design {
         (self == Design::SingleLock).then_some(Lock::Hat)
     }
 
-    /// Whether a hat call takes the space's readers-writer lock over its
-    /// MMU descriptor list (every design but the single lock's).
-    pub fn uses_space_lock(self) -> bool {
-        self != Design::SingleLock
-    }
-
     pub fn page(self, pfn: u64) -> Guard {
         match self {
             Design::SingleLock => Guard::None,
