@@ -354,6 +354,63 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
     }
 }
 
+/// Each operation's hat steps and the `a_lock`s the VM holds around them
+/// (space, mode), worked from Solaris 8's `vm_as.c`, for process 0 (space
+/// 1; one text page, two data pages) under the multi-threaded hat. On
+/// main the hat took `a_lock` as reader itself, so exec's and brk's
+/// unloads ran under a reader lock of their own, not `as_free`'s or
+/// `as_unmap`'s writer lock.
+/// * exec: `as_free` (writer) unloads the old text and data; the new
+///   image's text page and one data page come in by faults (reader each);
+/// * brk of one page: `as_map` (writer, no hat call), the page's fault
+///   (reader: reserve and load), `as_unmap` (writer: the unload);
+/// * copy-on-write fault: the unload of the old copy and the load of the
+///   new one, both inside one `as_fault` (reader);
+/// * minor fault (text: the test workload has no shared memory): the load
+///   inside `as_fault` (reader).
+#[test]
+fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
+    let mut sim = scripted(Design::MultiThreaded, 1, 2, 2);
+    let (asid, _) = sim.process(0).expect("process");
+    let (r, w) = (vec![(asid.0, Mode::Shared)], vec![(asid.0, Mode::Exclusive)]);
+    let cases = [
+        (
+            OpKind::Exec,
+            vec![("unload", &w), ("unload", &w), ("reserve", &r), ("load", &r), ("reserve", &r), ("load", &r)],
+        ),
+        (OpKind::Brk, vec![("reserve", &r), ("load", &r), ("unload", &w)]),
+        (OpKind::CowFault, vec![("unload", &r), ("reserve", &r), ("load", &r)]),
+        (OpKind::MinorFault, vec![("reserve", &r), ("load", &r)]),
+    ];
+    for (kind, want) in cases {
+        let steps = sim.op_steps(0, kind, PAGE).expect("op");
+        let mut held: Vec<(u32, Mode)> = Vec::new();
+        let mut seen = Vec::new();
+        for s in &steps {
+            match s {
+                Step::Lock(Lock::As(a), m) => held.push((*a, *m)),
+                Step::Unlock(Lock::As(a)) => held.retain(|h| h.0 != *a),
+                Step::Hat(h) => {
+                    let name = match h {
+                        HatStep::Reserve { .. } => "reserve",
+                        HatStep::LoadNow { .. } => "load",
+                        HatStep::UnloadPages { .. } => "unload",
+                        _ => "another hat step",
+                    };
+                    seen.push((name, held.clone()));
+                }
+                _ => {}
+            }
+        }
+        assert!(held.is_empty(), "{kind:?} leaves {held:?} held");
+        let want: Vec<(&str, Vec<(u32, Mode)>)> = want.into_iter().map(|(n, h)| (n, h.clone())).collect();
+        assert_eq!(seen, want, "{kind:?}");
+        sim.push(0, steps);
+        sim.drain().expect("runs without deadlock");
+        sim.check().expect("consistent");
+    }
+}
+
 /// Hat operations for the property test.
 #[derive(Clone, Debug)]
 enum Op {
