@@ -171,9 +171,18 @@ fn a_table_steal_by_hand_under_each_design() {
         sim.drain().expect("touch");
         assert!(in_tlb(&sim, 1, asid, text));
         let pfn = sim.alloc_frame().expect("frame");
-        let call = sim.call(HatStep::Load { asid, va: heap, pfn, prot: Prot::RW });
+        // A fault: the VM holds space 1's a_lock as reader across the
+        // load, and keeps it while the load backs out of its hat locks to
+        // steal (the steal takes no a_lock).
+        let call =
+            MpSim::under_a_lock(asid, Mode::Shared, sim.call(HatStep::Load { asid, va: heap, pfn, prot: Prot::RW }));
+        sim.log_locks(true);
         sim.push(0, call);
         sim.drain().expect("load with a steal");
+        let log = taken_and_released(&sim);
+        assert_eq!(log.first(), Some(&(true, Lock::As(asid.0))), "{design:?}");
+        assert_eq!(log.last(), Some(&(false, Lock::As(asid.0))), "{design:?}");
+        assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
         assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
         assert_eq!(sim.hat().lookup(asid, text), None, "{design:?}: the stolen table's page");
@@ -231,27 +240,42 @@ fn a_lock_with_two_waiters_in_simulated_time() {
     assert_eq!(released, vec![(0, 162), (1, 324), (2, 486)]);
 }
 
-fn acquired(sim: &MpSim) -> Vec<Lock> {
+/// The lock log as (taken, lock): `true` for an acquisition, `false` for
+/// a release.
+fn taken_and_released(sim: &MpSim) -> Vec<(bool, Lock)> {
     sim.lock_log()
         .iter()
         .filter_map(|e| match e.2 {
-            LockEvent::Acquired(l) => Some(l),
-            _ => None,
+            LockEvent::Acquired(l) => Some((true, l)),
+            LockEvent::Released(l) => Some((false, l)),
+            LockEvent::Queued(_) => None,
         })
         .collect()
 }
 
 /// A fork of two pages (parent space 1, child space 3 on a 2-process,
-/// 1-CPU machine), the child exiting at once: the locks each design takes,
-/// in order, and how often, worked from seed 003 section 4.4's protocol.
-/// The parent's range is write-protected by one call, which modifies one
-/// address space's mappings (the second class of section 4.4): the MMU
-/// descriptor's lock, held across the range, and no page lock. The child's
-/// translations are not copied (Solaris's SRMMU `hat_dup` does nothing;
-/// the child faults its pages in when it runs, and this one never runs), so
-/// its exit unloads nothing and returns no table. Each logical lock is the
-/// monitor of section 4.4: its mutex taken to set the busy flag and again
-/// to clear it.
+/// 1-CPU machine), the child exiting at once: the locks each design takes
+/// and lets go, in order, worked from Solaris 8's VM (`vm_as.c`) and seed
+/// 003 section 4.4's protocol.
+///
+/// The VM system holds the address spaces' `a_lock`s across the hat calls
+/// and the hat takes none of its own (it is not recursive: `as_dup` holds
+/// the parent's as writer when segvn_dup calls `hat_clrattr`):
+/// * `as_dup`: the parent's `a_lock` as writer, then the child's, both
+///   held to the end; inside, the parent's range write-protected by one
+///   call (the second class of section 4.4: the MMU descriptor's lock held
+///   across the range, no page lock) and the two anon slots' references.
+///   The child's translations are not copied (the SRMMU `hat_dup` does
+///   nothing).
+/// * the child's exit, `as_free`: the child's `a_lock` as writer across
+///   its unload (nothing to unload) and its destruction, one MMU lock each.
+/// * the parent's stores fault its pages writable again: `as_fault` holds
+///   its `a_lock` as reader across one change of protections.
+///
+/// Under the single lock every hat call is the hat lock alone. Each
+/// logical lock is section 4.4's monitor: its mutex taken to set the busy
+/// flag and again to clear it. This order fails on main, where the hat
+/// took `a_lock` itself after the VM had let it go.
 #[test]
 fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design() {
     for design in Design::ALL {
@@ -260,58 +284,62 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         let (pfn0, pfn1) = (data[0], data[1]);
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
+        let (p, child) = (parent.0, parent.0 + 2);
+        let a_locks: Vec<(u32, Mode)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Lock(Lock::As(a), m) => Some((*a, *m)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            a_locks,
+            vec![(p, Mode::Exclusive), (child, Mode::Exclusive), (child, Mode::Exclusive), (p, Mode::Shared)],
+            "{}",
+            design.name()
+        );
         sim.log_locks(true);
         sim.push(0, steps);
-        sim.drain().expect("fork runs");
+        sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
-        let (p, child) = (parent.0, parent.0 + 2);
         let (anon0, anon1) = (Lock::Anon((pfn0 % 64) as u32), Lock::Anon((pfn1 % 64) as u32));
         use Lock::*;
-        let expected: Vec<Lock> = match design {
-            // write-protect, the anon slots, the child's unload and
-            // destruction, the parent's pages writable again
-            Design::SingleLock => vec![Pidlock, As(p), Hat, anon0, anon1, Hat, Hat, Hat, Pidlock],
-            Design::MultiThreaded | Design::Hashed | Design::HashedFreeLists => {
-                let mutex = |g: Guard| match g {
-                    Guard::Logical { mutex, .. } => Some(mutex),
-                    _ => None,
-                };
-                let (Some(mp), Some(mc)) = (mutex(design.mmu(p)), mutex(design.mmu(child))) else {
-                    unreachable!("{design:?} uses logical locks")
-                };
-                let mut v = vec![Pidlock, As(p)];
-                v.extend([As(p), mp, MmuLogical(p), mp]);
-                v.extend([anon0, anon1]);
-                v.extend([As(child), mc, MmuLogical(child), mc]);
-                v.extend([As(child), mc, MmuLogical(child), mc]);
-                v.extend([As(p), mp, MmuLogical(p), mp]);
-                v.push(Pidlock);
-                v
+        let held = |l: Lock| [(true, l), (false, l)];
+        // One hat call on space `a`: the design's locks around it.
+        let hat_call = |a: u32| -> Vec<(bool, Lock)> {
+            match design.mmu(a) {
+                Guard::None => held(Hat).to_vec(),
+                Guard::Mutex(m) => held(m).to_vec(),
+                Guard::Logical { lock, mutex } => {
+                    vec![(true, mutex), (true, lock), (false, mutex), (true, mutex), (false, lock), (false, mutex)]
+                }
             }
-            Design::PerDescriptor => vec![
-                Pidlock,
-                As(p),
-                As(p),
-                Mmu(p),
-                anon0,
-                anon1,
-                As(child),
-                Mmu(child),
-                As(child),
-                Mmu(child),
-                As(p),
-                Mmu(p),
-                Pidlock,
-            ],
         };
-        assert_eq!(acquired(&sim), expected, "{}", design.name());
+        let mut want: Vec<(bool, Lock)> = held(Pidlock).to_vec();
+        // as_dup
+        want.extend([(true, As(p)), (true, As(child))]);
+        want.extend(hat_call(p));
+        want.extend(held(anon0));
+        want.extend(held(anon1));
+        want.extend([(false, As(child)), (false, As(p))]);
+        // the child's as_free
+        want.push((true, As(child)));
+        want.extend(hat_call(child));
+        want.extend(hat_call(child));
+        want.push((false, As(child)));
+        // the parent's protection faults
+        want.push((true, As(p)));
+        want.extend(hat_call(p));
+        want.push((false, As(p)));
+        want.extend(held(Pidlock));
+        assert_eq!(taken_and_released(&sim), want, "{}", design.name());
         let taken = |class: LockClass| {
             sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
                 - before.get(&class).map_or(0, |s| s.acquisitions)
         };
         // The mutexes: never a page's; the MMU descriptors' twice per
         // logical lock, four logical locks (two calls on the parent, two on
-        // the child).
+        // the child). a_lock: four, none of them the hat's.
         let (page_mutex, mmu_mutex, hat_lock) = match design {
             Design::SingleLock => (0, 0, 4),
             Design::PerDescriptor => (0, 0, 0),
@@ -322,6 +350,64 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         assert_eq!(taken(LockClass::MmuMutex), mmu_mutex, "{}", design.name());
         assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
         assert_eq!(taken(LockClass::HatResourceMutex), 0, "{}", design.name());
+        assert_eq!(taken(LockClass::AsLock), 4, "{}", design.name());
+    }
+}
+
+/// Each operation's hat steps and the `a_lock`s the VM holds around them
+/// (space, mode), worked from Solaris 8's `vm_as.c`, for process 0 (space
+/// 1; one text page, two data pages) under the multi-threaded hat. On
+/// main the hat took `a_lock` as reader itself, so exec's and brk's
+/// unloads ran under a reader lock of their own, not `as_free`'s or
+/// `as_unmap`'s writer lock.
+/// * exec: `as_free` (writer) unloads the old text and data; the new
+///   image's text page and one data page come in by faults (reader each);
+/// * brk of one page: `as_map` (writer, no hat call), the page's fault
+///   (reader: reserve and load), `as_unmap` (writer: the unload);
+/// * copy-on-write fault: the unload of the old copy and the load of the
+///   new one, both inside one `as_fault` (reader);
+/// * minor fault (text: the test workload has no shared memory): the load
+///   inside `as_fault` (reader).
+#[test]
+fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
+    let mut sim = scripted(Design::MultiThreaded, 1, 2, 2);
+    let (asid, _) = sim.process(0).expect("process");
+    let (r, w) = (vec![(asid.0, Mode::Shared)], vec![(asid.0, Mode::Exclusive)]);
+    let cases = [
+        (
+            OpKind::Exec,
+            vec![("unload", &w), ("unload", &w), ("reserve", &r), ("load", &r), ("reserve", &r), ("load", &r)],
+        ),
+        (OpKind::Brk, vec![("reserve", &r), ("load", &r), ("unload", &w)]),
+        (OpKind::CowFault, vec![("unload", &r), ("reserve", &r), ("load", &r)]),
+        (OpKind::MinorFault, vec![("reserve", &r), ("load", &r)]),
+    ];
+    for (kind, want) in cases {
+        let steps = sim.op_steps(0, kind, PAGE).expect("op");
+        let mut held: Vec<(u32, Mode)> = Vec::new();
+        let mut seen = Vec::new();
+        for s in &steps {
+            match s {
+                Step::Lock(Lock::As(a), m) => held.push((*a, *m)),
+                Step::Unlock(Lock::As(a)) => held.retain(|h| h.0 != *a),
+                Step::Hat(h) => {
+                    let name = match h {
+                        HatStep::Reserve { .. } => "reserve",
+                        HatStep::LoadNow { .. } => "load",
+                        HatStep::UnloadPages { .. } => "unload",
+                        _ => "another hat step",
+                    };
+                    seen.push((name, held.clone()));
+                }
+                _ => {}
+            }
+        }
+        assert!(held.is_empty(), "{kind:?} leaves {held:?} held");
+        let want: Vec<(&str, Vec<(u32, Mode)>)> = want.into_iter().map(|(n, h)| (n, h.clone())).collect();
+        assert_eq!(seen, want, "{kind:?}");
+        sim.push(0, steps);
+        sim.drain().expect("runs without deadlock");
+        sim.check().expect("consistent");
     }
 }
 
@@ -391,21 +477,30 @@ proptest! {
         let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
         for (cpu, o) in script {
             let cpu = cpu % cpus;
+            // The VM holds the space's a_lock across each call, as a fault
+            // (reader) or as_dup/as_unmap (writer) does; a pageout's unload
+            // of a frame holds none.
+            let vm = |asid: Asid, writer: bool, steps: Vec<Step>| {
+                MpSim::under_a_lock(asid, if writer { Mode::Exclusive } else { Mode::Shared }, steps)
+            };
             let steps = match o {
                 Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: at(page) }],
                 Op::Load { space, page, write } => {
                     let (asid, ref d) = spaces[space];
                     let prot = if write { Prot::RW } else { Prot::R };
-                    let mut s = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
+                    let call = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
+                    let mut s = vm(asid, false, call);
                     s.push(Step::Touch { asid, va: at(page) });
                     s
                 }
                 Op::Unload { space, page, pages } => {
-                    sim.call(HatStep::UnloadRange { asid: spaces[space].0, va: at(page), pages })
+                    let asid = spaces[space].0;
+                    vm(asid, true, sim.call(HatStep::UnloadRange { asid, va: at(page), pages }))
                 }
                 Op::Protect { space, page, pages, write } => {
                     let prot = if write { Prot::RW } else { Prot::R };
-                    sim.call(HatStep::ChangeProt { asid: spaces[space].0, va: at(page), pages, prot })
+                    let asid = spaces[space].0;
+                    vm(asid, !write, sim.call(HatStep::ChangeProt { asid, va: at(page), pages, prot }))
                 }
                 Op::UnloadFrame { space, page } => {
                     sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[(page % 6) as usize] })

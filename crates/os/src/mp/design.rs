@@ -4,7 +4,7 @@
 //! | design | hat structures | resource pool | source |
 //! |---|---|---|---|
 //! | `single-lock` | one global hat lock around every hat call | under the hat lock; emptied tables returned when the call ends | seed 003 §4.4, §5.3 (Solaris 2.1) |
-//! | `multi-threaded` | logical locks (busy/wanted) per page frame and per MMU descriptor, under the global `page_mutex` and `mmu_mutex`; the space's readers-writer lock over its MMU list | `hat_resource_mutex`; tables returned as soon as emptied | seed 003 §4.4, §5.3 |
+//! | `multi-threaded` | logical locks (busy/wanted) per page frame and per MMU descriptor, under the global `page_mutex` and `mmu_mutex`; the MMU list under the space's readers-writer lock, which the VM holds across every call | `hat_resource_mutex`; tables returned as soon as emptied | seed 003 §4.4, §5.3 |
 //! | `per-descriptor` | a real mutex in each page-frame and MMU descriptor | `hat_resource_mutex` | seed 003 §4.4 (before the memory argument) |
 //! | `hashed` | logical locks under hashed arrays of `page_mutex` and `mmu_mutex` | `hat_resource_mutex` | seed 003 §4.4 last paragraph, §6.2 item 1 |
 //! | `hashed-free-lists` | as `hashed` | one mutex per free list (table level) | seed 003 §6.2 items 1 and 3 |
@@ -65,12 +65,6 @@ impl Design {
     /// The one lock around every hat call, if the design has one.
     pub fn global(self) -> Option<Lock> {
         (self == Design::SingleLock).then_some(Lock::Hat)
-    }
-
-    /// Whether a hat call takes the space's readers-writer lock over its
-    /// MMU descriptor list (every design but the single lock's).
-    pub fn uses_space_lock(self) -> bool {
-        self != Design::SingleLock
     }
 
     pub fn page(self, pfn: u64) -> Guard {

@@ -748,9 +748,11 @@ impl MpSim {
                 continue;
             }
             self.steals.refaults += 1;
-            s.extend([Step::Lock(Lock::As(asid.0), Mode::Shared), Step::Run(fault), Step::Unlock(Lock::As(asid.0))]);
-            s.push(Step::Run(per_page));
-            s.extend(self.call(HatStep::Load { asid, va, pfn, prot }));
+            // A fault: `as_fault` holds the space's lock as reader
+            // across the segment driver's hat load.
+            let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+            f.extend(self.call(HatStep::Load { asid, va, pfn, prot }));
+            s.extend(Self::under_a_lock(asid, Mode::Shared, f));
         }
         s
     }
@@ -773,7 +775,21 @@ impl MpSim {
         }
     }
 
-    /// A hat interface call wrapped in the design's locks.
+    /// `steps` run with `asid`'s `a_lock` held in `mode` by the VM system
+    /// (`as_fault` as reader; `as_dup`, `as_free`, `as_map` and
+    /// `as_unmap` as writer: Solaris 8 `uts/common/vm/vm_as.c`).
+    pub fn under_a_lock(asid: Asid, mode: Mode, steps: Vec<Step>) -> Vec<Step> {
+        let mut s = Vec::with_capacity(steps.len() + 2);
+        s.push(Step::Lock(Lock::As(asid.0), mode));
+        s.extend(steps);
+        s.push(Step::Unlock(Lock::As(asid.0)));
+        s
+    }
+
+    /// A hat interface call wrapped in the design's locks. The address
+    /// space's `a_lock` is not among them: the VM system holds it across
+    /// the call (`under_a_lock`), as Solaris's `as_*` routines do around
+    /// the segment drivers' hat calls, and the lock is not recursive.
     pub fn call(&self, h: HatStep) -> Vec<Step> {
         let d = self.design;
         if let Some(global) = d.global() {
@@ -786,28 +802,22 @@ impl MpSim {
         }
         match h {
             HatStep::Load { asid, va, pfn, prot } => vec![
-                Step::Lock(Lock::As(asid.0), Mode::Shared),
                 Step::Take(d.mmu(asid.0)),
                 Step::Take(d.page(pfn)),
                 Step::Hat(HatStep::Reserve { asid, va }),
                 Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
                 Step::Drop(d.page(pfn)),
                 Step::Drop(d.mmu(asid.0)),
-                Step::Unlock(Lock::As(asid.0)),
             ],
             HatStep::UnloadRange { asid, va, pages } => vec![
-                Step::Lock(Lock::As(asid.0), Mode::Shared),
                 Step::Take(d.mmu(asid.0)),
                 Step::Hat(HatStep::UnloadPages { asid, va, pages }),
                 Step::Drop(d.mmu(asid.0)),
-                Step::Unlock(Lock::As(asid.0)),
             ],
             HatStep::ChangeProt { asid, va, pages, prot } => vec![
-                Step::Lock(Lock::As(asid.0), Mode::Shared),
                 Step::Take(d.mmu(asid.0)),
                 Step::Hat(HatStep::ChangeProtPages { asid, va, pages, prot }),
                 Step::Drop(d.mmu(asid.0)),
-                Step::Unlock(Lock::As(asid.0)),
             ],
             HatStep::UnloadFrame { pfn } => vec![
                 Step::Take(d.page(pfn)),
@@ -818,17 +828,19 @@ impl MpSim {
             HatStep::ClearRefMod { pfn } => {
                 vec![Step::Take(d.page(pfn)), Step::Hat(HatStep::ClearRefModNow { pfn }), Step::Drop(d.page(pfn))]
             }
+            // The MMU list grows when a CPU switches to the space: the
+            // switch path, inside no VM section, takes the space's lock
+            // as writer for it (the list is what `a_lock` guards in the
+            // hat, seed 003 section 5.3).
             HatStep::Join { asid } => vec![
                 Step::Lock(Lock::As(asid.0), Mode::Exclusive),
                 Step::Hat(HatStep::JoinNow { asid }),
                 Step::Unlock(Lock::As(asid.0)),
             ],
             HatStep::Destroy { asid } => vec![
-                Step::Lock(Lock::As(asid.0), Mode::Exclusive),
                 Step::Take(d.mmu(asid.0)),
                 Step::Hat(HatStep::DestroyNow { asid }),
                 Step::Drop(d.mmu(asid.0)),
-                Step::Unlock(Lock::As(asid.0)),
                 Step::Hat(HatStep::ReleaseEmptied),
             ],
             other => vec![Step::Hat(other)],
@@ -904,10 +916,13 @@ impl MpSim {
                             ];
                             self.push_front(c, steps);
                         } else {
-                            // The steal takes the victim's locks, so the
-                            // load first lets go of its own (no lock is held
-                            // while waiting for another space's), steals as
-                            // an ordinary unload, and starts again.
+                            // The steal takes the victim's MMU and page
+                            // locks, so the load first lets go of its own
+                            // (no hat lock is held while waiting for another
+                            // space's), steals as an ordinary unload, and
+                            // starts again. Its caller's `a_lock` stays held;
+                            // the victim's is not taken (only the VM takes
+                            // `a_lock`, before any hat lock).
                             let (mut steps, load) = self.back_out_of_load(c, asid, va)?;
                             steps.extend(self.call(unload));
                             steps.extend(self.call(load));
@@ -1098,11 +1113,14 @@ impl MpSim {
         }
     }
 
-    /// A load that must steal lets go of what it holds: the queue's front
-    /// is the rest of the load's call (`LoadNow`, the page and MMU guards'
-    /// drops, the space lock's release). Returns the releases, to run
-    /// before the steal, and the load, to call again after it.
+    /// A load that must steal lets go of the hat's locks it holds: the
+    /// queue's front is the rest of the load's call (`LoadNow`, the page
+    /// and MMU guards' drops). The VM's `a_lock` on the load's space stays
+    /// held: the steal takes no `a_lock`, so no CPU holding a hat lock
+    /// ever waits for one. Returns the releases, to run before the steal,
+    /// and the load, to call again after it.
     fn back_out_of_load(&mut self, c: usize, asid: Asid, va: u64) -> Result<(Vec<Step>, HatStep), String> {
+        let d = self.design;
         let q = &mut self.cpus[c].steps;
         let Some(Step::Hat(HatStep::LoadNow { asid: a, va: v, pfn, prot })) = q.front().cloned() else {
             return Err(format!("mp: a reserve for space {} page {va:#x} not followed by its load", asid.0));
@@ -1111,19 +1129,12 @@ impl MpSim {
             return Err(format!("mp: a reserve for space {} page {va:#x} followed by another load", asid.0));
         }
         q.pop_front();
-        let mut releases = Vec::new();
-        while let Some(s) = q.pop_front() {
-            let last = s == Step::Unlock(Lock::As(asid.0));
-            releases.push(s);
-            if last {
-                break;
-            }
-        }
-        let d = self.design;
-        let want = vec![Step::Drop(d.page(pfn)), Step::Drop(d.mmu(asid.0)), Step::Unlock(Lock::As(asid.0))];
+        let want = vec![Step::Drop(d.page(pfn)), Step::Drop(d.mmu(asid.0))];
+        let releases: Vec<Step> = q.iter().take(want.len()).cloned().collect();
         if releases != want {
             return Err(format!("mp: the load of space {} page {va:#x} holds {releases:?}", asid.0));
         }
+        q.drain(..want.len());
         Ok((releases, HatStep::Load { asid, va, pfn, prot }))
     }
 
@@ -1229,7 +1240,12 @@ impl MpSim {
         let pages = bytes.div_ceil(PAGE_BYTES);
         let mut s = Vec::new();
         let locked = |lock: Lock, n: u64| vec![Step::Lock(lock, Mode::Exclusive), Step::Run(n), Step::Unlock(lock)];
-        let as_write = |n: u64| locked(Lock::As(asid.0), n);
+        // The VM system's sections under the space's `a_lock` (Solaris 8
+        // `uts/common/vm/vm_as.c`): `as_fault` as reader, `as_dup`,
+        // `as_free`, `as_map` and `as_unmap` as writer, each held across
+        // the hat calls its segment drivers make; the hat takes no
+        // `a_lock` of its own for them.
+        let (reader, writer) = (Mode::Shared, Mode::Exclusive);
         match kind {
             OpKind::Fork | OpKind::Vfork => {
                 s.push(Step::Run(syscall));
@@ -1237,27 +1253,36 @@ impl MpSim {
                 s.push(Step::Run(p.fork.value as u64));
                 if kind == OpKind::Fork {
                     let child = self.fresh_asid();
-                    s.extend(as_write(as_hold));
-                    // The parent's range is write-protected by one call
-                    // (segvn_dup's hat_clrattr over the segment) and each
-                    // anon slot gains a reference; the child's translations
-                    // are not copied: the SRMMU hat's hat_dup does nothing
-                    // and the child faults its pages in when it runs
-                    // (Solaris 8 `srmmu_dup`: "we let the forked process
-                    // fault in the mappings that the parent process had").
-                    s.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
+                    // `as_dup`: the parent's lock as writer, then the new
+                    // space's, both held to the end. The parent's range is
+                    // write-protected by one call (segvn_dup's hat_clrattr
+                    // over the segment) and each anon slot gains a
+                    // reference; the child's translations are not copied:
+                    // the SRMMU hat's hat_dup does nothing and the child
+                    // faults its pages in when it runs (Solaris 8
+                    // `srmmu_dup`: "we let the forked process fault in the
+                    // mappings that the parent process had").
+                    let mut dup = vec![Step::Run(as_hold)];
+                    dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
                     for k in 0..pages {
                         let pfn = self.procs[pi].data[k as usize];
-                        s.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
-                        s.push(Step::Run(per_page));
+                        dup.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
+                        dup.push(Step::Run(per_page));
                     }
+                    let dup = Self::under_a_lock(child, writer, dup);
+                    s.extend(Self::under_a_lock(asid, writer, dup));
                     // The child exits at once, before it runs (it loads
-                    // nothing); the parent's pages become writable again at
-                    // its next stores (upgrades, no shoot-down).
+                    // nothing): `as_free` holds its lock as writer across
+                    // the unload and the hat's teardown.
                     s.push(Step::Run(p.exit.value as u64));
-                    s.extend(self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages }));
-                    s.extend(self.call(HatStep::Destroy { asid: child }));
-                    s.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::RW }));
+                    let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
+                    free.extend(self.call(HatStep::Destroy { asid: child }));
+                    s.extend(Self::under_a_lock(child, writer, free));
+                    // The parent's pages become writable again at its next
+                    // stores: protection faults, under `as_fault`'s reader
+                    // lock (upgrades, no shoot-down).
+                    let fault = self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::RW });
+                    s.extend(Self::under_a_lock(asid, reader, fault));
                 } else {
                     s.push(Step::Run(p.exit.value as u64));
                 }
@@ -1268,26 +1293,27 @@ impl MpSim {
                 self.procs[pi].program = prog;
                 s.push(Step::Run(syscall + p.exec.value as u64));
                 s.extend(locked(Lock::Vnode(prog as u32), vnode_hold));
-                s.extend(as_write(as_hold));
+                // The old image goes under `as_free`'s writer lock; the
+                // new one's pages come in by faults, each under
+                // `as_fault`'s reader lock.
                 let text = u64::from(self.w.text_pages);
-                s.extend(self.call(HatStep::UnloadRange { asid, va: TEXT_VA, pages: text }));
-                s.extend(self.call(HatStep::UnloadRange { asid, va: DATA_VA, pages }));
+                let mut free = vec![Step::Run(as_hold)];
+                free.extend(self.call(HatStep::UnloadRange { asid, va: TEXT_VA, pages: text }));
+                free.extend(self.call(HatStep::UnloadRange { asid, va: DATA_VA, pages }));
+                s.extend(Self::under_a_lock(asid, writer, free));
                 for k in 0..text {
                     let pfn = self.text[prog][k as usize];
-                    s.extend(self.call(HatStep::Load { asid, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R }));
+                    let load = self.call(HatStep::Load { asid, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R });
+                    s.extend(Self::under_a_lock(asid, reader, load));
                 }
                 for k in 0..pages {
                     let pfn = self.procs[pi].data[k as usize];
-                    s.push(Step::Run(per_page));
-                    s.extend(self.call(HatStep::Load { asid, va: DATA_VA + k * PAGE_BYTES, pfn, prot: Prot::RW }));
+                    let mut fault = vec![Step::Run(per_page)];
+                    fault.extend(self.call(HatStep::Load { asid, va: DATA_VA + k * PAGE_BYTES, pfn, prot: Prot::RW }));
+                    s.extend(Self::under_a_lock(asid, reader, fault));
                 }
             }
             OpKind::MinorFault => {
-                s.extend(vec![
-                    Step::Lock(Lock::As(asid.0), Mode::Shared),
-                    Step::Run(fault),
-                    Step::Unlock(Lock::As(asid.0)),
-                ]);
                 let (va, pfn, prot) = if !self.shm.is_empty() {
                     let k = self.rng.gen_range(0..self.shm.len());
                     (SHM_VA + k as u64 * PAGE_BYTES, self.shm[k], Prot::RW)
@@ -1296,11 +1322,12 @@ impl MpSim {
                     let k = self.rng.gen_range(0..self.text[prog].len().max(1));
                     match self.text[prog].get(k) {
                         Some(&pfn) => (TEXT_VA + k as u64 * PAGE_BYTES, pfn, Prot::R),
-                        None => return Ok(s),
+                        None => return Ok(Self::under_a_lock(asid, reader, vec![Step::Run(fault)])),
                     }
                 };
-                s.push(Step::Run(per_page));
-                s.extend(self.call(HatStep::Load { asid, va, pfn, prot }));
+                let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+                f.extend(self.call(HatStep::Load { asid, va, pfn, prot }));
+                s.extend(Self::under_a_lock(asid, reader, f));
             }
             OpKind::CowFault => {
                 if self.procs[pi].data.is_empty() {
@@ -1311,42 +1338,49 @@ impl MpSim {
                 let new = self.hat.alloc_frame()?;
                 self.procs[pi].data[k] = new;
                 let va = DATA_VA + k as u64 * PAGE_BYTES;
-                s.extend(vec![
-                    Step::Lock(Lock::As(asid.0), Mode::Shared),
-                    Step::Run(fault),
-                    Step::Unlock(Lock::As(asid.0)),
-                ]);
-                s.extend(locked(Lock::Anon((new % ANON_LOCKS) as u32), anon_hold));
-                s.extend(locked(Lock::Freemem, free_hold));
-                s.push(Step::Copy { from: old, to: new });
-                s.extend(self.call(HatStep::UnloadRange { asid, va, pages: 1 }));
-                s.extend(self.call(HatStep::Load { asid, va, pfn: new, prot: Prot::RW }));
+                // All of it inside `as_fault`'s reader lock: segvn_fault
+                // copies the page, replaces the translation and drops the
+                // old copy's anon reference before it returns.
+                let mut f = vec![Step::Run(fault)];
+                f.extend(locked(Lock::Anon((new % ANON_LOCKS) as u32), anon_hold));
+                f.extend(locked(Lock::Freemem, free_hold));
+                f.push(Step::Copy { from: old, to: new });
+                f.extend(self.call(HatStep::UnloadRange { asid, va, pages: 1 }));
+                f.extend(self.call(HatStep::Load { asid, va, pfn: new, prot: Prot::RW }));
                 // The other sharer has gone; the old copy is freed.
-                s.extend(locked(Lock::Freemem, free_hold));
-                s.push(Step::FreeFrame { pfn: old });
+                f.extend(locked(Lock::Freemem, free_hold));
+                f.push(Step::FreeFrame { pfn: old });
+                s.extend(Self::under_a_lock(asid, reader, f));
             }
             OpKind::Brk => {
                 let frames = (0..pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+                // Growing: `as_map` extends the heap under the writer
+                // lock; each page then comes in by a fault (zero-filled)
+                // under the reader lock.
                 s.push(Step::Run(syscall + p.brk.value as u64));
-                s.extend(as_write(as_hold));
+                s.extend(Self::under_a_lock(asid, writer, vec![Step::Run(as_hold)]));
                 for (k, &pfn) in frames.iter().enumerate() {
-                    s.extend(locked(Lock::Freemem, free_hold));
-                    s.push(Step::Zero { pfn });
-                    s.push(Step::Run(per_page));
-                    s.extend(self.call(HatStep::Load {
+                    let mut f = locked(Lock::Freemem, free_hold);
+                    f.push(Step::Zero { pfn });
+                    f.push(Step::Run(per_page));
+                    f.extend(self.call(HatStep::Load {
                         asid,
                         va: HEAP_VA + k as u64 * PAGE_BYTES,
                         pfn,
                         prot: Prot::RW,
                     }));
+                    s.extend(Self::under_a_lock(asid, reader, f));
                 }
+                // Shrinking: `as_unmap` holds the writer lock across the
+                // unload and the pages' release (segvn_unmap frees them).
                 s.push(Step::Run(syscall + p.brk.value as u64));
-                s.extend(as_write(as_hold));
-                s.extend(self.call(HatStep::UnloadRange { asid, va: HEAP_VA, pages }));
+                let mut unmap = vec![Step::Run(as_hold)];
+                unmap.extend(self.call(HatStep::UnloadRange { asid, va: HEAP_VA, pages }));
                 for &pfn in &frames {
-                    s.extend(locked(Lock::Freemem, free_hold));
-                    s.push(Step::FreeFrame { pfn });
+                    unmap.extend(locked(Lock::Freemem, free_hold));
+                    unmap.push(Step::FreeFrame { pfn });
                 }
+                s.extend(Self::under_a_lock(asid, writer, unmap));
             }
             OpKind::Pageout => {
                 if self.shm.is_empty() {
