@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 from vmlab import _engine
 from vmlab.runs import file_sha256
 
-from .findings import findings
+from .findings import SMALL_L1_KB, _line_effect, findings
 from .grid import PRESET, Grid, _size
 from .paper import FINDING1_MIN_L2_KB, PAPER_TABLE5
 from .rows import _gmean, _ratios, _sel, _twin, _twins
@@ -351,7 +351,62 @@ def _diagnose_lines(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostM
                 lines.append(f"  {t}: ULTRIX PTE loads from memory (mean) vs distinct PTE lines (first touches) by "
                              "L2 line: " + ", ".join(f"{ln} B {statistics.mean(v):,.0f} vs {floor[ln]:,}"
                                                      for ln, v in sorted(by_line.items())))
+    for t in grid.traces:
+        text, n = _softvm_by_l1_line(rows, t)
+        if text:
+            nums.setdefault("softvm_by_l1", {})[t] = n
+            lines.append(text)
     return lines, nums
+
+
+def _line_step(rows: list[dict], field: str) -> tuple[tuple[int, int], dict, dict]:
+    """From the shortest to the longest ``field`` (the other line size and the
+    sizes held): the range of line sizes, the mean change of each component's
+    VMCPI, and the geometric mean ratio of each component's events."""
+    other = "l2_line" if field == "l1_line" else "l1_line"
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["trace"], r["l1_kb"], r["l2_kb"], r[other]), []).append(r)
+    delta = {c: [] for c in COMPONENTS}
+    ratio = {c: [] for c in COMPONENTS}
+    span = None
+    for g in groups.values():
+        if len(g) < 2:
+            continue
+        lo, hi = sorted(g, key=lambda r: r[field])[::len(g) - 1]
+        span = (min(span[0], lo[field]), max(span[1], hi[field])) if span else (lo[field], hi[field])
+        for c in COMPONENTS:
+            delta[c].append(hi[f"cpi_{c}"] - lo[f"cpi_{c}"])
+            if _events(lo, c) > 0 and _events(hi, c) > 0:
+                ratio[c].append(_events(hi, c) / _events(lo, c))
+    return span, {c: statistics.mean(v) for c, v in delta.items() if v}, {c: _gmean(v) for c, v in ratio.items() if v}
+
+
+def _softvm_by_l1_line(rows: list[dict], trace: str) -> tuple[str, dict]:
+    """Finding 5's SOFTVM half, where it fails: at small L1s SOFTVM's curves
+    lie apart by L1 line more than by L2 line. Which components make the L1
+    line matter (its handler's own fetches and PTE loads go through the small
+    L1s) and how little the L2 line moves its handler runs (user L2 misses)."""
+    small = [r for r in _sel(rows, scheme="softvm", role="sweep", trace=trace) if r["l1_kb"] <= SMALL_L1_KB]
+    d_l1, d_l2 = _line_effect(small, "softvm", "l1_line"), _line_effect(small, "softvm", "l2_line")
+    if not d_l2 < d_l1:  # groups by L2 line (the half holds), or not measurable
+        return "", {}
+    (a1, b1), dl1, rl1 = _line_step(small, "l1_line")
+    (a2, b2), dl2, rl2 = _line_step(small, "l2_line")
+    top = sorted(dl1.items(), key=lambda kv: -abs(kv[1]))[:2]
+    n = {"l1_effect": d_l1, "l2_effect": d_l2, "l1_delta": dl1, "l2_delta": dl2, "l1_ratio": rl1, "l2_ratio": rl2}
+
+    def x(ratios: dict, c: str) -> str:
+        return f"{ratios[c]:.2f}x" if c in ratios else "n/a"
+
+    text = (f"{trace}: SOFTVM groups by L1 line at L1 <= {SMALL_L1_KB} KB (L1-line effect {d_l1:.2f} > L2-line "
+            f"effect {d_l2:.2f}). L1 line {a1} -> {b1} B: {1000 * sum(dl1.values()):+.2f} cycles per 1,000 "
+            "instructions, mostly " + ", ".join(f"{c} {1000 * v:+.2f}" for c, v in top)
+            + f"; its handler's fetches that miss L1 (handler-L2) {x(rl1, 'handler-L2')}, its handler runs "
+            f"{x(rl1, 'uhandler')}. L2 line {a2} -> {b2} B: {1000 * sum(dl2.values()):+.2f} in all; its handler runs "
+            f"(user L2 misses) {x(rl2, 'uhandler')}, its PTE loads from memory {x(rl2, 'upte-MEM')}. The handler "
+            "and its PTE loads go through the small L1s, so the L1 line moves SOFTVM as it moves the TLB schemes")
+    return text, n
 
 
 def _diagnose_small_factor(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostModel) -> tuple[list[str], dict]:
