@@ -434,7 +434,7 @@ impl Hierarchy {
     /// cache of every line whose physical address lies in `[pa, last]`
     /// (`Cache::flush_physical_range`: a line of the range with no copy in
     /// a cache counts once there as empty).
-    pub fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> FlushStats {
+    pub fn flush_physical_range(&mut self, pa: PhysAddr, last: PhysAddr, how: Flush) -> FlushStats {
         self.all().flush_physical_range(pa, last, how)
     }
 
@@ -639,8 +639,8 @@ impl<B: Backing> Below<'_, B> {
     }
 
     /// `Hierarchy::flush_physical_range` on these levels.
-    pub(crate) fn flush_physical_range(&mut self, pa: u64, last: u64, how: Flush) -> FlushStats {
-        self.flush_each(|c| c.flush_physical_range(PhysAddr(pa), PhysAddr(last), how))
+    pub(crate) fn flush_physical_range(&mut self, pa: PhysAddr, last: PhysAddr, how: Flush) -> FlushStats {
+        self.flush_each(|c| c.flush_physical_range(pa, last, how))
     }
 
     /// Applies a flush to every cache, level by level from the top, writing

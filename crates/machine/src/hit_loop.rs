@@ -511,7 +511,7 @@ impl<'a> FrameMemo<'a> {
                 return Ok(dirty);
             }
         }
-        let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, at)?;
+        let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, at.side, at.va, at.ln)?;
         // Always `Some`: the frame was just found.
         cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, write).ok_or(None)
     }
@@ -534,7 +534,7 @@ impl<'a> FrameMemo<'a> {
                 return Ok((set, way, f.key));
             }
         }
-        self.look_up::<TRANSLATE>(cache, hc, mapper, at)
+        self.look_up::<TRANSLATE>(cache, hc, mapper, at.side, at.va, at.ln)
     }
 
     /// The entry remembering virtual line `ln` on `side` in this run, if any.
@@ -550,9 +550,11 @@ impl<'a> FrameMemo<'a> {
         cache: &Cache,
         hc: &HitCheck,
         mapper: &mut PageMapper,
-        at: TopLine,
+        side: usize,
+        va: u64,
+        ln: u64,
     ) -> Result<(usize, usize, u64), Option<Absent>> {
-        let (TopLine { side, va, ln }, asid) = (at, self.asid);
+        let asid = self.asid;
         let (set, key, pa) = if TRANSLATE {
             let pa = mapper.translate(asid, VirtAddr(va)).map_err(|_| None)?;
             let (set, key) = hc.locate(VirtAddr(va), pa);

@@ -1070,7 +1070,7 @@ impl Machine {
         let pa = pa.0;
         let Some(last) = range_last("physical", pa, len)? else { return Ok(FlushStats::default()) };
         self.forget_repeats();
-        Ok(self.system.levels_mut(CPU).flush_physical_range(pa, last, how))
+        Ok(self.system.levels_mut(CPU).flush_physical_range(PhysAddr(pa), PhysAddr(last), how))
     }
 
     /// Flushes or purges every cache whole, top level first; every frame
