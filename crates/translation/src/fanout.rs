@@ -15,10 +15,10 @@ use vmlab_cache::{
     Cache, CacheConfig, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef, Lookup,
     Outcome, RefKind, WriteMissPolicy, WritePolicy,
 };
-use vmlab_machine::{Cause, MemoryStats, TransferLog};
+use vmlab_machine::{Cause, MemoryStats, Reached, TransferLog};
 
 use crate::config::VmConfig;
-use crate::memsys::Level;
+use crate::memsys::{L1, L2};
 use crate::scheme::TranslateAt;
 
 // One L2 per machine, so the size difference between variants costs nothing.
@@ -72,7 +72,7 @@ pub(crate) struct Tails {
     /// Further L2s fed the same L1 misses and write-backs (`add_tail`), and
     /// the level each served the latest access below L1 at.
     extra: Vec<Tail>,
-    extra_levels: Vec<Level>,
+    extra_levels: Vec<Reached>,
     /// One pass over the L2 sizes: the order the tails take each L1
     /// outcome in (0: `own`, i + 1: `extra[i]`), smallest L2s first, and
     /// for each tail and fill side (I, D) an earlier tail whose L2 of that
@@ -226,8 +226,8 @@ impl Tail {
         line: u64,
         out: &Outcome,
         fill_hits: bool,
-    ) -> Level {
-        let mut level = if out.hit { Level::L1 } else { Level::L2 };
+    ) -> Reached {
+        let mut level = if out.hit { L1 } else { L2 };
         self.fill_hit = false;
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
@@ -236,11 +236,11 @@ impl Tail {
                 // The L1 line's pieces at L2 lines (`l2_request`'s split of
                 // an aligned line): one if the L2 line is the larger.
                 self.direct_hits[fill as usize] += (line >> self.l2(fill).line_bytes().trailing_zeros()).max(1);
-                Level::L2
+                L2
             } else {
                 self.l2_request(fill, a, line)
             };
-            self.fill_hit = l == Level::L2;
+            self.fill_hit = l == L2;
             level = level.max(l);
         }
         if out.write_through {
@@ -259,9 +259,9 @@ impl Tail {
 
     /// A request to L2, split at L2 line boundaries (an L1 line larger than
     /// the L2 line spans several). Returns the worst level any piece reached.
-    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+    fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
         let line = self.l2(kind).line_bytes();
-        let mut level = Level::L2;
+        let mut level = L2;
         let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
         let mut va = vaddr;
         let end = vaddr + size.max(1);
@@ -275,7 +275,7 @@ impl Tail {
         level
     }
 
-    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Level {
+    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Reached {
         let fast = self.fast;
         let direct = self.l2_direct[kind as usize];
         self.direct_probes += u64::from(direct.is_some());
@@ -285,21 +285,21 @@ impl Tail {
             let (set, key) = hc.virtual_locate(r.vaddr);
             if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
                 self.direct_hits[kind as usize] += 1;
-                return Level::L2;
+                return L2;
             }
             // As in `MemSys::l1_missed`: a level that fills in place.
             l2.fill_or_access_missed(set, key, r, kind, size)
         } else if fast {
             // As in `MemSys::access_fast`: a hit that sends nothing below is done.
             match l2.lookup(r, kind) {
-                Lookup::Hit(_) => return Level::L2,
+                Lookup::Hit(_) => return L2,
                 Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
                 Lookup::Full => l2.access(r, kind, size),
             }
         } else {
             l2.access(r, kind, size)
         };
-        let mut level = if out.hit { Level::L2 } else { Level::Memory };
+        let mut level = if out.hit { L2 } else { Reached::Memory };
         if out.fetch {
             self.memory.read(line);
             self.log.note(Cause::Fill, r.line_start(line).vaddr, r.asid);
@@ -307,14 +307,14 @@ impl Tail {
         if out.write_through {
             self.memory.write(size);
             self.log.note(Cause::WriteThrough, r.vaddr, r.asid);
-            level = Level::Memory;
+            level = Reached::Memory;
         }
         if let Some(v) = out.writeback {
             self.memory.write(line);
             self.log.note(Cause::WriteBack, v.vaddr, v.asid);
         }
         if out.hit && !out.write_through {
-            level = Level::L2;
+            level = L2;
         }
         level
     }
@@ -438,7 +438,7 @@ impl Tails {
             t.l2_direct = [None; 3];
         }
         self.extra.push(t);
-        self.extra_levels.push(Level::L1);
+        self.extra_levels.push(L1);
         self.chain_tails();
         Ok(())
     }
@@ -452,7 +452,7 @@ impl Tails {
     /// machine's own is what that access returned). Meaningful only when
     /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
     #[inline]
-    pub fn extra_levels(&self) -> &[Level] {
+    pub fn extra_levels(&self) -> &[Reached] {
         &self.extra_levels
     }
 
@@ -486,7 +486,7 @@ impl Tails {
 
     /// What an L1 access's outcome sends below, to every L2 (`Tail::below_l1`);
     /// returns the level that served the access on the machine's own.
-    pub fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+    pub fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
         if !self.order.is_empty() {
             return self.below_l1_chained(kind, r, size, line, out);
         }
@@ -499,9 +499,9 @@ impl Tails {
     /// `below_l1` over tails some of which include others (`chain_tails`):
     /// smallest first, so a fill that hit an included L2 is only counted
     /// in the larger.
-    fn below_l1_chained(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+    fn below_l1_chained(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
         let s = usize::from(kind != RefKind::Ifetch);
-        let mut own = Level::L1;
+        let mut own = L1;
         for k in 0..self.order.len() {
             let t = self.order[k];
             let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);

@@ -23,24 +23,12 @@ use vmlab_machine::{MemoryStats, Reached, Transfer};
 use crate::config::VmConfig;
 use crate::fanout::{direct_check, Tail, Tails};
 
-/// Where an access was served.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    L1,
-    L2,
-    Memory,
-}
-
-impl Level {
-    /// The same place as the machine's hierarchy numbers it.
-    pub fn reached(self) -> Reached {
-        match self {
-            Level::L1 => Reached::Level(0),
-            Level::L2 => Reached::Level(1),
-            Level::Memory => Reached::Memory,
-        }
-    }
-}
+/// Where the L1s serve an access, numbered as the machine's hierarchy
+/// numbers its levels (`Reached::Level(0)`); the L2s are `L2`, memory
+/// `Reached::Memory`.
+pub const L1: Reached = Reached::Level(0);
+/// Where the L2s serve an access.
+pub const L2: Reached = Reached::Level(1);
 
 // The L2s first (`repr(C)`): an L1 miss hands them on, and with them at
 // offset 0 SOFTVM and SPUR run 0.1-0.2 % fewer instructions (callgrind,
@@ -99,7 +87,7 @@ impl MemSys {
     /// machine's own is what that access returned). Meaningful only when
     /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
     #[inline]
-    pub fn extra_levels(&self) -> &[Level] {
+    pub fn extra_levels(&self) -> &[Reached] {
         self.below.extra_levels()
     }
 
@@ -155,12 +143,12 @@ impl MemSys {
     /// Returns the level that served it: L1 for a hit, L2 for an L1 miss
     /// whose fill hit L2, memory otherwise. A write that an L1 absorbs is an
     /// L1 hit; a write-through write is served where it lands.
-    pub fn access(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+    pub fn access(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
         let l1 = self.l1(kind);
         let line = l1.line_bytes();
         let out = l1.access(r, kind, size);
         if out.hit && !out.write_through {
-            return Level::L1;
+            return L1;
         }
         self.below_l1(kind, r, size, line, &out)
     }
@@ -170,9 +158,9 @@ impl MemSys {
     /// (its documented contract) and hands a miss to `access_missed` without
     /// a second lookup. Same result, same state, as `access`.
     #[inline(always)]
-    pub fn access_fast(&mut self, kind: RefKind, r: LineRef, size: u64) -> Level {
+    pub fn access_fast(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
         match self.l1_lookup(kind, r) {
-            Lookup::Hit(_) => Level::L1,
+            Lookup::Hit(_) => L1,
             Lookup::Miss { set, key } => self.l1_missed(kind, set, key, r, size),
             Lookup::Full => self.access(kind, r, size),
         }
@@ -225,7 +213,7 @@ impl MemSys {
 
     /// Completes an L1 miss that `l1_lookup` found, with everything below.
     #[inline(never)]
-    pub fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+    pub fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Reached {
         let direct = self.l1_direct[usize::from(kind != RefKind::Ifetch)].is_some();
         let l1 = self.l1(kind);
         let line = l1.line_bytes();
@@ -261,7 +249,7 @@ impl MemSys {
     /// lines no smaller than the L1's, so the fill is the one line
     /// `l2_holds` tested; no fan-out). Same result and state as `l1_missed`.
     #[inline(never)]
-    pub fn l1_missed_l2_hit(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Level {
+    pub fn l1_missed_l2_hit(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Reached {
         let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
         let d = usize::from(kind != RefKind::Ifetch);
         let line = self.l1(kind).line_bytes();
@@ -282,7 +270,7 @@ impl MemSys {
     }
 
     #[inline(always)]
-    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Level {
+    fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
         self.below.below_l1(kind, r, size, line, out)
     }
 
@@ -343,9 +331,9 @@ impl MemSys {
 mod tests {
     use vmlab_addr::{Asid, PhysAddr, VirtAddr};
     use vmlab_cache::{LineRef, RefKind, WritePolicy};
-    use vmlab_machine::{Cause, Transfer};
+    use vmlab_machine::{Cause, Reached, Transfer};
 
-    use super::{Level, MemSys};
+    use super::{MemSys, L1};
     use crate::config::{load, VmConfig};
 
     const UNMAPPED: u64 = 1 << 56;
@@ -376,23 +364,23 @@ mod tests {
             }
             // Cold read: L1 D and L2 D miss, the line comes from memory.
             let mark = m.transfer_mark();
-            assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Level::Memory);
+            assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Reached::Memory);
             assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x40)]);
             // The write-back L1 absorbs the write: nothing moves.
             let mark = m.transfer_mark();
-            assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Level::L1);
+            assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), L1);
             assert!(!m.transferred_since(mark));
             // 0x80 shares L1 set 0 with 0x40: its fill comes from memory, and
             // the dirty 0x40 is written back into L2, where it hits.
-            assert_eq!(m.access_fast(RefKind::Read, at(0x80), 4), Level::Memory);
+            assert_eq!(m.access_fast(RefKind::Read, at(0x80), 4), Reached::Memory);
             assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x80)]);
             // 0x240 shares L2 set 4 with the dirty 0x40: fill, then the victim.
             let mark = m.transfer_mark();
-            assert_eq!(m.access_fast(RefKind::Read, at(0x240), 4), Level::Memory);
+            assert_eq!(m.access_fast(RefKind::Read, at(0x240), 4), Reached::Memory);
             assert_eq!(since(&mut m, mark), [(Cause::Fill, 0x240), (Cause::WriteBack, 0x40)]);
             // Unmapped memory (handler code, physical PTEs) is never kept.
             let mark = m.transfer_mark();
-            assert_eq!(m.access_fast(RefKind::Read, at(UNMAPPED | 0x1000), 4), Level::Memory);
+            assert_eq!(m.access_fast(RefKind::Read, at(UNMAPPED | 0x1000), 4), Reached::Memory);
             assert!(!m.transferred_since(mark));
             assert_eq!(m.memory().reads, 4);
             assert_eq!(m.memory().writes, 1);
@@ -407,10 +395,10 @@ mod tests {
             d.write = WritePolicy::WriteThrough;
         }
         let mut m = MemSys::new(&cfg, Some(VirtAddr(UNMAPPED))).expect("machine");
-        assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Level::Memory);
+        assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Reached::Memory);
         let mark = m.transfer_mark();
         // Hits both levels, and both pass the write on: served at memory.
-        assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Level::Memory);
+        assert_eq!(m.access_fast(RefKind::Write, at(0x44), 4), Reached::Memory);
         assert_eq!(since(&mut m, mark), [(Cause::WriteThrough, 0x44)]);
         assert_eq!((m.memory().writes, m.memory().bytes_written), (1, 4));
     }

@@ -28,12 +28,12 @@
 //! everything above the caches.
 
 use vmlab_cache::{Geometry, IndexFn, RefKind, WriteMissPolicy};
-use vmlab_machine::{Ledger, Mechanism};
+use vmlab_machine::{Ledger, Mechanism, Reached};
 use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
 use crate::fanout::{fanout_groups, fanout_refusal};
-use crate::memsys::{Level, MemSys};
+use crate::memsys::{MemSys, L1};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
 use crate::sim::{component_rows, Recorded, SimError, VmSim};
@@ -94,9 +94,9 @@ pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
 /// replaying machine's ledger. Its entries are not read (the recording
 /// machine's handler entries are everyone's), so entering `m` here only
 /// names where the request goes.
-fn request_as(ledger: &mut Ledger, m: Mechanism, kind: RefKind, level: Level) {
+fn request_as(ledger: &mut Ledger, m: Mechanism, kind: RefKind, level: Reached) {
     let prev = ledger.enter(m);
-    ledger.request(kind, level.reached());
+    ledger.request(kind, level);
     ledger.leave(prev);
 }
 
@@ -141,7 +141,7 @@ impl Replayer {
                     let level = self.mem.access_fast(kind, r, size);
                     let s = usize::from(kind != RefKind::Ifetch);
                     self.sides[s].count(level, tlb_miss);
-                    if level != Level::L1 {
+                    if level != L1 {
                         for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
                             t.sides[s].count(l, tlb_miss);
                         }
@@ -150,7 +150,7 @@ impl Replayer {
                 Recorded::Kernel { kind, r, size, mechanism } => {
                     let level = self.mem.access_fast(kind, r, size);
                     // As `VmSim` records them: only what missed L1 is priced.
-                    if level != Level::L1 {
+                    if level != L1 {
                         request_as(&mut self.ledger, mechanism, kind, level);
                         for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
                             request_as(&mut t.ledger, mechanism, kind, l);

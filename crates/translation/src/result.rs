@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 use vmlab_cache::CacheStats;
-use vmlab_machine::MemoryStats;
+use vmlab_machine::{MemoryStats, Reached};
 use vmlab_mmu::{NamedTlbStats, TableMemory, TlbStats};
 
-use crate::memsys::Level;
+use crate::memsys::L1;
 
 /// User references of one side (I or D) by where they were served and
 /// whether the TLB missed: Table 1's six events.
@@ -22,14 +22,15 @@ pub struct SideEvents {
 }
 
 impl SideEvents {
-    pub fn count(&mut self, level: Level, tlb_miss: bool) {
+    pub fn count(&mut self, level: Reached, tlb_miss: bool) {
         let c = match (level, tlb_miss) {
-            (Level::L1, false) => &mut self.l1_hit_tlb_hit,
-            (Level::L1, true) => &mut self.l1_hit_tlb_miss,
-            (Level::L2, false) => &mut self.l2_hit_tlb_hit,
-            (Level::L2, true) => &mut self.l2_hit_tlb_miss,
-            (Level::Memory, false) => &mut self.l2_miss_tlb_hit,
-            (Level::Memory, true) => &mut self.l2_miss_tlb_miss,
+            (L1, false) => &mut self.l1_hit_tlb_hit,
+            (L1, true) => &mut self.l1_hit_tlb_miss,
+            (Reached::Memory, false) => &mut self.l2_miss_tlb_hit,
+            (Reached::Memory, true) => &mut self.l2_miss_tlb_miss,
+            // A translating machine has two levels: below L1 is its L2.
+            (Reached::Level(_), false) => &mut self.l2_hit_tlb_hit,
+            (Reached::Level(_), true) => &mut self.l2_hit_tlb_miss,
         };
         *c += 1;
     }

@@ -22,7 +22,7 @@ use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
-use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper};
+use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper, Reached};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{
     FramePool, PageTable, PteAddr, PteRef, Side, Slot, Switch, SwitchSite, TableError, Tier, Tlb, TlbEntry, TlbError,
@@ -34,7 +34,7 @@ use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceErro
 use crate::config::VmConfig;
 use crate::fanout::fanout_refusal;
 use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
-use crate::memsys::{Level, MemSys};
+use crate::memsys::{MemSys, L1};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
 use crate::vmcpi::Vmcpi;
@@ -784,7 +784,7 @@ impl VmSim {
         let mark = self.mem.transfer_mark();
         let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid: Asid(asid) };
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
-        if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
+        if self.tap.is_some() && (kind == RefKind::Write || level != L1) {
             self.record_ref(Recorded::User { kind, r, size, tlb_miss });
         }
         self.count_side(s, level, tlb_miss);
@@ -792,7 +792,7 @@ impl VmSim {
         // after the access (handlers that ran before it cleared `last`) but
         // before translating the transfers it caused: those handlers' own
         // references may evict the line, and clear `last` again.
-        self.memo.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        self.memo.last[s] = (kind != RefKind::Write || level == L1).then_some((asid, ln));
         if self.at == TranslateAt::L2Miss {
             self.after_access(mark, Some((va, asid)))?;
         }
@@ -825,7 +825,7 @@ impl VmSim {
         let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
         let level = match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
-                self.sides[s].count(Level::L1, false);
+                self.sides[s].count(L1, false);
                 self.memo.last[s] = Some((asid, ln));
                 return Ok(());
             }
@@ -859,13 +859,13 @@ impl VmSim {
         kind: RefKind,
         asid: u32,
         va: u64,
-        level: Level,
+        level: Reached,
         mark: usize,
     ) -> Result<(), SimError> {
         let s = side(kind);
         let ln = va >> self.l1_shift[s];
         self.sides[s].count(level, false);
-        self.memo.last[s] = (kind != RefKind::Write || level == Level::L1).then_some((asid, ln));
+        self.memo.last[s] = (kind != RefKind::Write || level == L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
     }
 
@@ -1186,13 +1186,13 @@ impl VmSim {
     /// not recorded: most kernel references are handler fetches that hit L1
     /// I (SOFTVM runs a handler per L2 miss), and recording them cost
     /// SOFTVM 1.4 % more instructions per reference.
-    fn record_request(&mut self, kind: RefKind, level: Level) {
-        if level == Level::L1 {
+    fn record_request(&mut self, kind: RefKind, level: Reached) {
+        if level == L1 {
             return;
         }
-        self.ledger.request(kind, level.reached());
+        self.ledger.request(kind, level);
         for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-            t.ledger.request(kind, l.reached());
+            t.ledger.request(kind, l);
         }
     }
 
@@ -1200,9 +1200,9 @@ impl VmSim {
     /// outcome, for this machine and every fan-out machine (whose L1 hits
     /// are this machine's, so only the levels below are counted there).
     #[inline(always)]
-    fn count_side(&mut self, s: usize, level: Level, tlb_miss: bool) {
+    fn count_side(&mut self, s: usize, level: Reached, tlb_miss: bool) {
         self.sides[s].count(level, tlb_miss);
-        if level != Level::L1 && !self.tails.is_empty() {
+        if level != L1 && !self.tails.is_empty() {
             self.count_tails(s, tlb_miss);
         }
     }
@@ -1258,7 +1258,7 @@ impl VmSim {
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
         self.record_request(kind, level);
-        if self.tap.is_some() && (kind == RefKind::Write || level != Level::L1) {
+        if self.tap.is_some() && (kind == RefKind::Write || level != L1) {
             self.record_ref(Recorded::Kernel { kind, r, size, mechanism: self.ledger.now() });
         }
         self.after_access(mark, Some((vaddr, TRACE_KERNEL_SPACE.0)))
