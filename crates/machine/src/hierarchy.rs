@@ -316,7 +316,7 @@ impl Hierarchy {
             nested: self.nested,
             physical_direct: false,
             written: WrittenFrame::NONE,
-            written_at_frame: 0,
+            written_searched: 0,
             memory: &mut self.memory,
         }
     }
@@ -332,7 +332,7 @@ impl Hierarchy {
             nested: self.nested,
             physical_direct: false,
             written: WrittenFrame::NONE,
-            written_at_frame: 0,
+            written_searched: 0,
             memory: make(&mut self.memory),
         }
     }
@@ -361,7 +361,7 @@ impl Hierarchy {
             nested: self.nested,
             physical_direct: self.physical_lower,
             written: WrittenFrame::NONE,
-            written_at_frame: 0,
+            written_searched: 0,
             memory: make(&mut self.memory),
         };
         (pair, below)
@@ -557,9 +557,10 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
     /// Where level 0's write side last served a written-through write
     /// (`written_through`); stores come in runs on one line.
     written: WrittenFrame,
-    /// Writes `written_through` found at the remembered frame (a
-    /// diagnostic: `Machine::writes_below_at_remembered_frame`).
-    written_at_frame: u64,
+    /// Writes `written_through` found in level 0 by a search of the set,
+    /// not at the remembered frame (a diagnostic, counted off the common
+    /// path: `Machine::writes_below_searched`).
+    written_searched: u64,
     memory: B,
 }
 
@@ -849,11 +850,12 @@ impl<B: Backing> Below<'_, B> {
         // skipped while the remembered frame still holds the line.
         let mut hit =
             if m.set == set && m.key == key { cache.hit_way::<true>(&hc, set, m.way, key, r.asid, true) } else { None };
-        if hit.is_some() {
-            self.written_at_frame += 1;
-        } else if let Some(way) = cache.find_way::<true>(&hc, set, key, r.asid) {
-            self.written = WrittenFrame { set, way, key };
-            hit = cache.hit_way::<true>(&hc, set, way, key, r.asid, true);
+        if hit.is_none() {
+            if let Some(way) = cache.find_way::<true>(&hc, set, key, r.asid) {
+                self.written = WrittenFrame { set, way, key };
+                self.written_searched += 1;
+                hit = cache.hit_way::<true>(&hc, set, way, key, r.asid, true);
+            }
         }
         if hit.is_some() {
             cache.count_repeat_hits(RefKind::Write, 1);
@@ -862,10 +864,10 @@ impl<B: Backing> Below<'_, B> {
         self.simple_miss_ways(0, RefKind::Write, r.vaddr, r.paddr, r.asid, size, set, key);
     }
 
-    /// How many writes passed through to level 0 were found at the frame
-    /// `written_through` remembered.
-    pub(crate) fn writes_at_remembered_frame(&self) -> u64 {
-        self.written_at_frame
+    /// How many writes passed through to level 0 `written_through` found
+    /// there by a search of the set.
+    pub(crate) fn writes_searched(&self) -> u64 {
+        self.written_searched
     }
 
     /// A write of `size` bytes at `r` within one line of `cache`, the level just
@@ -900,14 +902,7 @@ impl<B: Backing> Below<'_, B> {
         if t >= self.levels.len() {
             // Memory, which only counts (no call for it), or in a system
             // the shared levels.
-            if fetch {
-                let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
-                let a = LineRef { vaddr: va & !(line - 1), paddr: pa & !(line - 1), asid };
-                self.memory.request(fill, a, line);
-            }
-            if let Some(v) = victim {
-                self.memory.request(RefKind::Write, LineRef { vaddr: v.vaddr, paddr: v.paddr, asid: v.asid }, line);
-            }
+            beyond_fill(&mut self.memory, kind, LineRef { vaddr: va, paddr: pa, asid }, line, fetch, victim);
             return;
         }
         if fetch {
@@ -1269,9 +1264,9 @@ impl<'a, D: DataSide<'a>> Lower for DirectLower<'a, D> {
 }
 
 /// What a fill of a `line`-byte line in the last level (for an access of
-/// `kind` at `r`) sends to `memory`, as `Below::fill_below` past the last
-/// level sends it: the line read (kept an instruction fetch for an
-/// instruction miss), then the victim written.
+/// `kind` at `r`) sends to `memory`, for `Below::fill_below` past the last
+/// level and `Below::physical_fill_below`: the line read (kept an
+/// instruction fetch for an instruction miss), then the victim written.
 #[inline(always)]
 fn beyond_fill<B: Backing>(memory: &mut B, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
     if fetch {

@@ -89,9 +89,9 @@ pub(crate) struct Borrowed<'a, B: Backing = &'a mut MemoryStats> {
 pub(crate) struct WrittenThrough {
     /// Writes `write_through_word` completed (`Machine::writes_through_in_loop`).
     pub in_loop: u64,
-    /// Writes passed below that the level under the top found at the frame
-    /// it remembered (`Machine::writes_below_at_remembered_frame`).
-    pub at_remembered_frame: u64,
+    /// Writes passed below that the level under the top found by a search
+    /// of the set, not at the frame it remembered (`Machine::writes_below_searched`).
+    pub searched_below: u64,
 }
 
 /// Events a fast loop completed, by access kind, and the top-level hits it
@@ -293,7 +293,7 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         i += 1;
     }
     written_through.in_loop += t.through;
-    written_through.at_remembered_frame += below.writes_at_remembered_frame();
+    written_through.searched_below += below.writes_searched();
     t.settle(counts, pending);
     // Any line the memo holds is resident and the newest of its set, as
     // the general path's repeat line must be.

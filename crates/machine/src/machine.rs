@@ -368,12 +368,14 @@ impl Machine {
         self.written_through.in_loop
     }
 
-    /// How many writes a write-through top cache passed to the level under
-    /// it were found there at the frame where that level's previous such
-    /// write was (`Below::written_through`), without a search of the set:
-    /// a diagnostic, so tests can assert that path is taken.
-    pub fn writes_below_at_remembered_frame(&self) -> u64 {
-        self.written_through.at_remembered_frame
+    /// How many of the writes a write-through top cache passed to the
+    /// level under it (of several ways) hit there after a search of the
+    /// set; the others that hit were found at the frame where the previous
+    /// one was (`Below::written_through`). A diagnostic, so tests can
+    /// assert that path is taken: counting the searches, the slow path,
+    /// costs the loop nothing measurable, counting the others did.
+    pub fn writes_below_searched(&self) -> u64 {
+        self.written_through.searched_below
     }
 
     /// The instruction fetches a source may drop from the blocks it hands
