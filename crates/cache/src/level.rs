@@ -146,6 +146,13 @@ impl HitCheck {
         let set = (((if self.index_virtual { vaddr } else { paddr }) >> self.shift) & self.mask) as usize;
         (set, (if self.tag_virtual { vaddr } else { paddr }) >> self.shift)
     }
+    /// The physical address of `vaddr` from the tag key of its line, when
+    /// the tag is physical (the key is then the physical line number);
+    /// `None` for a virtual tag.
+    #[inline(always)]
+    pub fn physical_address(&self, key: u64, vaddr: VirtAddr) -> Option<PhysAddr> {
+        (!self.tag_virtual).then(|| PhysAddr((key << self.shift) | (vaddr.0 & ((1 << self.shift) - 1))))
+    }
     /// The set of virtual line number `line` when `needs_translation` is
     /// false (index and tag virtual: the key is the line number itself).
     #[inline(always)]

@@ -79,8 +79,19 @@ pub(crate) struct Borrowed<'a, B: Backing = &'a mut MemoryStats> {
     pub mru: &'a mut MruStore,
     /// The virtual-direct loop's copy of its top caches' lines (`SetLines`).
     pub set_lines: &'a mut Vec<u64>,
+    /// What the fast path did with writes to a write-through top.
+    pub written_through: &'a mut WrittenThrough,
+}
+
+/// Diagnostics of writes to a write-through top cache, so tests can assert
+/// that their fast paths are taken.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WrittenThrough {
     /// Writes `write_through_word` completed (`Machine::writes_through_in_loop`).
-    pub written_through: &'a mut u64,
+    pub in_loop: u64,
+    /// Writes passed below that the level under the top found by a search
+    /// of the set, not at the frame it remembered (`Machine::writes_below_searched`).
+    pub searched_below: u64,
 }
 
 /// Events a fast loop completed, by access kind, and the top-level hits it
@@ -293,7 +304,8 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         }
         i += 1;
     }
-    *written_through += t.through;
+    written_through.in_loop += t.through;
+    written_through.searched_below += below.writes_searched();
     t.settle(counts, pending);
     // Any line the memo holds is resident and the newest of its set, as
     // the general path's repeat line must be.
@@ -332,10 +344,19 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
     let asid = frames.asid;
     match frames.find::<TRANSLATE>(cache, hc, mapper, TopLine { side: slot, va, ln }) {
         Ok((set, way, key)) => {
-            // The write sent below needs the physical address; the line's
-            // page is mapped (its fill translated it), so this allocates
-            // nothing, as `word`'s translation would not.
-            let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return None };
+            // The write sent below needs the physical address. A physical
+            // tag is the line's physical line number, translated in this
+            // epoch (the memo's, or the look-up's just now), so the same
+            // as a translation now. Else the line's page is mapped (its
+            // fill translated it), so translating allocates nothing, as
+            // `word`'s translation would not.
+            let pa = match hc.physical_address(key, VirtAddr(va)) {
+                Some(pa) => pa,
+                None => {
+                    let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return None };
+                    pa
+                }
+            };
             if k == MODIFY {
                 // The read half: `probe`'s hit.
                 cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false);

@@ -15,7 +15,7 @@ use crate::compat::Compat;
 use crate::config::{LevelConfig, MachineConfig};
 use crate::decode_ahead::decode_ahead;
 use crate::hierarchy::{Hierarchy, Sink, ToMemory, Under};
-use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop};
+use crate::hit_loop::{self, Borrowed, DirectOp, HitLoop, WrittenThrough};
 use crate::mapper::{MapError, PageMapper};
 use crate::preset::ConfigError;
 use crate::request::Request;
@@ -189,7 +189,7 @@ pub struct Machine {
     fetches_not_simulated: u64,
     /// Writes to a write-through top cache that the associative loop
     /// completed itself (`hit_loop::write_through_word`), not through `word`.
-    written_through: u64,
+    written_through: WrittenThrough,
     /// Reused by `feed_data_only` for a block's words without its fetches.
     data_words: PackedBlock,
 }
@@ -338,7 +338,7 @@ impl Machine {
             min_line,
             data_only,
             fetches_not_simulated: 0,
-            written_through: 0,
+            written_through: WrittenThrough::default(),
             data_words: PackedBlock::default(),
         })
     }
@@ -384,7 +384,17 @@ impl Machine {
     /// associative loop completed in place rather than through the general
     /// steps: a diagnostic, so tests can assert that path is taken.
     pub fn writes_through_in_loop(&self) -> u64 {
-        self.written_through
+        self.written_through.in_loop
+    }
+
+    /// How many of the writes a write-through top cache passed to the
+    /// level under it (of several ways) hit there after a search of the
+    /// set; the others that hit were found at the frame where the previous
+    /// one was (`Below::written_through`). A diagnostic, so tests can
+    /// assert that path is taken: counting the searches, the slow path,
+    /// costs the loop nothing measurable, counting the others did.
+    pub fn writes_below_searched(&self) -> u64 {
+        self.written_through.searched_below
     }
 
     /// The instruction fetches a source may drop from the blocks it hands

@@ -1121,3 +1121,79 @@ proptest! {
         prop_assert_eq!(inner, "associative");
     }
 }
+
+/// A level of several ways (2-8, 1-4 sets, bit-select, write-back, any
+/// indexing and replacement) under a write-through top: the level whose
+/// frame of the last written-through line `Below::written_through`
+/// remembers. Few sets and ways, so the lines written move between frames.
+fn remembered_frame_tier_strategy(page: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4]), prop::sample::select(vec![2u32, 4, 8])).prop_map(
+            |(mut c, sets, ways)| {
+                c.size.0 = c.line.0 * sets * u64::from(ways);
+                c.assoc = Assoc::Ways(ways);
+                c.index = IndexFn::BitSelect;
+                c.write = WritePolicy::WriteBack;
+                c
+            },
+        )
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+    ))]
+
+    /// The writes a write-through top (allocating or not) passes to a
+    /// level of several ways are found there at the frame of the last one
+    /// when they hit its line again (fewer searches, `Machine::writes_below_searched`,
+    /// than write hits there),
+    /// and store streams over more lines than that level holds make the
+    /// remembered line leave its frame and come back in another: every
+    /// counter equals the naive simulator's and the public path's. A load
+    /// and two stores of one word come first (the load fills the line in
+    /// both levels whatever their write-miss policies), so the second
+    /// store is found at the frame the first one's search remembered.
+    #[test]
+    fn writes_through_at_remembered_frame_equal_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in prop_oneof![
+            write_through_top_cache(256).prop_map(TierShape::Unified),
+            (fast_top_cache(256), write_through_top_cache(256)).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        allocate in any::<bool>(),
+        low in remembered_frame_tier_strategy(256),
+        deeper in prop::collection::vec(tier_strategy(256), 0..=1),
+        events in prop::collection::vec(aligned_event_strategy(), 1..300),
+        share in any::<bool>(),
+    ) {
+        let policy = if allocate { WriteMissPolicy::WriteAllocate } else { WriteMissPolicy::NoWriteAllocate };
+        let top = match top {
+            TierShape::Unified(mut c) => {
+                c.write_miss = policy;
+                TierShape::Unified(c)
+            }
+            TierShape::Split(i, mut d) => {
+                d.write_miss = policy;
+                TierShape::Split(i, d)
+            }
+        };
+        // Lines no shorter than the level's above (`Hierarchy::nested`).
+        let tiers = with_chain(vec![top], [low].into_iter().chain(deeper).collect(), 2);
+        let at = |kind| Event::access(kind, VirtAddr(0x40), 4, Asid(0));
+        let first = [at(AccessKind::Load), at(AccessKind::Store), at(AccessKind::Store)];
+        let raw = first.into_iter().chain(events).map(|e| (e, 0)).collect();
+        let mut m = check_machine(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(m.inner_loop(), "associative");
+        // The top's lines are never dirty, so every write reaching the
+        // level under it was passed through; the hits among them that
+        // took no search were found at the remembered frame.
+        let low = if matches!(tiers[1], TierShape::Split(..)) { "l2d" } else { "l2" };
+        let result = m.result("random");
+        let hits = result.caches.iter().find(|c| c.name == low).map(|c| c.stats.write.hits());
+        let searched = m.writes_below_searched();
+        prop_assert!(hits.is_some_and(|h| h > searched), "{hits:?} write hits, {searched} searched: {tiers:?}");
+    }
+}
