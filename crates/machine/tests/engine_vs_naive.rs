@@ -530,11 +530,13 @@ fn max_line(t: &TierShape) -> u64 {
     }
 }
 
+/// Proptest cases: `default` in `make test`, `PROPTEST_CASES=N` for a deeper search.
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
 proptest! {
-    // 400 cases in `make test`; PROPTEST_CASES=N for a deeper search.
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     #[test]
     fn engine_equals_naive_reference(
@@ -743,9 +745,7 @@ fn dense_event_strategy() -> impl Strategy<Value = Event> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     /// The associative loop's memo of most recent lines per set group
     /// (`hit_loop::MruLines`): set-associative tops whose sets conflict,
@@ -788,9 +788,7 @@ fn dense_page(r: u64, p: u64) -> u64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     /// The associative loop's frame memo (`hit_loop::FrameMemo`), which
     /// outlives a run while the address space and the mapper's generation
@@ -841,9 +839,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     /// Dropped fetches on any machine (3C classification on where no
     /// policy is random: mostly the general loop).
@@ -987,9 +983,7 @@ fn check_data_only(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(400)))]
 
     /// Data-only machines on every top shape the fast loops serve, over any
     /// lower levels (`check_data_only`).
@@ -1030,9 +1024,7 @@ fn aligned_event_strategy() -> impl Strategy<Value = Event> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(200)))]
 
     /// A write-through top (its data side, or the unified cache) over any
     /// lower tiers: every counter equals the naive simulator's and the
@@ -1099,9 +1091,7 @@ fn wide_event_strategy() -> impl Strategy<Value = Event> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(200)))]
 
     /// The associative loop on physically indexed tops whose memo groups
     /// reach past 64 sets (jm-base's shape PIPT has 256 on 4K pages):
@@ -1142,9 +1132,7 @@ fn remembered_frame_tier_strategy(page: u64) -> impl Strategy<Value = TierShape>
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
-    ))]
+    #![proptest_config(ProptestConfig::with_cases(cases(200)))]
 
     /// The writes a write-through top (allocating or not) passes to a
     /// level of several ways are found there at the frame of the last one

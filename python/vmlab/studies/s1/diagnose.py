@@ -16,7 +16,7 @@ from vmlab.runs import file_sha256
 from .findings import SMALL_L1_KB, _line_effect, findings
 from .grid import PRESET, Grid, _size
 from .paper import FINDING1_MIN_L2_KB, PAPER_TABLE5
-from .rows import _gmean, _ratios, _sel, _twin, _twins
+from .rows import _gmean, _line_extremes, _ratios, _sel, _twin, _twins
 
 # -- why a finding fails: diagnosis from the data ---------------------------------
 # The verdicts above stay simple; what follows explains a FAILS verdict from the
@@ -304,16 +304,8 @@ def _diagnose_lines(rows: list[dict], grid: Grid, fps: dict[str, dict], m: CostM
     for s in ("ultrix", "mach", "softvm"):
         eff = {}
         for field in ("l1_line", "l2_line"):
-            other = "l2_line" if field == "l1_line" else "l1_line"
-            groups: dict[tuple, list[dict]] = {}
-            for r in _sel(rows, scheme=s, role="sweep"):
-                groups.setdefault((r["trace"], r["l1_kb"], r["l2_kb"], r[other]), []).append(r)
             deltas = {c: [] for c in COMPONENTS}
-            for g in groups.values():
-                if len(g) < 2:
-                    continue
-                g = sorted(g, key=lambda r: r[field])
-                lo, hi = g[0], g[-1]
+            for lo, hi in _line_extremes(_sel(rows, scheme=s, role="sweep"), field):
                 for c in COMPONENTS:
                     deltas[c].append(abs(hi[f"cpi_{c}"] - lo[f"cpi_{c}"]))
             tot = {c: statistics.mean(v) if v else 0.0 for c, v in deltas.items()}
@@ -363,17 +355,10 @@ def _line_step(rows: list[dict], field: str) -> tuple[tuple[int, int], dict, dic
     """From the shortest to the longest ``field`` (the other line size and the
     sizes held): the range of line sizes, the mean change of each component's
     VMCPI, and the geometric mean ratio of each component's events."""
-    other = "l2_line" if field == "l1_line" else "l1_line"
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((r["trace"], r["l1_kb"], r["l2_kb"], r[other]), []).append(r)
     delta = {c: [] for c in COMPONENTS}
     ratio = {c: [] for c in COMPONENTS}
     span = None
-    for g in groups.values():
-        if len(g) < 2:
-            continue
-        lo, hi = sorted(g, key=lambda r: r[field])[::len(g) - 1]
+    for lo, hi in _line_extremes(rows, field):
         span = (min(span[0], lo[field]), max(span[1], hi[field])) if span else (lo[field], hi[field])
         for c in COMPONENTS:
             delta[c].append(hi[f"cpi_{c}"] - lo[f"cpi_{c}"])

@@ -51,6 +51,12 @@ def _by_point(rows: Iterable[dict], vary: str) -> dict[tuple, dict]:
     return by
 
 
+def _line_extremes(rows: Iterable[dict], vary: str) -> list[tuple[dict, dict]]:
+    """(row at the least, row at the greatest ``vary``) of each point that has
+    more than one value of ``vary`` (everything else held)."""
+    return [(d[min(d)], d[max(d)]) for d in _by_point(rows, vary).values() if len(d) > 1]
+
+
 def _ratios(rows: list[dict], scheme: str, vary: str, a: Any, b: Any, trace: Optional[str] = None) -> list[float]:
     """vmcpi(vary=a) / vmcpi(vary=b) over sweep points equal in everything else."""
     by = _by_point((r for r in _sel(rows, scheme=scheme, role="sweep") if not trace or r["trace"] == trace), vary)
