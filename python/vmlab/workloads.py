@@ -408,6 +408,43 @@ def _pinned_capture(name: str, cmd: Sequence[str], scratch: Path, tmp: Path, log
     return summary, _tail(stdout)
 
 
+def capture_key(command: Sequence[str], depends_on: dict, sources: Sequence[Path] = (),
+                inputs: Optional[Path] = None, **more) -> dict:
+    """Everything that made a capture, as its sidecar records it under
+    ``capture_key``: how the capture starts a program (the engine's
+    ``CAPTURE_REVISION``), the command, the sha256 of each C source it is
+    built from and of the input files it runs on (``inputs``: a directory,
+    by :func:`tree_sha256`), the versions of what it runs with
+    (``depends_on``), and anything else a caller names. A stored trace is
+    reused only when its key is equal (:func:`captured_with`)."""
+    from vmlab import _engine
+    from vmlab.runs import file_sha256
+
+    key = {"capture_revision": _engine.CAPTURE_REVISION, "command": [os.fspath(c) for c in command],
+           "sources_sha256": {Path(src).name: file_sha256(src) for src in sources},
+           "inputs_sha256": tree_sha256(inputs) if inputs is not None else None, "depends_on": depends_on}
+    return {**key, **more}
+
+
+def captured_with(trace: Path, key: dict) -> bool:
+    """Whether ``trace`` exists and its sidecar records the capture key ``key``
+    (else it was made by something else: capture again)."""
+    try:
+        side = json.loads(sidecar_path(trace).read_text())
+    except (OSError, ValueError):
+        return False
+    return trace.exists() and side.get("capture_key") == key
+
+
+def tree_sha256(directory: Path) -> str:
+    """The sha256 of a directory's files: each one's path below it and bytes,
+    in path order (an empty file counts by its name)."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(directory).as_posix()}\0{hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
 def sidecar_path(trace: Union[str, "os.PathLike[str]"]) -> Path:
     """``<trace>.json``: what :func:`ensure` records about a workload trace."""
     p = Path(trace)
