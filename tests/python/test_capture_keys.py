@@ -1,7 +1,7 @@
 """A stored capture is keyed by everything that made it
-(``vmlab.workloads.capture_key``) and is never reused for other inputs: S2's
-real workloads and S4's read programs. A trace in the cache whose sidecar
-records another key (another C source, another input, another capture
+(``vmlab.workloads.capture_key``) and is never reused for other inputs:
+S2's real workloads, S4's read programs and S5's lmbench-like programs. A
+trace in the cache whose sidecar records another key (another C source, another input, another capture
 revision, or no key at all: the stale ``grep-read.vmt`` of session 17) is
 captured again; one with the same key is reused without running valgrind.
 
@@ -97,3 +97,18 @@ def test_an_s4_trace_from_other_inputs_without_valgrind_is_left_out_by_name(no_c
     monkeypatch.setattr(shutil, "which", lambda name, *a, **kw: None if name == "valgrind" else f"/usr/bin/{name}")
     stored(s4_read.trace_dir() / "cat-read.vmt", trace="cat-read.vmt")
     assert s4_read.cannot_capture("cat") == "captured from other inputs and valgrind not installed"
+
+
+def test_an_s5_trace_keyed_by_its_source_alone_is_captured_again(no_capture):
+    p = wl.LMBENCH["pipe"]
+    trace = p.trace_path()
+    cmd = [f"./{p.program}", *p.args]
+    source = wl.LMBENCH_SOURCES / f"{p.program}.c"
+    key = wl.capture_key(cmd, wl.lmbench_dependencies(), sources=[source])
+    stored(trace, capture_key=key)
+    assert wl.ensure_lmbench("pipe", progress=False) == trace
+    # what main reused: the same command and source, captured by an older
+    # capture revision (the caller's ignored signals reached the program)
+    stored(trace, command=cmd, source_sha256=key["sources_sha256"][source.name])
+    with pytest.raises(Captured):
+        wl.ensure_lmbench("pipe", progress=False)
