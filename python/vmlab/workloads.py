@@ -408,6 +408,43 @@ def _pinned_capture(name: str, cmd: Sequence[str], scratch: Path, tmp: Path, log
     return summary, _tail(stdout)
 
 
+def capture_key(command: Sequence[str], depends_on: dict, sources: Sequence[Path] = (),
+                inputs: Optional[Path] = None, **more) -> dict:
+    """Everything that made a capture, as its sidecar records it under
+    ``capture_key``: how the capture starts a program (the engine's
+    ``CAPTURE_REVISION``), the command, the sha256 of each C source it is
+    built from and of the input files it runs on (``inputs``: a directory,
+    by :func:`tree_sha256`), the versions of what it runs with
+    (``depends_on``), and anything else a caller names. A stored trace is
+    reused only when its key is equal (:func:`captured_with`)."""
+    from vmlab import _engine
+    from vmlab.runs import file_sha256
+
+    key = {"capture_revision": _engine.CAPTURE_REVISION, "command": [os.fspath(c) for c in command],
+           "sources_sha256": {Path(src).name: file_sha256(src) for src in sources},
+           "inputs_sha256": tree_sha256(inputs) if inputs is not None else None, "depends_on": depends_on}
+    return {**key, **more}
+
+
+def captured_with(trace: Path, key: dict) -> bool:
+    """Whether ``trace`` exists and its sidecar records the capture key ``key``
+    (else it was made by something else: capture again)."""
+    try:
+        side = json.loads(sidecar_path(trace).read_text())
+    except (OSError, ValueError):
+        return False
+    return trace.exists() and side.get("capture_key") == key
+
+
+def tree_sha256(directory: Path) -> str:
+    """The sha256 of a directory's files: each one's path below it and bytes,
+    in path order (an empty file counts by its name)."""
+    h = hashlib.sha256()
+    for f in sorted(p for p in Path(directory).rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(directory).as_posix()}\0{hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
 def sidecar_path(trace: Union[str, "os.PathLike[str]"]) -> Path:
     """``<trace>.json``: what :func:`ensure` records about a workload trace."""
     p = Path(trace)
@@ -677,7 +714,8 @@ def lmbench_reference(key: str) -> Optional[dict]:
 def ensure_lmbench(name: str, trace_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
                    progress: bool = True, force: bool = False) -> Path:
     """The trace of S5 program ``name`` (a key of :data:`LMBENCH`), captured
-    first unless it is already there (``force``: again): built natively,
+    first unless it is there with the same :func:`capture_key` (``force``:
+    again): built natively,
     run under valgrind with every process and its system calls traced, in a
     fixed directory with a fixed environment, as :func:`ensure` does for S1.
     The sidecar ``<trace>.json`` records the sha256 and compares it with
@@ -688,15 +726,16 @@ def ensure_lmbench(name: str, trace_dir: Optional[Union[str, "os.PathLike[str]"]
         raise WorkloadError(f"unknown S5 program `{name}`: expected one of {', '.join([*LMBENCH, *RINGS])}") from None
     out = p.trace_path(Path(trace_dir) if trace_dir is not None else None)
     cmd = [f"./{p.program}", *p.args]
-    source = hashlib.sha256((LMBENCH_SOURCES / f"{p.program}.c").read_bytes()).hexdigest()
-    if out.exists() and not force and _captured_from(out, cmd, source):
+    source = LMBENCH_SOURCES / f"{p.program}.c"
+    machine = lmbench_dependencies()
+    key = capture_key(cmd, machine, sources=[source])
+    if not force and captured_with(out, key):
         return out
     log = (lambda s: print(f"vmlab workloads: {s}", file=sys.stderr, flush=True)) if progress else (lambda s: None)
     if shutil.which("valgrind") is None:
         raise WorkloadError(f"S5 {name}: cannot capture without valgrind (apt-get install valgrind)")
     exe = _lmbench_build(p.program, log)
     out.parent.mkdir(parents=True, exist_ok=True)
-    machine = lmbench_dependencies()
     tmp = out.with_name(out.name + ".partial")
     started = time.monotonic()
     with _capture_scratch(f"s5-{p.key}", log) as scratch:
@@ -713,8 +752,9 @@ def ensure_lmbench(name: str, trace_dir: Optional[Union[str, "os.PathLike[str]"]
         "command": cmd,
         "stdout": output,
         "merge": summary.get("merge"),
-        "source_sha256": source,
+        "source_sha256": key["sources_sha256"][source.name],
         "depends_on": machine,
+        "capture_key": key,
     }
     record["reference"] = _compare_with_reference(lmbench_reference(p.key), sha, machine)
     if not p.repeatable and record["reference"]["sha256"] not in (None, sha):
@@ -723,16 +763,6 @@ def ensure_lmbench(name: str, trace_dir: Optional[Union[str, "os.PathLike[str]"]
     log(f"{out}: {summary.get('events', 0):,} events in {time.monotonic() - started:.0f} s, "
         f"sha256 {sha}; {record['reference']['verdict']}")
     return out
-
-
-def _captured_from(trace: Path, cmd: Sequence[str], source: str) -> bool:
-    """Whether ``trace``'s sidecar says it was captured with ``cmd`` from a
-    C source of sha256 ``source`` (else the program changed: capture again)."""
-    try:
-        side = json.loads(sidecar_path(trace).read_text())
-    except (OSError, ValueError):
-        return False
-    return side.get("command") == list(cmd) and side.get("source_sha256") == source
 
 
 def record_lmbench_reference(traces: Sequence[Path]) -> Path:

@@ -116,6 +116,23 @@ def test_the_c_library_is_one_file_in_every_process_of_the_pipeline(traces) -> N
     assert len(set.union(*backing.values())) == 1  # one file object behind all four
 
 
+def test_the_pipeline_does_not_depend_on_the_hosts_scheduling_or_memory(traces) -> None:
+    """pipeline.c: ls and sort each write their whole output in one write()
+    under PIPE_BUF (4,096 bytes), so each reader's first read() of its pipe
+    gets all of it and its second the end of file, however the host
+    scheduled them; sort is given its buffer size, so it never asks the
+    kernel how much memory is free (sysinfo, system call 99)."""
+    calls = vmlab.trace_syscalls(traces["pipeline"])
+    writes = {a: [c["ret"] for c in calls if c["asid"] == a and c["name"] == "write" and c["args"][0] == 1]
+              for a in (2, 3)}
+    reads = {a: [c["ret"] for c in calls if c["asid"] == a and c["name"] == "read" and c["args"][0] == 0]
+             for a in (3, 4)}
+    (ls,), (sort,) = writes[2], writes[3]
+    assert 0 < ls <= 4096 and sort == ls
+    assert reads == {3: [ls, 0], 4: [sort, 0]}
+    assert not [c for c in calls if c["number"] == 99]
+
+
 def test_sharing_maps_one_file_and_segment_at_other_colours(traces) -> None:
     calls = vmlab.trace_syscalls(traces["sharing"])
     assert [(c["asid"], c["ret"]) for c in calls if c["name"] == "clone"] == [(1, 2), (1, 3)]

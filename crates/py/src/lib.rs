@@ -136,6 +136,7 @@ mod _engine {
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
         use pyo3::types::PyModuleMethods;
         super::quiet_panic_hook();
-        m.add("__version__", env!("CARGO_PKG_VERSION"))
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add("CAPTURE_REVISION", vmlab_trace::CAPTURE_REVISION)
     }
 }

@@ -24,7 +24,7 @@ pub mod vmt;
 
 use std::path::Path;
 
-pub use capture::{capture, CaptureError, CaptureOptions, CaptureSummary};
+pub use capture::{capture, CaptureError, CaptureOptions, CaptureSummary, CAPTURE_REVISION};
 pub use convert::{convert, ConvertSummary, Losses};
 pub use din::{write_din, Din, DinReader, DinWriter};
 pub use error::{Location, TraceError};

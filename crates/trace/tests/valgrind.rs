@@ -288,6 +288,48 @@ fn a_program_reading_its_maps_sees_nothing_of_valgrinds_pid() {
     assert!(pid_named.is_empty(), "the traced program sees valgrind's gdbserver file: {pid_named:?}");
 }
 
+/// A program started from a background job (SIGINT and SIGQUIT ignored,
+/// as a non-interactive shell's `cmd &` leaves them) or under `nohup`
+/// (SIGHUP) starts with no signal ignored, so that its run, and a program
+/// such as `sort` that installs handlers only for the signals not ignored,
+/// does not depend on who started the capture. On main the program printed
+/// 1, 2 and 3.
+#[test]
+fn the_program_starts_with_no_signal_ignored() {
+    let dir = scratch();
+    if !have_valgrind() {
+        return;
+    }
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ignored.c");
+    let prog = dir.path().join("ignored");
+    let cc = Command::new("cc").args(["-O1", "-o"]).arg(&prog).arg(src).status();
+    if !matches!(cc, Ok(s) if s.success()) {
+        eprintln!("SKIPPED: no C compiler (cc) to build {src}");
+        return;
+    }
+    // Ignored in this whole test process: harmless for the other tests,
+    // which send no signal.
+    #[allow(unsafe_code)]
+    // SAFETY: setting a disposition to SIG_IGN installs no handler.
+    unsafe {
+        for signal in [libc::SIGHUP, libc::SIGINT, libc::SIGQUIT] {
+            assert_ne!(libc::signal(signal, libc::SIG_IGN), libc::SIG_ERR);
+        }
+    }
+    // What the program inherits outside a capture: the test is of the capture.
+    let outside = Command::new(&prog).output().expect("run ignored");
+    assert_eq!(String::from_utf8_lossy(&outside.stdout), "1\n2\n3\n");
+    let seen = dir.path().join("seen.txt");
+    let opts = CaptureOptions { stdout: Some(seen.clone()), ..CaptureOptions::default() };
+    let out = dir.path().join("ignored.vmt");
+    capture(&cmd(&[prog.to_str().expect("utf-8 path")]), &out, &opts, &mut |_| Ok(())).expect("capture");
+    let printed = std::fs::read_to_string(&seen).expect("its output");
+    // valgrind keeps the last real-time signal for itself (VG_SIGVGKILL)
+    // and shows it ignored to every program, whoever started it.
+    let ignored: Vec<&str> = printed.lines().filter(|&s| s != "64").collect();
+    assert!(ignored.is_empty(), "signals ignored in the traced program: {ignored:?}");
+}
+
 #[test]
 fn missing_working_directory_is_an_error_not_a_missing_valgrind() {
     let dir = scratch();

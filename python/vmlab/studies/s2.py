@@ -674,7 +674,7 @@ def _policies_section(rep, res: dict, results_dir: str) -> None:
     from vmlab.studies import s2_real
 
     workloads = "".join(f"<li>{html.escape(name)}: {html.escape(what)}</li>"
-                        for name, (what, _, _) in s2_real.WORKLOADS.items())
+                        for name, (what, *_) in s2_real.WORKLOADS.items())
     sec = rep.section(
         "Consistency policies on real multi-process workloads with sharing (section 5)",
         "Every policy of vmlab-os replayed, with the consistency oracle on, on real multi-process workloads captured "

@@ -49,55 +49,53 @@ SOURCES = Path(__file__).resolve().parent.parent / "workload_sources" / "s2"
 _WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
 
 
-def _pipeline(scratch: Path, build: Path) -> List[str]:
+def _pipeline_inputs(scratch: Path) -> None:
     files = scratch / "files"
     files.mkdir()
     rng = random.Random(1)
     for i in range(200):
         (files / f"{rng.choice(_WORDS)}-{i:03d}").touch()
-    shutil.copy(build / "pipeline", scratch / "pipeline")
-    return ["./pipeline"]
-
-
-def _sharing(scratch: Path, build: Path) -> List[str]:
-    shutil.copy(build / "sharing", scratch / "sharing")
-    return ["./sharing"]
 
 
 #: Lines of the records file ``workers`` sorts and compresses.
 RECORDS = 1500
 
 
-def _workers(scratch: Path, build: Path) -> List[str]:
+def _workers_inputs(scratch: Path) -> None:
+    rng = random.Random(2)
+    lines = (f"{rng.choice(_WORDS)}-{rng.randrange(10 ** 6):06d} {rng.randrange(10 ** 9)}\n" for _ in range(RECORDS))
+    (scratch / "records.txt").write_text("".join(lines))
+
+
+def _workers_command() -> List[str]:
     from vmlab.workloads import WorkloadError
 
     gzip = shutil.which("gzip")
     if gzip is None:
         raise WorkloadError("S2 workload workers: needs gzip on PATH")
-    rng = random.Random(2)
-    lines = (f"{rng.choice(_WORDS)}-{rng.randrange(10 ** 6):06d} {rng.randrange(10 ** 9)}\n" for _ in range(RECORDS))
-    (scratch / "records.txt").write_text("".join(lines))
-    shutil.copy(build / "workers", scratch / "workers")
     return ["./workers", os.path.realpath(gzip)]
 
 
-#: name -> (what it is, how to set up its directory and its command, C sources to build)
-WORKLOADS: Dict[str, Tuple[str, Callable[[Path, Path], List[str]], Tuple[str, ...]]] = {
+#: name -> (what it is, how to make its input files in its directory, its
+#: command, C sources to build: the programs ``./<stem>``)
+WORKLOADS: Dict[str, Tuple[str, Callable[[Path], None], Callable[[], List[str]], Tuple[str, ...]]] = {
     "pipeline": ("real programs: `ls files | sort | uniq -c` of the machine's coreutils, started as a shell "
                  "would by workload_sources/s2/pipeline.c (4 processes, exec, pipes, the C library at two "
-                 "addresses)", _pipeline, ("pipeline.c",)),
+                 "addresses)", _pipeline_inputs, lambda: ["./pipeline"], ("pipeline.c",)),
     "sharing": ("a small C program (workload_sources/s2/sharing.c; 3 processes): a file mapped twice and by "
                 "each child at another colour, System V and shared anonymous memory, fork and copy-on-write",
-                _sharing, ("sharing.c",)),
+                lambda scratch: None, lambda: ["./sharing"], ("sharing.c",)),
     "workers": ("a longer run with little set-up and teardown (workload_sources/s2/workers.c; 4 processes): "
                 "two forked workers parse and qsort their share of a records file mapped shared, three orders "
                 "each, into a shared anonymous result area; the parent sorts each share again to check them; "
-                "a fourth process execs the machine's gzip on the file", _workers, ("workers.c",)),
+                "a fourth process execs the machine's gzip on the file", _workers_inputs, _workers_command,
+                ("workers.c",)),
 }
 
 
-#: What a capture must have been made with: traces of another version (an
-#: older engine without file identities, older sources) are captured again.
+#: What the Python side of a capture does (its input files, its command):
+#: raised when that changes, since the capture key (``capture_key``) holds
+#: the C sources' and inputs' digests but not this module's code.
 CAPTURE_VERSION = 4
 
 
@@ -106,25 +104,32 @@ def trace_dir() -> Path:
 
 
 def ensure(name: str, progress: bool = True, force: bool = False, directory: Optional[Path] = None) -> Path:
-    """The path of real workload ``name``'s trace, captured first if it is
-    not there (``force``: again). Writes ``<trace>.json`` beside it: the
-    sha256, the references, the command, the merge summary."""
+    """The path of real workload ``name``'s trace, captured first unless it is
+    there with the same :func:`capture_key` (``force``: again). Writes
+    ``<trace>.json`` beside it: the key, the sha256, the references, the
+    command, the merge summary."""
     from vmlab import workloads as wl
 
-    what, setup, sources = WORKLOADS[name]
+    what, make_inputs, command, sources = WORKLOADS[name]
     out = Path(directory or trace_dir()) / f"{name}.vmt"
-    if out.exists() and not force and _version(out) == CAPTURE_VERSION:
+    key = capture_key(name)
+    if not force and wl.captured_with(out, key):
         return out
     log = (lambda s: print(f"vmlab s2: {s}", file=sys.stderr, flush=True)) if progress else (lambda s: None)
     if shutil.which("valgrind") is None:
-        raise wl.WorkloadError(f"S2 workload {name}: cannot capture without valgrind (apt-get install valgrind)")
+        raise wl.WorkloadError(f"S2 workload {name}: cannot capture without valgrind (apt-get install valgrind)"
+                               + (" (the trace in the cache was made from other sources or inputs)"
+                                  if out.exists() else ""))
     build = cache_dir() / "build" / "s2"
     for src in sources:
         wl.compile_c(f"S2 workload {name}", SOURCES / src, build, "-O1", (), log)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".partial")
     with wl._capture_scratch(f"s2-{name}", log) as scratch:
-        cmd = setup(scratch, build)
+        make_inputs(scratch)
+        for src in sources:
+            shutil.copy(build / Path(src).stem, scratch / Path(src).stem)
+        cmd = command()
         log(f"capturing {out.name} with every process in {scratch}: {' '.join(cmd)}")
         summary, output = wl._pinned_capture(f"S2 workload {name}", cmd, scratch, tmp, log, children=True,
                                              progress=False, metadata={"workload": f"s2-{name}"})
@@ -132,12 +137,29 @@ def ensure(name: str, progress: bool = True, force: bool = False, directory: Opt
         proc_maps = {f.stem[len("maps-"):]: f.read_text() for f in sorted(scratch.glob("maps-*.txt"))}
     os.replace(tmp, out)
     record = dict(trace=out.name, version=CAPTURE_VERSION, workload=what, sha256=summary["sha256"], references=summary.get("events"),
-                  command=cmd, stdout=output, merge=summary.get("merge"), depends_on=dependencies())
+                  command=cmd, stdout=output, merge=summary.get("merge"), depends_on=key["depends_on"],
+                  capture_key=key)
     if proc_maps:
         record["proc_maps"] = proc_maps
     wl.sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
     log(f"{out}: {summary.get('events', 0):,} references, sha256 {summary['sha256']}")
     return out
+
+
+def capture_key(name: str) -> dict:
+    """What workload ``name``'s trace is keyed by (``vmlab.workloads.capture_key``):
+    its C sources, the input files it makes (made in a temporary directory
+    and hashed), its command, the versions of what it runs with and
+    ``CAPTURE_VERSION``."""
+    import tempfile
+
+    from vmlab import workloads as wl
+
+    _, make_inputs, command, sources = WORKLOADS[name]
+    with tempfile.TemporaryDirectory(prefix=f"vmlab-s2-{name}-") as tmp:
+        make_inputs(Path(tmp))
+        return wl.capture_key(command(), dependencies(), sources=[SOURCES / s for s in sources], inputs=Path(tmp),
+                              version=CAPTURE_VERSION)
 
 
 def dependencies() -> Dict[str, str]:
@@ -148,13 +170,6 @@ def dependencies() -> Dict[str, str]:
 
     return {**wl.lmbench_dependencies(), "coreutils": wl._first_line(["ls", "--version"]),
             "gzip": wl._first_line([shutil.which("gzip") or "gzip", "--version"])}
-
-
-def _version(trace: Path) -> Optional[int]:
-    try:
-        return sidecar(trace).get("version")
-    except (OSError, ValueError):
-        return None
 
 
 def sidecar(trace: Path) -> dict:

@@ -180,7 +180,7 @@ def describe(mix: dict, trace: Optional[str] = None) -> str:
 #: file, whoever starts it (docs/workloads.md, "Determinism"), and
 #: tests/python/test_s3_mix.py derives the mix from it again.
 KENBUS1_TRACE = "pipeline"
-KENBUS1_SHA256 = "450e655a5c153cd6266f043e57424cb742ce9756c9eb4b6c97b23e56bc3ab4bd"
+KENBUS1_SHA256 = "fee0cff542ab84a685bdac7e0f0fe1f2048070e41d653eeaaee9a208fb49c5e1"
 KENBUS1_DEPENDS_ON = {
     "valgrind": "valgrind-3.19.0",
     "libc": "ldd (Debian GLIBC 2.36-9+deb12u14) 2.36",

@@ -108,30 +108,54 @@ def _sha256(path: Path) -> str:
 
 
 def cannot_capture(name: str) -> Optional[str]:
-    """Why ``name``'s trace is neither cached nor capturable here, or None."""
-    if (trace_dir() / f"{name}-read.vmt").exists():
-        return None
+    """Why ``name``'s trace is neither cached (with its :func:`capture_key`)
+    nor capturable here, or None."""
     import shutil
 
+    from vmlab.workloads import captured_with
+
     missing = [t for t in ("valgrind", PROGRAMS[name][3][0]) if shutil.which(t) is None]
-    return f"not captured yet and {', '.join(missing)} not installed" if missing else None
+    if not missing:
+        return None
+    out = trace_dir() / f"{name}-read.vmt"
+    if out.exists() and PROGRAMS[name][3][0] not in missing and captured_with(out, capture_key(name)):
+        return None
+    stale = "captured from other inputs" if out.exists() else "not captured yet"
+    return f"{stale} and {', '.join(missing)} not installed"
+
+
+def capture_key(name: str) -> dict:
+    """What ``name``'s trace is keyed by (``vmlab.workloads.capture_key``):
+    its command, its input file (made in a temporary directory and hashed),
+    the program's, valgrind's and the C library's versions."""
+    import tempfile
+
+    from vmlab import workloads as wl
+
+    _, input_name, make, cmd = PROGRAMS[name]
+    depends_on = {**wl._dependencies(False, False), "program": wl._first_line([cmd[0], "--version"])}
+    with tempfile.TemporaryDirectory(prefix=f"vmlab-s4-{name}-") as tmp:
+        make(Path(tmp) / input_name)
+        return wl.capture_key(cmd, depends_on, inputs=Path(tmp))
 
 
 def ensure(name: str, progress: bool = False, force: bool = False) -> Path:
-    """The trace of ``name`` (``PROGRAMS``), captured first if it is not in
-    the cache folder yet: ``<cache>/traces/s4/<name>-read.vmt`` and its
-    ``.json`` sidecar (the trace's and the input's sha256, the command, the
-    program's output)."""
-    from vmlab.workloads import _capture_scratch, _pinned_capture, sidecar_path
+    """The trace of ``name`` (``PROGRAMS``), captured first unless the cache
+    folder holds it with the same :func:`capture_key` (``force``: again):
+    ``<cache>/traces/s4/<name>-read.vmt`` and its ``.json`` sidecar (the
+    key, the trace's and the input's sha256, the command, the program's
+    output)."""
+    from vmlab.workloads import _capture_scratch, _pinned_capture, captured_with, sidecar_path
 
     if name not in PROGRAMS:
         raise _engine.VmlabError(f"unknown S4 read program `{name}`: expected one of {', '.join(PROGRAMS)}")
     what, input_name, make, cmd = PROGRAMS[name]
     out = trace_dir() / f"{name}-read.vmt"
-    if out.exists() and not force:
-        return out
     if not os.path.exists(cmd[0]):
         raise _engine.VmlabError(f"S4 read program {name}: {cmd[0]} is not installed")
+    key = capture_key(name)
+    if not force and captured_with(out, key):
+        return out
     log = (lambda s: print(f"vmlab s4: {s}", file=sys.stderr, flush=True)) if progress else (lambda s: None)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".partial")
@@ -146,7 +170,7 @@ def ensure(name: str, progress: bool = False, force: bool = False) -> Path:
     os.replace(tmp, out)
     record = {"trace": out.name, "sha256": summary["sha256"], "references": summary.get("events"),
               "command": cmd, "what": what, "input": input_name, "input_bytes": INPUT_BYTES,
-              "input_sha256": input_sha, "stdout": output}
+              "input_sha256": input_sha, "stdout": output, "capture_key": key}
     sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
     log(f"{out}: {summary.get('events', 0):,} events in {time.monotonic() - started:.0f} s, sha256 {summary['sha256']}")
     return out

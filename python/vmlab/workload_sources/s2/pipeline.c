@@ -5,13 +5,24 @@
  * address). A launcher instead of `sh -c`: a shell reads its parent's pid
  * at start ($PPID) and formats it, so its trace would change with the pid
  * of whatever started the capture. The children are waited for in order,
- * so that no exit race reaches the merged trace. */
+ * so that no exit race reaches the merged trace.
+ *
+ * Nothing of the host's state reaches the trace. sort is given its buffer
+ * size (-S): otherwise it sizes the buffer from the host's free memory
+ * (sysinfo), and whether that was above an eighth of the total took
+ * another branch (a capture 6 references longer when the page cache had
+ * less to give). The pipes need nothing: ls and sort each write their
+ * whole output in one write(), under PIPE_BUF, so however the host
+ * schedules them each reader's first read() gets all of it and its second
+ * the end of file (tests/python/test_s2_real.py checks this). */
 #include <sys/wait.h>
 #include <unistd.h>
 
 int main(void) {
     char *const ls[] = {"/bin/ls", "files", 0};
-    char *const sort[] = {"/usr/bin/sort", 0};
+    /* 8320K: the buffer sort chose itself on a host with memory to
+     * spare (one mmap of 8,523,776 bytes), so the run is the same. */
+    char *const sort[] = {"/usr/bin/sort", "-S", "8320K", 0};
     char *const uniq[] = {"/usr/bin/uniq", "-c", 0};
     char *const *cmds[] = {ls, sort, uniq};
     pid_t pids[3];
