@@ -6,12 +6,10 @@
 //! |---|---|
 //! | `plan` | which configurations may share a pass, and why the others may not (`passes`, `refusal`) |
 //! | `stacks` | the swept level: per set count, one LRU stack per set, dirty depths, counters |
-//! | `log` | a deep set count's stacks as append-only stamp logs with a Fenwick tree of dead entries |
 //! | `pass` | the pass: the fixed levels (the engine's `Cache`), the page mapper, the trace loop, the results |
 //! | `shards` | the swept level sampled (SHARDS, fixed rate): spatially hashed lines, miniature configurations, scaled counts |
 //! | `tlb` | every entry count and associativity of an LRU TLB in one pass (`TlbSweep`), and one TLB's own run on `vmlab_mmu::Tlb` (`TlbRun`) |
 
-mod log;
 pub mod pass;
 pub mod plan;
 pub mod shards;

@@ -295,12 +295,6 @@ impl OnePass {
         self.last.swept.refined()
     }
 
-    /// How often the swept level's stamp logs were compacted
-    /// (`SweptLevel::log_compactions`).
-    pub fn log_compactions(&self) -> u64 {
-        self.last.swept.log_compactions()
-    }
-
     /// Lines of the swept cache whose latest stamp the pass holds: at most
     /// twice the lines in its stacks, or 1,024 (`SweptLevel::prune`).
     pub fn stamps_held(&self) -> usize {

@@ -333,14 +333,6 @@ impl Level {
         }
     }
 
-    /// Stamp log compactions (`SweptLevel::log_compactions`).
-    pub fn log_compactions(&self) -> u64 {
-        match self {
-            Level::Exact(l) => l.log_compactions(),
-            Level::Sampled(l) => l.groups.iter().map(|g| g.level.log_compactions()).sum(),
-        }
-    }
-
     /// Look-ups that set refinement answered (`SweptLevel::refined`).
     pub fn refined(&self) -> u64 {
         match self {

@@ -46,17 +46,11 @@
 //! as a difference array.
 
 use rustc_hash::FxHashMap;
-
-use crate::log::StampLogs;
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, LineRef, RefKind, WritePolicy};
 
 /// The fewest stamps `SweptLevel::prune` lets the map hold.
 const PRUNE_FLOOR: usize = 1024;
-
-/// The shallowest stacks kept as stamp logs (`log.rs`) where lines are
-/// found by stamp: in shallower ones a move to the top copies few entries.
-const LOGGED_DEPTH: usize = 64;
 
 /// `dirty_from` of a clean entry: dirty in no configuration.
 const CLEAN: u32 = u32::MAX;
@@ -99,9 +93,6 @@ struct SetCount {
     /// 7.45 G).
     entries: Vec<Entry>,
     len: Vec<u32>,
-    /// Instead of `entries`, the stacks as stamp logs (stamped and at
-    /// least `LOGGED_DEPTH` deep).
-    logs: Option<StampLogs>,
     /// References by kind and depth found (`depth` = not found).
     found_at: [Vec<u64>; 3],
     /// Writes of a whole line by depth found: their misses fetch nothing.
@@ -124,7 +115,6 @@ impl SetCount {
             depth: 0,
             entries: Vec::new(),
             len: Vec::new(),
-            logs: None,
             found_at: Default::default(),
             whole_line_writes_at: Vec::new(),
             members: Vec::new(),
@@ -134,15 +124,12 @@ impl SetCount {
         }
     }
 
-    fn allocate(&mut self, stamped: bool) {
+    fn allocate(&mut self) {
         self.members.sort_unstable();
         self.depth = self.members.last().map_or(0, |&(w, _)| w as usize);
-        if stamped && self.depth >= LOGGED_DEPTH {
-            self.logs = Some(StampLogs::new(self.sets as usize, self.depth));
-        } else {
-            self.entries = vec![EMPTY; self.sets as usize * self.depth];
-            self.len = vec![0; self.sets as usize];
-        }
+        let slots = self.sets as usize * self.depth;
+        self.entries = vec![EMPTY; slots];
+        self.len = vec![0; self.sets as usize];
         self.found_at = std::array::from_fn(|_| vec![0; self.depth + 1]);
         self.whole_line_writes_at = vec![0; self.depth + 1];
         self.fewer_ways =
@@ -164,12 +151,22 @@ impl SetCount {
     /// `dirty_from` to `reached` ways, as a range of member indexes.
     #[inline(always)]
     fn evicted_dirty(&self, dirty_from: u32, reached: usize) -> std::ops::Range<usize> {
-        evicted_dirty(&self.fewer_ways, self.depth, dirty_from, reached)
+        let lo = self.fewer_ways[(dirty_from as usize).min(self.depth + 1)];
+        let hi = self.fewer_ways[reached.min(self.depth) + 1];
+        lo..hi.max(lo)
     }
 
     #[inline(always)]
     fn count_evicted(&mut self, dirty_from: u32, reached: usize) {
-        count_evicted(&mut self.writebacks, &self.fewer_ways, self.depth, dirty_from, reached);
+        // Dirty from deeper than it went (a clean entry too): evicted dirty from none.
+        if dirty_from as usize > reached {
+            return;
+        }
+        let r = self.evicted_dirty(dirty_from, reached);
+        if !r.is_empty() {
+            self.writebacks[r.start] += 1;
+            self.writebacks[r.end] -= 1;
+        }
     }
 
     /// The depth of `line` in the stack at `base`, if it is there; a line
@@ -215,9 +212,6 @@ impl SetCount {
         write_back: bool,
         bound: Option<usize>,
     ) -> (Option<usize>, bool) {
-        if let (Some(_), Line::Stamped { previous, now }) = (&self.logs, line) {
-            return self.access_logged(set, previous, now, kind, whole_line, write_back);
-        }
         let depth = self.depth;
         let base = set * depth;
         let n = self.len[set] as usize;
@@ -261,89 +255,23 @@ impl SetCount {
         (found, dirty_from <= 1)
     }
 
-    /// `access` on stamp logs: no entry moves; a line found is marked dead
-    /// where it was and appended on top (unless it is on top already).
-    #[inline]
-    fn access_logged(
-        &mut self,
-        set: usize,
-        previous: Option<u64>,
-        now: u64,
-        kind: RefKind,
-        whole_line: bool,
-        write_back: bool,
-    ) -> (Option<usize>, bool) {
-        let depth = self.depth;
-        let Some(logs) = self.logs.as_mut() else { unreachable!("access_logged without logs") };
-        let found = previous.and_then(|t| logs.find(set, t));
-        // Live but `depth` or more deep: fallen out of every configuration.
-        let hit = found.filter(|f| f.depth < depth);
-        let p = hit.map_or(depth, |f| f.depth);
-        self.found_at[kind as usize][p] += 1;
-        if whole_line {
-            self.whole_line_writes_at[p] += 1;
-        }
-        let dirty_from = if kind == RefKind::Write && write_back {
-            1
-        } else {
-            hit.map_or(CLEAN, |f| f.dirty_from.max(p as u32 + 1))
-        };
-        let (writebacks, fewer_ways) = (&mut self.writebacks, &self.fewer_ways);
-        match found {
-            Some(f) if f.depth == 0 => {
-                let top = logs.top_mut(set);
-                top.stamp = now;
-                top.dirty_from = dirty_from;
-            }
-            _ => {
-                if let Some(f) = found {
-                    count_evicted(writebacks, fewer_ways, depth, f.dirty_from, f.depth);
-                    logs.kill(set, f.at);
-                }
-                logs.push(set, now, dirty_from, depth, |d| count_evicted(writebacks, fewer_ways, depth, d, depth));
-            }
-        }
-        (hit.map(|f| f.depth), dirty_from <= 1)
-    }
-
     /// A reference to `set` whose line is known to be the most recent of
     /// its set (it was in a coarser set count of the chain): `access` at
     /// depth 0, where nothing moves, no entry goes below any member's ways,
     /// and a read leaves `dirty_from` as it was (it is at least 1).
     #[inline(always)]
     fn access_top(&mut self, set: usize, now: u64, kind: RefKind, whole_line: bool, write_back: bool) -> bool {
+        debug_assert!(self.len[set] > 0);
         self.found_at[kind as usize][0] += 1;
         if whole_line {
             self.whole_line_writes_at[0] += 1;
         }
-        let write = kind == RefKind::Write && write_back;
-        let dirty_from = match &mut self.logs {
-            Some(logs) => {
-                let top = logs.top_mut(set);
-                top.stamp = now;
-                &mut top.dirty_from
-            }
-            None => {
-                debug_assert!(self.len[set] > 0);
-                let top = &mut self.entries[set * self.depth];
-                top.key = now;
-                &mut top.dirty_from
-            }
-        };
-        if write {
-            *dirty_from = 1;
+        let top = &mut self.entries[set * self.depth];
+        top.key = now;
+        if kind == RefKind::Write && write_back {
+            top.dirty_from = 1;
         }
-        *dirty_from <= 1
-    }
-
-    /// The oldest stamp a stack of `set` holds: a line with an older one is
-    /// in none.
-    fn oldest(&self, set: usize) -> Option<u64> {
-        if let Some(logs) = &self.logs {
-            return logs.oldest(set);
-        }
-        let n = self.len[set] as usize;
-        (n > 0).then(|| self.entries[set * self.depth + n - 1].key)
+        top.dirty_from <= 1
     }
 
     /// References of `kind` that miss with `ways` ways.
@@ -351,12 +279,8 @@ impl SetCount {
         self.found_at[kind as usize][ways as usize..].iter().sum()
     }
 
-    /// Calls `f(depth, dirty_from)` for every entry of every stack (of a
-    /// log: every live entry, `depth` or more deep included).
+    /// Calls `f(depth, dirty_from)` for every entry of every stack.
     fn each_entry(&self, mut f: impl FnMut(usize, u32)) {
-        if let Some(logs) = &self.logs {
-            return logs.each_entry(f);
-        }
         for set in 0..self.sets as usize {
             let base = set * self.depth;
             for q in 0..self.len[set] as usize {
@@ -412,35 +336,7 @@ impl SetCount {
             })
             .collect();
         self.len.iter_mut().for_each(|n| *n = 0);
-        if let Some(logs) = &mut self.logs {
-            logs.clear();
-        }
         counts
-    }
-}
-
-/// The members an entry dirty from `dirty_from` ways has been evicted
-/// from, dirty, once it went down to depth `reached`: those of
-/// `dirty_from` to `reached` ways, as a range of member indexes
-/// (`fewer_ways` as in `SetCount`).
-#[inline(always)]
-fn evicted_dirty(fewer_ways: &[usize], depth: usize, dirty_from: u32, reached: usize) -> std::ops::Range<usize> {
-    let lo = fewer_ways[(dirty_from as usize).min(depth + 1)];
-    let hi = fewer_ways[reached.min(depth) + 1];
-    lo..hi.max(lo)
-}
-
-/// Counts the write-backs of `evicted_dirty` in the difference array.
-#[inline(always)]
-fn count_evicted(writebacks: &mut [i64], fewer_ways: &[usize], depth: usize, dirty_from: u32, reached: usize) {
-    // Dirty from deeper than it went (a clean entry too): evicted dirty from none.
-    if dirty_from as usize > reached {
-        return;
-    }
-    let r = evicted_dirty(fewer_ways, depth, dirty_from, reached);
-    if !r.is_empty() {
-        writebacks[r.start] += 1;
-        writebacks[r.end] -= 1;
     }
 }
 
@@ -524,7 +420,7 @@ impl SweptLevel {
         set_counts.sort_by_key(|s| s.sets);
         let stamped = Self::stamped(first);
         for s in &mut set_counts {
-            s.allocate(stamped);
+            s.allocate();
         }
         let mut place = vec![(0, 0); configs.len()];
         for (s, sc) in set_counts.iter().enumerate() {
@@ -574,12 +470,6 @@ impl SweptLevel {
     /// (a line on top of a smaller set count's set).
     pub fn refined(&self) -> u64 {
         self.refined
-    }
-
-    /// How often a stamp log filled and was compacted (`log.rs`; none
-    /// without a set count `LOGGED_DEPTH` or more deep found by stamp).
-    pub fn log_compactions(&self) -> u64 {
-        self.set_counts.iter().filter_map(|s| s.logs.as_ref()).map(|l| l.compactions).sum()
     }
 
     /// Whether a line's key and address space (its tag) fix its set in
@@ -692,7 +582,8 @@ impl SweptLevel {
         self.last_use.retain(|&(key, asid), &mut t| {
             set_counts.iter().any(|s| {
                 let set = set_of(c, s.sets, s.mask, shift, key << shift, asid);
-                s.oldest(set).is_some_and(|oldest| t >= oldest)
+                let n = s.len[set] as usize;
+                n > 0 && t >= s.entries[set * s.depth + n - 1].key
             })
         });
         self.prune_at = (2 * self.last_use.len()).max(PRUNE_FLOOR);
