@@ -169,7 +169,7 @@ impl Os {
         if let Some(t) = &cost.tlb {
             cpu.set_tlb(t.config(page))?;
         }
-        let hat = Hat::new(policy, page, frames, cpu.top_data_config())?;
+        let hat = Hat::new(policy, machine.memory.page_size, frames, cpu.top_data_config())?;
         Ok(Self {
             cost,
             cpu,
@@ -343,8 +343,8 @@ impl Os {
                 if o >= (offset + len).min(r.offset + r.len) {
                     continue; // no object page in common
                 }
-                let mine = self.hat.class(addr + (o - offset), probe_pfn, asid);
-                let theirs = self.hat.class(r.start + (o - r.offset), probe_pfn, *sid);
+                let mine = self.hat.class(VirtAddr(addr + (o - offset)), Pfn(probe_pfn), asid);
+                let theirs = self.hat.class(VirtAddr(r.start + (o - r.offset)), Pfn(probe_pfn), *sid);
                 if mine != theirs {
                     return Err(OsError::Refused(format!(
                         "cache-aligned: {addr:#x} in space {asid} would not share cache lines with the mapping at {:#x} in space {sid}",
@@ -427,11 +427,11 @@ impl Os {
             &mut self.cpu,
             &self.cost,
             asid,
-            va,
+            VirtAddr(va),
             if last { UnloadReason::Destroy } else { UnloadReason::Unmap },
         );
         if self.mem.unshare(vp.pfn) {
-            self.hat.unload_frame(&mut self.cpu, &self.cost, vp.pfn, UnloadReason::Destroy);
+            self.hat.unload_frame(&mut self.cpu, &self.cost, Pfn(vp.pfn), UnloadReason::Destroy);
             self.free_frame(vp.pfn);
         }
     }
@@ -462,10 +462,10 @@ impl Os {
                 let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, UnloadReason::Unmap);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(p), UnloadReason::Unmap);
                 } else if want != loaded {
                     let _ = pfn;
-                    self.hat.change_prot(&mut self.cpu, &self.cost, asid, p, self.page, &|_| want);
+                    self.hat.change_prot(&mut self.cpu, &self.cost, asid, VirtAddr(p), self.page, &|_| want);
                 }
             }
             p += self.page;
@@ -492,8 +492,9 @@ impl Os {
                 }
                 if let Some((_, loaded)) = self.hat.translation(parent, VirtAddr(va), CpuId(0)) {
                     if loaded.write {
-                        self.hat
-                            .change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
+                        self.hat.change_prot(&mut self.cpu, &self.cost, parent, VirtAddr(va), self.page, &|_| {
+                            loaded.without_write()
+                        });
                     }
                 }
             }
@@ -542,11 +543,11 @@ impl Os {
             .tlb_translate(asid, VirtAddr(page), PhysAddr(pfn * self.page), self.page)
             .map_err(OsError::Invalid)?
         {
-            self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
+            self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, VirtAddr(page));
         }
-        let span = self.hat.span(asid, va, pfn);
+        let span = self.hat.span(asid, VirtAddr(va), Pfn(pfn));
         self.cpu.reference(op, span, size, origin);
-        self.hat.set_refmod(pfn, op);
+        self.hat.set_refmod(Pfn(pfn), op);
         Ok(())
     }
 
@@ -560,7 +561,7 @@ impl Os {
     fn fault_body(&mut self, asid: Asid, page: u64, write: bool) -> Result<FaultKind, OsError> {
         let r = self.region_of(asid, page).cloned().ok_or_else(|| OsError::Unmapped(format!("{page:#x}")))?;
         let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)).copied();
-        let pseudo = self.hat.take_pseudo(asid, page) || vp.is_some_and(|v| v.lazy);
+        let pseudo = self.hat.take_pseudo(asid, VirtAddr(page)) || vp.is_some_and(|v| v.lazy);
         let kind = match vp {
             None => {
                 if r.private && write {
@@ -598,10 +599,10 @@ impl Os {
                     VmPage { cow: false, lazy: false, ..v }
                 } else {
                     let new = self.alloc(page)?;
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, UnloadReason::Unmap);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(page), UnloadReason::Unmap);
                     self.kernel_copy(v.pfn, new);
                     if self.mem.unshare(v.pfn) {
-                        self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, UnloadReason::Destroy);
+                        self.hat.unload_frame(&mut self.cpu, &self.cost, Pfn(v.pfn), UnloadReason::Destroy);
                         self.free_frame(v.pfn);
                     }
                     VmPage { pfn: new, cow: false, lazy: false }
@@ -635,7 +636,13 @@ impl Os {
         let tag = self.tag_for(asid, &r, page, vp.pfn);
         let cause = if write { DataRef::Store } else { DataRef::Load };
         self.hat
-            .load(&mut self.cpu, &self.cost, Mapping { asid, va: page, tag, prot: rights, cpu: 0 }, vp.pfn, cause)
+            .load(
+                &mut self.cpu,
+                &self.cost,
+                Mapping { asid, va: VirtAddr(page), tag, prot: rights, cpu: 0 },
+                Pfn(vp.pfn),
+                cause,
+            )
             .map_err(OsError::Invalid)?;
         Ok(kind)
     }
@@ -701,13 +708,13 @@ impl Os {
     }
 
     fn unload_window(&mut self, pfn: u64) {
-        let va = self.window(Pfn(pfn)).0;
+        let va = self.window(Pfn(pfn));
         self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
     fn kernel_zero(&mut self, pfn: u64) {
         if self.load_window(pfn).is_ok() {
-            let span = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(pfn)).0, pfn);
+            let span = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(pfn)), Pfn(pfn));
             zero(&mut self.cpu, &self.cost, span, self.page, "kernel zero-fill");
             self.unload_window(pfn);
         }
@@ -715,8 +722,8 @@ impl Os {
 
     fn kernel_copy(&mut self, src: u64, dst: u64) {
         if self.load_window(src).is_ok() && self.load_window(dst).is_ok() {
-            let s = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(src)).0, src);
-            let d = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(dst)).0, dst);
+            let s = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(src)), Pfn(src));
+            let d = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(dst)), Pfn(dst));
             copy(&mut self.cpu, &self.cost, s, d, self.page, "kernel copy-on-write copy");
         }
         self.unload_window(src);
@@ -733,7 +740,7 @@ impl Os {
             .get_mut(&asid)
             .and_then(|s| s.pages.remove(&va))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
-        self.hat.unload(&mut self.cpu, &self.cost, asid, va, UnloadReason::Unmap);
+        self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(va), UnloadReason::Unmap);
         Ok(Pfn(vp.pfn))
     }
 
@@ -752,8 +759,8 @@ impl Os {
         }
         if eager {
             let tag = self.tag_for(asid, &r, va, pfn);
-            let m = Mapping { asid, va, tag, prot: r.prot, cpu: 0 };
-            self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Load).map_err(OsError::Invalid)?;
+            let m = Mapping { asid, va: VirtAddr(va), tag, prot: r.prot, cpu: 0 };
+            self.hat.load(&mut self.cpu, &self.cost, m, Pfn(pfn), DataRef::Load).map_err(OsError::Invalid)?;
         }
         Ok(())
     }
@@ -772,7 +779,9 @@ impl Os {
         let pfn = vp.pfn;
         if let Some((_, loaded)) = self.hat.translation(src, VirtAddr(src_va), CpuId(0)) {
             if loaded.write {
-                self.hat.change_prot(&mut self.cpu, &self.cost, src, src_va, self.page, &|_| loaded.without_write());
+                self.hat.change_prot(&mut self.cpu, &self.cost, src, VirtAddr(src_va), self.page, &|_| {
+                    loaded.without_write()
+                });
             }
         }
         self.mem.share(pfn);
@@ -791,13 +800,13 @@ impl Os {
     /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
     pub fn kernel_map(&mut self, va: VirtAddr, pfn: Pfn) -> Result<(), OsError> {
         let kernel = OS_KERNEL_SPACE;
-        let m = Mapping { asid: kernel, va: va.0, tag: kernel, prot: Prot::RW, cpu: 0 };
-        self.hat.load(&mut self.cpu, &self.cost, m, pfn.0, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
+        let m = Mapping { asid: kernel, va, tag: kernel, prot: Prot::RW, cpu: 0 };
+        self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
     }
 
     /// Unloads a kernel translation (with the policy's flush).
     pub fn kernel_unmap(&mut self, va: VirtAddr) {
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va.0, UnloadReason::Unmap);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
     /// The frame behind a user page, faulting it in for reading if needed.
