@@ -224,11 +224,11 @@ impl MpHat {
     /// A data frame for the VM system (not a hat routine: the caller
     /// counts its own allocation).
     pub fn alloc_frame(&mut self) -> Result<Pfn, String> {
-        self.memory.alloc().map(Pfn).map_err(|e| format!("mp: out of memory: {e}"))
+        self.memory.alloc().map_err(|e| format!("mp: out of memory: {e}"))
     }
 
     pub fn free_frame(&mut self, pfn: Pfn) -> Result<(), String> {
-        self.memory.free(pfn.0).map_err(|e| e.to_string())
+        self.memory.free(pfn).map_err(|e| e.to_string())
     }
 
     pub fn frames_in_use(&self) -> u64 {
@@ -291,7 +291,7 @@ impl MpHat {
                     }
                 }
                 let n = PAGE_BYTES / TABLE_BYTES[l];
-                self.free[l].extend((0..n).rev().map(|i| PhysAddr(f * PAGE_BYTES + i * TABLE_BYTES[l])));
+                self.free[l].extend((0..n).rev().map(|i| PhysAddr(self.page.frame_base(f).0 + i * TABLE_BYTES[l])));
             }
             let b = self.free[l].pop().ok_or("mp: empty pool after refill")?;
             store(on, self.at.pool_head(l), 8);
