@@ -977,7 +977,7 @@ impl VmSim {
             return table
                 .lookup(Asid(space), Vpn(va / page))
                 .map(|pfn| pfn.0)
-                .ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
+                .ok_or(SimError::Table(TableError::NotMapped { space: Asid(space), vpn: Vpn(va / page) }));
         }
         let mut refs = Vec::new();
         table.walk(Asid(space), VirtAddr(va), &mut refs)?;
@@ -992,7 +992,10 @@ impl VmSim {
             PteAddr::Physical(pa) => pa,
         };
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
-        table.pte_at(pa).map(|pfn| pfn.0).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
+        table
+            .pte_at(pa)
+            .map(|pfn| pfn.0)
+            .ok_or(SimError::Table(TableError::NotMapped { space: Asid(space), vpn: Vpn(va / page) }))
     }
 
     /// A TLB lookup on side `s`, refilling on a miss. Returns the physical

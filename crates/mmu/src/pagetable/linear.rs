@@ -10,7 +10,7 @@
 use rustc_hash::FxHashMap;
 
 use vmlab_addr::layout::USER_LIMIT;
-use vmlab_addr::Pfn;
+use vmlab_addr::{Asid, Pfn, VirtAddr, Vpn};
 
 use super::TableError;
 use crate::frames::FramePool;
@@ -139,7 +139,7 @@ pub(crate) fn check_pool(frames: &FramePool) -> Result<(), TableError> {
 /// 32-bit physical addresses, as in the MIPS R3000 PTE).
 pub(crate) fn check_pfn20(pfn: u64) -> Result<(), TableError> {
     if pfn >= 1 << 20 {
-        return Err(TableError::FrameOutOfRange { pfn, bits: 20 });
+        return Err(TableError::FrameOutOfRange { pfn: Pfn(pfn), bits: 20 });
     }
     Ok(())
 }
@@ -172,10 +172,13 @@ pub(crate) const USER_TABLE_BYTES: u64 = (1 << USER_VA_BITS) / USER_PAGE_BYTES *
 impl UserTables {
     pub(crate) fn check(space: u32, vpn: u64, max_spaces: u32) -> Result<(), TableError> {
         if space >= max_spaces {
-            return Err(TableError::SpaceOutOfRange { space, max_spaces });
+            return Err(TableError::SpaceOutOfRange { space: Asid(space), max_spaces });
         }
         if vpn >= (1 << USER_VA_BITS) / USER_PAGE_BYTES {
-            return Err(TableError::OutOfRange { va: vpn.saturating_mul(USER_PAGE_BYTES), bits: USER_VA_BITS });
+            return Err(TableError::OutOfRange {
+                va: VirtAddr(vpn.saturating_mul(USER_PAGE_BYTES)),
+                bits: USER_VA_BITS,
+            });
         }
         Ok(())
     }
@@ -217,7 +220,7 @@ impl UserTables {
             Some(t) => t.clear(vpn, frames)?,
             None => None,
         };
-        let change = cleared.ok_or(TableError::NotMapped { space, vpn })?;
+        let change = cleared.ok_or(TableError::NotMapped { space: Asid(space), vpn: Vpn(vpn) })?;
         if let PageChange::Freed { pfn, .. } = change {
             self.owner.remove(&pfn);
         }

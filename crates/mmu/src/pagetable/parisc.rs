@@ -361,7 +361,7 @@ impl HashedInverted {
         let (found, prev, _) = self.search(space, vpn, |s| visited.push(s));
         out.extend(visited.into_iter().map(|s| self.pte_ref(s)));
         let Some(slot) = found else {
-            return Err(TableError::NotMapped { space, vpn });
+            return Err(TableError::NotMapped { space: Asid(space), vpn: Vpn(vpn) });
         };
         let next = self.entry(slot).next;
         match (slot, prev) {
@@ -415,7 +415,7 @@ impl HashedInverted {
 fn check_vpn(vpn: u64, page_bytes: u64) -> Result<(), TableError> {
     let limit = (1u64 << VA_BITS) / page_bytes;
     if vpn >= limit {
-        return Err(TableError::OutOfRange { va: vpn.saturating_mul(page_bytes), bits: VA_BITS });
+        return Err(TableError::OutOfRange { va: VirtAddr(vpn.saturating_mul(page_bytes)), bits: VA_BITS });
     }
     Ok(())
 }
@@ -452,7 +452,7 @@ impl PageTable for HashedInverted {
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
         let (space, va) = (space.0, va.0);
         if va >> VA_BITS != 0 {
-            return Err(TableError::OutOfRange { va, bits: VA_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: VA_BITS });
         }
         self.search(space, va / self.page_bytes, |s| out.push(self.pte_ref(s)));
         Ok(())

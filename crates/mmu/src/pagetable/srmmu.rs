@@ -43,7 +43,7 @@ impl Default for Srmmu {
 
 fn check(vpn: u64) -> Result<(), TableError> {
     if vpn >= 1 << (VA_BITS - 12) {
-        return Err(TableError::OutOfRange { va: vpn.saturating_mul(PAGE_BYTES), bits: VA_BITS });
+        return Err(TableError::OutOfRange { va: VirtAddr(vpn.saturating_mul(PAGE_BYTES)), bits: VA_BITS });
     }
     Ok(())
 }
@@ -82,7 +82,7 @@ impl Srmmu {
     pub fn remove(&mut self, space: Asid, vpn: Vpn) -> Result<Vec<(usize, PhysAddr)>, TableError> {
         check(vpn.0)?;
         if self.lookup(space, vpn).is_none() {
-            return Err(TableError::NotMapped { space: space.0, vpn: vpn.0 });
+            return Err(TableError::NotMapped { space, vpn });
         }
         let path = self.tree.path(space.0, vpn.0);
         Ok(self.tree.clear(vpn.0, &path).into_iter().map(|(l, b)| (l, PhysAddr(b))).collect())
