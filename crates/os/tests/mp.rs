@@ -588,3 +588,129 @@ fn a_cold_table_walk_costs_lmbenchs_memory_latency_per_load() {
     }
     assert_eq!(user, vec![3 * 62, 3]);
 }
+
+/// The hat's own locks in `sim`'s lock log, in order: the hat lock, the
+/// page and MMU descriptors' locks and their mutexes (the VM's `a_lock`,
+/// the kernel's other locks and the table pool's mutexes left out).
+fn hat_locks_in_order(sim: &MpSim) -> Vec<(bool, Lock)> {
+    taken_and_released(sim)
+        .into_iter()
+        .filter(|(_, l)| {
+            matches!(
+                l,
+                Lock::Hat
+                    | Lock::PageMutex(_)
+                    | Lock::MmuMutex(_)
+                    | Lock::Page(_)
+                    | Lock::Mmu(_)
+                    | Lock::PageLogical(_)
+                    | Lock::MmuLogical(_)
+            )
+        })
+        .collect()
+}
+
+/// Taking and dropping a design's guard: a mutex once each way; a logical
+/// lock as section 4.4's monitor (its mutex around setting, then around
+/// clearing, the busy flag).
+fn take(g: Guard) -> Vec<(bool, Lock)> {
+    match g {
+        Guard::None => vec![],
+        Guard::Mutex(m) => vec![(true, m)],
+        Guard::Logical { lock, mutex } => vec![(true, mutex), (true, lock), (false, mutex)],
+    }
+}
+
+fn drop_guard(g: Guard) -> Vec<(bool, Lock)> {
+    match g {
+        Guard::None => vec![],
+        Guard::Mutex(m) => vec![(false, m)],
+        Guard::Logical { lock, mutex } => vec![(true, mutex), (false, lock), (false, mutex)],
+    }
+}
+
+/// The same two-page fork as above under the named variant
+/// `ForkMode::CopyTranslations` (issue 21's "a fork that copies mappings"
+/// read as the hat copying translations; Solaris 2.6's x86 `hat_dup`),
+/// worked by hand for every design: the hat's locks in order.
+/// * `as_dup` (both spaces' `a_lock` as writer, as before): the parent's
+///   write-protect (one call: its MMU lock, no page lock), then one load
+///   per page into the child: the child's MMU lock, inside it the page's
+///   lock (its mapping list gains the child's entry);
+/// * the child's exit: its unload now finds both copies: the child's MMU
+///   lock across the range, inside it each page's lock; then its
+///   destruction (the MMU lock alone);
+/// * the parent's protection faults: one call, its MMU lock.
+///
+/// Under the single lock each of those six hat calls is the hat lock
+/// alone. The page locks taken: four (two loads, two unloads), against
+/// none in the write-protecting fork. Fails without the variant (the
+/// child gets no load, and its exit no page lock).
+#[test]
+fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        sim.set_fork_mode(ForkMode::CopyTranslations);
+        let (parent, data) = sim.process(0).expect("process");
+        let (pfn0, pfn1) = (data[0], data[1]);
+        let (p, child) = (parent.0, parent.0 + 2);
+        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
+        let loads: Vec<(u32, u64, u64)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hat(HatStep::Load { asid, va, pfn, prot }) => {
+                    assert_eq!(*prot, Prot::R, "a copied translation is read-only");
+                    Some((asid.0, *va, *pfn))
+                }
+                Step::Hat(HatStep::LoadNow { asid, va, pfn, .. }) => Some((asid.0, *va, *pfn)),
+                _ => None,
+            })
+            .collect();
+        let data_va = loads.first().map(|l| l.1).expect("a copied page");
+        assert_eq!(loads, vec![(child, data_va, pfn0), (child, data_va + PAGE, pfn1)], "{}", design.name());
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("fork runs without deadlock");
+        sim.check().expect("consistent after fork");
+        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
+        assert_eq!(sim.hat().frame(pfn0).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
+        let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
+        let (page0, page1) = (design.page(pfn0), design.page(pfn1));
+        let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
+            match design.global() {
+                Some(h) => vec![(true, h), (false, h)],
+                None => inner,
+            }
+        };
+        let around = |outer: Guard, inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
+            let mut v = take(outer);
+            v.extend(inner);
+            v.extend(drop_guard(outer));
+            v
+        };
+        let alone = |g: Guard| around(g, vec![]);
+        let mut want = Vec::new();
+        // as_dup: write-protect the parent, then hat_dup's two loads.
+        want.extend(call(alone(mmu_p)));
+        want.extend(call(around(mmu_c, alone(page0))));
+        want.extend(call(around(mmu_c, alone(page1))));
+        // the child's as_free: the unload of both copies, the destruction.
+        want.extend(call(around(mmu_c, [alone(page0), alone(page1)].concat())));
+        want.extend(call(alone(mmu_c)));
+        // the parent's protection faults.
+        want.extend(call(alone(mmu_p)));
+        assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
+        let page_locks = want.iter().filter(|(t, l)| *t && matches!(l, Lock::Page(_) | Lock::PageLogical(_))).count();
+        let expected = if design == Design::SingleLock { 0 } else { 4 };
+        assert_eq!(page_locks, expected, "{}", design.name());
+    }
+}
+
+/// The two fork modes by name; a wrong one lists the known.
+#[test]
+fn fork_modes_by_name() {
+    assert_eq!(ForkMode::parse("write-protect"), Ok(ForkMode::WriteProtect));
+    assert_eq!(ForkMode::parse("copy-translations"), Ok(ForkMode::CopyTranslations));
+    let e = ForkMode::parse("copy").expect_err("unknown");
+    assert!(e.contains("write-protect, copy-translations"), "{e}");
+}
