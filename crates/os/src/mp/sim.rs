@@ -1334,11 +1334,21 @@ impl MpSim {
                     let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
                     free.extend(self.call(HatStep::Destroy { asid: child }));
                     s.extend(Self::under_a_lock(child, writer, free));
-                    // The parent's pages become writable again at its next
-                    // stores: protection faults, under `as_fault`'s reader
-                    // lock (upgrades, no shoot-down).
-                    let fault = self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::RW });
-                    s.extend(Self::under_a_lock(asid, reader, fault));
+                    // The parent's stores then fault each page writable
+                    // again, one protection fault per page under
+                    // `as_fault`'s reader lock: the anon slot is no longer
+                    // shared (the child has gone), so `segvn_faultpage`
+                    // copies nothing and reloads the page with write
+                    // permission by `hat_memload` (SunOS 4.1.3
+                    // `sys/vm/seg_vn.c`: `anon_getpage` grants write to an
+                    // unshared slot, then the non-copy-on-write path). An
+                    // upgrade: no shoot-down.
+                    for k in 0..pages {
+                        let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+                        f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
+                        s.extend(Self::under_a_lock(asid, reader, f));
+                    }
                 } else {
                     s.push(Step::Run(p.exit.value as u64));
                 }
