@@ -3,7 +3,7 @@
 //! interleavings of hat operations under every locking design.
 
 use proptest::prelude::*;
-use vmlab_addr::{Asid, CpuId, VirtAddr};
+use vmlab_addr::{Asid, CpuId, Pfn, VirtAddr};
 use vmlab_os::mp::*;
 use vmlab_os::prot::Prot;
 
@@ -185,8 +185,8 @@ fn a_table_steal_by_hand_under_each_design() {
         assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
         assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
-        assert_eq!(sim.hat().lookup(asid, text), None, "{design:?}: the stolen table's page");
-        assert_eq!(sim.hat().lookup(asid, heap), Some(pfn), "{design:?}");
+        assert_eq!(sim.hat().lookup(asid, VirtAddr(text)), None, "{design:?}: the stolen table's page");
+        assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(Pfn(pfn)), "{design:?}");
         let sd = sim.shootdowns();
         assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged, sd.initiator_cycles), (1, 1, 1, 720), "{design:?}");
         assert!(!in_tlb(&sim, 1, asid, text), "{design:?}");

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
-use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper, Reached};
 use vmlab_mmu::pagetable::TableParams;
@@ -980,7 +980,7 @@ impl VmSim {
         let vpn = Vpn(va / page);
         if va < USER_LIMIT.0 && table.lookup(Asid(asid), vpn).is_none() {
             let pfn = self.frames.alloc().map_err(TableError::from)?;
-            table.insert(Asid(asid), vpn, Pfn(pfn), &mut self.frames)?;
+            table.insert(Asid(asid), vpn, pfn, &mut self.frames)?;
         }
         Ok(())
     }

@@ -10,6 +10,7 @@
 use rustc_hash::FxHashMap;
 
 use vmlab_addr::layout::USER_LIMIT;
+use vmlab_addr::Pfn;
 
 use super::TableError;
 use crate::frames::FramePool;
@@ -61,7 +62,7 @@ impl LinearTable {
         let p = index / self.per_page;
         let mut change = PageChange::None;
         if !self.pages.contains_key(&p) {
-            let frame = frames.alloc()?;
+            let frame = frames.alloc()?.0;
             let len = usize::try_from(self.per_page).map_err(|_| TableError::Config("table page too large".into()))?;
             self.pages.insert(p, TablePage { pfn: frame, ptes: vec![INVALID; len].into_boxed_slice(), valid: 0 });
             self.owner.insert(frame, p);
@@ -95,7 +96,7 @@ impl LinearTable {
         let pfn = page.pfn;
         self.pages.remove(&p);
         self.owner.remove(&pfn);
-        frames.free(pfn)?;
+        frames.free(Pfn(pfn))?;
         Ok(Some(PageChange::Freed { page: p, pfn }))
     }
 

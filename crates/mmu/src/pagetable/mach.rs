@@ -46,7 +46,7 @@ impl Mach {
     /// Builds the table, allocating the root table's frame.
     pub fn new(frames: &mut FramePool) -> Result<Self, TableError> {
         check_pool(frames)?;
-        let root_pfn = frames.alloc()?;
+        let root_pfn = frames.alloc()?.0;
         check_pfn20(root_pfn)?;
         Ok(Self { user: UserTables::default(), kpt: LinearTable::new(PAGE_BYTES, PTE_BYTES), root_pfn })
     }

@@ -70,7 +70,7 @@ impl Ultrix {
         if self.roots.contains_key(&(space / 2)) {
             return Ok(());
         }
-        let pfn = frames.alloc()?;
+        let pfn = frames.alloc()?.0;
         self.roots.insert(space / 2, pfn);
         self.root_owner.insert(pfn, space / 2);
         Ok(())

@@ -173,7 +173,7 @@ impl HashedInverted {
         let len = usize::try_from(entries)
             .map_err(|_| TableError::Config(format!("parisc: {entries} entries is too large")))?;
         let table_frames = (entries * ENTRY_BYTES).div_ceil(page_bytes);
-        let table_pfn = frames.alloc_contiguous(table_frames)?;
+        let table_pfn = frames.alloc_contiguous(table_frames)?.0;
         let per_page = u32::try_from(page_bytes / ENTRY_BYTES)
             .map_err(|_| TableError::Config(format!("parisc: page size {page_bytes} is too large")))?;
         Ok(Self {
@@ -270,7 +270,7 @@ impl HashedInverted {
             self.overflow_used[(i / self.per_page) as usize] += 1;
             return Ok(i);
         }
-        let pfn = frames.alloc()?;
+        let pfn = frames.alloc()?.0;
         // Reuse the lowest page slot returned to the pool, else a new one.
         let page = match self.overflow_frames.iter().position(Option::is_none) {
             Some(p) => {
@@ -301,7 +301,7 @@ impl HashedInverted {
                 self.overflow_free.remove(&j);
             }
             if let Some(pfn) = self.overflow_frames[page].take() {
-                frames.free(pfn)?;
+                frames.free(Pfn(pfn))?;
             }
         } else {
             self.overflow_free.insert(i);

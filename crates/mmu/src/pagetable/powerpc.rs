@@ -108,7 +108,7 @@ impl HashedPageTable {
                 frames.page_bytes()
             )));
         }
-        let htab_pfn = frames.alloc_contiguous((ptegs * PTEG_BYTES).div_ceil(PAGE_BYTES))?;
+        let htab_pfn = frames.alloc_contiguous((ptegs * PTEG_BYTES).div_ceil(PAGE_BYTES))?.0;
         let len = usize::try_from(ptegs * PTES_PER_GROUP)
             .map_err(|_| TableError::Config("powerpc: table too large".into()))?;
         Ok(Self {

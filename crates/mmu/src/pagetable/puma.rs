@@ -150,7 +150,7 @@ impl PageTable for Puma {
         check_pfn20(pfn)?;
         check_pool(frames)?;
         if let std::collections::hash_map::Entry::Vacant(slot) = self.roots.entry(space / 2) {
-            let f = frames.alloc()?;
+            let f = frames.alloc()?.0;
             slot.insert(f);
             self.root_owner.insert(f, space / 2);
         }

@@ -111,9 +111,9 @@ impl Radix {
     /// A frame for a new table page, within the entries' frame field.
     fn new_table(&self, frames: &mut FramePool) -> Result<u64, TableError> {
         check_pool(frames)?;
-        let pfn = frames.alloc()?;
+        let Pfn(pfn) = frames.alloc()?;
         if pfn >= 1 << self.shape.pfn_bits {
-            frames.free(pfn)?;
+            frames.free(Pfn(pfn))?;
             return Err(TableError::FrameOutOfRange { pfn, bits: self.shape.pfn_bits });
         }
         Ok(pfn)
@@ -145,7 +145,7 @@ impl PageTable for Radix {
                 Ok(f) => fresh.push(f),
                 Err(e) => {
                     for f in fresh {
-                        frames.free(f)?;
+                        frames.free(Pfn(f))?;
                     }
                     return Err(e);
                 }
@@ -165,7 +165,7 @@ impl PageTable for Radix {
         // Table pages left empty go back to the pool (the top-level page
         // stays: it is the space's CR3).
         for (_, node) in self.tree.clear(vpn, &path) {
-            frames.free(node)?;
+            frames.free(Pfn(node))?;
         }
         Ok(())
     }

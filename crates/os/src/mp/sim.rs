@@ -22,7 +22,7 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
-use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
 use vmlab_machine::{Code, CodeFetch, Mechanism, OnCpu, System, Tally, MAX_LEVELS};
 use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
 use vmlab_mmu::{Switch, TlbConfig};
@@ -71,7 +71,7 @@ pub enum HatStep {
     // The broadcast demaps of a shoot-down, under `srmmu_demap_mutex`.
     DemapNow { asid: Asid, pages: Vec<u64> },
     ReleaseEmptied,
-    ReleaseNow { blocks: Vec<(usize, u64)> },
+    ReleaseNow { blocks: Vec<(usize, PhysAddr)> },
     JoinNow { asid: Asid },
     DestroyNow { asid: Asid },
     ClearRefModNow { pfn: u64 },
@@ -410,15 +410,15 @@ impl MpSim {
     /// and text loaded on the CPU it starts on (not timed).
     fn set_up(&mut self) -> Result<(), String> {
         for _ in 0..self.w.programs {
-            let t = (0..self.w.text_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            let t = (0..self.w.text_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
             self.text.push(t);
         }
-        self.shm = (0..self.w.shared_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+        self.shm = (0..self.w.shared_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
         let n = self.cpus.len() * self.w.processes_per_cpu as usize;
         for i in 0..n {
             let asid = self.fresh_asid();
             let program = i % self.text.len();
-            let data = (0..self.w.data_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            let data = (0..self.w.data_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
             let cpu = CpuId((i % self.cpus.len()) as u32);
             let mut on = self.system.on(cpu);
             self.hat.join(&mut on, asid, cpu);
@@ -447,9 +447,9 @@ impl MpSim {
         pfn: u64,
         prot: Prot,
     ) -> Result<(), String> {
-        let levels = hat.blocks_wanted(cpu, asid, va);
+        let levels = hat.blocks_wanted(cpu, asid, VirtAddr(va));
         hat.reserve(on, cpu, &levels)?;
-        hat.load(on, cpu, asid, va, pfn, prot).map(|_| ())
+        hat.load(on, cpu, asid, VirtAddr(va), Pfn(pfn), prot).map(|_| ())
     }
 
     fn fresh_asid(&mut self) -> Asid {
@@ -604,7 +604,7 @@ impl MpSim {
                     });
                     return self.spend_kernel(c, cyc);
                 }
-                Step::FreeFrame { pfn } => self.hat.free_frame(pfn)?,
+                Step::FreeFrame { pfn } => self.hat.free_frame(Pfn(pfn))?,
                 Step::Touch { asid, va } => {
                     let me = CpuId(c as u32);
                     if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&me)) {
@@ -614,7 +614,7 @@ impl MpSim {
                         continue;
                     }
                     let page = self.page;
-                    let (pfn, prot) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va));
+                    let (pfn, prot) = (self.hat.lookup(asid, VirtAddr(va)), self.hat.prot_of(asid, VirtAddr(va)));
                     let cyc = self.on_cpu(c, Mechanism::UserPte, |on, hat| {
                         let mut refs = Vec::new();
                         let _ = hat.table().walk(asid, VirtAddr(va), &mut refs);
@@ -624,7 +624,7 @@ impl MpSim {
                             }
                         }
                         if let (Some(pfn), Some(tlb)) = (pfn, on.cpu().tlb_mut()) {
-                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), page);
+                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), page.frame_base(pfn), page);
                             let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
                         }
                     });
@@ -781,7 +781,7 @@ impl MpSim {
         want.extend(self.text[prog].iter().enumerate().map(|(k, &f)| (TEXT_VA + k as u64 * PAGE_BYTES, f, Prot::R)));
         let mut s = Vec::new();
         for (va, pfn, prot) in want {
-            if self.hat.lookup(asid, va).is_some() {
+            if self.hat.lookup(asid, VirtAddr(va)).is_some() {
                 continue;
             }
             self.steals.refaults += 1;
@@ -801,10 +801,11 @@ impl MpSim {
         let mut pages: Vec<u64> = (0..self.w.data_pages.min(8)).map(|k| DATA_VA + u64::from(k) * PAGE_BYTES).collect();
         pages.push(TEXT_VA);
         for va in pages {
-            let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va)) else { continue };
+            let at = VirtAddr(va);
+            let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, at), self.hat.prot_of(asid, at)) else { continue };
             if let Some(tlb) = self.system.cpu_mut(CpuId(c as u32)).tlb_mut() {
-                if tlb.probe(asid, VirtAddr(va)).is_none() {
-                    let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), self.page);
+                if tlb.probe(asid, at).is_none() {
+                    let e = vmlab_mmu::TlbEntry::new(asid, at, self.page.frame_base(pfn), self.page);
                     let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
                 }
                 self.tlb_rights[c].insert((asid, va), prot);
@@ -939,12 +940,12 @@ impl MpSim {
                 Ok(None)
             }
             HatStep::Reserve { asid, va } => {
-                let levels = self.hat.blocks_wanted(cpu, asid, va);
+                let levels = self.hat.blocks_wanted(cpu, asid, VirtAddr(va));
                 if levels.is_empty() {
                     return Ok(None);
                 }
                 if !self.hat.fits(&levels) {
-                    if let Some((victim, from, mapped)) = self.hat.victim(asid, va) {
+                    if let Some((victim, VirtAddr(from), mapped)) = self.hat.victim(asid, VirtAddr(va)) {
                         self.steals.steals += 1;
                         self.steals.pages += mapped;
                         let unload = HatStep::UnloadRange { asid: victim, va: from, pages: LEAF_PAGES };
@@ -1001,7 +1002,7 @@ impl MpSim {
             HatStep::LoadNow { asid, va, pfn, prot } => {
                 // A page's unload elsewhere (interface 2 holds only the page
                 // lock) may have emptied a table since this CPU reserved.
-                if !self.hat.blocks_wanted(cpu, asid, va).is_empty() {
+                if !self.hat.blocks_wanted(cpu, asid, VirtAddr(va)).is_empty() {
                     let again = vec![
                         Step::Hat(HatStep::Reserve { asid, va }),
                         Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
@@ -1010,7 +1011,9 @@ impl MpSim {
                     return Ok(None);
                 }
                 let mut r = Ok(false);
-                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.load(on, cpu, asid, va, pfn, prot));
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                    r = hat.load(on, cpu, asid, VirtAddr(va), Pfn(pfn), prot)
+                });
                 if r? {
                     self.cpus[c].steps.push_front(Step::Hat(HatStep::ShootDown { asid, pages: vec![va] }));
                 }
@@ -1024,7 +1027,7 @@ impl MpSim {
                 let mut gone = Vec::new();
                 for k in 0..pages {
                     let v = va + k * PAGE_BYTES;
-                    let Some(pfn) = self.hat.lookup(asid, v) else { continue };
+                    let Some(Pfn(pfn)) = self.hat.lookup(asid, VirtAddr(v)) else { continue };
                     gone.push(v);
                     steps.push(Step::Take(d.page(pfn)));
                     steps.push(Step::Hat(HatStep::UnloadPageNow { asid, va: v }));
@@ -1041,7 +1044,7 @@ impl MpSim {
             }
             HatStep::UnloadPageNow { asid, va } => {
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    hat.unload(on, cpu, asid, va);
+                    hat.unload(on, cpu, asid, VirtAddr(va));
                 });
                 Ok(Some(cyc))
             }
@@ -1050,7 +1053,7 @@ impl MpSim {
                 let mut lowered = Vec::new();
                 for k in 0..pages {
                     let v = va + k * PAGE_BYTES;
-                    let Some(old) = self.hat.prot_of(asid, v) else { continue };
+                    let Some(old) = self.hat.prot_of(asid, VirtAddr(v)) else { continue };
                     if (old.write && !prot.write) || (old.read && !prot.read) || (old.exec && !prot.exec) {
                         lowered.push(v);
                     }
@@ -1072,21 +1075,21 @@ impl MpSim {
             }
             HatStep::ChangeProtPageNow { asid, va, prot } => {
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    hat.change_prot(on, asid, va, prot);
+                    hat.change_prot(on, asid, VirtAddr(va), prot);
                 });
                 Ok(Some(cyc))
             }
             HatStep::UnloadFrameNow { pfn } => {
                 let mut maps = Vec::new();
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    maps = hat.mappings_of(on, pfn);
+                    maps = hat.mappings_of(on, Pfn(pfn));
                     for &(a, v) in &maps {
                         hat.unload(on, cpu, a, v);
                     }
                 });
                 let mut by_space: BTreeMap<Asid, Vec<u64>> = BTreeMap::new();
                 for (a, v) in maps {
-                    by_space.entry(a).or_default().push(v);
+                    by_space.entry(a).or_default().push(v.0);
                 }
                 let steps =
                     by_space.into_iter().map(|(asid, pages)| Step::Hat(HatStep::ShootDown { asid, pages })).collect();
@@ -1112,7 +1115,7 @@ impl MpSim {
                 if single {
                     self.cpus[c].steps.push_front(Step::Hat(HatStep::ReleaseNow { blocks }));
                 } else {
-                    let mut by_lock: BTreeMap<Lock, Vec<(usize, u64)>> = BTreeMap::new();
+                    let mut by_lock: BTreeMap<Lock, Vec<(usize, PhysAddr)>> = BTreeMap::new();
                     for b in blocks {
                         if let Some(lock) = d.resource(b.0) {
                             by_lock.entry(lock).or_default().push(b);
@@ -1150,7 +1153,7 @@ impl MpSim {
                 Ok(Some(cyc))
             }
             HatStep::ClearRefModNow { pfn } => Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                hat.clear_refmod(on, pfn);
+                hat.clear_refmod(on, Pfn(pfn));
             }))),
         }
     }
@@ -1401,7 +1404,7 @@ impl MpSim {
                 }
                 let k = self.rng.gen_range(0..self.procs[pi].data.len());
                 let old = self.procs[pi].data[k];
-                let new = self.hat.alloc_frame()?;
+                let new = self.alloc_frame()?;
                 self.procs[pi].data[k] = new;
                 let va = DATA_VA + k as u64 * PAGE_BYTES;
                 // All of it inside `as_fault`'s reader lock: segvn_fault
@@ -1419,7 +1422,7 @@ impl MpSim {
                 s.extend(Self::under_a_lock(asid, reader, f));
             }
             OpKind::Brk => {
-                let frames = (0..pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+                let frames = (0..pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
                 // Growing: `as_map` extends the heap under the writer
                 // lock; each page then comes in by a fault (zero-filled)
                 // under the reader lock.
@@ -1501,8 +1504,8 @@ impl MpSim {
             let Some(tlb) = self.system.cpu(CpuId(c as u32)).tlb() else { continue };
             for e in tlb.entries() {
                 let va = e.vpn.0 << e.page_shift;
-                match self.hat.lookup(e.asid, va) {
-                    Some(pfn) if pfn == e.pfn.0 => {}
+                match self.hat.lookup(e.asid, VirtAddr(va)) {
+                    Some(pfn) if pfn == e.pfn => {}
                     other => {
                         return Err(format!(
                             "CPU {c}'s TLB maps space {} page {va:#x} to frame {:#x}; the hat has {other:?}",
@@ -1510,7 +1513,7 @@ impl MpSim {
                         ))
                     }
                 }
-                let now = self.hat.prot_of(e.asid, va).unwrap_or(Prot::NONE);
+                let now = self.hat.prot_of(e.asid, VirtAddr(va)).unwrap_or(Prot::NONE);
                 if let Some(had) = self.tlb_rights[c].get(&(e.asid, va)) {
                     if had.write && !now.write {
                         return Err(format!(
@@ -1601,7 +1604,7 @@ impl MpSim {
 
     /// A data frame for a scripted run.
     pub fn alloc_frame(&mut self) -> Result<u64, String> {
-        self.hat.alloc_frame()
+        self.hat.alloc_frame().map(|p| p.0)
     }
 
     pub fn system(&self) -> &System {
