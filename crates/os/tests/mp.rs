@@ -694,7 +694,7 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
         assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
-        assert_eq!(sim.hat().frame(pfn0).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
+        assert_eq!(sim.hat().frame(Pfn(pfn0)).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
         let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
         let (page0, page1) = (design.page(pfn0), design.page(pfn1));
         let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
