@@ -182,6 +182,41 @@ impl ShootDownMode {
     }
 }
 
+/// What a fork does with the parent's translations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ForkMode {
+    /// The SRMMU hat's fork, and S3's: the parent's range write-protected
+    /// by one call and none of its translations copied; the child faults
+    /// in what it touches. SunOS 4.1.3's `sys/vm/seg_vn.c` `segvn_dup`
+    /// calls `hat_chgprot(seg, base, size, ~PROT_WRITE)` once per segment
+    /// and its `as_dup` makes no hat call at all; Solaris 2.6's and 8's
+    /// `uts/srmmu/vm/hat_srmmu.c` `srmmu_dup` returns 0 ("we let the
+    /// forked process fault in the mappings that the parent process had"),
+    /// as do 2.6's sun-mmu and PowerPC hats. The hat of seed 003 (Solaris
+    /// 2.1-2.3, between those releases) is taken to do the same.
+    #[default]
+    WriteProtect,
+    /// A named variant: after the write-protect, the hat copies every
+    /// translation of the parent's range into the child, read-only, one
+    /// load per page (the child's MMU descriptor and the page's locks:
+    /// the page's mapping list gains the child's entry). Solaris 2.6's
+    /// x86 hat does this (`uts/i86/vm/hat_i86.c` `hat_dup` under
+    /// `HAT_DUP_ALL`, called by `as_dup` after the segments' dups); the
+    /// SRMMU hats never did. It is what issue 21's "a fork that copies
+    /// mappings" reads as when mappings means the hat's translations.
+    CopyTranslations,
+}
+
+impl ForkMode {
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "write-protect" => Ok(Self::WriteProtect),
+            "copy-translations" => Ok(Self::CopyTranslations),
+            other => Err(format!("unknown fork {other:?}; known: write-protect, copy-translations")),
+        }
+    }
+}
+
 /// The table pool at its limit (seed 003 section 6.2): level-3 tables
 /// stolen, the translations they held, the faults that loaded them again
 /// when their process next ran, and the pool's size against its limit.
@@ -297,6 +332,7 @@ pub struct MpSim {
     /// Every lock event by CPU and time, when logging.
     log: Option<Vec<(usize, u64, LockEvent)>>,
     shoot_down_mode: ShootDownMode,
+    fork_mode: ForkMode,
 }
 
 fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
@@ -362,6 +398,7 @@ impl MpSim {
             last_toucher: FxHashMap::default(),
             log: None,
             shoot_down_mode: ShootDownMode::default(),
+            fork_mode: ForkMode::default(),
             p,
             w,
         };
@@ -831,8 +868,13 @@ impl MpSim {
             }
             // The MMU list grows when a CPU switches to the space: the
             // switch path, inside no VM section, takes the space's lock
-            // as writer for it (the list is what `a_lock` guards in the
-            // hat, seed 003 section 5.3).
+            // as writer for it. The seed is the source: section 4.4, "a
+            // reader lock is held to traverse the list, while a writer
+            // lock is needed to add or remove from the list", and section
+            // 5.3, "the address space descriptor already had a
+            // readers-writers lock as part of the VM system, so we used
+            // this lock to control traversals of the MMU descriptor list".
+            // Under the single lock the hat lock guards the list instead.
             HatStep::Join { asid } => vec![
                 Step::Lock(Lock::As(asid.0), Mode::Exclusive),
                 Step::Hat(HatStep::JoinNow { asid }),
@@ -1227,6 +1269,12 @@ impl MpSim {
         self.shoot_down_mode = mode;
     }
 
+    /// How a fork treats the parent's translations (`ForkMode`); the
+    /// default is the SRMMU hat's write-protect.
+    pub fn set_fork_mode(&mut self, mode: ForkMode) {
+        self.fork_mode = mode;
+    }
+
     /// The steps of one operation of process `pi`.
     fn op(&mut self, pi: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
         let p = self.p.path.clone();
@@ -1260,11 +1308,10 @@ impl MpSim {
                     // space's, both held to the end. The parent's range is
                     // write-protected by one call (segvn_dup's hat_clrattr
                     // over the segment) and each anon slot gains a
-                    // reference; the child's translations are not copied:
-                    // the SRMMU hat's hat_dup does nothing and the child
-                    // faults its pages in when it runs (Solaris 8
-                    // `srmmu_dup`: "we let the forked process fault in the
-                    // mappings that the parent process had").
+                    // reference; the child's translations are not copied
+                    // (`ForkMode::WriteProtect`, the sources there): the
+                    // SRMMU hat's hat_dup does nothing and the child faults
+                    // its pages in when it runs.
                     let mut dup = vec![Step::Run(as_hold)];
                     dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
                     for k in 0..pages {
@@ -1272,20 +1319,39 @@ impl MpSim {
                         dup.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
                         dup.push(Step::Run(per_page));
                     }
+                    if self.fork_mode == ForkMode::CopyTranslations {
+                        // `hat_dup` after the segments' dups, still under
+                        // both writer locks (Solaris 2.6 `as_dup`).
+                        for k in 0..pages {
+                            let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                            dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+                        }
+                    }
                     let dup = Self::under_a_lock(child, writer, dup);
                     s.extend(Self::under_a_lock(asid, writer, dup));
                     // The child exits at once, before it runs (it loads
-                    // nothing): `as_free` holds its lock as writer across
-                    // the unload and the hat's teardown.
+                    // nothing; under `CopyTranslations` its copies go):
+                    // `as_free` holds its lock as writer across the unload
+                    // and the hat's teardown.
                     s.push(Step::Run(p.exit.value as u64));
                     let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
                     free.extend(self.call(HatStep::Destroy { asid: child }));
                     s.extend(Self::under_a_lock(child, writer, free));
-                    // The parent's pages become writable again at its next
-                    // stores: protection faults, under `as_fault`'s reader
-                    // lock (upgrades, no shoot-down).
-                    let fault = self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::RW });
-                    s.extend(Self::under_a_lock(asid, reader, fault));
+                    // The parent's stores then fault each page writable
+                    // again, one protection fault per page under
+                    // `as_fault`'s reader lock: the anon slot is no longer
+                    // shared (the child has gone), so `segvn_faultpage`
+                    // copies nothing and reloads the page with write
+                    // permission by `hat_memload` (SunOS 4.1.3
+                    // `sys/vm/seg_vn.c`: `anon_getpage` grants write to an
+                    // unshared slot, then the non-copy-on-write path). An
+                    // upgrade: no shoot-down.
+                    for k in 0..pages {
+                        let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+                        f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
+                        s.extend(Self::under_a_lock(asid, reader, f));
+                    }
                 } else {
                     s.push(Step::Run(p.exit.value as u64));
                 }
