@@ -101,11 +101,19 @@ impl PageSize {
     pub fn vpn(self, va: VirtAddr) -> Vpn {
         Vpn(va.0 >> self.shift)
     }
+    /// The first byte of the page holding `va`.
+    pub fn page_start(self, va: VirtAddr) -> VirtAddr {
+        VirtAddr(va.0 & !(self.bytes() - 1))
+    }
     pub fn offset(self, addr: u64) -> u64 {
         addr & (self.bytes() - 1)
     }
     pub fn frame_base(self, pfn: Pfn) -> PhysAddr {
         PhysAddr(pfn.0 << self.shift)
+    }
+    /// The first byte of virtual page `vpn`.
+    pub fn page_base(self, vpn: Vpn) -> VirtAddr {
+        VirtAddr(vpn.0 << self.shift)
     }
     /// The physical address that `va` reaches when its page is in frame `pfn`.
     pub fn translate(self, va: VirtAddr, pfn: Pfn) -> PhysAddr {
@@ -218,6 +226,8 @@ mod tests {
     fn page_translation_keeps_offset() {
         let p = PageSize::new(4096).expect("4K is a page size");
         assert_eq!(p.vpn(VirtAddr(0x12345)), Vpn(0x12));
+        assert_eq!(p.page_start(VirtAddr(0x12345)), VirtAddr(0x12000));
+        assert_eq!(p.page_base(Vpn(0x12)), VirtAddr(0x12000));
         assert_eq!(p.translate(VirtAddr(0x12345), Pfn(7)), PhysAddr(0x7345));
         assert!(PageSize::new(3000).is_err());
     }

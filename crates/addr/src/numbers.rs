@@ -10,9 +10,11 @@
 use roaring::RoaringTreemap;
 use rustc_hash::FxHashMap;
 
+use crate::Asid;
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NumberSet {
-    spaces: FxHashMap<u32, RoaringTreemap>,
+    spaces: FxHashMap<Asid, RoaringTreemap>,
 }
 
 impl NumberSet {
@@ -21,14 +23,14 @@ impl NumberSet {
     }
 
     /// Adds `(space, n)`; true if it was not there.
-    pub fn insert(&mut self, space: u32, n: u64) -> bool {
+    pub fn insert(&mut self, space: Asid, n: u64) -> bool {
         self.spaces.entry(space).or_default().insert(n)
     }
 
     /// Adds every pair of `pairs` (which it sorts and leaves empty). Sorted,
     /// neighbours land in the same bitmap container one after another, which
     /// is what makes a scan of a trace's lines as fast as with a hash set.
-    pub fn insert_all(&mut self, pairs: &mut Vec<(u32, u64)>) {
+    pub fn insert_all(&mut self, pairs: &mut Vec<(Asid, u64)>) {
         pairs.sort_unstable();
         pairs.dedup();
         for chunk in pairs.chunk_by(|a, b| a.0 == b.0) {
@@ -37,7 +39,7 @@ impl NumberSet {
         pairs.clear();
     }
 
-    pub fn contains(&self, space: u32, n: u64) -> bool {
+    pub fn contains(&self, space: Asid, n: u64) -> bool {
         self.spaces.get(&space).is_some_and(|s| s.contains(n))
     }
 
@@ -90,26 +92,26 @@ mod tests {
     fn counts_pairs_per_space() {
         let mut s = NumberSet::new();
         assert!(s.is_empty());
-        assert!(s.insert(0, 5));
-        assert!(!s.insert(0, 5));
-        assert!(s.insert(1, 5));
-        assert!(s.insert(0, u64::MAX));
+        assert!(s.insert(Asid(0), 5));
+        assert!(!s.insert(Asid(0), 5));
+        assert!(s.insert(Asid(1), 5));
+        assert!(s.insert(Asid(0), u64::MAX));
         assert_eq!(s.len(), 3);
-        assert!(s.contains(1, 5) && !s.contains(2, 5));
+        assert!(s.contains(Asid(1), 5) && !s.contains(Asid(2), 5));
         let mut t = NumberSet::new();
-        t.insert(1, 5);
-        t.insert(2, 7);
-        t.insert(0, 6);
+        t.insert(Asid(1), 5);
+        t.insert(Asid(2), 7);
+        t.insert(Asid(0), 6);
         // {(0,5), (0,max), (1,5)} | {(1,5), (2,7), (0,6)}: 5 pairs.
         assert_eq!(s.union_len(&t), 5);
         assert_eq!(t.union_len(&s), 5);
         // Space 0 holds 5, 6 and max: 5 >> 4 = 6 >> 4 = 0, max >> 4 = 2^60 - 1;
         // space 1 holds 5 -> 0. Three pairs.
         let mut u = s.clone();
-        u.insert(0, 6);
+        u.insert(Asid(0), 6);
         let c = u.coarsened(4);
         assert_eq!(c.len(), 3);
-        assert!(c.contains(0, (u64::MAX) >> 4));
+        assert!(c.contains(Asid(0), (u64::MAX) >> 4));
     }
 
     #[test]
@@ -120,7 +122,7 @@ mod tests {
         let mut r: u64 = 12345;
         for i in 0..20_000u64 {
             r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let space = (r >> 60) as u32 % 3;
+            let space = Asid((r >> 60) as u32 % 3);
             let n = if i % 2 == 0 { (r >> 20) % 4096 } else { r };
             assert_eq!(s.insert(space, n), h.insert((space, n)));
             if i % 3 == 0 {
@@ -136,7 +138,7 @@ mod tests {
         assert_eq!(t.len(), x.len() as u64);
         assert_eq!(s.len(), h.len() as u64);
         assert_eq!(s.union_len(&t), h.union(&x).count() as u64);
-        let coarse: HashSet<(u32, u64)> = h.iter().map(|&(a, n)| (a, n >> 9)).collect();
+        let coarse: HashSet<(Asid, u64)> = h.iter().map(|&(a, n)| (a, n >> 9)).collect();
         assert_eq!(s.coarsened(9).len(), coarse.len() as u64);
     }
 }

@@ -965,7 +965,7 @@ impl Cache {
     }
 
     fn classify(&mut self, key: u64, asid: Asid, miss: bool, allocates: bool, kind: RefKind) {
-        let asid = if self.cfg.asid_tags { asid.0 } else { 0 };
+        let asid = if self.cfg.asid_tags { asid } else { Asid(0) };
         let Some(c) = self.classifier.as_mut() else { return };
         let ks = self.stats.kind_mut(kind);
         match c.observe((key, asid), miss, allocates) {
@@ -1188,7 +1188,7 @@ impl Cache {
 
     fn invalidate_slot(&mut self, slot: usize) {
         if let Some(c) = self.classifier.as_mut() {
-            let asid = if self.cfg.asid_tags { self.tags[slot].asid.0 } else { 0 };
+            let asid = if self.cfg.asid_tags { self.tags[slot].asid } else { Asid(0) };
             c.invalidate((self.tags[slot].key, asid));
         }
         self.tags[slot].key = EMPTY;

@@ -11,12 +11,12 @@ use crate::config::Replacement;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxHashMap;
-use vmlab_addr::NumberSet;
+use vmlab_addr::{Asid, NumberSet};
 
 const NIL: u32 = u32::MAX;
 
 /// What a line is called in the shadows: its tag key and ASID.
-pub type LineKey = (u64, u32);
+pub type LineKey = (u64, Asid);
 
 #[derive(Debug)]
 pub struct MissClassifier {
@@ -167,7 +167,7 @@ mod tests {
     fn lru_shadow_classifies_like_dinero() {
         // Two-line fully associative shadow; real cache misses everything.
         let mut c = MissClassifier::new(2, Replacement::Lru, 1);
-        let k = |n| (n, 0);
+        let k = |n| (n, Asid(0));
         assert_eq!(c.observe(k(1), true, true), Some(MissClass::Compulsory));
         assert_eq!(c.observe(k(2), true, true), Some(MissClass::Compulsory));
         assert_eq!(c.observe(k(1), true, true), Some(MissClass::Conflict)); // still in 2-line FA

@@ -15,13 +15,14 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap;
 use thiserror::Error;
+use vmlab_addr::Pfn;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum FrameError {
     #[error("out of physical memory: all {frames} frames of {page_bytes} bytes are in use")]
     Exhausted { frames: u64, page_bytes: u64 },
     #[error("frame {0:#x} was freed but is not allocated")]
-    NotAllocated(u64),
+    NotAllocated(Pfn),
 }
 
 /// A pool of `frames` physical frames of `page_bytes` each, starting at
@@ -74,12 +75,12 @@ impl FramePool {
         self.colours
     }
 
-    pub fn colour_of(&self, pfn: u64) -> u64 {
-        pfn % self.colours
+    pub fn colour_of(&self, pfn: Pfn) -> u64 {
+        pfn.0 % self.colours
     }
 
     /// Allocates one frame, the lowest free; returns its frame number.
-    pub fn alloc(&mut self) -> Result<u64, FrameError> {
+    pub fn alloc(&mut self) -> Result<Pfn, FrameError> {
         let pfn = if let Some(p) = self.freed.pop_first() {
             p
         } else if self.next < self.first + self.frames {
@@ -89,13 +90,13 @@ impl FramePool {
             return Err(self.exhausted());
         };
         self.taken(1);
-        Ok(pfn)
+        Ok(Pfn(pfn))
     }
 
     /// Allocates the lowest free frame of `colour` when one is free, else
     /// the lowest free frame (an OS that colours pages prefers, but does
     /// not insist on, the colour).
-    pub fn alloc_coloured(&mut self, colour: Option<u64>) -> Result<u64, FrameError> {
+    pub fn alloc_coloured(&mut self, colour: Option<u64>) -> Result<Pfn, FrameError> {
         let Some(c) = colour.map(|c| c % self.colours) else { return self.alloc() };
         let freed = self.freed.iter().copied().find(|&f| f % self.colours == c);
         // The lowest never-used frame of colour `c`.
@@ -115,20 +116,20 @@ impl FramePool {
             self.freed.remove(&pfn);
         }
         self.taken(1);
-        Ok(pfn)
+        Ok(Pfn(pfn))
     }
 
     /// Allocates `n` physically contiguous frames (for tables larger than a
     /// page, such as a hashed page table); returns the first frame number.
     /// Contiguous runs come only from never-used frames.
-    pub fn alloc_contiguous(&mut self, n: u64) -> Result<u64, FrameError> {
+    pub fn alloc_contiguous(&mut self, n: u64) -> Result<Pfn, FrameError> {
         if self.next + n > self.first + self.frames {
             return Err(self.exhausted());
         }
         let pfn = self.next;
         self.next += n;
         self.taken(n);
-        Ok(pfn)
+        Ok(Pfn(pfn))
     }
 
     fn taken(&mut self, n: u64) {
@@ -141,35 +142,35 @@ impl FramePool {
     }
 
     /// Whether `pfn` is handed out.
-    pub fn allocated(&self, pfn: u64) -> bool {
-        pfn >= self.first && pfn < self.next && !self.freed.contains(&pfn)
+    pub fn allocated(&self, pfn: Pfn) -> bool {
+        pfn.0 >= self.first && pfn.0 < self.next && !self.freed.contains(&pfn.0)
     }
 
-    pub fn free(&mut self, pfn: u64) -> Result<(), FrameError> {
+    pub fn free(&mut self, pfn: Pfn) -> Result<(), FrameError> {
         if !self.allocated(pfn) {
             return Err(FrameError::NotAllocated(pfn));
         }
-        self.shares.remove(&pfn);
-        self.freed.insert(pfn);
+        self.shares.remove(&pfn.0);
+        self.freed.insert(pfn.0);
         self.in_use -= 1;
         Ok(())
     }
 
     /// One more mapping of allocated frame `pfn`.
-    pub fn share(&mut self, pfn: u64) {
-        *self.shares.entry(pfn).or_insert(0) += 1;
+    pub fn share(&mut self, pfn: Pfn) {
+        *self.shares.entry(pfn.0).or_insert(0) += 1;
     }
 
     /// Drops one mapping of `pfn`; true when it was the last (the caller
     /// then destroys the page and frees the frame).
-    pub fn unshare(&mut self, pfn: u64) -> bool {
-        match self.shares.get_mut(&pfn) {
+    pub fn unshare(&mut self, pfn: Pfn) -> bool {
+        match self.shares.get_mut(&pfn.0) {
             Some(n) if *n > 1 => {
                 *n -= 1;
                 false
             }
             Some(_) => {
-                self.shares.remove(&pfn);
+                self.shares.remove(&pfn.0);
                 false
             }
             None => true,
@@ -178,11 +179,11 @@ impl FramePool {
 
     /// Mappings of `pfn`: 0 for a free frame, 1 for an allocated frame not
     /// shared.
-    pub fn refs(&self, pfn: u64) -> u32 {
+    pub fn refs(&self, pfn: Pfn) -> u32 {
         if !self.allocated(pfn) {
             return 0;
         }
-        1 + self.shares.get(&pfn).copied().unwrap_or(0)
+        1 + self.shares.get(&pfn.0).copied().unwrap_or(0)
     }
 
     /// Frames the pool manages in all.
@@ -207,29 +208,29 @@ mod tests {
     #[test]
     fn lowest_free_frame_first_and_exhaustion_is_an_error() {
         let mut p = FramePool::new(4096, 10, 3);
-        assert_eq!(p.alloc(), Ok(10));
-        assert_eq!(p.alloc(), Ok(11));
-        p.free(10).unwrap();
-        assert_eq!(p.alloc(), Ok(10));
-        assert_eq!(p.alloc(), Ok(12));
+        assert_eq!(p.alloc(), Ok(Pfn(10)));
+        assert_eq!(p.alloc(), Ok(Pfn(11)));
+        p.free(Pfn(10)).unwrap();
+        assert_eq!(p.alloc(), Ok(Pfn(10)));
+        assert_eq!(p.alloc(), Ok(Pfn(12)));
         assert!(matches!(p.alloc(), Err(FrameError::Exhausted { .. })));
-        assert_eq!(p.free(99), Err(FrameError::NotAllocated(99)));
+        assert_eq!(p.free(Pfn(99)), Err(FrameError::NotAllocated(Pfn(99))));
         assert_eq!(p.peak(), 3);
     }
 
     #[test]
     fn coloured_allocation_and_shared_frames() {
         let mut m = FramePool::new(4096, 0, 8).with_colours(4);
-        assert_eq!(m.alloc_coloured(Some(3)), Ok(3));
-        assert_eq!(m.alloc_coloured(Some(3)), Ok(7));
-        assert_eq!(m.alloc_coloured(Some(3)), Ok(0)); // no colour-3 frame left: any
-        m.share(3);
-        assert_eq!(m.refs(3), 2);
-        assert!(!m.unshare(3));
-        assert!(m.unshare(3));
-        m.free(3).unwrap();
-        assert_eq!(m.refs(3), 0);
-        assert_eq!(m.alloc_coloured(None), Ok(1));
+        assert_eq!(m.alloc_coloured(Some(3)), Ok(Pfn(3)));
+        assert_eq!(m.alloc_coloured(Some(3)), Ok(Pfn(7)));
+        assert_eq!(m.alloc_coloured(Some(3)), Ok(Pfn(0))); // no colour-3 frame left: any
+        m.share(Pfn(3));
+        assert_eq!(m.refs(Pfn(3)), 2);
+        assert!(!m.unshare(Pfn(3)));
+        assert!(m.unshare(Pfn(3)));
+        m.free(Pfn(3)).unwrap();
+        assert_eq!(m.refs(Pfn(3)), 0);
+        assert_eq!(m.alloc_coloured(None), Ok(Pfn(1)));
         assert_eq!(m.in_use(), 3);
     }
 
@@ -267,13 +268,13 @@ mod tests {
                 match op {
                     0 | 1 => {
                         let colour = (op == 0).then_some(arg);
-                        let got = pool.alloc_coloured(colour).ok();
+                        let got = pool.alloc_coloured(colour).ok().map(|p| p.0);
                         proptest::prop_assert_eq!(got, naive.alloc(colour));
                         held.extend(got);
                     }
                     _ if !held.is_empty() => {
                         let pfn = held.swap_remove(arg as usize % held.len());
-                        proptest::prop_assert_eq!(pool.free(pfn), Ok(()));
+                        proptest::prop_assert_eq!(pool.free(Pfn(pfn)), Ok(()));
                         naive.free.insert(pfn);
                     }
                     _ => {}

@@ -337,7 +337,7 @@ pub fn memory_table(desc: &SpaceDescription, kinds: &[TableKind], params: &Table
             let fill = |t: &mut dyn PageTable, pool: &mut FramePool| -> Result<(), crate::TableError> {
                 for (space, vpn) in desc.pages() {
                     let pfn = pool.alloc()?;
-                    t.insert(vmlab_addr::Asid(space), vmlab_addr::Vpn(vpn), vmlab_addr::Pfn(pfn), pool)?;
+                    t.insert(vmlab_addr::Asid(space), vmlab_addr::Vpn(vpn), pfn, pool)?;
                 }
                 Ok(())
             };

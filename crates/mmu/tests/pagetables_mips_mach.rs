@@ -95,15 +95,15 @@ fn mips_errors() {
     let mut t = Ultrix::new();
     assert_eq!(
         t.insert(Asid(256), Vpn(0), Pfn(1), &mut pool),
-        Err(TableError::SpaceOutOfRange { space: 256, max_spaces: 256 })
+        Err(TableError::SpaceOutOfRange { space: Asid(256), max_spaces: 256 })
     );
     assert_eq!(
         t.insert(Asid(0), Vpn(0x80000), Pfn(1), &mut pool),
-        Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 })
+        Err(TableError::OutOfRange { va: VirtAddr(0x8000_0000), bits: 31 })
     );
     assert_eq!(
         t.insert(Asid(0), Vpn(0), Pfn(1 << 20), &mut pool),
-        Err(TableError::FrameOutOfRange { pfn: 1 << 20, bits: 20 })
+        Err(TableError::FrameOutOfRange { pfn: Pfn(1 << 20), bits: 20 })
     );
     // The root takes the only frame; the UPT page cannot be had.
     assert!(matches!(
@@ -111,15 +111,24 @@ fn mips_errors() {
         Err(TableError::Frames(FrameError::Exhausted { .. }))
     ));
     assert_eq!(t.lookup(Asid(0), Vpn(0)), None);
-    assert_eq!(t.remove(Asid(0), Vpn(0), &mut pool), Err(TableError::NotMapped { space: 0, vpn: 0 }));
+    assert_eq!(t.remove(Asid(0), Vpn(0), &mut pool), Err(TableError::NotMapped { space: Asid(0), vpn: Vpn(0) }));
     let mut out = Vec::new();
-    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
-    assert_eq!(t.walk(Asid(0), VirtAddr(0x8000_0000), &mut out), Err(TableError::NotMapped { space: 0, vpn: 0x80000 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(1 << 32), &mut out),
+        Err(TableError::OutOfRange { va: VirtAddr(1 << 32), bits: 32 })
+    );
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(0x8000_0000), &mut out),
+        Err(TableError::NotMapped { space: Asid(0), vpn: Vpn(0x80000) })
+    );
     // Space 5 has no root table yet.
-    assert_eq!(t.walk(Asid(5), VirtAddr(0xC0A0_0000), &mut out), Err(TableError::NotMapped { space: 5, vpn: 0xC0A00 }));
+    assert_eq!(
+        t.walk(Asid(5), VirtAddr(0xC0A0_0000), &mut out),
+        Err(TableError::NotMapped { space: Asid(5), vpn: Vpn(0xC0A00) })
+    );
     assert_eq!(
         t.walk(Asid(300), VirtAddr(0), &mut out),
-        Err(TableError::SpaceOutOfRange { space: 300, max_spaces: 256 })
+        Err(TableError::SpaceOutOfRange { space: Asid(300), max_spaces: 256 })
     );
     assert!(out.is_empty());
 }
@@ -196,6 +205,9 @@ fn mach_errors_leave_no_half_mapping() {
     assert_eq!(pool.in_use(), 1);
     assert_eq!(t.memory().bytes, 4096);
     let mut out = Vec::new();
-    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(1 << 32), &mut out),
+        Err(TableError::OutOfRange { va: VirtAddr(1 << 32), bits: 32 })
+    );
     assert!(matches!(Mach::new(&mut FramePool::new(4096, 0, 0)), Err(TableError::Frames(_))));
 }

@@ -103,7 +103,7 @@ proptest! {
                     let r = t.remove(Asid(s), Vpn(v), &mut pool);
                     match model.remove(&(s, v)) {
                         Some(_) => prop_assert!(r.is_ok(), "{kind}: remove ({s}, {v:#x}): {r:?}"),
-                        None => prop_assert_eq!(r, Err(TableError::NotMapped { space: s, vpn: v })),
+                        None => prop_assert_eq!(r, Err(TableError::NotMapped { space: Asid(s), vpn: Vpn(v) })),
                     }
                 }
             }

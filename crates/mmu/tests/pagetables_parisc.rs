@@ -143,9 +143,12 @@ fn errors_are_errors() {
     ));
     assert_eq!((t.lookup(Asid(0), Vpn(3)), t.lookup(Asid(0), Vpn(10))), (Some(Pfn(1)), None));
     assert_eq!(t.chain_stats().mappings, 1);
-    assert_eq!(t.remove(Asid(0), Vpn(10), &mut pool), Err(TableError::NotMapped { space: 0, vpn: 10 }));
+    assert_eq!(t.remove(Asid(0), Vpn(10), &mut pool), Err(TableError::NotMapped { space: Asid(0), vpn: Vpn(10) }));
     let mut out = Vec::new();
-    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(1 << 32), &mut out),
+        Err(TableError::OutOfRange { va: VirtAddr(1 << 32), bits: 32 })
+    );
     assert!(matches!(t.insert(Asid(0), Vpn(1 << 20), Pfn(1), &mut pool), Err(TableError::OutOfRange { .. })));
     assert_eq!(t.lookup(Asid(0), Vpn(1 << 40)), None);
 }
@@ -187,7 +190,7 @@ proptest! {
                     let r = t.remove(Asid(s), Vpn(v), &mut pool);
                     match model.remove(&(s, v)) {
                         Some(_) => prop_assert!(r.is_ok()),
-                        None => prop_assert_eq!(r, Err(TableError::NotMapped { space: s, vpn: v })),
+                        None => prop_assert_eq!(r, Err(TableError::NotMapped { space: Asid(s), vpn: Vpn(v) })),
                     }
                 }
             }

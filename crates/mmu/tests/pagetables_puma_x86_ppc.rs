@@ -53,13 +53,13 @@ fn puma_hand_worked_with_a_shared_segment() {
     assert_eq!(t.pte_at(PhysAddr(0x40_0900)), Some(Pfn(0x402)));
     assert_eq!(t.pte_at(PhysAddr(0x40_2014)), Some(Pfn(0x2001)));
 
-    t.share_segment(1, 1, 2, 3).unwrap();
+    t.share_segment(Asid(1), 1, Asid(2), 3).unwrap();
     assert_eq!(t.lookup(Asid(2), Vpn(0x30005)), Some(Pfn(0x2001)));
     assert_eq!(walk(&t, 2, 0x3000_5000), vec![r(0xF_FC00_0044_0014, true, Tier::User, 4)]);
     let mut out = Vec::new();
     assert_eq!(
         t.walk(Asid(2), VirtAddr(0xF_FC00_0044_0014), &mut out),
-        Err(TableError::NotMapped { space: 2, vpn: 0xF_FC00_0044_0014 >> 12 }),
+        Err(TableError::NotMapped { space: Asid(2), vpn: Vpn(0xF_FC00_0044_0014 >> 12) }),
         "space 2 has no root table yet"
     );
     t.insert(Asid(2), Vpn(0x30006), Pfn(0x2002), &mut pool).unwrap();
@@ -78,7 +78,7 @@ fn puma_hand_worked_with_a_shared_segment() {
         }
     );
     // Space 1's segment 1 has mappings: it cannot be replaced by sharing.
-    assert!(matches!(t.share_segment(0, 0, 1, 1), Err(TableError::Config(_))));
+    assert!(matches!(t.share_segment(Asid(0), 0, Asid(1), 1), Err(TableError::Config(_))));
     // Removing through one space removes it for both.
     t.remove(Asid(2), Vpn(0x30005), &mut pool).unwrap();
     assert_eq!(t.lookup(Asid(1), Vpn(0x10005)), None);
@@ -90,11 +90,11 @@ fn puma_errors() {
     let mut t = Puma::new();
     assert_eq!(
         t.insert(Asid(0), Vpn(0x80000), Pfn(1), &mut pool),
-        Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 })
+        Err(TableError::OutOfRange { va: VirtAddr(0x8000_0000), bits: 31 })
     );
     assert_eq!(
         t.insert(Asid(1 << 20), Vpn(0), Pfn(1), &mut pool),
-        Err(TableError::SpaceOutOfRange { space: 1 << 20, max_spaces: 1 << 20 })
+        Err(TableError::SpaceOutOfRange { space: Asid(1 << 20), max_spaces: 1 << 20 })
     );
     assert!(matches!(
         t.insert(Asid(0), Vpn(0), Pfn(1), &mut pool),
@@ -104,9 +104,12 @@ fn puma_errors() {
     let mut out = Vec::new();
     assert_eq!(
         t.walk(Asid(0), VirtAddr(0x8000_0000), &mut out),
-        Err(TableError::OutOfRange { va: 0x8000_0000, bits: 31 })
+        Err(TableError::OutOfRange { va: VirtAddr(0x8000_0000), bits: 31 })
     );
-    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 52), &mut out), Err(TableError::OutOfRange { va: 1 << 52, bits: 52 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(1 << 52), &mut out),
+        Err(TableError::OutOfRange { va: VirtAddr(1 << 52), bits: 52 })
+    );
     let mut two_k = FramePool::new(2048, 0, 8);
     assert!(matches!(t.insert(Asid(0), Vpn(0), Pfn(1), &mut two_k), Err(TableError::Config(_))));
 }
@@ -180,8 +183,11 @@ fn x86_four_level_hand_worked() {
         }
     );
     let mut out = Vec::new();
-    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 48), &mut out), Err(TableError::OutOfRange { va: 1 << 48, bits: 48 }));
-    assert_eq!(t.walk(Asid(9), VirtAddr(0), &mut out), Err(TableError::NotMapped { space: 9, vpn: 0 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(1 << 48), &mut out),
+        Err(TableError::OutOfRange { va: VirtAddr(1 << 48), bits: 48 })
+    );
+    assert_eq!(t.walk(Asid(9), VirtAddr(0), &mut out), Err(TableError::NotMapped { space: Asid(9), vpn: Vpn(0) }));
     assert!(matches!(t.insert(Asid(0), Vpn(1 << 36), Pfn(1), &mut pool), Err(TableError::OutOfRange { .. })));
     // Four fresh pages are needed and only two frames are left: nothing changes.
     let mut small = FramePool::new(4096, 0, 2);
@@ -225,7 +231,7 @@ fn powerpc_hand_worked_secondary_hash() {
     }
     assert_eq!(
         t.insert(Asid(0), Vpn(64), Pfn(1), &mut pool),
-        Err(TableError::Full { space: 0, vpn: 64, what: "primary and secondary PTEGs" })
+        Err(TableError::Full { space: Asid(0), vpn: Vpn(64), what: "primary and secondary PTEGs" })
     );
     assert_eq!(t.lookup(Asid(0), Vpn(64)), None);
     // An unmapped page's walk reads both PTEGs.
@@ -257,10 +263,13 @@ fn powerpc_recommended_size_and_errors() {
     ));
     let mut t = HashedPageTable::new(&HtabParams { phys_frames: 0, ptegs: Some(64) }, &mut pool).unwrap();
     let mut out = Vec::new();
-    assert_eq!(t.walk(Asid(0), VirtAddr(1 << 32), &mut out), Err(TableError::OutOfRange { va: 1 << 32, bits: 32 }));
+    assert_eq!(
+        t.walk(Asid(0), VirtAddr(1 << 32), &mut out),
+        Err(TableError::OutOfRange { va: VirtAddr(1 << 32), bits: 32 })
+    );
     assert_eq!(
         t.insert(Asid(0), Vpn(0), Pfn(1 << 20), &mut pool),
-        Err(TableError::FrameOutOfRange { pfn: 1 << 20, bits: 20 })
+        Err(TableError::FrameOutOfRange { pfn: Pfn(1 << 20), bits: 20 })
     );
-    assert_eq!(t.remove(Asid(0), Vpn(5), &mut pool), Err(TableError::NotMapped { space: 0, vpn: 5 }));
+    assert_eq!(t.remove(Asid(0), Vpn(5), &mut pool), Err(TableError::NotMapped { space: Asid(0), vpn: Vpn(5) }));
 }

@@ -273,7 +273,7 @@ impl Cpu {
 
     fn piece(&mut self, op: DataRef, span: Span, size: u64, origin: &str) {
         self.counters.references += 1;
-        let (va, pa, asid) = (span.at.va.0, span.at.pa.0, span.at.space);
+        let (va, pa, asid) = (span.at.va, span.at.pa, span.at.space);
         let write = op == DataRef::Store;
         let access = || Access { asid, vaddr: va, paddr: pa, write, origin: origin.to_string() };
         if !span.cached {
@@ -298,7 +298,7 @@ impl Cpu {
             if let Some(e) = out.writeback {
                 o.write_back(&e, &a);
             }
-            let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid };
+            let r = LineRef { vaddr: va, paddr: pa, asid };
             o.cached(&r, size, &out, &a);
         }
     }
@@ -316,7 +316,7 @@ impl Cpu {
             LineState::Dirty(_) => self.flushed.dirty += 1,
         }
         let access =
-            Access { asid: at.space, vaddr: r.vaddr.0, paddr: r.paddr.0, write: false, origin: origin.to_string() };
+            Access { asid: at.space, vaddr: r.vaddr, paddr: r.paddr, write: false, origin: origin.to_string() };
         match state {
             LineState::Dirty(e) if how == Flush::WriteBack => {
                 self.counters.writebacks += 1;
@@ -355,7 +355,13 @@ impl Cpu {
     /// was written back and invalidated.
     fn flushed_whole(&mut self, resident: Vec<vmlab_cache::Evicted>, origin: &str) {
         if let Some(o) = self.oracle.as_mut() {
-            let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: origin.into() };
+            let access = Access {
+                asid: OS_KERNEL_SPACE,
+                vaddr: VirtAddr(0),
+                paddr: PhysAddr(0),
+                write: false,
+                origin: origin.into(),
+            };
             for e in resident {
                 if e.dirty {
                     o.write_back(&e, &access);

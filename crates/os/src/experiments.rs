@@ -139,12 +139,12 @@ fn span(os: &mut Os, asid: Asid, va: u64) -> Result<Span, String> {
         // Kernel buffers have translations but no VM pages.
         os.hat()
             .translation(OS_KERNEL_SPACE, VirtAddr(va), CpuId(0))
-            .map(|t| t.0 .0)
+            .map(|t| t.0)
             .ok_or_else(|| format!("kernel address {va:#x} is not loaded"))?
     } else {
-        os.frame_of(asid, VirtAddr(va)).map_err(e)?.0
+        os.frame_of(asid, VirtAddr(va)).map_err(e)?
     };
-    Ok(os.hat().span(asid, va, pfn))
+    Ok(os.hat().span(asid, VirtAddr(va), pfn))
 }
 
 /// One `pdcache()` call over a virtual block that may cross pages.
@@ -435,8 +435,8 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
             }
             3 => {
                 let (cpu, cost, hat) = os.parts();
-                let m = Mapping { asid: child, va: a, tag: child, prot: Prot::NONE, cpu: 0 };
-                hat.load(cpu, cost, m, new.0, DataRef::Load)?;
+                let m = Mapping { asid: child, va: VirtAddr(a), tag: child, prot: Prot::NONE, cpu: 0 };
+                hat.load(cpu, cost, m, new, DataRef::Load)?;
                 let s = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(old_pa), space: Asid(1) }, cached: true };
                 let d = Span { at: Place { va: VirtAddr(a), pa: PhysAddr(new_pa), space: child }, cached: true };
                 crate::primitives::copy(cpu, cost, s, d, page, "case 3: virtual copy");
@@ -445,8 +445,8 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
         }
         if case != 3 {
             let (cpu, cost, hat) = os.parts();
-            let m = Mapping { asid: child, va: a, tag: child, prot: Prot::RW, cpu: 0 };
-            hat.load(cpu, cost, m, new.0, DataRef::Load)?;
+            let m = Mapping { asid: child, va: VirtAddr(a), tag: child, prot: Prot::RW, cpu: 0 };
+            hat.load(cpu, cost, m, new, DataRef::Load)?;
         }
         Ok(())
     })?;

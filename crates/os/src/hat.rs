@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
-use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr, Vpn};
+use vmlab_addr::{Asid, CpuId, PageSize, Pfn, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_mmu::pagetable::{HashedInverted, HashedParams, PteAddr, PteRef};
 use vmlab_mmu::FramePool;
@@ -43,7 +43,7 @@ use vmlab_machine::Mechanism;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Mapping {
     pub asid: Asid,
-    pub va: u64,
+    pub va: VirtAddr,
     pub tag: Asid,
     pub prot: Prot,
     pub cpu: usize,
@@ -53,7 +53,7 @@ pub struct Mapping {
 /// referenced/modified bits and whether it is currently uncached.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PageFrame {
-    pub pfn: u64,
+    pub pfn: Pfn,
     pub mappings: Vec<Mapping>,
     pub referenced: bool,
     pub modified: bool,
@@ -65,7 +65,7 @@ pub struct PageFrame {
 pub struct MmuDescriptor {
     pub cpu: usize,
     /// Page address -> (frame, rights).
-    pub translations: BTreeMap<u64, (u64, Prot)>,
+    pub translations: BTreeMap<VirtAddr, (Pfn, Prot)>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -88,13 +88,13 @@ pub struct LoadEffects {
 #[derive(Debug)]
 pub struct Hat {
     policy: Policy,
-    page: u64,
+    page: PageSize,
     namer: CopyNamer,
     physical_cache: bool,
     spaces: BTreeMap<Asid, AsDescriptor>,
-    frames: BTreeMap<u64, PageFrame>,
+    frames: BTreeMap<Pfn, PageFrame>,
     /// Translations unloaded by the policy whose next fault is a pseudo fault.
-    pseudo: BTreeSet<(Asid, u64)>,
+    pseudo: BTreeSet<(Asid, VirtAddr)>,
     table: HashedInverted,
     table_pool: FramePool,
     refs: Vec<PteRef>,
@@ -121,11 +121,16 @@ pub enum UnloadReason {
     Conflict,
 }
 
+/// The first byte of each page of `[va, va+len)`.
+fn pages(page: PageSize, va: VirtAddr, len: u64) -> impl Iterator<Item = VirtAddr> {
+    (page.page_start(va).0..va.0 + len).step_by(page.bytes() as usize).map(VirtAddr)
+}
+
 impl Hat {
     /// A hat for `data_frames` data frames of `page` bytes; the hash table
     /// and its overflow entries live in frames above them.
-    pub fn new(policy: Policy, page: u64, data_frames: u64, top: &CacheConfig) -> Result<Self, String> {
-        let mut table_pool = FramePool::new(page, data_frames, data_frames.max(64));
+    pub fn new(policy: Policy, page: PageSize, data_frames: u64, top: &CacheConfig) -> Result<Self, String> {
+        let mut table_pool = FramePool::new(page.bytes(), data_frames, data_frames.max(64));
         let params = HashedParams { phys_frames: data_frames, ..HashedParams::default() };
         let table = HashedInverted::new(&params, &mut table_pool).map_err(|e| e.to_string())?;
         Ok(Self {
@@ -147,7 +152,7 @@ impl Hat {
         self.policy
     }
 
-    pub fn frame(&self, pfn: u64) -> Option<&PageFrame> {
+    pub fn frame(&self, pfn: Pfn) -> Option<&PageFrame> {
         self.frames.get(&pfn)
     }
 
@@ -157,35 +162,35 @@ impl Hat {
 
     /// The loaded translation of `va` in `asid` on `cpu`, if any: (frame, rights).
     pub fn translation(&self, asid: Asid, va: VirtAddr, cpu: CpuId) -> Option<(Pfn, Prot)> {
-        let page = va.0 & !(self.page - 1);
+        let page = self.page.page_start(va);
         let mmu = self.spaces.get(&asid)?.mmus.iter().find(|m| m.cpu == cpu.index())?;
-        mmu.translations.get(&page).map(|&(pfn, prot)| (Pfn(pfn), prot))
+        mmu.translations.get(&page).copied()
     }
 
     /// The cache-space tag of the translation of `va` in `asid`.
-    pub fn tag_of(&self, asid: Asid, va: u64, pfn: u64) -> Asid {
-        let page = va & !(self.page - 1);
+    pub fn tag_of(&self, asid: Asid, va: VirtAddr, pfn: Pfn) -> Asid {
+        let page = self.page.page_start(va);
         self.frames
             .get(&pfn)
             .and_then(|f| f.mappings.iter().find(|m| m.asid == asid && m.va == page))
             .map_or(asid, |m| m.tag)
     }
 
-    pub fn uncached(&self, pfn: u64) -> bool {
+    pub fn uncached(&self, pfn: Pfn) -> bool {
         self.frames.get(&pfn).is_some_and(|f| f.uncached)
     }
 
     /// Whether the last unload of this translation was the policy's (so the
     /// fault that reloads it is a pseudo page fault); clears the mark.
-    pub fn take_pseudo(&mut self, asid: Asid, va: u64) -> bool {
-        self.pseudo.remove(&(asid, va & !(self.page - 1)))
+    pub fn take_pseudo(&mut self, asid: Asid, va: VirtAddr) -> bool {
+        self.pseudo.remove(&(asid, self.page.page_start(va)))
     }
 
     /// The cache copies the lines of page `va`->`pfn` under `tag` land in.
-    pub fn class(&self, va: u64, pfn: u64, tag: Asid) -> Vec<CopyId> {
+    pub fn class(&self, va: VirtAddr, pfn: Pfn, tag: Asid) -> Vec<CopyId> {
         let line = self.namer.line_bytes();
-        let (va, pa) = (va & !(self.page - 1), pfn * self.page);
-        (0..self.page / line)
+        let (va, pa) = (self.page.page_start(va).0, self.page.frame_base(pfn).0);
+        (0..self.page.bytes() / line)
             .map(|i| {
                 self.namer.id(&vmlab_cache::LineRef {
                     vaddr: VirtAddr(va + i * line),
@@ -197,11 +202,11 @@ impl Hat {
     }
 
     /// Where the first byte of translation `m` to frame `pfn` lands.
-    fn place(&self, m: &Mapping, pfn: u64) -> Place {
-        Place { va: VirtAddr(m.va), pa: PhysAddr(pfn * self.page), space: m.tag }
+    fn place(&self, m: &Mapping, pfn: Pfn) -> Place {
+        Place { va: m.va, pa: self.page.frame_base(pfn), space: m.tag }
     }
 
-    fn class_of(&self, m: &Mapping, pfn: u64) -> Vec<CopyId> {
+    fn class_of(&self, m: &Mapping, pfn: Pfn) -> Vec<CopyId> {
         self.class(m.va, pfn, m.tag)
     }
 
@@ -218,13 +223,13 @@ impl Hat {
         cpu: &mut Cpu,
         cost: &CostModel,
         m: Mapping,
-        pfn: u64,
+        pfn: Pfn,
         cause: DataRef,
     ) -> Result<(Prot, LoadEffects), String> {
         let Mapping { asid, va, tag, prot, cpu: cpu_id } = m;
-        let va = va & !(self.page - 1);
+        let va = self.page.page_start(va);
         let mut fx = LoadEffects::default();
-        if let Some((Pfn(old), _)) = self.translation(asid, VirtAddr(va), CpuId(cpu_id as u32)) {
+        if let Some((old, _)) = self.translation(asid, va, CpuId(cpu_id as u32)) {
             if old != pfn {
                 return Err(format!(
                     "hat: space {asid} page {va:#x} is loaded to frame {old:#x}, not {pfn:#x}; unload first"
@@ -274,7 +279,7 @@ impl Hat {
         // Machine-dependent part: the hashed table entry.
         self.refs.clear();
         self.table
-            .insert_refs(asid, Vpn(va / self.page), Pfn(pfn), &mut self.table_pool, &mut self.refs)
+            .insert_refs(asid, self.page.vpn(va), pfn, &mut self.table_pool, &mut self.refs)
             .map_err(|e| format!("hat: page table: {e}"))?;
         self.charge_pte(cpu, cost, Routine::PteInsert);
         let outer = cpu.enter(Mechanism::VmBookkeeping);
@@ -315,13 +320,13 @@ impl Hat {
     /// `tlb_miss_handler` instructions (one PTE load included) and
     /// `pte_chain_step` per further chain entry, every entry read going
     /// through the cache. The caller has counted the miss itself.
-    pub fn tlb_refill(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: u64) {
+    pub fn tlb_refill(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: VirtAddr) {
         use vmlab_mmu::pagetable::PageTable;
         let outer = cpu.enter(Mechanism::TlbMiss);
         self.refs.clear();
         // An address outside the table's range has no chain to walk; the
         // handler then reads nothing (cannot happen below USER_LIMIT).
-        let _ = self.table.walk(asid, VirtAddr(va & !(self.page - 1)), &mut self.refs);
+        let _ = self.table.walk(asid, self.page.page_start(va), &mut self.refs);
         let extra = (self.refs.len() as u64).saturating_sub(1);
         cpu.instructions(cost.path_of(Routine::TlbMissHandler) + cost.path_of(Routine::PteChainStep) * extra);
         self.charge_refs(cpu, "tlb refill");
@@ -331,16 +336,16 @@ impl Hat {
     /// Purges page `va` of `asid` from the TLB (one `pdtlb`). The model has
     /// one TLB, that of CPU 0, so a translation loaded for another CPU is
     /// purged there too (shoot-downs are a later issue).
-    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: u64) {
+    fn purge_tlb(&mut self, cpu: &mut Cpu, cost: &CostModel, asid: Asid, va: VirtAddr) {
         let outer = cpu.enter(Mechanism::TlbPurge);
         cpu.instructions(cost.path_of(Routine::TlbPurge));
-        cpu.tlb_purge(asid, VirtAddr(va));
+        cpu.tlb_purge(asid, va);
         cpu.leave(outer);
     }
 
     /// Flushes every live translation's lines (each class once) and marks
     /// the page uncached. Returns whether it changed.
-    fn make_uncached(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: u64) -> bool {
+    fn make_uncached(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: Pfn) -> bool {
         let Some(frame) = self.frames.get(&pfn) else { return false };
         if frame.uncached {
             return false;
@@ -350,7 +355,7 @@ impl Hat {
         for m in &maps {
             let c = self.class_of(m, pfn);
             if !seen.contains(&c) {
-                flush_range(cpu, cost, self.place(m, pfn), self.page, Flush::WriteBack, "hat: uncache");
+                flush_range(cpu, cost, self.place(m, pfn), self.page.bytes(), Flush::WriteBack, "hat: uncache");
                 seen.push(c);
             }
         }
@@ -362,13 +367,13 @@ impl Hat {
 
     /// Takes write permission away from a live translation in another class:
     /// its dirty lines go to memory first, so readers elsewhere see them.
-    fn downgrade(&mut self, cpu: &mut Cpu, cost: &CostModel, m: &Mapping, pfn: u64) {
-        flush_range(cpu, cost, self.place(m, pfn), self.page, Flush::WriteBack, "hat: downgrade");
+    fn downgrade(&mut self, cpu: &mut Cpu, cost: &CostModel, m: &Mapping, pfn: Pfn) {
+        flush_range(cpu, cost, self.place(m, pfn), self.page.bytes(), Flush::WriteBack, "hat: downgrade");
         self.purge_tlb(cpu, cost, m.asid, m.va);
         self.set_rights(m.asid, m.va, pfn, |p| p.without_write());
     }
 
-    fn set_rights(&mut self, asid: Asid, va: u64, pfn: u64, f: impl Fn(Prot) -> Prot) {
+    fn set_rights(&mut self, asid: Asid, va: VirtAddr, pfn: Pfn, f: impl Fn(Prot) -> Prot) {
         if let Some(fr) = self.frames.get_mut(&pfn) {
             for m in fr.mappings.iter_mut().filter(|m| m.asid == asid && m.va == va) {
                 m.prot = f(m.prot);
@@ -393,11 +398,11 @@ impl Hat {
         cpu: &mut Cpu,
         cost: &CostModel,
         asid: Asid,
-        va: u64,
+        va: VirtAddr,
         reason: UnloadReason,
-    ) -> Option<u64> {
+    ) -> Option<Pfn> {
         let destroy = reason == UnloadReason::Destroy;
-        let va = va & !(self.page - 1);
+        let va = self.page.page_start(va);
         let mut pfn = None;
         if let Some(s) = self.spaces.get_mut(&asid) {
             for mmu in &mut s.mmus {
@@ -414,7 +419,7 @@ impl Hat {
         let remaining = frame.mappings.clone();
         self.refs.clear();
         // A translation the table lost is a hat bug; the cost is still the walk.
-        let _ = self.table.remove_refs(asid, Vpn(va / self.page), &mut self.table_pool, &mut self.refs);
+        let _ = self.table.remove_refs(asid, self.page.vpn(va), &mut self.table_pool, &mut self.refs);
         self.charge_pte(cpu, cost, Routine::PteDelete);
         self.purge_tlb(cpu, cost, asid, va);
         let outer = cpu.enter(Mechanism::VmBookkeeping);
@@ -428,7 +433,7 @@ impl Hat {
                 } else {
                     Flush::WriteBack
                 };
-                flush_range(cpu, cost, self.place(&m, pfn), self.page, how, "hat: unload");
+                flush_range(cpu, cost, self.place(&m, pfn), self.page.bytes(), how, "hat: unload");
             }
             if uncached {
                 let back = match self.policy.on_conflict() {
@@ -462,27 +467,25 @@ impl Hat {
         cpu: &mut Cpu,
         cost: &CostModel,
         asid: Asid,
-        va: u64,
+        va: VirtAddr,
         len: u64,
-        reason: &dyn Fn(u64) -> UnloadReason,
+        reason: &dyn Fn(Pfn) -> UnloadReason,
     ) {
-        let mut page = va & !(self.page - 1);
-        while page < va + len {
+        for page in pages(self.page, va, len) {
             if let Some(p) = self.translation_any(asid, page) {
                 self.unload(cpu, cost, asid, page, reason(p));
             }
-            page += self.page;
         }
     }
 
-    fn translation_any(&self, asid: Asid, page: u64) -> Option<u64> {
+    fn translation_any(&self, asid: Asid, page: VirtAddr) -> Option<Pfn> {
         self.spaces.get(&asid)?.mmus.iter().find_map(|m| m.translations.get(&page).map(|t| t.0))
     }
 
     /// Interface 2: unloads every translation to `pfn` (all address spaces,
     /// all CPUs) for `reason`; with [`UnloadReason::Destroy`] the hat also
     /// forgets the frame.
-    pub fn unload_frame(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: u64, reason: UnloadReason) {
+    pub fn unload_frame(&mut self, cpu: &mut Cpu, cost: &CostModel, pfn: Pfn, reason: UnloadReason) {
         let maps = self.frames.get(&pfn).map(|f| f.mappings.clone()).unwrap_or_default();
         for m in maps {
             self.unload(cpu, cost, m.asid, m.va, reason);
@@ -503,12 +506,11 @@ impl Hat {
         cpu: &mut Cpu,
         cost: &CostModel,
         asid: Asid,
-        va: u64,
+        va: VirtAddr,
         len: u64,
-        prot: &dyn Fn(u64) -> Prot,
+        prot: &dyn Fn(VirtAddr) -> Prot,
     ) {
-        let mut page = va & !(self.page - 1);
-        while page < va + len {
+        for page in pages(self.page, va, len) {
             if let Some(pfn) = self.translation_any(asid, page) {
                 let p = prot(page);
                 // Read-only aliasing lets a reader in another class load
@@ -521,26 +523,26 @@ impl Hat {
                         f.mappings.iter().find(|m| m.asid == asid && m.va == page && m.prot.write).cloned()
                     });
                     if let Some(m) = writer {
-                        flush_range(cpu, cost, self.place(&m, pfn), self.page, Flush::WriteBack, "hat: write-protect");
+                        let at = self.place(&m, pfn);
+                        flush_range(cpu, cost, at, self.page.bytes(), Flush::WriteBack, "hat: write-protect");
                     }
                 }
                 self.set_rights(asid, page, pfn, |_| p);
                 self.purge_tlb(cpu, cost, asid, page);
             }
-            page += self.page;
         }
     }
 
     /// Interface 5: an access `op` to the page sets its referenced bit, and
     /// a store its modified bit.
-    pub fn set_refmod(&mut self, pfn: u64, op: DataRef) {
+    pub fn set_refmod(&mut self, pfn: Pfn, op: DataRef) {
         let f = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
         f.referenced = true;
         f.modified |= op == DataRef::Store;
     }
 
     /// Interface 5: clears both bits; returns what they were.
-    pub fn clear_refmod(&mut self, pfn: u64) -> (bool, bool) {
+    pub fn clear_refmod(&mut self, pfn: Pfn) -> (bool, bool) {
         match self.frames.get_mut(&pfn) {
             Some(f) => {
                 let was = (f.referenced, f.modified);
@@ -553,12 +555,8 @@ impl Hat {
     }
 
     /// A span for kernel code touching `va` of a loaded translation.
-    pub fn span(&self, asid: Asid, va: u64, pfn: u64) -> Span {
-        let at = Place {
-            va: VirtAddr(va),
-            pa: PhysAddr(pfn * self.page + (va & (self.page - 1))),
-            space: self.tag_of(asid, va, pfn),
-        };
+    pub fn span(&self, asid: Asid, va: VirtAddr, pfn: Pfn) -> Span {
+        let at = Place { va, pa: self.page.translate(va, pfn), space: self.tag_of(asid, va, pfn) };
         Span { at, cached: !self.uncached(pfn) }
     }
 

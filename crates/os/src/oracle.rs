@@ -20,7 +20,7 @@
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Evicted, Geometry, IndexFn, LineRef, Outcome};
 
 /// Versions are tracked per 4-byte word, the PA-RISC and MIPS word.
@@ -76,8 +76,8 @@ impl CopyNamer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Access {
     pub asid: Asid,
-    pub vaddr: u64,
-    pub paddr: u64,
+    pub vaddr: VirtAddr,
+    pub paddr: PhysAddr,
     pub write: bool,
     /// A scenario line, an op index or a routine name.
     pub origin: String,
@@ -90,18 +90,18 @@ pub enum Violation {
     StaleRead {
         access: Access,
         /// The alias that wrote the latest version, if a CPU write did.
-        latest_by: Option<(Asid, u64)>,
+        latest_by: Option<(Asid, VirtAddr)>,
         policy: String,
     },
     /// A write-back overwrote newer data in memory, or wrote one page's
     /// data into another page's frame (an orphaned line after a remap).
     CacheBomb {
         /// The line written back: (tag asid, virtual address, physical address).
-        line: (Asid, u64, u64),
+        line: (Asid, VirtAddr, PhysAddr),
         /// The access, flush or purge that caused the write-back.
         cause: Access,
         /// The alias that wrote the newer data memory held, if known.
-        newer_by: Option<(Asid, u64)>,
+        newer_by: Option<(Asid, VirtAddr)>,
         policy: String,
     },
 }
@@ -123,7 +123,7 @@ pub struct Oracle {
     /// Latest version per physical word (absent: 0, the initial contents).
     latest: FxHashMap<u64, u64>,
     /// Who wrote each version: version -> (asid, vaddr).
-    writers: FxHashMap<u64, (Asid, u64)>,
+    writers: FxHashMap<u64, (Asid, VirtAddr)>,
     /// What memory holds per physical line (absent: the page's own version 0).
     memory: FxHashMap<u64, Copy>,
     copies: FxHashMap<CopyId, Copy>,
@@ -230,7 +230,7 @@ impl Oracle {
         }
         if bomb {
             self.violations.push(Violation::CacheBomb {
-                line: (e.asid, e.vaddr.0, e.paddr.0),
+                line: (e.asid, e.vaddr, e.paddr),
                 cause: cause.clone(),
                 newer_by,
                 policy: self.policy.clone(),
@@ -298,9 +298,9 @@ impl Oracle {
     }
 
     /// An access that bypasses the cache (an uncached page).
-    pub fn uncached(&mut self, paddr: u64, size: u64, access: &Access) {
-        let pline = self.line_of(paddr);
-        let words = self.word_range(paddr, size);
+    pub fn uncached(&mut self, paddr: PhysAddr, size: u64, access: &Access) {
+        let pline = self.line_of(paddr.0);
+        let words = self.word_range(paddr.0, size);
         let mut m = self.mem(pline);
         if access.write {
             self.apply_write(&mut m, pline, words, access);

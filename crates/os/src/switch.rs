@@ -866,7 +866,7 @@ impl Kernel {
     fn cached(&mut self, r: Request, meant: PhysAddr, via: DataCache, origin: &str) {
         let Request { kind, vaddr: va, paddr: got, space, size } = r;
         let access =
-            Access { asid: space, vaddr: va.0, paddr: meant.0, write: kind == RefKind::Write, origin: origin.into() };
+            Access { asid: space, vaddr: va, paddr: meant, write: kind == RefKind::Write, origin: origin.into() };
         if via == DataCache::Mini {
             self.minicached(kind, va, got, size, &access);
             return;
@@ -889,7 +889,7 @@ impl Kernel {
             } + if served.last.writeback.is_some() { self.costs[WRITEBACK] } else { 0 };
             self.charge(c);
             let r = LineRef { vaddr: VirtAddr(v), paddr: PhysAddr(got.0 + off), asid: space };
-            let a = Access { vaddr: v, paddr: got.0 + off, ..access.clone() };
+            let a = Access { vaddr: r.vaddr, paddr: r.paddr, ..access.clone() };
             self.watch(oracle_side, &r, chunk, &served.last, &a);
             off += chunk;
         }
@@ -902,7 +902,7 @@ impl Kernel {
     fn minicached(&mut self, kind: RefKind, va: VirtAddr, got: PhysAddr, size: u64, access: &Access) {
         let costs = self.costs;
         let Some(m) = self.minicache.as_mut() else { return };
-        if got.0 != access.paddr {
+        if got != access.paddr {
             m.oracle.stale_translation(access);
         }
         let mut cycles = 0;
@@ -917,7 +917,7 @@ impl Kernel {
                 (false, true) => costs[FILL],
                 (false, false) => costs[STORE],
             } + if out.writeback.is_some() { costs[WRITEBACK] } else { 0 };
-            let a = Access { vaddr: v, paddr: got.0 + off, ..access.clone() };
+            let a = Access { vaddr: r.vaddr, paddr: r.paddr, ..access.clone() };
             if let Some(e) = out.writeback {
                 m.oracle.write_back(&e, &a);
             }
@@ -974,7 +974,13 @@ impl Kernel {
             }
             self.counts.lines_written_back += dirty;
         }
-        let access = Access { asid: OS_KERNEL_SPACE, vaddr: 0, paddr: 0, write: false, origin: "cache flush".into() };
+        let access = Access {
+            asid: OS_KERNEL_SPACE,
+            vaddr: VirtAddr(0),
+            paddr: PhysAddr(0),
+            write: false,
+            origin: "cache flush".into(),
+        };
         for (c, side) in [(0, Side::Instruction), (1, Side::Data)] {
             let resident = self.resident(c);
             self.counts.lines_invalidated += resident.len() as u64;
@@ -1284,8 +1290,8 @@ impl Kernel {
         }
         let access = Access {
             asid: OS_KERNEL_SPACE,
-            vaddr: base,
-            paddr: f << 12,
+            vaddr: VirtAddr(base),
+            paddr: PhysAddr(f << 12),
             write: false,
             origin: "clear_user_page".into(),
         };

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::{KERNEL_WINDOW, OS_KERNEL_SPACE, USER_LIMIT};
-use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, PageSize, Pfn, VirtAddr};
 
 use serde::Serialize;
 use vmlab_machine::MachineConfig;
@@ -72,7 +72,7 @@ pub struct MemObject {
     pub kind: ObjectKind,
     pub pages: u64,
     /// Object page -> frame, for pages in memory.
-    pub resident: BTreeMap<u64, u64>,
+    pub resident: BTreeMap<u64, Pfn>,
     /// Under `global-shared`: the one address every mapping uses.
     pub global_va: Option<u64>,
     /// Under `global-shared`: where its read-only private mappings (a
@@ -98,7 +98,7 @@ pub struct Region {
 /// pseudo page fault).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct VmPage {
-    pub pfn: u64,
+    pub pfn: Pfn,
     pub cow: bool,
     pub lazy: bool,
 }
@@ -147,7 +147,7 @@ pub struct Os {
     mem: FramePool,
     hat: Hat,
     policy: Policy,
-    page: u64,
+    page: PageSize,
     objects: Vec<MemObject>,
     names: BTreeMap<String, usize>,
     spaces: BTreeMap<Asid, AddressSpace>,
@@ -169,14 +169,14 @@ impl Os {
         if let Some(t) = &cost.tlb {
             cpu.set_tlb(t.config(page))?;
         }
-        let hat = Hat::new(policy, page, frames, cpu.top_data_config())?;
+        let hat = Hat::new(policy, machine.memory.page_size, frames, cpu.top_data_config())?;
         Ok(Self {
             cost,
             cpu,
             mem: FramePool::new(page, 0, frames).with_colours(machine.colours()),
             hat,
             policy,
-            page,
+            page: machine.memory.page_size,
             objects: Vec::new(),
             names: BTreeMap::new(),
             spaces: BTreeMap::new(),
@@ -185,7 +185,7 @@ impl Os {
     }
 
     pub fn page_bytes(&self) -> u64 {
-        self.page
+        self.page.bytes()
     }
     pub fn policy(&self) -> Policy {
         self.policy
@@ -254,8 +254,11 @@ impl Os {
     }
 
     fn aligned(&self, what: &str, v: u64) -> Result<(), OsError> {
-        if !v.is_multiple_of(self.page) {
-            return Err(OsError::Invalid(format!("{what} {v:#x} is not a multiple of the {}-byte page", self.page)));
+        if !v.is_multiple_of(self.page.bytes()) {
+            return Err(OsError::Invalid(format!(
+                "{what} {v:#x} is not a multiple of the {}-byte page",
+                self.page.bytes()
+            )));
         }
         Ok(())
     }
@@ -284,7 +287,7 @@ impl Os {
             return Err(OsError::Invalid(format!("range {addr:#x}+{len:#x} goes past the user limit {USER_LIMIT:#x}")));
         }
         let obj = self.objects.get(object).ok_or_else(|| OsError::Invalid(format!("no object {object}")))?;
-        if offset + len > obj.pages * self.page {
+        if offset + len > obj.pages * self.page.bytes() {
             return Err(OsError::Invalid(format!(
                 "offset {offset:#x} + length {len:#x} is beyond object {:?} ({} pages)",
                 obj.name, obj.pages
@@ -336,15 +339,15 @@ impl Os {
     /// `cache-aligned`: a new mapping of an object must put each object page
     /// in the same cache class as every other mapping of that page.
     fn check_aligned(&self, asid: Asid, object: usize, addr: u64, len: u64, offset: u64) -> Result<(), OsError> {
-        let probe_pfn = 0;
+        let probe_pfn = Pfn(0);
         for (sid, s) in &self.spaces {
             for r in s.regions.values().filter(|r| r.object == object) {
                 let o = offset.max(r.offset);
                 if o >= (offset + len).min(r.offset + r.len) {
                     continue; // no object page in common
                 }
-                let mine = self.hat.class(addr + (o - offset), probe_pfn, asid);
-                let theirs = self.hat.class(r.start + (o - r.offset), probe_pfn, *sid);
+                let mine = self.hat.class(VirtAddr(addr + (o - offset)), probe_pfn, asid);
+                let theirs = self.hat.class(VirtAddr(r.start + (o - r.offset)), probe_pfn, *sid);
                 if mine != theirs {
                     return Err(OsError::Refused(format!(
                         "cache-aligned: {addr:#x} in space {asid} would not share cache lines with the mapping at {:#x} in space {sid}",
@@ -372,7 +375,7 @@ impl Os {
             if self.region_of(asid, p).is_none() {
                 return Err(OsError::Unmapped(format!("{p:#x} in space {asid} is not mapped")));
             }
-            p += self.page;
+            p += self.page.bytes();
         }
         Ok(())
     }
@@ -406,7 +409,7 @@ impl Os {
                     s.regions.remove(&p);
                 }
             }
-            p += self.page;
+            p += self.page.bytes();
         }
         Ok(())
     }
@@ -415,7 +418,7 @@ impl Os {
     /// region stays: the receiver's old buffer page of seed 000 section 4.2
     /// (IPC-copy step 5, IPC-move step 3).
     pub fn destroy_page(&mut self, asid: Asid, va: VirtAddr) {
-        self.drop_page(asid, va.0 & !(self.page - 1));
+        self.drop_page(asid, va.0 & !(self.page.bytes() - 1));
     }
 
     /// Forgets the VM page at `va` and its translation; frees the frame on
@@ -427,7 +430,7 @@ impl Os {
             &mut self.cpu,
             &self.cost,
             asid,
-            va,
+            VirtAddr(va),
             if last { UnloadReason::Destroy } else { UnloadReason::Unmap },
         );
         if self.mem.unshare(vp.pfn) {
@@ -437,7 +440,7 @@ impl Os {
     }
 
     /// Returns a frame to the free pool (`page_free` instructions).
-    fn free_frame(&mut self, pfn: u64) {
+    fn free_frame(&mut self, pfn: Pfn) {
         let outer = self.cpu.enter(Mechanism::VmBookkeeping);
         self.cpu.instructions(self.cost.path_of(Routine::PageFree));
         self.cpu.leave(outer);
@@ -462,13 +465,13 @@ impl Os {
                 let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, p, UnloadReason::Unmap);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(p), UnloadReason::Unmap);
                 } else if want != loaded {
                     let _ = pfn;
-                    self.hat.change_prot(&mut self.cpu, &self.cost, asid, p, self.page, &|_| want);
+                    self.hat.change_prot(&mut self.cpu, &self.cost, asid, VirtAddr(p), self.page.bytes(), &|_| want);
                 }
             }
-            p += self.page;
+            p += self.page.bytes();
         }
         Ok(())
     }
@@ -492,8 +495,14 @@ impl Os {
                 }
                 if let Some((_, loaded)) = self.hat.translation(parent, VirtAddr(va), CpuId(0)) {
                     if loaded.write {
-                        self.hat
-                            .change_prot(&mut self.cpu, &self.cost, parent, va, self.page, &|_| loaded.without_write());
+                        self.hat.change_prot(
+                            &mut self.cpu,
+                            &self.cost,
+                            parent,
+                            VirtAddr(va),
+                            self.page.bytes(),
+                            &|_| loaded.without_write(),
+                        );
                     }
                 }
             }
@@ -506,7 +515,7 @@ impl Os {
     pub fn access(&mut self, asid: Asid, va: VirtAddr, op: DataRef, size: u64, origin: &str) -> Result<(), OsError> {
         let va = va.0;
         let write = op == DataRef::Store;
-        if size == 0 || (va % self.page) + size > self.page {
+        if size == 0 || (va % self.page.bytes()) + size > self.page.bytes() {
             return Err(OsError::Invalid(format!("access of {size} bytes at {va:#x} must lie within one page")));
         }
         let r = self
@@ -520,12 +529,12 @@ impl Os {
                 r.prot
             )));
         }
-        let page = va & !(self.page - 1);
+        let page = va & !(self.page.bytes() - 1);
         let mut tries = 0;
         let pfn = loop {
             if let Some((pfn, rights)) = self.hat.translation(asid, VirtAddr(page), CpuId(0)) {
                 if rights.allows(if write { need } else { Prot::R }) || (!write && rights.read) {
-                    break pfn.0;
+                    break pfn;
                 }
             }
             tries += 1;
@@ -539,12 +548,12 @@ impl Os {
         self.cpu.instructions(self.cost.path_of(Routine::UserAccess));
         if !self
             .cpu
-            .tlb_translate(asid, VirtAddr(page), PhysAddr(pfn * self.page), self.page)
+            .tlb_translate(asid, VirtAddr(page), self.page.frame_base(pfn), self.page.bytes())
             .map_err(OsError::Invalid)?
         {
-            self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, page);
+            self.hat.tlb_refill(&mut self.cpu, &self.cost, asid, VirtAddr(page));
         }
-        let span = self.hat.span(asid, va, pfn);
+        let span = self.hat.span(asid, VirtAddr(va), pfn);
         self.cpu.reference(op, span, size, origin);
         self.hat.set_refmod(pfn, op);
         Ok(())
@@ -560,7 +569,7 @@ impl Os {
     fn fault_body(&mut self, asid: Asid, page: u64, write: bool) -> Result<FaultKind, OsError> {
         let r = self.region_of(asid, page).cloned().ok_or_else(|| OsError::Unmapped(format!("{page:#x}")))?;
         let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)).copied();
-        let pseudo = self.hat.take_pseudo(asid, page) || vp.is_some_and(|v| v.lazy);
+        let pseudo = self.hat.take_pseudo(asid, VirtAddr(page)) || vp.is_some_and(|v| v.lazy);
         let kind = match vp {
             None => {
                 if r.private && write {
@@ -598,7 +607,7 @@ impl Os {
                     VmPage { cow: false, lazy: false, ..v }
                 } else {
                     let new = self.alloc(page)?;
-                    self.hat.unload(&mut self.cpu, &self.cost, asid, page, UnloadReason::Unmap);
+                    self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(page), UnloadReason::Unmap);
                     self.kernel_copy(v.pfn, new);
                     if self.mem.unshare(v.pfn) {
                         self.hat.unload_frame(&mut self.cpu, &self.cost, v.pfn, UnloadReason::Destroy);
@@ -635,7 +644,13 @@ impl Os {
         let tag = self.tag_for(asid, &r, page, vp.pfn);
         let cause = if write { DataRef::Store } else { DataRef::Load };
         self.hat
-            .load(&mut self.cpu, &self.cost, Mapping { asid, va: page, tag, prot: rights, cpu: 0 }, vp.pfn, cause)
+            .load(
+                &mut self.cpu,
+                &self.cost,
+                Mapping { asid, va: VirtAddr(page), tag, prot: rights, cpu: 0 },
+                vp.pfn,
+                cause,
+            )
             .map_err(OsError::Invalid)?;
         Ok(kind)
     }
@@ -644,7 +659,7 @@ impl Os {
     /// `global-shared`, the object's global one for a shared region, and
     /// for a private region of a file at the object's text address while
     /// the page is still the file's own frame (not yet copied on write).
-    fn tag_for(&self, asid: Asid, r: &Region, page: u64, pfn: u64) -> Asid {
+    fn tag_for(&self, asid: Asid, r: &Region, page: u64, pfn: Pfn) -> Asid {
         if self.policy != Policy::GlobalShared {
             return asid;
         }
@@ -661,16 +676,16 @@ impl Os {
     }
 
     fn obj_index(&self, r: &Region, page: u64) -> u64 {
-        (page - r.start + r.offset) / self.page
+        (page - r.start + r.offset) / self.page.bytes()
     }
 
-    fn obj_page(&self, r: &Region, page: u64) -> Option<u64> {
+    fn obj_page(&self, r: &Region, page: u64) -> Option<Pfn> {
         self.objects[r.object].resident.get(&self.obj_index(r, page)).copied()
     }
 
     /// The object's frame for `page`, brought in (zero-filled or read from
     /// the file) if needed. The object holds one reference.
-    fn obj_frame(&mut self, r: &Region, page: u64) -> Result<u64, OsError> {
+    fn obj_frame(&mut self, r: &Region, page: u64) -> Result<Pfn, OsError> {
         if let Some(p) = self.obj_page(r, page) {
             return Ok(p);
         }
@@ -683,41 +698,41 @@ impl Os {
         Ok(pfn)
     }
 
-    fn alloc(&mut self, va: u64) -> Result<u64, OsError> {
+    fn alloc(&mut self, va: u64) -> Result<Pfn, OsError> {
         let outer = self.cpu.enter(Mechanism::VmBookkeeping);
         self.cpu.instructions(self.cost.path_of(Routine::PageAlloc));
         self.cpu.leave(outer);
-        let colour = (va / self.page) % self.mem.colours();
+        let colour = (va / self.page.bytes()) % self.mem.colours();
         self.mem.alloc_coloured(Some(colour)).map_err(|e| OsError::Invalid(e.to_string()))
     }
 
     /// Kernel-window address of a frame.
     pub fn window(&self, pfn: Pfn) -> VirtAddr {
-        VirtAddr(KERNEL_WINDOW.0 + pfn.0 * self.page)
+        VirtAddr(KERNEL_WINDOW.0 + self.page.frame_base(pfn).0)
     }
 
-    fn load_window(&mut self, pfn: u64) -> Result<(), OsError> {
-        self.kernel_map(self.window(Pfn(pfn)), Pfn(pfn))
+    fn load_window(&mut self, pfn: Pfn) -> Result<(), OsError> {
+        self.kernel_map(self.window(pfn), pfn)
     }
 
-    fn unload_window(&mut self, pfn: u64) {
-        let va = self.window(Pfn(pfn)).0;
+    fn unload_window(&mut self, pfn: Pfn) {
+        let va = self.window(pfn);
         self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
-    fn kernel_zero(&mut self, pfn: u64) {
+    fn kernel_zero(&mut self, pfn: Pfn) {
         if self.load_window(pfn).is_ok() {
-            let span = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(pfn)).0, pfn);
-            zero(&mut self.cpu, &self.cost, span, self.page, "kernel zero-fill");
+            let span = self.hat.span(OS_KERNEL_SPACE, self.window(pfn), pfn);
+            zero(&mut self.cpu, &self.cost, span, self.page.bytes(), "kernel zero-fill");
             self.unload_window(pfn);
         }
     }
 
-    fn kernel_copy(&mut self, src: u64, dst: u64) {
+    fn kernel_copy(&mut self, src: Pfn, dst: Pfn) {
         if self.load_window(src).is_ok() && self.load_window(dst).is_ok() {
-            let s = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(src)).0, src);
-            let d = self.hat.span(OS_KERNEL_SPACE, self.window(Pfn(dst)).0, dst);
-            copy(&mut self.cpu, &self.cost, s, d, self.page, "kernel copy-on-write copy");
+            let s = self.hat.span(OS_KERNEL_SPACE, self.window(src), src);
+            let d = self.hat.span(OS_KERNEL_SPACE, self.window(dst), dst);
+            copy(&mut self.cpu, &self.cost, s, d, self.page.bytes(), "kernel copy-on-write copy");
         }
         self.unload_window(src);
         self.unload_window(dst);
@@ -733,8 +748,8 @@ impl Os {
             .get_mut(&asid)
             .and_then(|s| s.pages.remove(&va))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
-        self.hat.unload(&mut self.cpu, &self.cost, asid, va, UnloadReason::Unmap);
-        Ok(Pfn(vp.pfn))
+        self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(va), UnloadReason::Unmap);
+        Ok(vp.pfn)
     }
 
     /// Gives frame `pfn` (and its reference) to `asid` at `va`, replacing
@@ -742,7 +757,7 @@ impl Os {
     /// `how` says whether the translation is loaded now or at the first
     /// access (a pseudo page fault).
     pub fn attach(&mut self, asid: Asid, va: VirtAddr, pfn: Pfn, how: Attach) -> Result<(), OsError> {
-        let (va, pfn) = (va.0, pfn.0);
+        let va = va.0;
         let eager = how == Attach::Eager;
         let r =
             self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
@@ -752,7 +767,7 @@ impl Os {
         }
         if eager {
             let tag = self.tag_for(asid, &r, va, pfn);
-            let m = Mapping { asid, va, tag, prot: r.prot, cpu: 0 };
+            let m = Mapping { asid, va: VirtAddr(va), tag, prot: r.prot, cpu: 0 };
             self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Load).map_err(OsError::Invalid)?;
         }
         Ok(())
@@ -772,7 +787,9 @@ impl Os {
         let pfn = vp.pfn;
         if let Some((_, loaded)) = self.hat.translation(src, VirtAddr(src_va), CpuId(0)) {
             if loaded.write {
-                self.hat.change_prot(&mut self.cpu, &self.cost, src, src_va, self.page, &|_| loaded.without_write());
+                self.hat.change_prot(&mut self.cpu, &self.cost, src, VirtAddr(src_va), self.page.bytes(), &|_| {
+                    loaded.without_write()
+                });
             }
         }
         self.mem.share(pfn);
@@ -785,32 +802,32 @@ impl Os {
 
     /// A fresh frame for kernel use (an IPC buffer), with one reference.
     pub fn alloc_frame(&mut self, colour_of: VirtAddr) -> Result<Pfn, OsError> {
-        self.alloc(colour_of.0).map(Pfn)
+        self.alloc(colour_of.0)
     }
 
     /// Loads a kernel translation `va` -> `pfn` (an IPC buffer mapping).
     pub fn kernel_map(&mut self, va: VirtAddr, pfn: Pfn) -> Result<(), OsError> {
         let kernel = OS_KERNEL_SPACE;
-        let m = Mapping { asid: kernel, va: va.0, tag: kernel, prot: Prot::RW, cpu: 0 };
-        self.hat.load(&mut self.cpu, &self.cost, m, pfn.0, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
+        let m = Mapping { asid: kernel, va, tag: kernel, prot: Prot::RW, cpu: 0 };
+        self.hat.load(&mut self.cpu, &self.cost, m, pfn, DataRef::Store).map(|_| ()).map_err(OsError::Invalid)
     }
 
     /// Unloads a kernel translation (with the policy's flush).
     pub fn kernel_unmap(&mut self, va: VirtAddr) {
-        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va.0, UnloadReason::Unmap);
+        self.hat.unload(&mut self.cpu, &self.cost, OS_KERNEL_SPACE, va, UnloadReason::Unmap);
     }
 
     /// The frame behind a user page, faulting it in for reading if needed.
     pub fn frame_of(&mut self, asid: Asid, va: VirtAddr) -> Result<Pfn, OsError> {
-        let page = va.0 & !(self.page - 1);
+        let page = va.0 & !(self.page.bytes() - 1);
         if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)) {
-            return Ok(Pfn(v.pfn));
+            return Ok(v.pfn);
         }
         self.access(asid, VirtAddr(page), DataRef::Load, 4, "frame_of")?;
         self.spaces
             .get(&asid)
             .and_then(|s| s.pages.get(&page))
-            .map(|v| Pfn(v.pfn))
+            .map(|v| v.pfn)
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))
     }
 }

@@ -81,13 +81,16 @@ fn none_reports_the_write_back_over_newer_data() {
     match &v[0] {
         Violation::CacheBomb { line, cause, newer_by, policy } => {
             // The line of alias A (tag 1) holding the word, to the shared frame.
-            assert_eq!((line.0, line.1), (Asid(1), A + W));
-            assert_eq!(line.2 % PAGE, W);
+            assert_eq!((line.0, line.1), (Asid(1), VirtAddr(A + W)));
+            assert_eq!(line.2 .0 % PAGE, W);
             // B wrote the newer data in memory.
-            assert_eq!(*newer_by, Some((Asid(2), B + W)));
+            assert_eq!(*newer_by, Some((Asid(2), VirtAddr(B + W))));
             assert_eq!(policy, "none");
             // The second same-set read evicted it (LRU: the first filled the empty way).
-            assert_eq!((cause.asid, cause.vaddr, cause.origin.as_str()), (Asid(3), 0x10_4000 + W, "evict A 2"));
+            assert_eq!(
+                (cause.asid, cause.vaddr, cause.origin.as_str()),
+                (Asid(3), VirtAddr(0x10_4000 + W), "evict A 2")
+            );
         }
         other => panic!("expected a cache bomb, got {other:?}"),
     }

@@ -3,7 +3,7 @@
 //! interleavings of hat operations under every locking design.
 
 use proptest::prelude::*;
-use vmlab_addr::{Asid, CpuId, VirtAddr};
+use vmlab_addr::{Asid, CpuId, Pfn, VirtAddr};
 use vmlab_os::mp::*;
 use vmlab_os::prot::Prot;
 
@@ -185,8 +185,8 @@ fn a_table_steal_by_hand_under_each_design() {
         assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
         assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
-        assert_eq!(sim.hat().lookup(asid, text), None, "{design:?}: the stolen table's page");
-        assert_eq!(sim.hat().lookup(asid, heap), Some(pfn), "{design:?}");
+        assert_eq!(sim.hat().lookup(asid, VirtAddr(text)), None, "{design:?}: the stolen table's page");
+        assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(Pfn(pfn)), "{design:?}");
         let sd = sim.shootdowns();
         assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged, sd.initiator_cycles), (1, 1, 1, 720), "{design:?}");
         assert!(!in_tlb(&sim, 1, asid, text), "{design:?}");
@@ -269,8 +269,10 @@ fn taken_and_released(sim: &MpSim) -> Vec<(bool, Lock)> {
 ///   nothing).
 /// * the child's exit, `as_free`: the child's `a_lock` as writer across
 ///   its unload (nothing to unload) and its destruction, one MMU lock each.
-/// * the parent's stores fault its pages writable again: `as_fault` holds
-///   its `a_lock` as reader across one change of protections.
+/// * the parent's stores fault each page writable again: per page,
+///   `as_fault` holds its `a_lock` as reader across one load of the page
+///   with write permission (SunOS 4.1.3 `segvn_faultpage`'s `hat_memload`):
+///   the MMU lock, inside it the page's lock.
 ///
 /// Under the single lock every hat call is the hat lock alone. Each
 /// logical lock is section 4.4's monitor: its mutex taken to set the busy
@@ -294,7 +296,13 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
             .collect();
         assert_eq!(
             a_locks,
-            vec![(p, Mode::Exclusive), (child, Mode::Exclusive), (child, Mode::Exclusive), (p, Mode::Shared)],
+            vec![
+                (p, Mode::Exclusive),
+                (child, Mode::Exclusive),
+                (child, Mode::Exclusive),
+                (p, Mode::Shared),
+                (p, Mode::Shared)
+            ],
             "{}",
             design.name()
         );
@@ -327,30 +335,42 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         want.extend(hat_call(child));
         want.extend(hat_call(child));
         want.push((false, As(child)));
-        // the parent's protection faults
-        want.push((true, As(p)));
-        want.extend(hat_call(p));
-        want.push((false, As(p)));
+        // the parent's protection faults, one per page
+        for pfn in [pfn0, pfn1] {
+            want.push((true, As(p)));
+            match design.global() {
+                Some(h) => want.extend(held(h)),
+                None => {
+                    want.extend(take(design.mmu(p)));
+                    want.extend(take(design.page(pfn)));
+                    want.extend(drop_guard(design.page(pfn)));
+                    want.extend(drop_guard(design.mmu(p)));
+                }
+            }
+            want.push((false, As(p)));
+        }
         want.extend(held(Pidlock));
         assert_eq!(taken_and_released(&sim), want, "{}", design.name());
         let taken = |class: LockClass| {
             sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
                 - before.get(&class).map_or(0, |s| s.acquisitions)
         };
-        // The mutexes: never a page's; the MMU descriptors' twice per
-        // logical lock, four logical locks (two calls on the parent, two on
-        // the child). a_lock: four, none of them the hat's.
+        // The mutexes: twice per logical lock; the pages' only in the
+        // parent's two faults; the MMU descriptors' in five calls (the
+        // write-protect and two faults on the parent, two on the child).
+        // a_lock: five, none of them the hat's.
         let (page_mutex, mmu_mutex, hat_lock) = match design {
-            Design::SingleLock => (0, 0, 4),
+            Design::SingleLock => (0, 0, 5),
             Design::PerDescriptor => (0, 0, 0),
-            _ => (0, 8, 0),
+            _ => (4, 10, 0),
         };
+        let page_locks = if design == Design::SingleLock { 0 } else { 2 };
         assert_eq!(taken(LockClass::PageMutex), page_mutex, "{}", design.name());
-        assert_eq!(taken(LockClass::PageLogicalLock) + taken(LockClass::PageDescriptorMutex), 0);
+        assert_eq!(taken(LockClass::PageLogicalLock) + taken(LockClass::PageDescriptorMutex), page_locks);
         assert_eq!(taken(LockClass::MmuMutex), mmu_mutex, "{}", design.name());
         assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
         assert_eq!(taken(LockClass::HatResourceMutex), 0, "{}", design.name());
-        assert_eq!(taken(LockClass::AsLock), 4, "{}", design.name());
+        assert_eq!(taken(LockClass::AsLock), 5, "{}", design.name());
     }
 }
 
@@ -587,4 +607,132 @@ fn a_cold_table_walk_costs_lmbenchs_memory_latency_per_load() {
         user.push(sim.cpu_clock(1).1.user - before);
     }
     assert_eq!(user, vec![3 * 62, 3]);
+}
+
+/// The hat's own locks in `sim`'s lock log, in order: the hat lock, the
+/// page and MMU descriptors' locks and their mutexes (the VM's `a_lock`,
+/// the kernel's other locks and the table pool's mutexes left out).
+fn hat_locks_in_order(sim: &MpSim) -> Vec<(bool, Lock)> {
+    taken_and_released(sim)
+        .into_iter()
+        .filter(|(_, l)| {
+            matches!(
+                l,
+                Lock::Hat
+                    | Lock::PageMutex(_)
+                    | Lock::MmuMutex(_)
+                    | Lock::Page(_)
+                    | Lock::Mmu(_)
+                    | Lock::PageLogical(_)
+                    | Lock::MmuLogical(_)
+            )
+        })
+        .collect()
+}
+
+/// Taking and dropping a design's guard: a mutex once each way; a logical
+/// lock as section 4.4's monitor (its mutex around setting, then around
+/// clearing, the busy flag).
+fn take(g: Guard) -> Vec<(bool, Lock)> {
+    match g {
+        Guard::None => vec![],
+        Guard::Mutex(m) => vec![(true, m)],
+        Guard::Logical { lock, mutex } => vec![(true, mutex), (true, lock), (false, mutex)],
+    }
+}
+
+fn drop_guard(g: Guard) -> Vec<(bool, Lock)> {
+    match g {
+        Guard::None => vec![],
+        Guard::Mutex(m) => vec![(false, m)],
+        Guard::Logical { lock, mutex } => vec![(true, mutex), (false, lock), (false, mutex)],
+    }
+}
+
+/// The same two-page fork as above under the named variant
+/// `ForkMode::CopyTranslations` (issue 21's "a fork that copies mappings"
+/// read as the hat copying translations; Solaris 2.6's x86 `hat_dup`),
+/// worked by hand for every design: the hat's locks in order.
+/// * `as_dup` (both spaces' `a_lock` as writer, as before): the parent's
+///   write-protect (one call: its MMU lock, no page lock), then one load
+///   per page into the child: the child's MMU lock, inside it the page's
+///   lock (its mapping list gains the child's entry);
+/// * the child's exit: its unload now finds both copies: the child's MMU
+///   lock across the range, inside it each page's lock; then its
+///   destruction (the MMU lock alone);
+/// * the parent's protection faults: a load per page, as above.
+///
+/// Under the single lock each of those seven hat calls is the hat lock
+/// alone. The page locks taken: six (two copies, two unloads, two faults),
+/// against two in the write-protecting fork. Fails without the variant (the
+/// child gets no load, and its exit no page lock).
+#[test]
+fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        sim.set_fork_mode(ForkMode::CopyTranslations);
+        let (parent, data) = sim.process(0).expect("process");
+        let (pfn0, pfn1) = (data[0], data[1]);
+        let (p, child) = (parent.0, parent.0 + 2);
+        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
+        let loads: Vec<(u32, u64, u64)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hat(HatStep::Load { asid, va, pfn, prot } | HatStep::LoadNow { asid, va, pfn, prot })
+                    if asid.0 == child =>
+                {
+                    assert_eq!(*prot, Prot::R, "a copied translation is read-only");
+                    Some((asid.0, *va, *pfn))
+                }
+                _ => None,
+            })
+            .collect();
+        let data_va = loads.first().map(|l| l.1).expect("a copied page");
+        assert_eq!(loads, vec![(child, data_va, pfn0), (child, data_va + PAGE, pfn1)], "{}", design.name());
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("fork runs without deadlock");
+        sim.check().expect("consistent after fork");
+        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
+        assert_eq!(sim.hat().frame(Pfn(pfn0)).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
+        let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
+        let (page0, page1) = (design.page(pfn0), design.page(pfn1));
+        let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
+            match design.global() {
+                Some(h) => vec![(true, h), (false, h)],
+                None => inner,
+            }
+        };
+        let around = |outer: Guard, inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
+            let mut v = take(outer);
+            v.extend(inner);
+            v.extend(drop_guard(outer));
+            v
+        };
+        let alone = |g: Guard| around(g, vec![]);
+        let mut want = Vec::new();
+        // as_dup: write-protect the parent, then hat_dup's two loads.
+        want.extend(call(alone(mmu_p)));
+        want.extend(call(around(mmu_c, alone(page0))));
+        want.extend(call(around(mmu_c, alone(page1))));
+        // the child's as_free: the unload of both copies, the destruction.
+        want.extend(call(around(mmu_c, [alone(page0), alone(page1)].concat())));
+        want.extend(call(alone(mmu_c)));
+        // the parent's protection faults.
+        want.extend(call(around(mmu_p, alone(page0))));
+        want.extend(call(around(mmu_p, alone(page1))));
+        assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
+        let page_locks = want.iter().filter(|(t, l)| *t && matches!(l, Lock::Page(_) | Lock::PageLogical(_))).count();
+        let expected = if design == Design::SingleLock { 0 } else { 6 };
+        assert_eq!(page_locks, expected, "{}", design.name());
+    }
+}
+
+/// The two fork modes by name; a wrong one lists the known.
+#[test]
+fn fork_modes_by_name() {
+    assert_eq!(ForkMode::parse("write-protect"), Ok(ForkMode::WriteProtect));
+    assert_eq!(ForkMode::parse("copy-translations"), Ok(ForkMode::CopyTranslations));
+    let e = ForkMode::parse("copy").expect_err("unknown");
+    assert!(e.contains("write-protect, copy-translations"), "{e}");
 }

@@ -39,7 +39,7 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     // frame through its window (colour 0, like A) and nothing flushed it.
     assert_eq!(os.violations().len(), 1, "{:?}", os.violations());
     assert!(matches!(&os.violations()[0], Violation::StaleRead { access, latest_by: Some((Asid(0), w)), .. }
-        if access.origin == "read B" && *w == vmlab_addr::layout::KERNEL_WINDOW.0 + pa));
+        if access.origin == "read B" && w.0 == vmlab_addr::layout::KERNEL_WINDOW.0 + pa));
     os.access(Asid(1), VirtAddr(0x10000), DataRef::Store, 4, "write A").expect("write");
     assert_eq!(os.violations().len(), 1);
     os.access(Asid(2), VirtAddr(0x11000), DataRef::Load, 4, "read B again").expect("read");
@@ -47,8 +47,11 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     assert_eq!(v.len(), 2, "{v:?}");
     match &v[1] {
         Violation::StaleRead { access, latest_by, policy } => {
-            assert_eq!((access.asid, access.vaddr, access.origin.as_str()), (Asid(2), 0x11000, "read B again"));
-            assert_eq!(*latest_by, Some((Asid(1), 0x10000)));
+            assert_eq!(
+                (access.asid, access.vaddr, access.origin.as_str()),
+                (Asid(2), VirtAddr(0x11000), "read B again")
+            );
+            assert_eq!(*latest_by, Some((Asid(1), VirtAddr(0x10000))));
             assert_eq!(policy, "none");
         }
         other => panic!("expected a stale read, got {other:?}"),
@@ -63,8 +66,10 @@ fn scenario_under_none_reports_exactly_the_stale_read() {
     assert!(
         matches!(&out.violations[0], Violation::StaleRead { access, .. } if access.origin == "r4000_synonym.toml:33")
     );
-    assert!(matches!(&out.violations[1], Violation::StaleRead { access, latest_by: Some((Asid(1), 0x10000)), .. }
-        if access.origin == "r4000_synonym.toml:43"));
+    assert!(
+        matches!(&out.violations[1], Violation::StaleRead { access, latest_by: Some((Asid(1), VirtAddr(0x10000))), .. }
+        if access.origin == "r4000_synonym.toml:43")
+    );
 }
 
 #[test]

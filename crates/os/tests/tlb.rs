@@ -81,7 +81,7 @@ fn unload_frame_purges_every_space_mapping_it() {
     os.access(Asid(1), VirtAddr(BASE), DataRef::Store, 4, "a").expect("w");
     os.access(Asid(2), VirtAddr(BASE + 4 * PAGE), DataRef::Load, 4, "b").expect("r");
     let before = os.counters();
-    let pfn = os.frame_of(Asid(1), VirtAddr(BASE)).expect("frame").0;
+    let pfn = os.frame_of(Asid(1), VirtAddr(BASE)).expect("frame");
     let (cpu, cost, hat) = os.parts();
     hat.unload_frame(cpu, cost, pfn, UnloadReason::Unmap);
     let d = os.counters() - before;

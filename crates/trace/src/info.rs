@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Serialize;
-use vmlab_addr::NumberSet;
+use vmlab_addr::{Asid, NumberSet};
 
 use crate::{AccessKind, Event, EventSource, TraceError, BLOCK};
 
@@ -90,7 +90,7 @@ pub struct TraceInfo {
     /// number without a name).
     pub syscalls_by_name: BTreeMap<String, u64>,
     /// Accesses per asid.
-    pub by_asid: BTreeMap<u32, u64>,
+    pub by_asid: BTreeMap<Asid, u64>,
     /// Distinct 64-byte lines touched.
     pub lines_64b: Footprint,
     /// Distinct 4 KB pages touched.
@@ -120,11 +120,11 @@ struct Scan {
     info: TraceInfo,
     lines: [NumberSet; 2],
     /// A block's new lines per side, added to `lines` sorted (`insert_all`).
-    pending: [Vec<(u32, u64)>; 2],
+    pending: [Vec<(Asid, u64)>; 2],
     /// Last line inserted per set: consecutive accesses mostly hit the same
     /// line, and skipping the hash insert for them is most of the speed.
-    last: [Option<(u32, u64)>; 2],
-    asid: Option<(u32, u64)>,
+    last: [Option<(Asid, u64)>; 2],
+    asid: Option<(Asid, u64)>,
     min: u64,
     max: u64,
 }
@@ -154,7 +154,7 @@ impl Scan {
                 }
                 Event::SyscallArg(_) => continue,
             };
-            let asid = a.asid.0;
+            let asid = a.asid;
             match &mut self.asid {
                 Some((cur, n)) if *cur == asid => *n += 1,
                 slot => {
@@ -344,7 +344,7 @@ mod tests {
         assert_eq!(i.bytes_by_kind, KindCounts { ifetch: 8, load: 4, store: 8, modify: 8 });
         assert_eq!(i.bytes_referenced, 28);
         assert_eq!((i.context_switches, i.flushes), (1, 1));
-        assert_eq!(i.by_asid, BTreeMap::from([(0, 4), (1, 1)]));
+        assert_eq!(i.by_asid, BTreeMap::from([(Asid(0), 4), (Asid(1), 1)]));
         // instr: (0,0x40); data: (0,0x40),(0,0x41),(0,0x80),(1,0x40)
         assert_eq!(i.lines_64b, Footprint { instr: 1, data: 4, total: 4 });
         // pages: instr (0,1); data (0,1),(0,2),(1,1)

@@ -325,8 +325,8 @@ pub struct MergeSummary {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ProcessSummary {
-    pub asid: u32,
-    pub parent: Option<u32>,
+    pub asid: Asid,
+    pub parent: Option<Asid>,
     /// The command of each image, in order.
     pub images: Vec<String>,
     pub events: u64,
@@ -479,8 +479,8 @@ impl Merge {
             None => (0..4).map(|fd| (fd, Fd { obj: Object::Other, cloexec: false })).collect(),
         };
         self.summary.processes.push(ProcessSummary {
-            asid: asid.0,
-            parent: parent.map(|p| self.procs[p].asid.0),
+            asid,
+            parent: parent.map(|p| self.procs[p].asid),
             images: images.iter().map(|im| im.command.clone()).collect(),
             events: 0,
             syscalls: 0,

@@ -6,6 +6,7 @@
 
 use std::process::Command;
 
+use vmlab_addr::Asid;
 use vmlab_trace::{capture, convert, open, read_all, CaptureError, CaptureOptions, Event, TraceFormat, VmtReader};
 
 fn have_valgrind() -> bool {
@@ -397,7 +398,7 @@ fn pingpong_merges_where_processes_block(args: &[&str]) {
     let summary = capture(&argv, &out, &opts, &mut |_| Ok(())).expect("capture");
     let merge = summary.merge.expect("a merge summary");
     assert_eq!(merge.processes.len(), 2);
-    assert_eq!((merge.processes[1].asid, merge.processes[1].parent), (2, Some(1)));
+    assert_eq!((merge.processes[1].asid, merge.processes[1].parent), (Asid(2), Some(Asid(1))));
     assert_eq!((merge.forced, merge.fd_mismatches), (0, 0), "{merge:?}");
 
     let events = read_all(&out, None).expect("read");

@@ -6,8 +6,11 @@
 //! L2 of a grid. Which configurations may share a pass is decided here too
 //! (`fanout_refusal`, `fanout_groups`), and the L2s of one pass are taken
 //! smallest first so a fill that hit an included L2 is only counted in the
-//! larger (`l2_inclusion_refusal`). The fan-out is the sweep's concern, not
-//! the simulated machine's; `VmSim` still holds it (crates/translation/README.md
+//! larger (`l2_inclusion_refusal`). Each further L2 is a `Variant`: its
+//! L2 and memory with the machine's counts that depend on them (Table 1's
+//! levels below L1, the ledger's requests), kept here for both the sweep's
+//! simulator (`VmSim::fanout`) and the replaying machines (`crate::replay`);
+//! the machine itself counts only its own levels (crates/translation/README.md
 //! says what is left of issue 24 here).
 
 use vmlab_addr::{PhysAddr, VirtAddr};
@@ -15,11 +18,14 @@ use vmlab_cache::{
     Cache, CacheConfig, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef, Lookup,
     Outcome, RefKind, WriteMissPolicy, WritePolicy,
 };
-use vmlab_machine::{Cause, MemoryStats, Reached, TransferLog};
+use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, Reached, TransferLog};
 
 use crate::config::VmConfig;
 use crate::memsys::{L1, L2};
+use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
+use crate::sim::component_rows;
+use crate::vmcpi::Vmcpi;
 
 // One L2 per machine, so the size difference between variants costs nothing.
 #[allow(clippy::large_enum_variant)]
@@ -69,18 +75,42 @@ pub struct Tail {
 pub(crate) struct Tails {
     /// The machine's own L2 and memory.
     own: Tail,
-    /// Further L2s fed the same L1 misses and write-backs (`add_tail`), and
-    /// the level each served the latest access below L1 at.
-    extra: Vec<Tail>,
-    extra_levels: Vec<Reached>,
+    /// Further L2s fed the same L1 misses and write-backs (`add_tail`).
+    fan: Fanout,
     /// One pass over the L2 sizes: the order the tails take each L1
-    /// outcome in (0: `own`, i + 1: `extra[i]`), smallest L2s first, and
+    /// outcome in (0: `own`, i + 1: the fan-out's i-th variant), smallest L2s first, and
     /// for each tail and fill side (I, D) an earlier tail whose L2 of that
     /// side is included in this one's (`l2_inclusion_refusal`): a fill
     /// that hit there hits here, and is only counted. Empty when no tail
     /// includes another.
     order: Vec<usize>,
     included: Vec<[Option<usize>; 2]>,
+}
+
+/// The sweep's L2 variants below one machine's L1s (`Tails::add_tail`), in
+/// order, each with the counts that depend on its L2. Their L1 hits are the
+/// machine's, so only what reached below L1 is counted here.
+#[derive(Debug, Default)]
+pub struct Fanout {
+    variants: Vec<Variant>,
+}
+
+/// A machine that shares the L1s (and everything above them) with the one
+/// that runs, and has its own L2 and memory.
+#[derive(Debug)]
+struct Variant {
+    cfg: VmConfig,
+    tail: Tail,
+    /// The level its L2 served the latest access below L1 at (the running
+    /// machine's own is what that access returned). Meaningful only when
+    /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
+    level: Reached,
+    /// Table 1's counts of the pieces that missed L1.
+    sides: [SideEvents; 2],
+    /// The mechanisms entered and instructions of the running machine, and
+    /// this machine's own requests served below L1: its L1 hits, the
+    /// running machine's, are not in it, and VMCPI does not read them.
+    ledger: Ledger,
 }
 
 /// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
@@ -357,8 +387,7 @@ impl Tails {
     pub fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         Ok(Self {
             own: Tail::new(cfg, unmapped_base)?,
-            extra: Vec::new(),
-            extra_levels: Vec::new(),
+            fan: Fanout::default(),
             order: Vec::new(),
             included: Vec::new(),
         })
@@ -378,14 +407,25 @@ impl Tails {
     /// Whether L2s were added (`add_tail`).
     #[inline(always)]
     pub fn fans_out(&self) -> bool {
-        !self.extra.is_empty()
+        !self.fan.variants.is_empty()
+    }
+
+    /// The added L2s and their counts.
+    #[inline(always)]
+    pub fn fanout(&self) -> &Fanout {
+        &self.fan
+    }
+
+    #[inline(always)]
+    pub fn fanout_mut(&mut self) -> &mut Fanout {
+        &mut self.fan
     }
 
     fn tail_at(&self, t: usize) -> &Tail {
         if t == 0 {
             &self.own
         } else {
-            &self.extra[t - 1]
+            &self.fan.variants[t - 1].tail
         }
     }
 
@@ -393,7 +433,7 @@ impl Tails {
     /// side) with the largest earlier one it includes
     /// (`l2_inclusion_refusal`), whose direct probes are on, as this one's.
     fn chain_tails(&mut self) {
-        let n = 1 + self.extra.len();
+        let n = 1 + self.fan.variants.len();
         let bytes = |t: &Tail| t.caches().iter().map(|(_, c)| c.config().size.0).sum::<u64>();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&t| (bytes(self.tail_at(t)), t));
@@ -431,35 +471,31 @@ impl Tails {
     /// write-through and write-back the L1s send down, as the machine's own
     /// L2 does. Only for schemes whose L1 traffic does not depend on the L2
     /// (the caller checks): its transfers are never logged.
-    pub fn add_tail(&mut self, cfg: &VmConfig) -> Result<(), GeometryError> {
-        let mut t = Tail::new(cfg, None)?;
-        t.fast = self.own.fast;
-        if !t.fast {
-            t.l2_direct = [None; 3];
+    pub fn add_tail(&mut self, cfg: VmConfig) -> Result<(), GeometryError> {
+        let mut tail = Tail::new(&cfg, None)?;
+        tail.fast = self.own.fast;
+        if !tail.fast {
+            tail.l2_direct = [None; 3];
         }
-        self.extra.push(t);
-        self.extra_levels.push(L1);
+        self.fan.variants.push(Variant {
+            cfg,
+            tail,
+            level: L1,
+            sides: [SideEvents::default(); 2],
+            ledger: Ledger::default(),
+        });
         self.chain_tails();
         Ok(())
     }
 
-    /// The added L2s (`add_tail`), in order.
-    pub fn extra_tails(&self) -> &[Tail] {
-        &self.extra
-    }
-
-    /// The level each added L2 served the latest access below L1 at (the
-    /// machine's own is what that access returned). Meaningful only when
-    /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
-    #[inline]
-    pub fn extra_levels(&self) -> &[Reached] {
-        &self.extra_levels
+    fn extra_mut(&mut self) -> impl Iterator<Item = &mut Tail> {
+        self.fan.variants.iter_mut().map(|v| &mut v.tail)
     }
 
     /// Turns the fast paths (direct probes, hits finished by `lookup`) off
     /// in every L2.
     pub fn set_general(&mut self) {
-        for t in std::iter::once(&mut self.own).chain(self.extra.iter_mut()) {
+        for t in std::iter::once(&mut self.own).chain(self.fan.variants.iter_mut().map(|v| &mut v.tail)) {
             t.fast = false;
             t.l2_direct = [None; 3];
         }
@@ -468,18 +504,18 @@ impl Tails {
 
     /// Probes by the direct checks, hit or miss, at every L2.
     pub fn direct_probes(&self) -> u64 {
-        self.own.direct_probes + self.extra.iter().map(|t| t.direct_probes).sum::<u64>()
+        self.own.direct_probes + self.fan.variants.iter().map(|v| v.tail.direct_probes).sum::<u64>()
     }
 
     /// Fills counted by inclusion at every L2 (`chain_tails`).
     pub fn included_fills(&self) -> u64 {
-        self.own.included_fills + self.extra.iter().map(|t| t.included_fills).sum::<u64>()
+        self.own.included_fills + self.fan.variants.iter().map(|v| v.tail.included_fills).sum::<u64>()
     }
 
     /// Adds the hits the direct probes found to every L2's statistics.
     pub fn settle(&mut self) {
         self.own.settle();
-        for t in &mut self.extra {
+        for t in self.extra_mut() {
             t.settle();
         }
     }
@@ -490,8 +526,8 @@ impl Tails {
         if !self.order.is_empty() {
             return self.below_l1_chained(kind, r, size, line, out);
         }
-        for (t, l) in self.extra.iter_mut().zip(self.extra_levels.iter_mut()) {
-            *l = t.below_l1(kind, r, size, line, out, false);
+        for v in &mut self.fan.variants {
+            v.level = v.tail.below_l1(kind, r, size, line, out, false);
         }
         self.own.below_l1(kind, r, size, line, out, false)
     }
@@ -505,13 +541,13 @@ impl Tails {
         for k in 0..self.order.len() {
             let t = self.order[k];
             let hits = out.fetch && self.included[t][s].is_some_and(|p| self.tail_at(p).fill_hit);
-            let tail = if t == 0 { &mut self.own } else { &mut self.extra[t - 1] };
-            tail.included_fills += u64::from(hits);
-            let l = tail.below_l1(kind, r, size, line, out, hits);
             if t == 0 {
-                own = l;
+                self.own.included_fills += u64::from(hits);
+                own = self.own.below_l1(kind, r, size, line, out, hits);
             } else {
-                self.extra_levels[t - 1] = l;
+                let v = &mut self.fan.variants[t - 1];
+                v.tail.included_fills += u64::from(hits);
+                v.level = v.tail.below_l1(kind, r, size, line, out, hits);
             }
         }
         own
@@ -519,7 +555,8 @@ impl Tails {
 
     /// A dirty L1 line flushed: written to every L2.
     pub fn write_back(&mut self, r: LineRef, line: u64) {
-        for t in std::iter::once(&mut self.own).chain(self.extra.iter_mut()) {
+        self.own.l2_request(RefKind::Write, r, line);
+        for t in self.extra_mut() {
             t.l2_request(RefKind::Write, r, line);
         }
     }
@@ -528,9 +565,126 @@ impl Tails {
     /// here); returns the states the machine's own L2 lines were found in.
     pub fn flush_all(&mut self) -> FlushStats {
         let found = self.own.flush_all();
-        for t in &mut self.extra {
+        for t in self.extra_mut() {
             t.flush_all();
         }
         found
     }
+}
+
+impl Fanout {
+    /// The variants' configurations, in order.
+    pub fn configs(&self) -> impl Iterator<Item = &VmConfig> {
+        self.variants.iter().map(|v| &v.cfg)
+    }
+
+    pub fn len(&self) -> usize {
+        self.variants.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.variants.is_empty()
+    }
+
+    /// Counts a user piece of side `s` (0: I, 1: D) that missed L1, in each
+    /// variant at the level its L2 served it.
+    #[inline(never)]
+    pub fn count(&mut self, s: usize, tlb_miss: bool) {
+        for v in &mut self.variants {
+            v.sides[s].count(v.level, tlb_miss);
+        }
+    }
+
+    /// Records a request of `kind` that missed L1 for the running
+    /// mechanism, in each variant at the level its L2 served it.
+    pub fn request(&mut self, kind: RefKind) {
+        for v in &mut self.variants {
+            v.ledger.request(kind, v.level);
+        }
+    }
+
+    /// As `request`, under `m` (a replayed request: the mechanism that made
+    /// it was recorded with it).
+    pub fn request_as(&mut self, m: Mechanism, kind: RefKind) {
+        for v in &mut self.variants {
+            request_as(&mut v.ledger, m, kind, v.level);
+        }
+    }
+
+    /// Starts attributing the VM system's work to `m` in every variant's
+    /// ledger (`Ledger::enter`).
+    pub fn enter(&mut self, m: Mechanism) {
+        for v in &mut self.variants {
+            v.ledger.enter(m);
+        }
+    }
+
+    pub fn leave(&mut self, prev: Mechanism) {
+        for v in &mut self.variants {
+            v.ledger.leave(prev);
+        }
+    }
+
+    /// Handler instructions run, in every variant's ledger.
+    pub fn instructions(&mut self, n: u64) {
+        for v in &mut self.variants {
+            v.ledger.instructions(n);
+        }
+    }
+
+    /// One result per variant, built on the running machine's `base`
+    /// (whose L1 hits are every variant's, `l1_sides`); `vmcpi` prices a
+    /// variant's ledger under its configuration.
+    pub fn results<'a>(
+        &'a self,
+        base: &'a VmResult,
+        l1_sides: [SideEvents; 2],
+        vmcpi: impl Fn(&Ledger, &VmConfig) -> Vmcpi + 'a,
+    ) -> impl Iterator<Item = VmResult> + 'a {
+        self.variants
+            .iter()
+            .map(move |v| result_below(base, &v.cfg, l1_sides, v.sides, &vmcpi(&v.ledger, &v.cfg), &v.tail))
+    }
+}
+
+/// Records one request of `kind` served at `level` under `m`. The entries
+/// this makes are not read (the running machine's handler entries are
+/// everyone's), so entering `m` here only names where the request goes.
+pub(crate) fn request_as(ledger: &mut Ledger, m: Mechanism, kind: RefKind, level: Reached) {
+    let prev = ledger.enter(m);
+    ledger.request(kind, level);
+    ledger.leave(prev);
+}
+
+/// The result of a machine that shares everything above L2 with `base`'s
+/// and has the L2 and memory `tail`: `base`'s L1 caches and L1-hit counts
+/// (`l1_sides`), its own counts below L1 (`lower`), VMCPI `v` and L2s.
+pub(crate) fn result_below(
+    base: &VmResult,
+    cfg: &VmConfig,
+    l1_sides: [SideEvents; 2],
+    lower: [SideEvents; 2],
+    v: &Vmcpi,
+    tail: &Tail,
+) -> VmResult {
+    let k = base.user_instructions.max(1) as f64 / 1000.0;
+    let mut r = base.clone();
+    r.config.clone_from(&cfg.name);
+    let [i_side, d_side] = [0, 1].map(|s| SideEvents {
+        l1_hit_tlb_hit: l1_sides[s].l1_hit_tlb_hit,
+        l1_hit_tlb_miss: l1_sides[s].l1_hit_tlb_miss,
+        ..lower[s]
+    });
+    r.i_side = i_side;
+    r.d_side = d_side;
+    r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
+    r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
+    r.vmcpi = v.total();
+    r.vm_cycles = v.total_cycles();
+    r.components = component_rows(v);
+    r.caches.retain(|c| c.name.starts_with("l1"));
+    r.caches
+        .extend(tail.caches().into_iter().map(|(name, c)| NamedCache { name: name.to_string(), stats: *c.stats() }));
+    r.memory = *tail.memory();
+    r
 }

@@ -21,7 +21,7 @@ use vmlab_cache::{
 use vmlab_machine::{MemoryStats, Reached, Transfer};
 
 use crate::config::VmConfig;
-use crate::fanout::{direct_check, Tail, Tails};
+use crate::fanout::{direct_check, Fanout, Tail, Tails};
 
 /// Where the L1s serve an access, numbered as the machine's hierarchy
 /// numbers its levels (`Reached::Level(0)`); the L2s are `L2`, memory
@@ -69,26 +69,24 @@ impl MemSys {
     /// write-through and write-back the L1s send down, as the machine's own
     /// L2 does. Only for schemes whose L1 traffic does not depend on the L2
     /// (the caller checks): its transfers are never logged.
-    pub fn add_tail(&mut self, cfg: &VmConfig) -> Result<(), GeometryError> {
+    pub fn add_tail(&mut self, cfg: VmConfig) -> Result<(), GeometryError> {
         self.below.add_tail(cfg)
     }
 
-    /// The added L2s (`add_tail`), in order.
-    pub fn extra_tails(&self) -> &[Tail] {
-        self.below.extra_tails()
+    /// The added L2s (`add_tail`) and the counts that depend on them.
+    #[inline(always)]
+    pub fn fanout(&self) -> &Fanout {
+        self.below.fanout()
+    }
+
+    #[inline(always)]
+    pub fn fanout_mut(&mut self) -> &mut Fanout {
+        self.below.fanout_mut()
     }
 
     /// The machine's own L2 and memory.
     pub fn own_tail(&self) -> &Tail {
         self.below.own()
-    }
-
-    /// The level each added L2 served the latest access below L1 at (the
-    /// machine's own is what that access returned). Meaningful only when
-    /// that access was not an L1 hit: an L1 hit is an L1 hit for all.
-    #[inline]
-    pub fn extra_levels(&self) -> &[Reached] {
-        self.below.extra_levels()
     }
 
     /// Turns the fast paths (direct probes, hits finished by `lookup`) off:

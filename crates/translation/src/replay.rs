@@ -28,15 +28,15 @@
 //! everything above the caches.
 
 use vmlab_cache::{Geometry, IndexFn, RefKind, WriteMissPolicy};
-use vmlab_machine::{Ledger, Mechanism, Reached};
+use vmlab_machine::Ledger;
 use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
-use crate::fanout::{fanout_groups, fanout_refusal};
+use crate::fanout::{fanout_groups, fanout_refusal, request_as, result_below};
 use crate::memsys::{MemSys, L1};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
-use crate::sim::{component_rows, Recorded, SimError, VmSim};
+use crate::sim::{Recorded, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
 
 /// Why a machine `cfg` cannot replay what `recorder` records, or `None`
@@ -90,48 +90,33 @@ pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
     out
 }
 
-/// Records one request of `kind` served at `level` under `m` in a
-/// replaying machine's ledger. Its entries are not read (the recording
-/// machine's handler entries are everyone's), so entering `m` here only
-/// names where the request goes.
-fn request_as(ledger: &mut Ledger, m: Mechanism, kind: RefKind, level: Reached) {
-    let prev = ledger.enter(m);
-    ledger.request(kind, level);
-    ledger.leave(prev);
-}
-
-/// A machine of a fan-out below a replaying machine's L1s: its L2
-/// counts (as `VmSim`'s own fan-out keeps them).
-#[derive(Debug)]
-struct TailCounts {
-    sides: [SideEvents; 2],
-    ledger: Ledger,
-}
-
-/// A machine (and its L2 fan-out) replaying the record.
+/// A machine (and its L2 fan-out, `MemSys::fanout`) replaying the record.
 #[derive(Debug)]
 struct Replayer {
-    cfgs: Vec<VmConfig>,
+    cfg: VmConfig,
     mem: MemSys,
     sides: [SideEvents; 2],
     /// Only the kernel requests that missed L1, by the mechanism that
     /// made them: the VMCPI components read off the L2 and memory.
     ledger: Ledger,
-    tails: Vec<TailCounts>,
 }
 
 impl Replayer {
     fn new(cfgs: Vec<VmConfig>) -> Result<Self, SimError> {
-        let first = cfgs.first().ok_or_else(|| SimError::Config("an empty fan-out".into()))?;
+        let mut it = cfgs.into_iter();
+        let first = it.next().ok_or_else(|| SimError::Config("an empty fan-out".into()))?;
         first.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
-        let mut mem = MemSys::new(first, None).map_err(|e| SimError::Config(e.0))?;
-        for c in &cfgs[1..] {
+        let mut mem = MemSys::new(&first, None).map_err(|e| SimError::Config(e.0))?;
+        for c in it {
             c.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
             mem.add_tail(c).map_err(|e| SimError::Config(e.0))?;
         }
-        let tails =
-            (1..cfgs.len()).map(|_| TailCounts { sides: Default::default(), ledger: Ledger::default() }).collect();
-        Ok(Self { cfgs, mem, sides: Default::default(), ledger: Ledger::default(), tails })
+        Ok(Self { cfg: first, mem, sides: Default::default(), ledger: Ledger::default() })
+    }
+
+    /// How many configurations it runs: its own and its fan-out's.
+    fn len(&self) -> usize {
+        1 + self.mem.fanout().len()
     }
 
     fn replay(&mut self, refs: &[Recorded]) {
@@ -142,9 +127,7 @@ impl Replayer {
                     let s = usize::from(kind != RefKind::Ifetch);
                     self.sides[s].count(level, tlb_miss);
                     if level != L1 {
-                        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-                            t.sides[s].count(l, tlb_miss);
-                        }
+                        self.mem.fanout_mut().count(s, tlb_miss);
                     }
                 }
                 Recorded::Kernel { kind, r, size, mechanism } => {
@@ -152,9 +135,7 @@ impl Replayer {
                     // As `VmSim` records them: only what missed L1 is priced.
                     if level != L1 {
                         request_as(&mut self.ledger, mechanism, kind, level);
-                        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-                            request_as(&mut t.ledger, mechanism, kind, l);
-                        }
+                        self.mem.fanout_mut().request_as(mechanism, kind);
                     }
                 }
                 Recorded::Flush => {
@@ -188,42 +169,23 @@ impl Replayer {
             mine.l1_hit_tlb_miss +=
                 misses.saturating_sub(mine.l1_hit_tlb_miss + mine.l2_hit_tlb_miss + mine.l2_miss_tlb_miss);
         }
-        let k = own.user_instructions.max(1) as f64 / 1000.0;
-        let l1s: Vec<NamedCache> = self
+        // The recording machine's result with this machine's L1s: what
+        // every result here shares.
+        let mut base = own.clone();
+        base.caches = self
             .mem
             .stats()
             .into_iter()
             .filter(|(n, _)| n.starts_with("l1"))
             .map(|(name, stats)| NamedCache { name: name.to_string(), stats })
             .collect();
-        let below = std::iter::once((self.mem.own_tail().caches(), *self.mem.memory(), 0))
-            .chain(self.mem.extra_tails().iter().enumerate().map(|(i, t)| (t.caches(), *t.memory(), i + 1)));
-        let mut out = Vec::with_capacity(self.cfgs.len());
-        for (caches, memory, i) in below {
-            let (lower, ledger) =
-                if i == 0 { (self.sides, &self.ledger) } else { (self.tails[i - 1].sides, &self.tails[i - 1].ledger) };
-            let [i_side, d_side] = [0, 1].map(|s| SideEvents {
-                l1_hit_tlb_hit: self.sides[s].l1_hit_tlb_hit,
-                l1_hit_tlb_miss: self.sides[s].l1_hit_tlb_miss,
-                ..lower[s]
-            });
-            let mut r = own.clone();
-            r.config.clone_from(&self.cfgs[i].name);
-            r.i_side = i_side;
-            r.d_side = d_side;
-            r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
-            r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
-            let v =
-                recorder.vmcpi().with_requests_of(&Vmcpi::priced(ledger, self.cfgs[i].costs, own.user_instructions));
-            r.vmcpi = v.total();
-            r.vm_cycles = v.total_cycles();
-            r.components = component_rows(&v);
-            r.caches = l1s.clone();
-            r.caches
-                .extend(caches.into_iter().map(|(name, c)| NamedCache { name: name.to_string(), stats: *c.stats() }));
-            r.memory = memory;
-            out.push(r);
-        }
+        let vmcpi = |ledger: &Ledger, cfg: &VmConfig| {
+            recorder.vmcpi().with_requests_of(&Vmcpi::priced(ledger, cfg.costs, own.user_instructions))
+        };
+        let mut out = Vec::with_capacity(self.len());
+        let v = vmcpi(&self.ledger, &self.cfg);
+        out.push(result_below(&base, &self.cfg, self.sides, self.sides, &v, self.mem.own_tail()));
+        out.extend(self.mem.fanout().results(&base, self.sides, vmcpi));
         out
     }
 }
@@ -296,7 +258,7 @@ impl OnePass {
 
     /// How many configurations it runs.
     pub fn len(&self) -> usize {
-        self.recorder.configs().count() + self.replayers.iter().map(|r| r.cfgs.len()).sum::<usize>()
+        self.recorder.configs().count() + self.replayers.iter().map(Replayer::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
-use vmlab_addr::{Asid, Pfn, PhysAddr, VirtAddr, Vpn};
+use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
 use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper, Reached};
 use vmlab_mmu::pagetable::TableParams;
@@ -370,9 +370,6 @@ pub struct VmSim {
     /// TLBs' lookup memo, L1 hits finished inline. Off, every piece takes
     /// the general path; results are identical, which tests check.
     fast: bool,
-    /// The machines that share this one's L1s and TLBs but have their own
-    /// L2 (`VmSim::fanout`), one per `MemSys` extra tail.
-    tails: Vec<TailAccount>,
     /// While recording (`VmSim::record`): the cache references other L1
     /// sizes must replay (`crate::replay`), since the last `take_recorded`.
     tap: Option<Vec<Recorded>>,
@@ -391,19 +388,6 @@ pub enum Recorded {
     Kernel { kind: RefKind, r: LineRef, size: u64, mechanism: Mechanism },
     /// Every cache written back and invalidated.
     Flush,
-}
-
-/// What differs for a machine that shares a fan-out's L1s: its
-/// configuration, and the counts that depend on the level an access
-/// reached below L1. Its L1-hit counts are the shared ones.
-#[derive(Debug)]
-struct TailAccount {
-    cfg: VmConfig,
-    sides: [SideEvents; 2],
-    /// The leader's mechanisms entered and instructions, and this
-    /// machine's own requests served below L1 (`record`): its L1 hits,
-    /// the leader's, are not in it, and VMCPI does not read them.
-    ledger: Ledger,
 }
 
 fn side(kind: RefKind) -> usize {
@@ -489,7 +473,6 @@ impl VmSim {
             protection_cycles: 0,
             shared_tlb_order,
             fast: true,
-            tails: Vec::new(),
             tap: None,
             cfg,
         }
@@ -528,15 +511,14 @@ impl VmSim {
                 )));
             }
             cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
-            sim.mem.add_tail(&cfg).map_err(|e| SimError::Config(e.0))?;
-            sim.tails.push(TailAccount { cfg, sides: [SideEvents::default(); 2], ledger: Ledger::default() });
+            sim.mem.add_tail(cfg).map_err(|e| SimError::Config(e.0))?;
         }
         Ok(sim)
     }
 
     /// The configurations this simulator runs: its own, then its fan-out's.
     pub fn configs(&self) -> impl Iterator<Item = &VmConfig> {
-        std::iter::once(&self.cfg).chain(self.tails.iter().map(|t| &t.cfg))
+        std::iter::once(&self.cfg).chain(self.mem.fanout().configs())
     }
 
     /// A simulator without the fast paths: every user piece is looked up
@@ -980,7 +962,7 @@ impl VmSim {
         let vpn = Vpn(va / page);
         if va < USER_LIMIT.0 && table.lookup(Asid(asid), vpn).is_none() {
             let pfn = self.frames.alloc().map_err(TableError::from)?;
-            table.insert(Asid(asid), vpn, Pfn(pfn), &mut self.frames)?;
+            table.insert(Asid(asid), vpn, pfn, &mut self.frames)?;
         }
         Ok(())
     }
@@ -995,7 +977,7 @@ impl VmSim {
             return table
                 .lookup(Asid(space), Vpn(va / page))
                 .map(|pfn| pfn.0)
-                .ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }));
+                .ok_or(SimError::Table(TableError::NotMapped { space: Asid(space), vpn: Vpn(va / page) }));
         }
         let mut refs = Vec::new();
         table.walk(Asid(space), VirtAddr(va), &mut refs)?;
@@ -1010,7 +992,10 @@ impl VmSim {
             PteAddr::Physical(pa) => pa,
         };
         let table = self.table.as_ref().ok_or_else(|| SimError::Config("no page table".into()))?;
-        table.pte_at(pa).map(|pfn| pfn.0).ok_or(SimError::Table(TableError::NotMapped { space, vpn: va / page }))
+        table
+            .pte_at(pa)
+            .map(|pfn| pfn.0)
+            .ok_or(SimError::Table(TableError::NotMapped { space: Asid(space), vpn: Vpn(va / page) }))
     }
 
     /// A TLB lookup on side `s`, refilling on a miss. Returns the physical
@@ -1147,9 +1132,7 @@ impl VmSim {
         };
         let prev = self.enter(mechanism);
         self.ledger.instructions(code.instructions);
-        for t in &mut self.tails {
-            t.ledger.instructions(code.instructions);
-        }
+        self.mem.fanout_mut().instructions(code.instructions);
         // `OnCpu::run_code`'s fetches, through this simulator's caches.
         for (va, pa) in code.fetches() {
             self.handler_fetches += 1;
@@ -1167,16 +1150,12 @@ impl VmSim {
     /// Starts attributing the VM system's work to `m`, in this machine's
     /// ledger and every fan-out machine's (`Ledger::enter`).
     fn enter(&mut self, m: Mechanism) -> Mechanism {
-        for t in &mut self.tails {
-            t.ledger.enter(m);
-        }
+        self.mem.fanout_mut().enter(m);
         self.ledger.enter(m)
     }
 
     fn leave(&mut self, prev: Mechanism) {
-        for t in &mut self.tails {
-            t.ledger.leave(prev);
-        }
+        self.mem.fanout_mut().leave(prev);
         self.ledger.leave(prev);
     }
 
@@ -1191,9 +1170,7 @@ impl VmSim {
             return;
         }
         self.ledger.request(kind, level);
-        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-            t.ledger.request(kind, l);
-        }
+        self.mem.fanout_mut().request(kind);
     }
 
     /// Counts a user piece by the level that served it and its TLB
@@ -1202,15 +1179,8 @@ impl VmSim {
     #[inline(always)]
     fn count_side(&mut self, s: usize, level: Reached, tlb_miss: bool) {
         self.sides[s].count(level, tlb_miss);
-        if level != L1 && !self.tails.is_empty() {
-            self.count_tails(s, tlb_miss);
-        }
-    }
-
-    #[inline(never)]
-    fn count_tails(&mut self, s: usize, tlb_miss: bool) {
-        for (t, &l) in self.tails.iter_mut().zip(self.mem.extra_levels()) {
-            t.sides[s].count(l, tlb_miss);
+        if level != L1 && !self.mem.fanout().is_empty() {
+            self.mem.fanout_mut().count(s, tlb_miss);
         }
     }
 
@@ -1498,33 +1468,10 @@ impl VmSim {
     /// that depend on them.
     pub fn results(&mut self, origin: &str) -> Vec<VmResult> {
         let own = self.result(origin);
-        let k = self.user_instructions().max(1) as f64 / 1000.0;
-        let mut out = Vec::with_capacity(1 + self.tails.len());
-        for (t, tail) in self.tails.iter().zip(self.mem.extra_tails()) {
-            let mut r = own.clone();
-            r.config.clone_from(&t.cfg.name);
-            let [i_side, d_side] = [0, 1].map(|s| SideEvents {
-                l1_hit_tlb_hit: self.sides[s].l1_hit_tlb_hit,
-                l1_hit_tlb_miss: self.sides[s].l1_hit_tlb_miss,
-                ..t.sides[s]
-            });
-            r.i_side = i_side;
-            r.d_side = d_side;
-            r.l2i_misses_per_kinstr = i_side.l2_misses() as f64 / k;
-            r.l2d_misses_per_kinstr = d_side.l2_misses() as f64 / k;
-            let v = Vmcpi::priced(&t.ledger, t.cfg.costs, self.user_instructions());
-            r.vmcpi = v.total();
-            r.vm_cycles = v.total_cycles();
-            r.components = component_rows(&v);
-            r.caches.retain(|c| c.name.starts_with("l1"));
-            r.caches.extend(
-                tail.caches()
-                    .into_iter()
-                    .map(|(name, c)| crate::result::NamedCache { name: name.to_string(), stats: *c.stats() }),
-            );
-            r.memory = *tail.memory();
-            out.push(r);
-        }
+        let user = self.user_instructions();
+        let fan = self.mem.fanout();
+        let mut out = Vec::with_capacity(1 + fan.len());
+        out.extend(fan.results(&own, self.sides, |ledger, cfg| Vmcpi::priced(ledger, cfg.costs, user)));
         out.insert(0, own);
         out
     }

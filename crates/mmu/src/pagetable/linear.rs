@@ -10,6 +10,7 @@
 use rustc_hash::FxHashMap;
 
 use vmlab_addr::layout::USER_LIMIT;
+use vmlab_addr::{Asid, Pfn, VirtAddr, Vpn};
 
 use super::TableError;
 use crate::frames::FramePool;
@@ -61,7 +62,7 @@ impl LinearTable {
         let p = index / self.per_page;
         let mut change = PageChange::None;
         if !self.pages.contains_key(&p) {
-            let frame = frames.alloc()?;
+            let frame = frames.alloc()?.0;
             let len = usize::try_from(self.per_page).map_err(|_| TableError::Config("table page too large".into()))?;
             self.pages.insert(p, TablePage { pfn: frame, ptes: vec![INVALID; len].into_boxed_slice(), valid: 0 });
             self.owner.insert(frame, p);
@@ -95,7 +96,7 @@ impl LinearTable {
         let pfn = page.pfn;
         self.pages.remove(&p);
         self.owner.remove(&pfn);
-        frames.free(pfn)?;
+        frames.free(Pfn(pfn))?;
         Ok(Some(PageChange::Freed { page: p, pfn }))
     }
 
@@ -138,7 +139,7 @@ pub(crate) fn check_pool(frames: &FramePool) -> Result<(), TableError> {
 /// 32-bit physical addresses, as in the MIPS R3000 PTE).
 pub(crate) fn check_pfn20(pfn: u64) -> Result<(), TableError> {
     if pfn >= 1 << 20 {
-        return Err(TableError::FrameOutOfRange { pfn, bits: 20 });
+        return Err(TableError::FrameOutOfRange { pfn: Pfn(pfn), bits: 20 });
     }
     Ok(())
 }
@@ -171,10 +172,13 @@ pub(crate) const USER_TABLE_BYTES: u64 = (1 << USER_VA_BITS) / USER_PAGE_BYTES *
 impl UserTables {
     pub(crate) fn check(space: u32, vpn: u64, max_spaces: u32) -> Result<(), TableError> {
         if space >= max_spaces {
-            return Err(TableError::SpaceOutOfRange { space, max_spaces });
+            return Err(TableError::SpaceOutOfRange { space: Asid(space), max_spaces });
         }
         if vpn >= (1 << USER_VA_BITS) / USER_PAGE_BYTES {
-            return Err(TableError::OutOfRange { va: vpn.saturating_mul(USER_PAGE_BYTES), bits: USER_VA_BITS });
+            return Err(TableError::OutOfRange {
+                va: VirtAddr(vpn.saturating_mul(USER_PAGE_BYTES)),
+                bits: USER_VA_BITS,
+            });
         }
         Ok(())
     }
@@ -216,7 +220,7 @@ impl UserTables {
             Some(t) => t.clear(vpn, frames)?,
             None => None,
         };
-        let change = cleared.ok_or(TableError::NotMapped { space, vpn })?;
+        let change = cleared.ok_or(TableError::NotMapped { space: Asid(space), vpn: Vpn(vpn) })?;
         if let PageChange::Freed { pfn, .. } = change {
             self.owner.remove(&pfn);
         }

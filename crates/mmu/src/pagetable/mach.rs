@@ -46,7 +46,7 @@ impl Mach {
     /// Builds the table, allocating the root table's frame.
     pub fn new(frames: &mut FramePool) -> Result<Self, TableError> {
         check_pool(frames)?;
-        let root_pfn = frames.alloc()?;
+        let root_pfn = frames.alloc()?.0;
         check_pfn20(root_pfn)?;
         Ok(Self { user: UserTables::default(), kpt: LinearTable::new(PAGE_BYTES, PTE_BYTES), root_pfn })
     }
@@ -115,10 +115,10 @@ impl PageTable for Mach {
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
         let (space, va) = (space.0, va.0);
         if space >= MAX_SPACES {
-            return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
+            return Err(TableError::SpaceOutOfRange { space: Asid(space), max_spaces: MAX_SPACES });
         }
         if va >> 32 != 0 {
-            return Err(TableError::OutOfRange { va, bits: 32 });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: 32 });
         }
         let r = if va < USER_LIMIT.0 {
             PteRef {

@@ -55,8 +55,8 @@ impl Ultrix {
     }
 
     /// Kernel virtual address of the PTE mapping user page `vpn` of `space`.
-    pub fn upte_addr(space: u32, vpn: u64) -> u64 {
-        UPT_BASE + u64::from(space) * UPT_BYTES + vpn * PTE_BYTES
+    pub fn upte_addr(space: Asid, vpn: Vpn) -> VirtAddr {
+        VirtAddr(UPT_BASE + u64::from(space.0) * UPT_BYTES + vpn.0 * PTE_BYTES)
     }
 
     /// Physical address of `space`'s root table, once it has one.
@@ -70,7 +70,7 @@ impl Ultrix {
         if self.roots.contains_key(&(space / 2)) {
             return Ok(());
         }
-        let pfn = frames.alloc()?;
+        let pfn = frames.alloc()?.0;
         self.roots.insert(space / 2, pfn);
         self.root_owner.insert(pfn, space / 2);
         Ok(())
@@ -113,28 +113,29 @@ impl PageTable for Ultrix {
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
         let (space, va) = (space.0, va.0);
         if space >= MAX_SPACES {
-            return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
+            return Err(TableError::SpaceOutOfRange { space: Asid(space), max_spaces: MAX_SPACES });
         }
         if va < 1 << USER_VA_BITS {
             out.push(PteRef {
-                at: PteAddr::Mapped(VirtAddr(Self::upte_addr(space, va / PAGE_BYTES))),
+                at: PteAddr::Mapped(Self::upte_addr(Asid(space), Vpn(va / PAGE_BYTES))),
                 tier: Tier::User,
                 bytes: 4,
             });
             return Ok(());
         }
         if va >> 32 != 0 {
-            return Err(TableError::OutOfRange { va, bits: 32 });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: 32 });
         }
         let upt_end = UPT_BASE + u64::from(MAX_SPACES) * UPT_BYTES;
         if !(UPT_BASE..upt_end).contains(&va) {
             // Unmapped kernel segments (kseg0/kseg1) and kseg2 outside the
             // user tables have no PTE in this table.
-            return Err(TableError::NotMapped { space, vpn: va / PAGE_BYTES });
+            return Err(TableError::NotMapped { space: Asid(space), vpn: Vpn(va / PAGE_BYTES) });
         }
         // kseg2 is global: a UPT address names its owner space.
         let owner = ((va - UPT_BASE) / UPT_BYTES) as u32;
-        let root = self.root_pa(Asid(owner)).ok_or(TableError::NotMapped { space: owner, vpn: va / PAGE_BYTES })?.0;
+        let root =
+            self.root_pa(Asid(owner)).ok_or(TableError::NotMapped { space: Asid(owner), vpn: Vpn(va / PAGE_BYTES) })?.0;
         let index = (va - UPT_BASE - u64::from(owner) * UPT_BYTES) / PAGE_BYTES;
         out.push(PteRef { at: PteAddr::Physical(PhysAddr(root + index * PTE_BYTES)), tier: Tier::Root, bytes: 4 });
         Ok(())

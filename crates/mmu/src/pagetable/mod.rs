@@ -86,15 +86,15 @@ pub enum TableError {
     #[error(transparent)]
     Frames(#[from] FrameError),
     #[error("virtual address {va:#x} is outside the {bits}-bit space this table maps")]
-    OutOfRange { va: u64, bits: u32 },
+    OutOfRange { va: VirtAddr, bits: u32 },
     #[error("no mapping for space {space} page {vpn:#x}")]
-    NotMapped { space: u32, vpn: u64 },
+    NotMapped { space: Asid, vpn: Vpn },
     #[error("address space {space} is outside the {max_spaces} spaces this table holds")]
-    SpaceOutOfRange { space: u32, max_spaces: u32 },
+    SpaceOutOfRange { space: Asid, max_spaces: u32 },
     #[error("frame {pfn:#x} does not fit the {bits}-bit frame field of a PTE")]
-    FrameOutOfRange { pfn: u64, bits: u32 },
+    FrameOutOfRange { pfn: Pfn, bits: u32 },
     #[error("no free PTE for space {space} page {vpn:#x}: both {what} are full")]
-    Full { space: u32, vpn: u64, what: &'static str },
+    Full { space: Asid, vpn: Vpn, what: &'static str },
     #[error("invalid page-table configuration: {0}")]
     Config(String),
 }

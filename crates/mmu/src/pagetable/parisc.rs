@@ -173,7 +173,7 @@ impl HashedInverted {
         let len = usize::try_from(entries)
             .map_err(|_| TableError::Config(format!("parisc: {entries} entries is too large")))?;
         let table_frames = (entries * ENTRY_BYTES).div_ceil(page_bytes);
-        let table_pfn = frames.alloc_contiguous(table_frames)?;
+        let table_pfn = frames.alloc_contiguous(table_frames)?.0;
         let per_page = u32::try_from(page_bytes / ENTRY_BYTES)
             .map_err(|_| TableError::Config(format!("parisc: page size {page_bytes} is too large")))?;
         Ok(Self {
@@ -270,7 +270,7 @@ impl HashedInverted {
             self.overflow_used[(i / self.per_page) as usize] += 1;
             return Ok(i);
         }
-        let pfn = frames.alloc()?;
+        let pfn = frames.alloc()?.0;
         // Reuse the lowest page slot returned to the pool, else a new one.
         let page = match self.overflow_frames.iter().position(Option::is_none) {
             Some(p) => {
@@ -301,7 +301,7 @@ impl HashedInverted {
                 self.overflow_free.remove(&j);
             }
             if let Some(pfn) = self.overflow_frames[page].take() {
-                frames.free(pfn)?;
+                frames.free(Pfn(pfn))?;
             }
         } else {
             self.overflow_free.insert(i);
@@ -361,7 +361,7 @@ impl HashedInverted {
         let (found, prev, _) = self.search(space, vpn, |s| visited.push(s));
         out.extend(visited.into_iter().map(|s| self.pte_ref(s)));
         let Some(slot) = found else {
-            return Err(TableError::NotMapped { space, vpn });
+            return Err(TableError::NotMapped { space: Asid(space), vpn: Vpn(vpn) });
         };
         let next = self.entry(slot).next;
         match (slot, prev) {
@@ -415,7 +415,7 @@ impl HashedInverted {
 fn check_vpn(vpn: u64, page_bytes: u64) -> Result<(), TableError> {
     let limit = (1u64 << VA_BITS) / page_bytes;
     if vpn >= limit {
-        return Err(TableError::OutOfRange { va: vpn.saturating_mul(page_bytes), bits: VA_BITS });
+        return Err(TableError::OutOfRange { va: VirtAddr(vpn.saturating_mul(page_bytes)), bits: VA_BITS });
     }
     Ok(())
 }
@@ -452,7 +452,7 @@ impl PageTable for HashedInverted {
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
         let (space, va) = (space.0, va.0);
         if va >> VA_BITS != 0 {
-            return Err(TableError::OutOfRange { va, bits: VA_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: VA_BITS });
         }
         self.search(space, va / self.page_bytes, |s| out.push(self.pte_ref(s)));
         Ok(())

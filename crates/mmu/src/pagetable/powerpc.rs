@@ -108,7 +108,7 @@ impl HashedPageTable {
                 frames.page_bytes()
             )));
         }
-        let htab_pfn = frames.alloc_contiguous((ptegs * PTEG_BYTES).div_ceil(PAGE_BYTES))?;
+        let htab_pfn = frames.alloc_contiguous((ptegs * PTEG_BYTES).div_ceil(PAGE_BYTES))?.0;
         let len = usize::try_from(ptegs * PTES_PER_GROUP)
             .map_err(|_| TableError::Config("powerpc: table too large".into()))?;
         Ok(Self {
@@ -137,9 +137,9 @@ impl HashedPageTable {
     /// As [`super::Puma::share_segment`].
     pub fn share_segment(
         &mut self,
-        from: u32,
+        from: Asid,
         from_segment: usize,
-        to: u32,
+        to: Asid,
         to_segment: usize,
     ) -> Result<(), TableError> {
         let per_vsid = &self.per_vsid;
@@ -159,10 +159,10 @@ impl HashedPageTable {
         self.htab_base() + group * PTEG_BYTES + slot * PTE_BYTES
     }
 
-    fn check(space: u32, vpn: u64) -> Result<(), TableError> {
+    fn check(space: Asid, vpn: u64) -> Result<(), TableError> {
         SegmentRegisters::check_space(space)?;
         if vpn >= 1 << (EA_BITS - 12) {
-            return Err(TableError::OutOfRange { va: vpn.saturating_mul(PAGE_BYTES), bits: EA_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(vpn.saturating_mul(PAGE_BYTES)), bits: EA_BITS });
         }
         Ok(())
     }
@@ -196,7 +196,7 @@ impl PageTable for HashedPageTable {
     }
 
     fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, _frames: &mut FramePool) -> Result<(), TableError> {
-        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
+        let (vpn, pfn) = (vpn.0, pfn.0);
         Self::check(space, vpn)?;
         check_pfn20(pfn)?;
         let gvpn = self.segments.global_vpn(space, vpn);
@@ -216,14 +216,14 @@ impl PageTable for HashedPageTable {
                 return Ok(());
             }
         }
-        Err(TableError::Full { space, vpn, what: "primary and secondary PTEGs" })
+        Err(TableError::Full { space, vpn: Vpn(vpn), what: "primary and secondary PTEGs" })
     }
 
     fn remove(&mut self, space: Asid, vpn: Vpn, _frames: &mut FramePool) -> Result<(), TableError> {
-        let (space, vpn) = (space.0, vpn.0);
+        let vpn = vpn.0;
         Self::check(space, vpn)?;
         let gvpn = self.segments.global_vpn(space, vpn);
-        let i = self.scan(gvpn, |_| {}).ok_or(TableError::NotMapped { space, vpn })?;
+        let i = self.scan(gvpn, |_| {}).ok_or(TableError::NotMapped { space, vpn: Vpn(vpn) })?;
         self.slots[i] = None;
         self.valid -= 1;
         if let Some(n) = self.per_vsid.get_mut(&((gvpn >> 16) as u32)) {
@@ -233,17 +233,17 @@ impl PageTable for HashedPageTable {
     }
 
     fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
-        let (space, vpn) = (space.0, vpn.0);
+        let vpn = vpn.0;
         Self::check(space, vpn).ok()?;
         let i = self.scan(self.segments.global_vpn(space, vpn), |_| {})?;
         self.slots[i].map(|p| Pfn(p.pfn))
     }
 
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
-        let (space, va) = (space.0, va.0);
+        let va = va.0;
         SegmentRegisters::check_space(space)?;
         if va >> EA_BITS != 0 {
-            return Err(TableError::OutOfRange { va, bits: EA_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: EA_BITS });
         }
         let base = self.htab_base();
         self.scan(self.segments.global_vpn(space, va / PAGE_BYTES), |i| {

@@ -95,9 +95,9 @@ impl Puma {
     /// no mappings of its own (they would be orphaned).
     pub fn share_segment(
         &mut self,
-        from: u32,
+        from: Asid,
         from_segment: usize,
-        to: u32,
+        to: Asid,
         to_segment: usize,
     ) -> Result<(), TableError> {
         let per_vsid = &self.per_vsid;
@@ -106,8 +106,8 @@ impl Puma {
     }
 
     /// Global virtual address of the PTE of effective page `vpn` of `space`.
-    pub fn upte_addr(&self, space: u32, vpn: u64) -> u64 {
-        TABLE_BASE + self.segments.global_vpn(space, vpn) * PTE_BYTES
+    pub fn upte_addr(&self, space: Asid, vpn: Vpn) -> VirtAddr {
+        VirtAddr(TABLE_BASE + self.segments.global_vpn(space, vpn.0) * PTE_BYTES)
     }
 
     /// Physical address of `space`'s root table, once it has one.
@@ -120,16 +120,16 @@ impl Puma {
         Some(PhysAddr(pfn * PAGE_BYTES + u64::from(space % 2) * ROOT_BYTES))
     }
 
-    fn check(space: u32, vpn: u64) -> Result<(), TableError> {
+    fn check(space: Asid, vpn: u64) -> Result<(), TableError> {
         SegmentRegisters::check_space(space)?;
         if vpn >= (1 << USER_VA_BITS) / PAGE_BYTES {
-            return Err(TableError::OutOfRange { va: vpn.saturating_mul(PAGE_BYTES), bits: USER_VA_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(vpn.saturating_mul(PAGE_BYTES)), bits: USER_VA_BITS });
         }
         Ok(())
     }
 
     /// The table page root entry `index` of `space` names.
-    fn root_target(&self, space: u32, index: u64) -> u64 {
+    fn root_target(&self, space: Asid, index: u64) -> u64 {
         let vsid = self.segments.vsid(space, (index / PAGES_PER_SEGMENT) as usize);
         u64::from(vsid) * PAGES_PER_SEGMENT + index % PAGES_PER_SEGMENT
     }
@@ -145,16 +145,16 @@ impl PageTable for Puma {
     }
 
     fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, frames: &mut FramePool) -> Result<(), TableError> {
-        let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
+        let (vpn, pfn) = (vpn.0, pfn.0);
         Self::check(space, vpn)?;
         check_pfn20(pfn)?;
         check_pool(frames)?;
-        if let std::collections::hash_map::Entry::Vacant(slot) = self.roots.entry(space / 2) {
-            let f = frames.alloc()?;
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.roots.entry(space.0 / 2) {
+            let f = frames.alloc()?.0;
             slot.insert(f);
-            self.root_owner.insert(f, space / 2);
+            self.root_owner.insert(f, space.0 / 2);
         }
-        self.root_spaces.insert(space);
+        self.root_spaces.insert(space.0);
         let g = self.segments.global_vpn(space, vpn);
         let fresh = self.table.get(g).is_none();
         if let PageChange::Allocated { pfn: f, .. } = self.table.set(g, pfn, frames)? {
@@ -170,10 +170,10 @@ impl PageTable for Puma {
     }
 
     fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
-        let (space, vpn) = (space.0, vpn.0);
+        let vpn = vpn.0;
         Self::check(space, vpn)?;
         let g = self.segments.global_vpn(space, vpn);
-        self.table.clear(g, frames)?.ok_or(TableError::NotMapped { space, vpn })?;
+        self.table.clear(g, frames)?.ok_or(TableError::NotMapped { space, vpn: Vpn(vpn) })?;
         if let Some(n) = self.per_vsid.get_mut(&((g >> 16) as u32)) {
             *n -= 1;
         }
@@ -181,33 +181,33 @@ impl PageTable for Puma {
     }
 
     fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
-        let (space, vpn) = (space.0, vpn.0);
+        let vpn = vpn.0;
         Self::check(space, vpn).ok()?;
         self.table.get(self.segments.global_vpn(space, vpn)).map(Pfn)
     }
 
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
-        let (space, va) = (space.0, va.0);
+        let va = va.0;
         SegmentRegisters::check_space(space)?;
         if va < 1 << USER_VA_BITS {
             out.push(PteRef {
-                at: PteAddr::Mapped(VirtAddr(self.upte_addr(space, va / PAGE_BYTES))),
+                at: PteAddr::Mapped(self.upte_addr(space, Vpn(va / PAGE_BYTES))),
                 tier: Tier::User,
                 bytes: 4,
             });
             return Ok(());
         }
         if va >> GLOBAL_BITS != 0 {
-            return Err(TableError::OutOfRange { va, bits: GLOBAL_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: GLOBAL_BITS });
         }
         if va < TABLE_BASE {
-            return Err(TableError::OutOfRange { va, bits: USER_VA_BITS });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: USER_VA_BITS });
         }
-        let not_mapped = TableError::NotMapped { space, vpn: va / PAGE_BYTES };
+        let not_mapped = TableError::NotMapped { space, vpn: Vpn(va / PAGE_BYTES) };
         let page = (va - TABLE_BASE) / PAGE_BYTES;
         let vsid = u32::try_from(page / PAGES_PER_SEGMENT).map_err(|_| not_mapped.clone())?;
         let segment = self.segments.segment_of(space, vsid, 0..USER_SEGMENTS).ok_or(not_mapped.clone())?;
-        let root = self.root_pa(Asid(space)).ok_or(not_mapped)?.0;
+        let root = self.root_pa(space).ok_or(not_mapped)?.0;
         let index = segment as u64 * PAGES_PER_SEGMENT + page % PAGES_PER_SEGMENT;
         out.push(PteRef { at: PteAddr::Physical(PhysAddr(root + index * PTE_BYTES)), tier: Tier::Root, bytes: 4 });
         Ok(())
@@ -220,8 +220,9 @@ impl PageTable for Puma {
             .root_spaces
             .iter()
             .map(|&s| {
-                (0..ROOT_BYTES / PTE_BYTES).filter(|&i| self.table.page_frame(self.root_target(s, i)).is_some()).count()
-                    as u64
+                (0..ROOT_BYTES / PTE_BYTES)
+                    .filter(|&i| self.table.page_frame(self.root_target(Asid(s), i)).is_some())
+                    .count() as u64
             })
             .sum();
         TableMemory {
@@ -239,7 +240,7 @@ impl PageTable for Puma {
             if !self.root_spaces.contains(&space) {
                 return None;
             }
-            return self.table.page_frame(self.root_target(space, entry % (ROOT_BYTES / PTE_BYTES))).map(Pfn);
+            return self.table.page_frame(self.root_target(Asid(space), entry % (ROOT_BYTES / PTE_BYTES))).map(Pfn);
         }
         self.table.pte_at(pa, PAGE_BYTES, PTE_BYTES).map(Pfn)
     }

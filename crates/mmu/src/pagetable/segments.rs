@@ -7,6 +7,8 @@
 
 use rustc_hash::FxHashMap;
 
+use vmlab_addr::Asid;
+
 use super::TableError;
 
 /// Segment registers per space.
@@ -23,35 +25,37 @@ pub const MAX_SPACES: u32 = 1 << (VSID_BITS - 4);
 /// `space * 16 + segment`, so distinct spaces never share by accident.
 #[derive(Debug, Clone, Default)]
 pub struct SegmentRegisters {
-    overrides: FxHashMap<u32, [u32; SEGMENTS]>,
+    overrides: FxHashMap<Asid, [u32; SEGMENTS]>,
 }
 
 impl SegmentRegisters {
-    pub fn check_space(space: u32) -> Result<(), TableError> {
-        if space >= MAX_SPACES {
+    pub fn check_space(space: Asid) -> Result<(), TableError> {
+        if space.0 >= MAX_SPACES {
             return Err(TableError::SpaceOutOfRange { space, max_spaces: MAX_SPACES });
         }
         Ok(())
     }
 
     /// The VSID in segment register `segment` (0..16) of `space`.
-    pub fn vsid(&self, space: u32, segment: usize) -> u32 {
+    pub fn vsid(&self, space: Asid, segment: usize) -> u32 {
         match self.overrides.get(&space) {
             Some(regs) => regs[segment % SEGMENTS],
-            None => space * SEGMENTS as u32 + (segment % SEGMENTS) as u32,
+            None => space.0 * SEGMENTS as u32 + (segment % SEGMENTS) as u32,
         }
     }
 
     /// Loads `vsid` into segment register `segment` of `space`.
-    pub fn set(&mut self, space: u32, segment: usize, vsid: u32) -> Result<(), TableError> {
+    pub fn set(&mut self, space: Asid, segment: usize, vsid: u32) -> Result<(), TableError> {
         Self::check_space(space)?;
         if segment >= SEGMENTS || vsid >= 1 << VSID_BITS {
             return Err(TableError::Config(format!(
                 "segment register {segment} (of {SEGMENTS}) with VSID {vsid:#x} (of {VSID_BITS} bits)"
             )));
         }
-        let regs =
-            self.overrides.entry(space).or_insert_with(|| std::array::from_fn(|i| space * SEGMENTS as u32 + i as u32));
+        let regs = self
+            .overrides
+            .entry(space)
+            .or_insert_with(|| std::array::from_fn(|i| space.0 * SEGMENTS as u32 + i as u32));
         regs[segment] = vsid;
         Ok(())
     }
@@ -63,8 +67,8 @@ impl SegmentRegisters {
     pub fn share(
         &mut self,
         table: &str,
-        (from, from_segment): (u32, usize),
-        (to, to_segment): (u32, usize),
+        (from, from_segment): (Asid, usize),
+        (to, to_segment): (Asid, usize),
         maps_pages: impl Fn(u32) -> bool,
     ) -> Result<(), TableError> {
         Self::check_space(from)?;
@@ -84,13 +88,13 @@ impl SegmentRegisters {
 
     /// The 52-bit global virtual page number of effective page `vpn`
     /// (`ea >> 12`) of `space`: `vsid << 16 | page index`.
-    pub fn global_vpn(&self, space: u32, vpn: u64) -> u64 {
+    pub fn global_vpn(&self, space: Asid, vpn: u64) -> u64 {
         let segment = (vpn >> 16) as usize & (SEGMENTS - 1);
         u64::from(self.vsid(space, segment)) << 16 | (vpn & 0xFFFF)
     }
 
     /// The lowest segment of `space` among `segments` holding `vsid`.
-    pub fn segment_of(&self, space: u32, vsid: u32, segments: std::ops::Range<usize>) -> Option<usize> {
+    pub fn segment_of(&self, space: Asid, vsid: u32, segments: std::ops::Range<usize>) -> Option<usize> {
         segments.into_iter().find(|&s| self.vsid(space, s) == vsid)
     }
 }

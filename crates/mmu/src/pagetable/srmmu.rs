@@ -43,7 +43,7 @@ impl Default for Srmmu {
 
 fn check(vpn: u64) -> Result<(), TableError> {
     if vpn >= 1 << (VA_BITS - 12) {
-        return Err(TableError::OutOfRange { va: vpn.saturating_mul(PAGE_BYTES), bits: VA_BITS });
+        return Err(TableError::OutOfRange { va: VirtAddr(vpn.saturating_mul(PAGE_BYTES)), bits: VA_BITS });
     }
     Ok(())
 }
@@ -61,7 +61,7 @@ impl Srmmu {
 
     /// Maps `vpn` of `space` to `pfn`; `fresh` holds one block per level
     /// `missing` named, in its order (their addresses, sized `TABLE_BYTES`).
-    pub fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, fresh: &[u64]) -> Result<(), TableError> {
+    pub fn insert(&mut self, space: Asid, vpn: Vpn, pfn: Pfn, fresh: &[PhysAddr]) -> Result<(), TableError> {
         check(vpn.0)?;
         let path = self.tree.path(space.0, vpn.0);
         if fresh.len() != 3 - path.len() {
@@ -71,25 +71,26 @@ impl Srmmu {
                 fresh.len()
             )));
         }
-        self.tree.insert(space.0, vpn.0, pfn.0, path, fresh);
+        let fresh: Vec<u64> = fresh.iter().map(|b| b.0).collect();
+        self.tree.insert(space.0, vpn.0, pfn.0, path, &fresh);
         Ok(())
     }
 
     /// Removes the mapping of `vpn`; returns the (level, address) of each
     /// level-2 or level-3 table left empty, bottom first, now out of the
     /// tree (the level-1 table stays until `release`).
-    pub fn remove(&mut self, space: Asid, vpn: Vpn) -> Result<Vec<(usize, u64)>, TableError> {
+    pub fn remove(&mut self, space: Asid, vpn: Vpn) -> Result<Vec<(usize, PhysAddr)>, TableError> {
         check(vpn.0)?;
         if self.lookup(space, vpn).is_none() {
-            return Err(TableError::NotMapped { space: space.0, vpn: vpn.0 });
+            return Err(TableError::NotMapped { space, vpn });
         }
         let path = self.tree.path(space.0, vpn.0);
-        Ok(self.tree.clear(vpn.0, &path))
+        Ok(self.tree.clear(vpn.0, &path).into_iter().map(|(l, b)| (l, PhysAddr(b))).collect())
     }
 
     /// Drops `space`'s level-1 table when it maps nothing; returns its address.
-    pub fn release(&mut self, space: Asid) -> Option<u64> {
-        self.tree.release(space.0)
+    pub fn release(&mut self, space: Asid) -> Option<PhysAddr> {
+        self.tree.release(space.0).map(PhysAddr)
     }
 
     pub fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
@@ -141,7 +142,8 @@ mod tests {
         let (s, va) = (Asid(3), 0x0104_3000u64);
         let vpn = Vpn(va / PAGE_BYTES);
         assert_eq!(t.missing(s, vpn), vec![0, 1, 2]);
-        t.insert(s, vpn, Pfn(0x77), &[0x1_0000, 0x2_0000, 0x2_0100]).expect("worked by hand");
+        t.insert(s, vpn, Pfn(0x77), &[PhysAddr(0x1_0000), PhysAddr(0x2_0000), PhysAddr(0x2_0100)])
+            .expect("worked by hand");
         // va[31:24] = 1, va[23:18] = 0x01, va[17:12] = 0x03.
         let mut refs = Vec::new();
         t.walk(s, VirtAddr(va), &mut refs).expect("worked by hand");
@@ -158,9 +160,9 @@ mod tests {
         assert_eq!(t.missing(s, Vpn(vpn.0 + 1)), Vec::<usize>::new());
         assert_eq!(t.missing(s, Vpn(vpn.0 + 64)), vec![2]);
         assert_eq!(t.table_bytes(), [1024, 256, 256]);
-        assert_eq!(t.remove(s, vpn).expect("worked by hand"), vec![(2, 0x2_0100), (1, 0x2_0000)]);
+        assert_eq!(t.remove(s, vpn).expect("worked by hand"), vec![(2, PhysAddr(0x2_0100)), (1, PhysAddr(0x2_0000))]);
         assert_eq!(t.lookup(s, vpn), None);
-        assert_eq!(t.release(s), Some(0x1_0000));
+        assert_eq!(t.release(s), Some(PhysAddr(0x1_0000)));
         assert_eq!(t.table_bytes(), [0, 0, 0]);
     }
 }

@@ -103,7 +103,10 @@ impl Radix {
 
     fn check(&self, vpn: u64) -> Result<(), TableError> {
         if vpn >= 1 << (self.shape.va_bits - 12) {
-            return Err(TableError::OutOfRange { va: vpn.saturating_mul(PAGE_BYTES), bits: self.shape.va_bits });
+            return Err(TableError::OutOfRange {
+                va: VirtAddr(vpn.saturating_mul(PAGE_BYTES)),
+                bits: self.shape.va_bits,
+            });
         }
         Ok(())
     }
@@ -111,10 +114,10 @@ impl Radix {
     /// A frame for a new table page, within the entries' frame field.
     fn new_table(&self, frames: &mut FramePool) -> Result<u64, TableError> {
         check_pool(frames)?;
-        let pfn = frames.alloc()?;
+        let Pfn(pfn) = frames.alloc()?;
         if pfn >= 1 << self.shape.pfn_bits {
-            frames.free(pfn)?;
-            return Err(TableError::FrameOutOfRange { pfn, bits: self.shape.pfn_bits });
+            frames.free(Pfn(pfn))?;
+            return Err(TableError::FrameOutOfRange { pfn: Pfn(pfn), bits: self.shape.pfn_bits });
         }
         Ok(pfn)
     }
@@ -133,7 +136,7 @@ impl PageTable for Radix {
         let (space, vpn, pfn) = (space.0, vpn.0, pfn.0);
         self.check(vpn)?;
         if pfn >= 1 << self.shape.pfn_bits {
-            return Err(TableError::FrameOutOfRange { pfn, bits: self.shape.pfn_bits });
+            return Err(TableError::FrameOutOfRange { pfn: Pfn(pfn), bits: self.shape.pfn_bits });
         }
         let path = self.tree.path(space, vpn);
         // Allocate every missing table page first, so running out of frames
@@ -145,7 +148,7 @@ impl PageTable for Radix {
                 Ok(f) => fresh.push(f),
                 Err(e) => {
                     for f in fresh {
-                        frames.free(f)?;
+                        frames.free(Pfn(f))?;
                     }
                     return Err(e);
                 }
@@ -159,13 +162,13 @@ impl PageTable for Radix {
         let (space, vpn) = (space.0, vpn.0);
         self.check(vpn)?;
         if self.lookup(Asid(space), Vpn(vpn)).is_none() {
-            return Err(TableError::NotMapped { space, vpn });
+            return Err(TableError::NotMapped { space: Asid(space), vpn: Vpn(vpn) });
         }
         let path = self.tree.path(space, vpn);
         // Table pages left empty go back to the pool (the top-level page
         // stays: it is the space's CR3).
         for (_, node) in self.tree.clear(vpn, &path) {
-            frames.free(node)?;
+            frames.free(Pfn(node))?;
         }
         Ok(())
     }
@@ -178,10 +181,10 @@ impl PageTable for Radix {
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {
         let (space, va) = (space.0, va.0);
         if va >> self.shape.va_bits != 0 {
-            return Err(TableError::OutOfRange { va, bits: self.shape.va_bits });
+            return Err(TableError::OutOfRange { va: VirtAddr(va), bits: self.shape.va_bits });
         }
         let vpn = va / PAGE_BYTES;
-        let mut node = self.tree.top(space).ok_or(TableError::NotMapped { space, vpn })?;
+        let mut node = self.tree.top(space).ok_or(TableError::NotMapped { space: Asid(space), vpn: Vpn(vpn) })?;
         for level in 0..self.shape.levels {
             let i = self.tree.index(vpn, level as usize);
             out.push(PteRef {

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use vmlab_addr::layout::OS_KERNEL_SPACE;
-use vmlab_addr::{Asid, CpuId, PageSize, Pfn, PhysAddr, VirtAddr, Vpn};
+use vmlab_addr::{Asid, CpuId, PageSize, Pfn, PhysAddr, VirtAddr};
 use vmlab_machine::OnCpu;
 use vmlab_mmu::pagetable::srmmu::{PAGE_BYTES, TABLE_BYTES};
 use vmlab_mmu::pagetable::{PteAddr, Srmmu};
@@ -65,12 +65,12 @@ impl Layout {
         Self { pfd, hme, hme_slots, mmu, space, pool_heads, first_frame }
     }
 
-    fn pfd(&self, pfn: u64) -> u64 {
-        self.pfd + pfn * PFD_BYTES
+    fn pfd(&self, pfn: Pfn) -> u64 {
+        self.pfd + pfn.0 * PFD_BYTES
     }
 
-    fn hme(&self, asid: Asid, va: u64) -> u64 {
-        self.hme + ((u64::from(asid.0).wrapping_mul(0x9e37) ^ (va / PAGE_BYTES)) % self.hme_slots) * HME_BYTES
+    fn hme(&self, asid: Asid, va: VirtAddr) -> u64 {
+        self.hme + ((u64::from(asid.0).wrapping_mul(0x9e37) ^ (va.0 / PAGE_BYTES)) % self.hme_slots) * HME_BYTES
     }
 
     fn mmu(&self, asid: Asid) -> u64 {
@@ -98,13 +98,13 @@ pub struct MpHat {
     table: Srmmu,
     memory: FramePool,
     /// The free resource pool: free table blocks by level.
-    free: [Vec<u64>; 3],
+    free: [Vec<PhysAddr>; 3],
     spaces: BTreeMap<Asid, SpaceDescriptor>,
-    frames: BTreeMap<u64, PageFrame>,
+    frames: BTreeMap<Pfn, PageFrame>,
     /// Blocks a CPU has taken from the pool for its next load.
-    stash: Vec<Vec<(usize, u64)>>,
+    stash: Vec<Vec<(usize, PhysAddr)>>,
     /// Blocks a CPU's unloads emptied and has not yet returned.
-    emptied: Vec<Vec<(usize, u64)>>,
+    emptied: Vec<Vec<(usize, PhysAddr)>>,
     paths: (u64, u64, u64, u64),
     page: PageSize,
     at: Layout,
@@ -195,8 +195,8 @@ impl MpHat {
     /// after the clock's hand, in (space, table) order over every space,
     /// other than the table the load itself needs. Returns the table's
     /// space, first address and the pages it maps; moves the hand.
-    pub fn victim(&mut self, asid: Asid, va: u64) -> Option<(Asid, u64, u64)> {
-        let own = (asid, va / PAGE_BYTES / LEAF_PAGES);
+    pub fn victim(&mut self, asid: Asid, va: VirtAddr) -> Option<(Asid, VirtAddr, u64)> {
+        let own = (asid, va.0 / PAGE_BYTES / LEAF_PAGES);
         let mut tables: BTreeMap<(Asid, u64), u64> = BTreeMap::new();
         for &a in self.spaces.keys() {
             for (vpn, _) in self.table.mappings(a) {
@@ -212,7 +212,7 @@ impl MpHat {
         .map(|(&k, &n)| (k, n))?;
         self.hand = Some(next.0);
         let ((a, t), n) = next;
-        Some((a, t * LEAF_PAGES * PAGE_BYTES, n))
+        Some((a, VirtAddr(t * LEAF_PAGES * PAGE_BYTES), n))
     }
 
     /// The pool's frames for level-2 and level-3 tables: carved, the
@@ -223,11 +223,11 @@ impl MpHat {
 
     /// A data frame for the VM system (not a hat routine: the caller
     /// counts its own allocation).
-    pub fn alloc_frame(&mut self) -> Result<u64, String> {
+    pub fn alloc_frame(&mut self) -> Result<Pfn, String> {
         self.memory.alloc().map_err(|e| format!("mp: out of memory: {e}"))
     }
 
-    pub fn free_frame(&mut self, pfn: u64) -> Result<(), String> {
+    pub fn free_frame(&mut self, pfn: Pfn) -> Result<(), String> {
         self.memory.free(pfn).map_err(|e| e.to_string())
     }
 
@@ -239,7 +239,7 @@ impl MpHat {
         self.spaces.get(&asid)
     }
 
-    pub fn frame(&self, pfn: u64) -> Option<&PageFrame> {
+    pub fn frame(&self, pfn: Pfn) -> Option<&PageFrame> {
         self.frames.get(&pfn)
     }
 
@@ -267,9 +267,9 @@ impl MpHat {
 
     /// Which table levels a load of `va` in `asid` needs blocks for,
     /// beyond those `cpu` has already taken.
-    pub fn blocks_wanted(&self, cpu: CpuId, asid: Asid, va: u64) -> Vec<usize> {
+    pub fn blocks_wanted(&self, cpu: CpuId, asid: Asid, va: VirtAddr) -> Vec<usize> {
         let have: Vec<usize> = self.stash[cpu.index()].iter().map(|b| b.0).collect();
-        self.table.missing(asid, Vpn(va / PAGE_BYTES)).into_iter().filter(|l| !have.contains(l)).collect()
+        self.table.missing(asid, self.page.vpn(va)).into_iter().filter(|l| !have.contains(l)).collect()
     }
 
     /// Takes one block of each level in `levels` from the free resource
@@ -291,13 +291,13 @@ impl MpHat {
                     }
                 }
                 let n = PAGE_BYTES / TABLE_BYTES[l];
-                self.free[l].extend((0..n).rev().map(|i| f * PAGE_BYTES + i * TABLE_BYTES[l]));
+                self.free[l].extend((0..n).rev().map(|i| PhysAddr(self.page.frame_base(f).0 + i * TABLE_BYTES[l])));
             }
             let b = self.free[l].pop().ok_or("mp: empty pool after refill")?;
             store(on, self.at.pool_head(l), 8);
             // A block is zeroed before it goes into the tree.
             for off in (0..TABLE_BYTES[l]).step_by(4) {
-                store(on, b + off, 4);
+                store(on, b.0 + off, 4);
             }
             self.stash[cpu.index()].push((l, b));
         }
@@ -314,12 +314,12 @@ impl MpHat {
         on: &mut OnCpu<'_>,
         cpu: CpuId,
         asid: Asid,
-        va: u64,
-        pfn: u64,
+        va: VirtAddr,
+        pfn: Pfn,
         prot: Prot,
     ) -> Result<bool, String> {
-        let va = va & !(PAGE_BYTES - 1);
-        let vpn = Vpn(va / PAGE_BYTES);
+        let vpn = self.page.vpn(va);
+        let va = self.page.page_start(va);
         let mut lowered = false;
         run(on, self.paths.0);
         load(on, self.at.space(asid), 8);
@@ -333,14 +333,14 @@ impl MpHat {
             fresh.push(stash.swap_remove(i).1);
         }
         if let Some(old) = self.table.lookup(asid, vpn) {
-            if old.0 != pfn {
-                return Err(format!("mp: space {} page {va:#x} is loaded to frame {:#x}; unload first", asid.0, old.0));
+            if old != pfn {
+                return Err(format!("mp: space {} page {va:#x} is loaded to frame {old:#x}; unload first", asid.0));
             }
             let was = self.prot_of(asid, va).unwrap_or(Prot::NONE);
             lowered = (was.write && !prot.write) || (was.read && !prot.read) || (was.exec && !prot.exec);
             self.set_prot(asid, va, pfn, prot);
         } else {
-            self.table.insert(asid, vpn, Pfn(pfn), &fresh).map_err(|e| e.to_string())?;
+            self.table.insert(asid, vpn, pfn, &fresh).map_err(|e| e.to_string())?;
             let f = self.frames.entry(pfn).or_insert_with(|| PageFrame { pfn, ..PageFrame::default() });
             f.mappings.push(Mapping { asid, va, tag: asid, prot, cpu: cpu.index() });
             store(on, self.at.hme(asid, va), HME_BYTES);
@@ -352,7 +352,7 @@ impl MpHat {
         // CPU runs the space (a scripted load may come from any CPU).
         let running = self.spaces.get(&asid).is_some_and(|s| s.mmus.contains(&cpu));
         if let (true, Some(tlb)) = (running, on.cpu().tlb_mut()) {
-            let e = TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), self.page);
+            let e = TlbEntry::new(asid, va, self.page.frame_base(pfn), self.page);
             tlb.insert(e, Slot::Normal).map_err(|e| e.to_string())?;
         }
         Ok(lowered)
@@ -360,9 +360,9 @@ impl MpHat {
 
     /// The walk to `va`'s PTE, each entry read through the cache, and the
     /// PTE written when `write`.
-    fn touch_pte(&self, on: &mut OnCpu<'_>, asid: Asid, va: u64, write: bool) {
+    fn touch_pte(&self, on: &mut OnCpu<'_>, asid: Asid, va: VirtAddr, write: bool) {
         let mut refs = Vec::new();
-        let _ = self.table.walk(asid, VirtAddr(va), &mut refs);
+        let _ = self.table.walk(asid, va, &mut refs);
         for r in &refs {
             if let PteAddr::Physical(pa) = r.at {
                 load(on, pa.0, u64::from(r.bytes));
@@ -375,7 +375,7 @@ impl MpHat {
         }
     }
 
-    fn set_prot(&mut self, asid: Asid, va: u64, pfn: u64, prot: Prot) {
+    fn set_prot(&mut self, asid: Asid, va: VirtAddr, pfn: Pfn, prot: Prot) {
         if let Some(f) = self.frames.get_mut(&pfn) {
             for m in f.mappings.iter_mut().filter(|m| m.asid == asid && m.va == va) {
                 m.prot = prot;
@@ -384,16 +384,16 @@ impl MpHat {
     }
 
     /// The frame `va` of `asid` is loaded to, if any.
-    pub fn lookup(&self, asid: Asid, va: u64) -> Option<u64> {
-        self.table.lookup(asid, Vpn(va / PAGE_BYTES)).map(|p| p.0)
+    pub fn lookup(&self, asid: Asid, va: VirtAddr) -> Option<Pfn> {
+        self.table.lookup(asid, self.page.vpn(va))
     }
 
     /// Unloads `va` of `asid` (the PTE and its mapping entry) on `cpu`;
     /// the table blocks it empties wait in `cpu`'s emptied list for
     /// `release_emptied`. The TLBs are the caller's (a shoot-down).
     /// Returns the frame it mapped.
-    pub fn unload(&mut self, on: &mut OnCpu<'_>, cpu: CpuId, asid: Asid, va: u64) -> Option<u64> {
-        let va = va & !(PAGE_BYTES - 1);
+    pub fn unload(&mut self, on: &mut OnCpu<'_>, cpu: CpuId, asid: Asid, va: VirtAddr) -> Option<Pfn> {
+        let va = self.page.page_start(va);
         let pfn = self.lookup(asid, va)?;
         run(on, self.paths.1);
         self.touch_pte(on, asid, va, true);
@@ -411,7 +411,7 @@ impl MpHat {
                 self.frames.remove(&pfn);
             }
         }
-        if let Ok(emptied) = self.table.remove(asid, Vpn(va / PAGE_BYTES)) {
+        if let Ok(emptied) = self.table.remove(asid, self.page.vpn(va)) {
             self.emptied[cpu.index()].extend(emptied);
         }
         Some(pfn)
@@ -419,8 +419,8 @@ impl MpHat {
 
     /// Interface 4 for one page: sets the rights of `va` in `asid`.
     /// Returns whether a translation was there.
-    pub fn change_prot(&mut self, on: &mut OnCpu<'_>, asid: Asid, va: u64, prot: Prot) -> bool {
-        let va = va & !(PAGE_BYTES - 1);
+    pub fn change_prot(&mut self, on: &mut OnCpu<'_>, asid: Asid, va: VirtAddr, prot: Prot) -> bool {
+        let va = self.page.page_start(va);
         let Some(pfn) = self.lookup(asid, va) else { return false };
         run(on, self.paths.2);
         self.touch_pte(on, asid, va, true);
@@ -429,9 +429,9 @@ impl MpHat {
     }
 
     /// Interface 2: every translation to `pfn`, as (space, page), to unload.
-    pub fn mappings_of(&self, on: &mut OnCpu<'_>, pfn: u64) -> Vec<(Asid, u64)> {
+    pub fn mappings_of(&self, on: &mut OnCpu<'_>, pfn: Pfn) -> Vec<(Asid, VirtAddr)> {
         load(on, self.at.pfd(pfn), 8);
-        let maps: Vec<(Asid, u64)> =
+        let maps: Vec<(Asid, VirtAddr)> =
             self.frames.get(&pfn).map(|f| f.mappings.iter().map(|m| (m.asid, m.va)).collect()).unwrap_or_default();
         for (a, v) in &maps {
             load(on, self.at.hme(*a, *v), HME_BYTES);
@@ -441,7 +441,7 @@ impl MpHat {
     }
 
     /// Interface 5: reads and clears the referenced and modified bits of `pfn`.
-    pub fn clear_refmod(&mut self, on: &mut OnCpu<'_>, pfn: u64) -> (bool, bool) {
+    pub fn clear_refmod(&mut self, on: &mut OnCpu<'_>, pfn: Pfn) -> (bool, bool) {
         load(on, self.at.pfd(pfn), 8);
         match self.frames.get_mut(&pfn) {
             Some(f) => {
@@ -456,7 +456,7 @@ impl MpHat {
     }
 
     /// Interface 5: an access sets the bits (the SRMMU sets them in the PTE).
-    pub fn set_refmod(&mut self, pfn: u64, modified: bool) {
+    pub fn set_refmod(&mut self, pfn: Pfn, modified: bool) {
         if let Some(f) = self.frames.get_mut(&pfn) {
             f.referenced = true;
             f.modified |= modified;
@@ -464,15 +464,15 @@ impl MpHat {
     }
 
     /// Blocks `cpu`'s unloads emptied, taken out of its list.
-    pub fn take_emptied(&mut self, cpu: CpuId) -> Vec<(usize, u64)> {
+    pub fn take_emptied(&mut self, cpu: CpuId) -> Vec<(usize, PhysAddr)> {
         std::mem::take(&mut self.emptied[cpu.index()])
     }
 
     /// Returns `blocks` to the free resource pool.
-    pub fn release(&mut self, on: &mut OnCpu<'_>, blocks: &[(usize, u64)]) {
+    pub fn release(&mut self, on: &mut OnCpu<'_>, blocks: &[(usize, PhysAddr)]) {
         for &(l, b) in blocks {
             load(on, self.at.pool_head(l), 8);
-            store(on, b, 4);
+            store(on, b.0, 4);
             store(on, self.at.pool_head(l), 8);
             self.free[l].push(b);
         }
@@ -516,14 +516,14 @@ impl MpHat {
                 mapped += 1;
                 let ok = self
                     .frames
-                    .get(&pfn.0)
-                    .is_some_and(|f| f.mappings.iter().any(|m| m.asid == a && m.va == vpn.0 * PAGE_BYTES));
+                    .get(&pfn)
+                    .is_some_and(|f| f.mappings.iter().any(|m| m.asid == a && m.va == self.page.page_base(vpn)));
                 if !ok {
                     return Err(format!(
                         "the table maps space {} page {:#x} to frame {:#x}, which does not list it",
                         a.0,
-                        vpn.0 * PAGE_BYTES,
-                        pfn.0
+                        self.page.page_base(vpn),
+                        pfn
                     ));
                 }
             }
@@ -535,7 +535,7 @@ impl MpHat {
     }
 
     /// The rights of `va` in `asid` as its frame's list has them.
-    pub fn prot_of(&self, asid: Asid, va: u64) -> Option<Prot> {
+    pub fn prot_of(&self, asid: Asid, va: VirtAddr) -> Option<Prot> {
         let pfn = self.lookup(asid, va)?;
         self.frames.get(&pfn)?.mappings.iter().find(|m| m.asid == asid && m.va == va).map(|m| m.prot)
     }

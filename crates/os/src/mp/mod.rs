@@ -15,5 +15,7 @@ pub use design::{Design, Guard};
 pub use hat::MpHat;
 pub use lock::{Lock, LockClass, LockStats, Locks, Mode};
 pub use params::MpParams;
-pub use sim::{CpuTime, HatStep, LockEvent, MpConfig, MpReport, MpSim, ShootDownMode, ShootDowns, Steals, Step};
+pub use sim::{
+    CpuTime, ForkMode, HatStep, LockEvent, MpConfig, MpReport, MpSim, ShootDownMode, ShootDowns, Steals, Step,
+};
 pub use workload::{OpKind, Workload};

@@ -22,7 +22,7 @@ use rand_pcg::Pcg64Mcg;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
-use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
 use vmlab_machine::{Code, CodeFetch, Mechanism, OnCpu, System, Tally, MAX_LEVELS};
 use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
 use vmlab_mmu::{Switch, TlbConfig};
@@ -71,7 +71,7 @@ pub enum HatStep {
     // The broadcast demaps of a shoot-down, under `srmmu_demap_mutex`.
     DemapNow { asid: Asid, pages: Vec<u64> },
     ReleaseEmptied,
-    ReleaseNow { blocks: Vec<(usize, u64)> },
+    ReleaseNow { blocks: Vec<(usize, PhysAddr)> },
     JoinNow { asid: Asid },
     DestroyNow { asid: Asid },
     ClearRefModNow { pfn: u64 },
@@ -178,6 +178,41 @@ impl ShootDownMode {
             "cross-call" => Ok(Self::CrossCall),
             "broadcast-demap" => Ok(Self::BroadcastDemap),
             other => Err(format!("unknown shoot-down {other:?}; known: cross-call, broadcast-demap")),
+        }
+    }
+}
+
+/// What a fork does with the parent's translations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ForkMode {
+    /// The SRMMU hat's fork, and S3's: the parent's range write-protected
+    /// by one call and none of its translations copied; the child faults
+    /// in what it touches. SunOS 4.1.3's `sys/vm/seg_vn.c` `segvn_dup`
+    /// calls `hat_chgprot(seg, base, size, ~PROT_WRITE)` once per segment
+    /// and its `as_dup` makes no hat call at all; Solaris 2.6's and 8's
+    /// `uts/srmmu/vm/hat_srmmu.c` `srmmu_dup` returns 0 ("we let the
+    /// forked process fault in the mappings that the parent process had"),
+    /// as do 2.6's sun-mmu and PowerPC hats. The hat of seed 003 (Solaris
+    /// 2.1-2.3, between those releases) is taken to do the same.
+    #[default]
+    WriteProtect,
+    /// A named variant: after the write-protect, the hat copies every
+    /// translation of the parent's range into the child, read-only, one
+    /// load per page (the child's MMU descriptor and the page's locks:
+    /// the page's mapping list gains the child's entry). Solaris 2.6's
+    /// x86 hat does this (`uts/i86/vm/hat_i86.c` `hat_dup` under
+    /// `HAT_DUP_ALL`, called by `as_dup` after the segments' dups); the
+    /// SRMMU hats never did. It is what issue 21's "a fork that copies
+    /// mappings" reads as when mappings means the hat's translations.
+    CopyTranslations,
+}
+
+impl ForkMode {
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "write-protect" => Ok(Self::WriteProtect),
+            "copy-translations" => Ok(Self::CopyTranslations),
+            other => Err(format!("unknown fork {other:?}; known: write-protect, copy-translations")),
         }
     }
 }
@@ -297,6 +332,7 @@ pub struct MpSim {
     /// Every lock event by CPU and time, when logging.
     log: Option<Vec<(usize, u64, LockEvent)>>,
     shoot_down_mode: ShootDownMode,
+    fork_mode: ForkMode,
 }
 
 fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
@@ -362,6 +398,7 @@ impl MpSim {
             last_toucher: FxHashMap::default(),
             log: None,
             shoot_down_mode: ShootDownMode::default(),
+            fork_mode: ForkMode::default(),
             p,
             w,
         };
@@ -373,15 +410,15 @@ impl MpSim {
     /// and text loaded on the CPU it starts on (not timed).
     fn set_up(&mut self) -> Result<(), String> {
         for _ in 0..self.w.programs {
-            let t = (0..self.w.text_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            let t = (0..self.w.text_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
             self.text.push(t);
         }
-        self.shm = (0..self.w.shared_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+        self.shm = (0..self.w.shared_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
         let n = self.cpus.len() * self.w.processes_per_cpu as usize;
         for i in 0..n {
             let asid = self.fresh_asid();
             let program = i % self.text.len();
-            let data = (0..self.w.data_pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            let data = (0..self.w.data_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
             let cpu = CpuId((i % self.cpus.len()) as u32);
             let mut on = self.system.on(cpu);
             self.hat.join(&mut on, asid, cpu);
@@ -410,9 +447,9 @@ impl MpSim {
         pfn: u64,
         prot: Prot,
     ) -> Result<(), String> {
-        let levels = hat.blocks_wanted(cpu, asid, va);
+        let levels = hat.blocks_wanted(cpu, asid, VirtAddr(va));
         hat.reserve(on, cpu, &levels)?;
-        hat.load(on, cpu, asid, va, pfn, prot).map(|_| ())
+        hat.load(on, cpu, asid, VirtAddr(va), Pfn(pfn), prot).map(|_| ())
     }
 
     fn fresh_asid(&mut self) -> Asid {
@@ -567,7 +604,7 @@ impl MpSim {
                     });
                     return self.spend_kernel(c, cyc);
                 }
-                Step::FreeFrame { pfn } => self.hat.free_frame(pfn)?,
+                Step::FreeFrame { pfn } => self.hat.free_frame(Pfn(pfn))?,
                 Step::Touch { asid, va } => {
                     let me = CpuId(c as u32);
                     if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&me)) {
@@ -577,7 +614,7 @@ impl MpSim {
                         continue;
                     }
                     let page = self.page;
-                    let (pfn, prot) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va));
+                    let (pfn, prot) = (self.hat.lookup(asid, VirtAddr(va)), self.hat.prot_of(asid, VirtAddr(va)));
                     let cyc = self.on_cpu(c, Mechanism::UserPte, |on, hat| {
                         let mut refs = Vec::new();
                         let _ = hat.table().walk(asid, VirtAddr(va), &mut refs);
@@ -587,7 +624,7 @@ impl MpSim {
                             }
                         }
                         if let (Some(pfn), Some(tlb)) = (pfn, on.cpu().tlb_mut()) {
-                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), page);
+                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), page.frame_base(pfn), page);
                             let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
                         }
                     });
@@ -744,7 +781,7 @@ impl MpSim {
         want.extend(self.text[prog].iter().enumerate().map(|(k, &f)| (TEXT_VA + k as u64 * PAGE_BYTES, f, Prot::R)));
         let mut s = Vec::new();
         for (va, pfn, prot) in want {
-            if self.hat.lookup(asid, va).is_some() {
+            if self.hat.lookup(asid, VirtAddr(va)).is_some() {
                 continue;
             }
             self.steals.refaults += 1;
@@ -764,10 +801,11 @@ impl MpSim {
         let mut pages: Vec<u64> = (0..self.w.data_pages.min(8)).map(|k| DATA_VA + u64::from(k) * PAGE_BYTES).collect();
         pages.push(TEXT_VA);
         for va in pages {
-            let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va)) else { continue };
+            let at = VirtAddr(va);
+            let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, at), self.hat.prot_of(asid, at)) else { continue };
             if let Some(tlb) = self.system.cpu_mut(CpuId(c as u32)).tlb_mut() {
-                if tlb.probe(asid, VirtAddr(va)).is_none() {
-                    let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), PhysAddr(pfn * PAGE_BYTES), self.page);
+                if tlb.probe(asid, at).is_none() {
+                    let e = vmlab_mmu::TlbEntry::new(asid, at, self.page.frame_base(pfn), self.page);
                     let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
                 }
                 self.tlb_rights[c].insert((asid, va), prot);
@@ -830,8 +868,13 @@ impl MpSim {
             }
             // The MMU list grows when a CPU switches to the space: the
             // switch path, inside no VM section, takes the space's lock
-            // as writer for it (the list is what `a_lock` guards in the
-            // hat, seed 003 section 5.3).
+            // as writer for it. The seed is the source: section 4.4, "a
+            // reader lock is held to traverse the list, while a writer
+            // lock is needed to add or remove from the list", and section
+            // 5.3, "the address space descriptor already had a
+            // readers-writers lock as part of the VM system, so we used
+            // this lock to control traversals of the MMU descriptor list".
+            // Under the single lock the hat lock guards the list instead.
             HatStep::Join { asid } => vec![
                 Step::Lock(Lock::As(asid.0), Mode::Exclusive),
                 Step::Hat(HatStep::JoinNow { asid }),
@@ -897,12 +940,12 @@ impl MpSim {
                 Ok(None)
             }
             HatStep::Reserve { asid, va } => {
-                let levels = self.hat.blocks_wanted(cpu, asid, va);
+                let levels = self.hat.blocks_wanted(cpu, asid, VirtAddr(va));
                 if levels.is_empty() {
                     return Ok(None);
                 }
                 if !self.hat.fits(&levels) {
-                    if let Some((victim, from, mapped)) = self.hat.victim(asid, va) {
+                    if let Some((victim, VirtAddr(from), mapped)) = self.hat.victim(asid, VirtAddr(va)) {
                         self.steals.steals += 1;
                         self.steals.pages += mapped;
                         let unload = HatStep::UnloadRange { asid: victim, va: from, pages: LEAF_PAGES };
@@ -959,7 +1002,7 @@ impl MpSim {
             HatStep::LoadNow { asid, va, pfn, prot } => {
                 // A page's unload elsewhere (interface 2 holds only the page
                 // lock) may have emptied a table since this CPU reserved.
-                if !self.hat.blocks_wanted(cpu, asid, va).is_empty() {
+                if !self.hat.blocks_wanted(cpu, asid, VirtAddr(va)).is_empty() {
                     let again = vec![
                         Step::Hat(HatStep::Reserve { asid, va }),
                         Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
@@ -968,7 +1011,9 @@ impl MpSim {
                     return Ok(None);
                 }
                 let mut r = Ok(false);
-                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.load(on, cpu, asid, va, pfn, prot));
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
+                    r = hat.load(on, cpu, asid, VirtAddr(va), Pfn(pfn), prot)
+                });
                 if r? {
                     self.cpus[c].steps.push_front(Step::Hat(HatStep::ShootDown { asid, pages: vec![va] }));
                 }
@@ -982,7 +1027,7 @@ impl MpSim {
                 let mut gone = Vec::new();
                 for k in 0..pages {
                     let v = va + k * PAGE_BYTES;
-                    let Some(pfn) = self.hat.lookup(asid, v) else { continue };
+                    let Some(Pfn(pfn)) = self.hat.lookup(asid, VirtAddr(v)) else { continue };
                     gone.push(v);
                     steps.push(Step::Take(d.page(pfn)));
                     steps.push(Step::Hat(HatStep::UnloadPageNow { asid, va: v }));
@@ -999,7 +1044,7 @@ impl MpSim {
             }
             HatStep::UnloadPageNow { asid, va } => {
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    hat.unload(on, cpu, asid, va);
+                    hat.unload(on, cpu, asid, VirtAddr(va));
                 });
                 Ok(Some(cyc))
             }
@@ -1008,7 +1053,7 @@ impl MpSim {
                 let mut lowered = Vec::new();
                 for k in 0..pages {
                     let v = va + k * PAGE_BYTES;
-                    let Some(old) = self.hat.prot_of(asid, v) else { continue };
+                    let Some(old) = self.hat.prot_of(asid, VirtAddr(v)) else { continue };
                     if (old.write && !prot.write) || (old.read && !prot.read) || (old.exec && !prot.exec) {
                         lowered.push(v);
                     }
@@ -1030,21 +1075,21 @@ impl MpSim {
             }
             HatStep::ChangeProtPageNow { asid, va, prot } => {
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    hat.change_prot(on, asid, va, prot);
+                    hat.change_prot(on, asid, VirtAddr(va), prot);
                 });
                 Ok(Some(cyc))
             }
             HatStep::UnloadFrameNow { pfn } => {
                 let mut maps = Vec::new();
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    maps = hat.mappings_of(on, pfn);
+                    maps = hat.mappings_of(on, Pfn(pfn));
                     for &(a, v) in &maps {
                         hat.unload(on, cpu, a, v);
                     }
                 });
                 let mut by_space: BTreeMap<Asid, Vec<u64>> = BTreeMap::new();
                 for (a, v) in maps {
-                    by_space.entry(a).or_default().push(v);
+                    by_space.entry(a).or_default().push(v.0);
                 }
                 let steps =
                     by_space.into_iter().map(|(asid, pages)| Step::Hat(HatStep::ShootDown { asid, pages })).collect();
@@ -1070,7 +1115,7 @@ impl MpSim {
                 if single {
                     self.cpus[c].steps.push_front(Step::Hat(HatStep::ReleaseNow { blocks }));
                 } else {
-                    let mut by_lock: BTreeMap<Lock, Vec<(usize, u64)>> = BTreeMap::new();
+                    let mut by_lock: BTreeMap<Lock, Vec<(usize, PhysAddr)>> = BTreeMap::new();
                     for b in blocks {
                         if let Some(lock) = d.resource(b.0) {
                             by_lock.entry(lock).or_default().push(b);
@@ -1108,7 +1153,7 @@ impl MpSim {
                 Ok(Some(cyc))
             }
             HatStep::ClearRefModNow { pfn } => Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                hat.clear_refmod(on, pfn);
+                hat.clear_refmod(on, Pfn(pfn));
             }))),
         }
     }
@@ -1224,6 +1269,12 @@ impl MpSim {
         self.shoot_down_mode = mode;
     }
 
+    /// How a fork treats the parent's translations (`ForkMode`); the
+    /// default is the SRMMU hat's write-protect.
+    pub fn set_fork_mode(&mut self, mode: ForkMode) {
+        self.fork_mode = mode;
+    }
+
     /// The steps of one operation of process `pi`.
     fn op(&mut self, pi: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
         let p = self.p.path.clone();
@@ -1257,11 +1308,10 @@ impl MpSim {
                     // space's, both held to the end. The parent's range is
                     // write-protected by one call (segvn_dup's hat_clrattr
                     // over the segment) and each anon slot gains a
-                    // reference; the child's translations are not copied:
-                    // the SRMMU hat's hat_dup does nothing and the child
-                    // faults its pages in when it runs (Solaris 8
-                    // `srmmu_dup`: "we let the forked process fault in the
-                    // mappings that the parent process had").
+                    // reference; the child's translations are not copied
+                    // (`ForkMode::WriteProtect`, the sources there): the
+                    // SRMMU hat's hat_dup does nothing and the child faults
+                    // its pages in when it runs.
                     let mut dup = vec![Step::Run(as_hold)];
                     dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
                     for k in 0..pages {
@@ -1269,20 +1319,39 @@ impl MpSim {
                         dup.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
                         dup.push(Step::Run(per_page));
                     }
+                    if self.fork_mode == ForkMode::CopyTranslations {
+                        // `hat_dup` after the segments' dups, still under
+                        // both writer locks (Solaris 2.6 `as_dup`).
+                        for k in 0..pages {
+                            let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                            dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+                        }
+                    }
                     let dup = Self::under_a_lock(child, writer, dup);
                     s.extend(Self::under_a_lock(asid, writer, dup));
                     // The child exits at once, before it runs (it loads
-                    // nothing): `as_free` holds its lock as writer across
-                    // the unload and the hat's teardown.
+                    // nothing; under `CopyTranslations` its copies go):
+                    // `as_free` holds its lock as writer across the unload
+                    // and the hat's teardown.
                     s.push(Step::Run(p.exit.value as u64));
                     let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
                     free.extend(self.call(HatStep::Destroy { asid: child }));
                     s.extend(Self::under_a_lock(child, writer, free));
-                    // The parent's pages become writable again at its next
-                    // stores: protection faults, under `as_fault`'s reader
-                    // lock (upgrades, no shoot-down).
-                    let fault = self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::RW });
-                    s.extend(Self::under_a_lock(asid, reader, fault));
+                    // The parent's stores then fault each page writable
+                    // again, one protection fault per page under
+                    // `as_fault`'s reader lock: the anon slot is no longer
+                    // shared (the child has gone), so `segvn_faultpage`
+                    // copies nothing and reloads the page with write
+                    // permission by `hat_memload` (SunOS 4.1.3
+                    // `sys/vm/seg_vn.c`: `anon_getpage` grants write to an
+                    // unshared slot, then the non-copy-on-write path). An
+                    // upgrade: no shoot-down.
+                    for k in 0..pages {
+                        let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+                        f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
+                        s.extend(Self::under_a_lock(asid, reader, f));
+                    }
                 } else {
                     s.push(Step::Run(p.exit.value as u64));
                 }
@@ -1335,7 +1404,7 @@ impl MpSim {
                 }
                 let k = self.rng.gen_range(0..self.procs[pi].data.len());
                 let old = self.procs[pi].data[k];
-                let new = self.hat.alloc_frame()?;
+                let new = self.alloc_frame()?;
                 self.procs[pi].data[k] = new;
                 let va = DATA_VA + k as u64 * PAGE_BYTES;
                 // All of it inside `as_fault`'s reader lock: segvn_fault
@@ -1353,7 +1422,7 @@ impl MpSim {
                 s.extend(Self::under_a_lock(asid, reader, f));
             }
             OpKind::Brk => {
-                let frames = (0..pages).map(|_| self.hat.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+                let frames = (0..pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
                 // Growing: `as_map` extends the heap under the writer
                 // lock; each page then comes in by a fault (zero-filled)
                 // under the reader lock.
@@ -1435,8 +1504,8 @@ impl MpSim {
             let Some(tlb) = self.system.cpu(CpuId(c as u32)).tlb() else { continue };
             for e in tlb.entries() {
                 let va = e.vpn.0 << e.page_shift;
-                match self.hat.lookup(e.asid, va) {
-                    Some(pfn) if pfn == e.pfn.0 => {}
+                match self.hat.lookup(e.asid, VirtAddr(va)) {
+                    Some(pfn) if pfn == e.pfn => {}
                     other => {
                         return Err(format!(
                             "CPU {c}'s TLB maps space {} page {va:#x} to frame {:#x}; the hat has {other:?}",
@@ -1444,7 +1513,7 @@ impl MpSim {
                         ))
                     }
                 }
-                let now = self.hat.prot_of(e.asid, va).unwrap_or(Prot::NONE);
+                let now = self.hat.prot_of(e.asid, VirtAddr(va)).unwrap_or(Prot::NONE);
                 if let Some(had) = self.tlb_rights[c].get(&(e.asid, va)) {
                     if had.write && !now.write {
                         return Err(format!(
@@ -1535,7 +1604,7 @@ impl MpSim {
 
     /// A data frame for a scripted run.
     pub fn alloc_frame(&mut self) -> Result<u64, String> {
-        self.hat.alloc_frame()
+        self.hat.alloc_frame().map(|p| p.0)
     }
 
     pub fn system(&self) -> &System {

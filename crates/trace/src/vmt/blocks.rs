@@ -926,7 +926,8 @@ fn raw_event(b: &[u8], p: usize) -> Result<(Event, usize), String> {
         RAW_SYSCALL => {
             let (asid, q) = leb(b, p + 1)?;
             let (number, q) = leb(b, q)?;
-            let (s, q) = f::syscall_tail(b, b.len(), q, asid, number).map_err(|m| format!("raw system call: {m}"))?;
+            let (s, q) =
+                f::syscall_tail(b, b.len(), q, Asid(asid), number).map_err(|m| format!("raw system call: {m}"))?;
             return Ok((Event::Syscall(s), q - p));
         }
         RAW_SYSCALL_ARG => {

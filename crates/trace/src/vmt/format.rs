@@ -164,14 +164,20 @@ pub fn le_u64(b: &[u8], end: usize, p: usize) -> Option<u64> {
 
 /// The rest of a system-call head after its asid and number: `nargs` (1
 /// byte) and the result (8). Both encodings share it; `end` bounds `b`.
-pub fn syscall_tail(b: &[u8], end: usize, p: usize, asid: u32, number: u32) -> Result<(crate::Syscall, usize), String> {
+pub fn syscall_tail(
+    b: &[u8],
+    end: usize,
+    p: usize,
+    asid: vmlab_addr::Asid,
+    number: u32,
+) -> Result<(crate::Syscall, usize), String> {
     let number = u16::try_from(number).map_err(|_| format!("number {number} is past 65535"))?;
     let nargs = *b.get(p).filter(|_| p < end).ok_or("its argument count runs past the payload")?;
     if usize::from(nargs) > crate::syscall::MAX_ARGS {
         return Err(format!("{nargs} arguments; at most {}", crate::syscall::MAX_ARGS));
     }
     let ret = le_u64(b, end, p + 1).ok_or("its result runs past the payload")? as i64;
-    Ok((crate::Syscall { ret, asid: vmlab_addr::Asid(asid), number, nargs }, p + 9))
+    Ok((crate::Syscall { ret, asid, number, nargs }, p + 9))
 }
 
 /// What the decoder needs to know about a tag byte, for all 256 of them. The

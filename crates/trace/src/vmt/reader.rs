@@ -447,7 +447,7 @@ fn decode_escape(t: u8, data: &[u8], data_len: usize, mut p: usize, st: &mut Sta
                 let (asid, q) = leb(data, data_len, p)?;
                 let (number, q) = leb(data, data_len, q)?;
                 let (s, q) =
-                    f::syscall_tail(data, data_len, q, asid, number).map_err(|m| format!("system call: {m}"))?;
+                    f::syscall_tail(data, data_len, q, Asid(asid), number).map_err(|m| format!("system call: {m}"))?;
                 Ok((Event::Syscall(s), q))
             }
             f::DESC_SYSCALL_ARG => {
