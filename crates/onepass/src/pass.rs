@@ -91,10 +91,11 @@ impl LastLevel {
 
     /// One access within one line, with what it sends to memory.
     fn access_line(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+        let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid: Asid(asid) };
         match self.tier.serving(kind) {
-            Slot::Swept => self.swept.access(kind, va, pa, asid, size),
+            Slot::Swept => self.swept.access(kind, r, size),
             Slot::Fixed(c) => {
-                let out = c.access(LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(pa), asid: Asid(asid) }, kind, size);
+                let out = c.access(r, kind, size);
                 let line = c.line_bytes();
                 self.memory.send(&out, size, line);
             }
@@ -330,7 +331,7 @@ impl OnePass {
         let ln = va >> shift;
         let last = &mut self.last;
         match last.tier.serving(kind) {
-            Slot::Swept if last.swept.repeats(kind, ln, asid) => {
+            Slot::Swept if last.swept.repeats(kind, VirtAddr(va), Asid(asid)) => {
                 last.swept.count_repeats(kind, 1, size);
                 return Ok(());
             }
@@ -344,11 +345,11 @@ impl OnePass {
             Slot::Swept => {}
         }
         let pa = self.mapper.translate(Asid(asid), VirtAddr(va))?;
+        let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid: Asid(asid) };
         let Slot::Fixed(c) = last.tier.serving(kind) else {
-            last.swept.access(kind, va, pa.0, asid, size);
+            last.swept.access(kind, r, size);
             return Ok(());
         };
-        let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid: Asid(asid) };
         let write_breaks = kind == RefKind::Write && !c.repeat_after_write_is_exact();
         let resident = match c.lookup(r, kind) {
             Lookup::Hit(dirty) => Some(dirty),

@@ -27,7 +27,8 @@
 //! Only bit-select indexing is sampled: a hashed index function (xor,
 //! space-hash) needs a power-of-two set count the miniature may not have.
 
-use vmlab_cache::{Assoc, CacheConfig, CacheStats, Geometry, IndexFn, RefKind, WritePolicy};
+use vmlab_addr::{Asid, VirtAddr};
+use vmlab_cache::{Assoc, CacheConfig, CacheStats, Geometry, IndexFn, LineRef, RefKind, WritePolicy};
 
 use crate::stacks::{group_by, SweptLevel};
 
@@ -223,7 +224,8 @@ impl SampledLevel {
     }
 
     #[inline]
-    pub fn access(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+    pub fn access(&mut self, kind: RefKind, r: LineRef, size: u64) {
+        let (va, pa, asid) = (r.vaddr.0, r.paddr.0, r.asid.0);
         self.accesses[kind as usize] += 1;
         if kind == RefKind::Write {
             self.writes += 1;
@@ -243,7 +245,7 @@ impl SampledLevel {
                 }
             };
             if g.last_sampled {
-                g.level.access(kind, va, pa, asid, size);
+                g.level.access(kind, r, size);
             }
         }
     }
@@ -349,9 +351,9 @@ impl Level {
     /// See `SweptLevel::repeats`; a sampled level proves no repeat ahead
     /// of translation (its references all translate).
     #[inline(always)]
-    pub fn repeats(&self, kind: RefKind, vline: u64, asid: u32) -> bool {
+    pub fn repeats(&self, kind: RefKind, va: VirtAddr, asid: Asid) -> bool {
         match self {
-            Level::Exact(l) => l.repeats(kind, vline, asid),
+            Level::Exact(l) => l.repeats(kind, va, asid),
             Level::Sampled(_) => false,
         }
     }
@@ -365,10 +367,10 @@ impl Level {
     }
 
     #[inline]
-    pub fn access(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+    pub fn access(&mut self, kind: RefKind, r: LineRef, size: u64) {
         match self {
-            Level::Exact(l) => l.access(kind, va, pa, asid, size),
-            Level::Sampled(l) => l.access(kind, va, pa, asid, size),
+            Level::Exact(l) => l.access(kind, r, size),
+            Level::Sampled(l) => l.access(kind, r, size),
         }
     }
 

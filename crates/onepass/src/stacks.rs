@@ -46,7 +46,8 @@
 //! as a difference array.
 
 use rustc_hash::FxHashMap;
-use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, RefKind, WritePolicy};
+use vmlab_addr::{Asid, VirtAddr};
+use vmlab_cache::{CacheConfig, CacheStats, FlushStats, Geometry, IndexFn, LineRef, RefKind, WritePolicy};
 
 /// The fewest stamps `SweptLevel::prune` lets the map hold.
 const PRUNE_FLOOR: usize = 1024;
@@ -157,6 +158,10 @@ impl SetCount {
 
     #[inline(always)]
     fn count_evicted(&mut self, dirty_from: u32, reached: usize) {
+        // Dirty from deeper than it went (a clean entry too): evicted dirty from none.
+        if dirty_from as usize > reached {
+            return;
+        }
         let r = self.evicted_dirty(dirty_from, reached);
         if !r.is_empty() {
             self.writebacks[r.start] += 1;
@@ -480,11 +485,16 @@ impl SweptLevel {
         self.line
     }
 
-    /// Whether a reference of `kind` to virtual line `vline` of `asid` is
-    /// known to repeat the last line without translating it: then it is
-    /// counted (`count_repeats`) and done.
+    /// Whether a reference of `kind` to `va` of `asid` is known to repeat
+    /// the last line without translating it: then it is counted
+    /// (`count_repeats`) and done.
     #[inline(always)]
-    pub fn repeats(&self, kind: RefKind, vline: u64, asid: u32) -> bool {
+    pub fn repeats(&self, kind: RefKind, va: VirtAddr, asid: Asid) -> bool {
+        self.repeats_line(kind, va.0 >> self.shift, asid.0)
+    }
+
+    #[inline(always)]
+    fn repeats_line(&self, kind: RefKind, vline: u64, asid: u32) -> bool {
         matches!(self.last, Some((v, _, a)) if v == vline && a == asid)
             && (kind != RefKind::Write || !self.write_back || self.last_dirty_everywhere)
     }
@@ -502,9 +512,10 @@ impl SweptLevel {
 
     /// One request of `size` bytes within one line.
     #[inline]
-    pub fn access(&mut self, kind: RefKind, va: u64, pa: u64, asid: u32, size: u64) {
+    pub fn access(&mut self, kind: RefKind, r: LineRef, size: u64) {
+        let (va, pa, asid) = (r.vaddr.0, r.paddr.0, r.asid.0);
         let (vline, pline) = (va >> self.shift, pa >> self.shift);
-        if self.repeats(kind, vline, asid) && matches!(self.last, Some((_, p, _)) if p == pline) {
+        if self.repeats_line(kind, vline, asid) && matches!(self.last, Some((_, p, _)) if p == pline) {
             self.count_repeats(kind, 1, size);
             return;
         }

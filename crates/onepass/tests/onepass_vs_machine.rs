@@ -350,3 +350,31 @@ fn the_stamp_map_stays_bounded_and_exact() {
         assert_eq!(r, m.result("scan"));
     }
 }
+
+/// Deep stacks: swept points of up to 128 ways over 1 to 16 sets, deeper
+/// than `swept_strategy`'s 8 ways, so that long stacks fill, lose entries
+/// and find lines far down them on the random traces of `events_strategy`.
+fn deep_swept_strategy() -> impl Strategy<Value = Swept> {
+    (
+        swept_strategy(),
+        prop::collection::vec(
+            (prop::sample::select(vec![1u64, 2, 4, 8, 16]), prop::sample::select(vec![1u32, 2, 64, 65, 128])),
+            2..7,
+        ),
+    )
+        .prop_map(|(mut s, points)| {
+            s.index = if points.iter().all(|&(s, _)| s.is_power_of_two()) { s.index } else { IndexFn::BitSelect };
+            s.points = points;
+            s
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn deep_stacks_equal_their_own_runs(shape in shape_strategy(), swept in deep_swept_strategy(),
+                                       events in events_strategy()) {
+        check(&shape, &swept, &events)?;
+    }
+}
