@@ -10,7 +10,10 @@
 //! what the whole grid would take on a 100 M-reference trace on 2 cores at
 //! that rate. `--onepass` groups them as `vm_sweep` now does (the L1
 //! sizes of a TLB scheme share one pass, `onepass_groups`) instead of by
-//! L2 alone; `--schemes` keeps only those schemes' configurations.
+//! L2 alone; `--schemes` keeps only those schemes' configurations. Per
+//! scheme it also prints the share of words the recording machine's hit
+//! loop completed: the most an L1-hit filter shared across configurations
+//! could take over (docs/performance.md).
 
 use std::path::Path;
 use std::time::Instant;
@@ -63,7 +66,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let groups: Vec<Vec<Vec<usize>>> =
         if onepass { onepass_groups(&cfgs) } else { fanout_groups(&cfgs).into_iter().map(|g| vec![g]).collect() };
     let (mut secs, mut runs, mut sampled_cfgs) = (0.0, 0usize, 0usize);
-    let mut by_scheme: Vec<(String, f64, usize)> = Vec::new();
+    // Per scheme: seconds, configurations, runs, and words the recording
+    // machine's hit loop completed (the most an L1-hit filter shared across
+    // configurations could take over from each).
+    let mut by_scheme: Vec<(String, f64, usize, usize, u64)> = Vec::new();
     for g in groups.iter().step_by(every) {
         let mut sim = OnePass::new(g.iter().map(|f| f.iter().map(|&i| cfgs[i].clone()).collect()).collect())?;
         let t = Instant::now();
@@ -74,16 +80,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let size = sim.len();
         sampled_cfgs += size;
         let name = cfgs[g[0][0]].scheme.name().to_string();
+        let hit = sim.hit_run_words();
         match by_scheme.iter_mut().find(|x| x.0 == name) {
             Some(x) => {
                 x.1 += s;
                 x.2 += size;
+                x.3 += 1;
+                x.4 += hit;
             }
-            None => by_scheme.push((name, s, size)),
+            None => by_scheme.push((name, s, size, 1, hit)),
         }
     }
-    for (name, s, k) in &by_scheme {
-        println!("{name:<8} {:6.1} M refs/s per configuration ({k} configurations)", n * *k as f64 / s / 1e6);
+    for (name, s, k, r, hit) in &by_scheme {
+        println!(
+            "{name:<8} {:6.1} M refs/s per configuration ({k} configurations); hit loop: {:.1} % of words",
+            n * *k as f64 / s / 1e6,
+            100.0 * *hit as f64 / (packed.len() as f64 * *r as f64)
+        );
     }
     let rate = n * sampled_cfgs as f64 / secs;
     let grid_secs = grid.len() as f64 * 100e6 / rate / 2.0;

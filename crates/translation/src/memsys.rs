@@ -200,6 +200,13 @@ impl MemSys {
         }
     }
 
+    /// Whether the L1 I takes the direct-mapped VIVT probe (`l1_direct`):
+    /// then a fetch that hits it changes nothing but `count_l1_hits`'s
+    /// counts (`VmSim::run_handler`'s repeated handler fetches).
+    pub fn l1i_direct(&self) -> bool {
+        self.l1_direct[0].is_some()
+    }
+
     /// Hits by kind found through `l1_views`: counted as `l1_lookup`'s
     /// direct probes count theirs.
     pub fn count_l1_hits(&mut self, hits: [u64; 3]) {

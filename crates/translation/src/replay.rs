@@ -256,6 +256,13 @@ impl OnePass {
         self.recorder.included_fills() + self.replayers.iter().map(|r| r.mem.included_fills()).sum::<u64>()
     }
 
+    /// Packed words the recording machine's hit loop completed
+    /// (`VmSim::hit_run_words`): what an L1-hit filter shared across
+    /// configurations could take over, at most, per configuration.
+    pub fn hit_run_words(&self) -> u64 {
+        self.recorder.hit_run_words()
+    }
+
     /// How many configurations it runs.
     pub fn len(&self) -> usize {
         self.recorder.configs().count() + self.replayers.iter().map(Replayer::len).sum::<usize>()

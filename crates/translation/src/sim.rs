@@ -357,6 +357,9 @@ pub struct VmSim {
     hit_ops: Option<Box<[HitOp; 256]>>,
     /// Words the hit loop completed (never reset; tests prove it ran).
     hit_words: u64,
+    /// Handler fetches counted as L1 I hits without a lookup
+    /// (`run_handler`); 0 in the general simulator.
+    handler_fetch_repeats: u64,
     /// Protection changes: every `protect_every` user instructions (0 =
     /// never), on the page of the latest data reference.
     protect_every: u64,
@@ -462,6 +465,7 @@ impl VmSim {
             page_repeats: [0; 2],
             hit_ops: None,
             hit_words: 0,
+            handler_fetch_repeats: 0,
             protect_every: if cfg.protection_changes_per_million > 0.0 {
                 (1e6 / cfg.protection_changes_per_million).round().max(1.0) as u64
             } else {
@@ -544,6 +548,12 @@ impl VmSim {
     /// it to prove that loop ran; 0 in the general simulator).
     pub fn hit_run_words(&self) -> u64 {
         self.hit_words
+    }
+
+    /// Handler fetches counted as L1 I hits of the line the previous fetch
+    /// left (`run_handler`; tests use it to prove that path ran).
+    pub fn handler_fetch_repeats(&self) -> u64 {
+        self.handler_fetch_repeats
     }
 
     /// Starts recording the references into the caches that a machine
@@ -1133,10 +1143,26 @@ impl VmSim {
         let prev = self.enter(mechanism);
         self.ledger.instructions(code.instructions);
         self.mem.fanout_mut().instructions(code.instructions);
-        // `OnCpu::run_code`'s fetches, through this simulator's caches.
+        // `OnCpu::run_code`'s fetches, through this simulator's caches. A
+        // fetch of the line the previous fetch left in a direct-probed L1 I
+        // is a hit that changes nothing but the probe counts, as long as
+        // that fetch started no translation (none ran a handler whose
+        // references could evict the line): `kernel_access` would do only
+        // that, so it is counted instead (`handler_fetch_repeats`).
+        let repeats_ok = self.fast && self.mem.l1i_direct();
+        let shift = self.l1_shift[0];
+        let mut resident = None;
         for (va, pa) in code.fetches() {
             self.handler_fetches += 1;
+            let line = va.0 >> shift;
+            if resident == Some(line) {
+                self.mem.count_l1_hits([1, 0, 0]);
+                self.handler_fetch_repeats += 1;
+                continue;
+            }
+            let translations = self.writeback_translations;
             self.kernel_access(RefKind::Ifetch, va.0, pa.0, code.instruction_bytes)?;
+            resident = (repeats_ok && self.writeback_translations == translations).then_some(line);
         }
         for i in 0..hc.admin_loads {
             let pa = ADMIN_PA + i * ADMIN_STRIDE;
