@@ -619,7 +619,7 @@ impl<B: Backing> Below<'_, B> {
         };
         let line = level.serving(r.kind).line_bytes();
         let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
-        let mut served = Served { level: Reached::Level(from), lines: 0, last: NO_LINE };
+        let mut served = Served { level: Reached::level(from), lines: 0, last: NO_LINE };
         // Line by line in address order, as `request_inline` splits.
         let mut va = vaddr;
         let end = vaddr + r.size;
@@ -1009,7 +1009,7 @@ impl<B: Backing> Below<'_, B> {
             // levels of equal line size).
             return self.access_line(t, kind, r, size).1;
         }
-        let mut reached = Reached::Level(t);
+        let mut reached = Reached::level(t);
         let mut va = vaddr;
         let end = vaddr + size;
         while va < end {
@@ -1038,13 +1038,13 @@ impl<B: Backing> Below<'_, B> {
             Some(hc) => {
                 let (set, key, hit) = probe_counted(cache, &hc, kind, r);
                 if let Some(dirty) = hit {
-                    return (Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE }, Reached::Level(t));
+                    return (Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE }, Reached::level(t));
                 }
                 cache.access_missed(set, key, r, kind, size)
             }
             None => cache.access(r, kind, size),
         };
-        let mut reached = Reached::Level(t);
+        let mut reached = Reached::level(t);
         if out.fetch || out.write_through || out.writeback.is_some() {
             reached = reached.max(self.send(t + 1, kind, r, size, line, &out));
         }
@@ -1058,7 +1058,7 @@ impl<B: Backing> Below<'_, B> {
     /// not the access's own: `Served::level`).
     #[inline(never)]
     fn send(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
-        let mut reached = Reached::Level(t);
+        let mut reached = Reached::level(t);
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
             reached = self.request_inline(t, fill, r.line_start(line), line);
