@@ -315,6 +315,7 @@ impl Hierarchy {
             simple: self.simple,
             nested: self.nested,
             physical_direct: false,
+            written_check: written_check(&self.checks),
             written: WrittenFrame::NONE,
             written_searched: 0,
             memory: &mut self.memory,
@@ -331,6 +332,7 @@ impl Hierarchy {
             simple: self.simple,
             nested: self.nested,
             physical_direct: false,
+            written_check: written_check(&self.checks),
             written: WrittenFrame::NONE,
             written_searched: 0,
             memory: make(&mut self.memory),
@@ -360,6 +362,7 @@ impl Hierarchy {
             simple: self.simple,
             nested: self.nested,
             physical_direct: self.physical_lower,
+            written_check: written_check(checks),
             written: WrittenFrame::NONE,
             written_searched: 0,
             memory: make(&mut self.memory),
@@ -551,6 +554,10 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
     /// `Hierarchy::physical_lower` where these levels are the ones under
     /// the top (`Hierarchy::split_top_over`); false otherwise.
     physical_direct: bool,
+    /// Level 0's write-side hit check where it has several ways
+    /// (`written_through` remembers frames there), decided once here
+    /// rather than at every written-through store.
+    written_check: Option<HitCheck>,
     /// Where level 0's write side last served a written-through write
     /// (`written_through`); stores come in runs on one line.
     written: WrittenFrame,
@@ -571,6 +578,11 @@ struct WrittenFrame {
     set: usize,
     way: usize,
     key: u64,
+}
+
+/// `Below::written_check` of levels whose hit checks are `checks`.
+fn written_check(checks: &[[Option<HitCheck>; 2]]) -> Option<HitCheck> {
+    checks.first().and_then(|c| c[1]).filter(|hc| !hc.direct())
 }
 
 impl WrittenFrame {
@@ -827,15 +839,10 @@ impl<B: Backing> Below<'_, B> {
     /// instead of searched for among the set's ways.
     #[inline(always)]
     fn written_through(&mut self, r: LineRef, size: u64) {
-        let hc = self.checks.first().and_then(|c| c[1]);
-        let (Some(level), Some(hc)) = (self.levels.first_mut(), hc) else {
+        let (Some(level), Some(hc)) = (self.levels.first_mut(), self.written_check) else {
             self.simple_access(0, RefKind::Write, r, size);
             return;
         };
-        if hc.direct() {
-            self.simple_access(0, RefKind::Write, r, size);
-            return;
-        }
         let cache = level.serving(RefKind::Write);
         let (set, key) = hc.locate(r.vaddr, r.paddr);
         let m = self.written;
