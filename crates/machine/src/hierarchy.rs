@@ -315,6 +315,7 @@ impl Hierarchy {
             simple: self.simple,
             nested: self.nested,
             physical_direct: false,
+            written_check: written_check(&self.checks),
             written: WrittenFrame::NONE,
             written_searched: 0,
             memory: &mut self.memory,
@@ -331,6 +332,7 @@ impl Hierarchy {
             simple: self.simple,
             nested: self.nested,
             physical_direct: false,
+            written_check: written_check(&self.checks),
             written: WrittenFrame::NONE,
             written_searched: 0,
             memory: make(&mut self.memory),
@@ -360,6 +362,7 @@ impl Hierarchy {
             simple: self.simple,
             nested: self.nested,
             physical_direct: self.physical_lower,
+            written_check: written_check(checks),
             written: WrittenFrame::NONE,
             written_searched: 0,
             memory: make(&mut self.memory),
@@ -551,6 +554,10 @@ pub(crate) struct Below<'a, B: Backing = &'a mut MemoryStats> {
     /// `Hierarchy::physical_lower` where these levels are the ones under
     /// the top (`Hierarchy::split_top_over`); false otherwise.
     physical_direct: bool,
+    /// Level 0's write-side hit check where it has several ways
+    /// (`written_through` remembers frames there), decided once here
+    /// rather than at every written-through store.
+    written_check: Option<HitCheck>,
     /// Where level 0's write side last served a written-through write
     /// (`written_through`); stores come in runs on one line.
     written: WrittenFrame,
@@ -571,6 +578,11 @@ struct WrittenFrame {
     set: usize,
     way: usize,
     key: u64,
+}
+
+/// `Below::written_check` of levels whose hit checks are `checks`.
+fn written_check(checks: &[[Option<HitCheck>; 2]]) -> Option<HitCheck> {
+    checks.first().and_then(|c| c[1]).filter(|hc| !hc.direct())
 }
 
 impl WrittenFrame {
@@ -619,7 +631,7 @@ impl<B: Backing> Below<'_, B> {
         };
         let line = level.serving(r.kind).line_bytes();
         let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
-        let mut served = Served { level: Reached::Level(from), lines: 0, last: NO_LINE };
+        let mut served = Served { level: Reached::level(from), lines: 0, last: NO_LINE };
         // Line by line in address order, as `request_inline` splits.
         let mut va = vaddr;
         let end = vaddr + r.size;
@@ -827,15 +839,10 @@ impl<B: Backing> Below<'_, B> {
     /// instead of searched for among the set's ways.
     #[inline(always)]
     fn written_through(&mut self, r: LineRef, size: u64) {
-        let hc = self.checks.first().and_then(|c| c[1]);
-        let (Some(level), Some(hc)) = (self.levels.first_mut(), hc) else {
+        let (Some(level), Some(hc)) = (self.levels.first_mut(), self.written_check) else {
             self.simple_access(0, RefKind::Write, r, size);
             return;
         };
-        if hc.direct() {
-            self.simple_access(0, RefKind::Write, r, size);
-            return;
-        }
         let cache = level.serving(RefKind::Write);
         let (set, key) = hc.locate(r.vaddr, r.paddr);
         let m = self.written;
@@ -1009,7 +1016,7 @@ impl<B: Backing> Below<'_, B> {
             // levels of equal line size).
             return self.access_line(t, kind, r, size).1;
         }
-        let mut reached = Reached::Level(t);
+        let mut reached = Reached::level(t);
         let mut va = vaddr;
         let end = vaddr + size;
         while va < end {
@@ -1038,13 +1045,13 @@ impl<B: Backing> Below<'_, B> {
             Some(hc) => {
                 let (set, key, hit) = probe_counted(cache, &hc, kind, r);
                 if let Some(dirty) = hit {
-                    return (Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE }, Reached::Level(t));
+                    return (Outcome { resident_dirty: Some(dirty), ..HIT_DOWN_HERE }, Reached::level(t));
                 }
                 cache.access_missed(set, key, r, kind, size)
             }
             None => cache.access(r, kind, size),
         };
-        let mut reached = Reached::Level(t);
+        let mut reached = Reached::level(t);
         if out.fetch || out.write_through || out.writeback.is_some() {
             reached = reached.max(self.send(t + 1, kind, r, size, line, &out));
         }
@@ -1058,7 +1065,7 @@ impl<B: Backing> Below<'_, B> {
     /// not the access's own: `Served::level`).
     #[inline(never)]
     fn send(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
-        let mut reached = Reached::Level(t);
+        let mut reached = Reached::level(t);
         if out.fetch {
             let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
             reached = self.request_inline(t, fill, r.line_start(line), line);

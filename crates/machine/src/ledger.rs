@@ -119,7 +119,7 @@ impl Mechanism {
 fn depth(r: Reached) -> usize {
     match r {
         // A path has at most MAX_LEVELS levels (`Hierarchy::new` refuses more).
-        Reached::Level(l) => l.min(MAX_LEVELS - 1),
+        Reached::Level(l) => usize::from(l).min(MAX_LEVELS - 1),
         Reached::Memory => MAX_LEVELS,
     }
 }

@@ -54,20 +54,30 @@ impl Request {
 /// then each level below in turn (in a `System`, a CPU's private levels
 /// and then the shared ones), whichever level the request entered at;
 /// `Memory` lies below the last level. Ordered by depth, so the deepest of
-/// several is their `max`.
+/// several is their `max`. A path holds at most `MAX_LEVELS` levels, so the
+/// number is a `u8`: the whole value is two bytes, returned in one register
+/// by every access of the translating runs (a `usize` made it 16 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Reached {
-    Level(usize),
+    Level(u8),
     Memory,
 }
 
 impl Reached {
+    /// Level `t` of a path (`t < MAX_LEVELS`, which `Hierarchy::new` and
+    /// `System` keep).
+    #[inline(always)]
+    pub(crate) fn level(t: usize) -> Self {
+        debug_assert!(t < 256);
+        Reached::Level(t as u8)
+    }
+
     /// The same place seen from `levels` levels higher up (a private level
     /// of a CPU sees the first shared level as its own `levels`-th).
     #[inline]
     pub(crate) fn below(self, levels: usize) -> Self {
         match self {
-            Reached::Level(l) => Reached::Level(l + levels),
+            Reached::Level(l) => Reached::level(usize::from(l) + levels),
             Reached::Memory => Reached::Memory,
         }
     }
