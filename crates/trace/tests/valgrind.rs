@@ -28,6 +28,19 @@ fn cmd(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| w.to_string()).collect()
 }
 
+/// Builds `tests/data/NAME.c` into `dir`; `None` (the test skips, saying
+/// so) where the host has no C compiler.
+fn build_test_program(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    let src = format!("{}/tests/data/{name}.c", env!("CARGO_MANIFEST_DIR"));
+    let prog = dir.join(name);
+    let cc = Command::new("cc").args(["-O1", "-o"]).arg(&prog).arg(&src).status();
+    if !matches!(cc, Ok(s) if s.success()) {
+        eprintln!("SKIPPED: no C compiler (cc) to build {src}");
+        return None;
+    }
+    Some(prog)
+}
+
 #[test]
 fn capture_true_and_round_trip_through_every_format() {
     let dir = scratch();
@@ -301,13 +314,9 @@ fn the_program_starts_with_no_signal_ignored() {
     if !have_valgrind() {
         return;
     }
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ignored.c");
-    let prog = dir.path().join("ignored");
-    let cc = Command::new("cc").args(["-O1", "-o"]).arg(&prog).arg(src).status();
-    if !matches!(cc, Ok(s) if s.success()) {
-        eprintln!("SKIPPED: no C compiler (cc) to build {src}");
+    let Some(prog) = build_test_program(dir.path(), "ignored") else {
         return;
-    }
+    };
     // Ignored in this whole test process: harmless for the other tests,
     // which send no signal.
     #[allow(unsafe_code)]
@@ -369,13 +378,9 @@ fn pingpong_merges_where_processes_block(args: &[&str]) {
     if !have_valgrind() {
         return;
     }
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pingpong.c");
-    let prog = dir.path().join("pingpong");
-    let cc = Command::new("cc").args(["-O1", "-o"]).arg(&prog).arg(src).status();
-    if !matches!(cc, Ok(s) if s.success()) {
-        eprintln!("SKIPPED: no C compiler (cc) to build {src}");
+    let Some(prog) = build_test_program(dir.path(), "pingpong") else {
         return;
-    }
+    };
     let out = dir.path().join("pingpong.vmt");
     // Pinned as `vmlab trace --pin-env` pins, because the second capture
     // below must equal the first: the inherited environment's strings sit at
