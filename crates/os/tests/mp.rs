@@ -736,3 +736,122 @@ fn fork_modes_by_name() {
     let e = ForkMode::parse("copy").expect_err("unknown");
     assert!(e.contains("write-protect, copy-translations"), "{e}");
 }
+
+/// A vexec (4.3BSD-Net/2 `vexecs.c`: vfork, the child execs `nulljob`,
+/// which exits) by process 0 (space 1, two data pages, a one-page program)
+/// on a 2-process, 1-CPU machine, worked by hand for every design. The
+/// child's new space is 3. vfork shares the parent's space (SunOS 4.1.3
+/// `fork1`), so no hat call and no `a_lock` touches space 1; the new
+/// image (`getxfile`):
+/// * `as_map`s under space 3's `a_lock` as writer, no hat call;
+/// * its text page prefaulted: `as_fault` (reader) around one load, the
+///   MMU lock, inside it the text page's lock;
+/// * `execve`'s copy of the arguments to the stack: one zero-filled page
+///   loaded the same way (reader);
+/// * `nulljob`'s exit, `as_free` (writer): the text's unload and the
+///   stack's (each the MMU lock across the range, inside it the page's
+///   lock), then the destruction (the MMU lock alone).
+///
+/// Under the single lock each of those five hat calls is the hat lock
+/// alone; under the others, four page locks and five MMU locks, each
+/// logical lock its mutex twice. `pidlock` is taken by vfork and by the
+/// parent's wait. Fails on main, which has no vexec (`OpKind::Vexec`).
+#[test]
+fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        let (parent, data) = sim.process(0).expect("process");
+        let data = data.to_vec();
+        let (p, child) = (parent.0, parent.0 + 2);
+        let frames_before = sim.hat().frames_in_use();
+        let parent_maps: Vec<usize> =
+            data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
+        let before = sim.lock_stats().clone();
+        let steps = sim.op_steps(0, OpKind::Vexec, 1 << 20).expect("vexec");
+        let a_locks: Vec<(u32, Mode)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Lock(Lock::As(a), m) => Some((*a, *m)),
+                _ => None,
+            })
+            .collect();
+        let (r, w) = (Mode::Shared, Mode::Exclusive);
+        assert_eq!(a_locks, vec![(child, w), (child, r), (child, r), (child, w)], "{}", design.name());
+        let loads: Vec<(u32, u64)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hat(HatStep::Load { asid, va, prot, .. } | HatStep::LoadNow { asid, va, prot, .. }) => {
+                    Some((asid.0, *va + u64::from(*prot == Prot::RW)))
+                }
+                _ => None,
+            })
+            .collect();
+        // The text read-only at the program's address, the stack's top
+        // page writable below KERNELBASE (0xF000_0000).
+        assert_eq!(loads, vec![(child, 0x0001_0000), (child, 0xF000_0000 - PAGE + 1)], "{}", design.name());
+        let text_pfn = steps
+            .iter()
+            .find_map(|s| match s {
+                Step::Hat(HatStep::Load { pfn, .. } | HatStep::LoadNow { pfn, .. }) => Some(*pfn),
+                _ => None,
+            })
+            .expect("a text load");
+        let stack_pfn = steps
+            .iter()
+            .find_map(|s| match s {
+                Step::Zero { pfn } => Some(*pfn),
+                _ => None,
+            })
+            .expect("the stack page zeroed");
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("vexec runs without deadlock");
+        sim.check().expect("consistent after vexec");
+        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
+        assert!(sim.hat().space(parent).is_some(), "the parent's space is given back, not freed");
+        assert_eq!(sim.hat().frames_in_use(), frames_before, "the stack page is freed");
+        let after: Vec<usize> = data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
+        assert_eq!(after, parent_maps, "the parent's translations are untouched");
+        let (mmu_c, text, stack) = (design.mmu(child), design.page(text_pfn), design.page(stack_pfn));
+        let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
+            match design.global() {
+                Some(h) => vec![(true, h), (false, h)],
+                None => inner,
+            }
+        };
+        let around = |outer: Guard, inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
+            let mut v = take(outer);
+            v.extend(inner);
+            v.extend(drop_guard(outer));
+            v
+        };
+        let alone = |g: Guard| around(g, vec![]);
+        let mut want = Vec::new();
+        want.extend(call(around(mmu_c, alone(text))));
+        want.extend(call(around(mmu_c, alone(stack))));
+        want.extend(call(around(mmu_c, alone(text))));
+        want.extend(call(around(mmu_c, alone(stack))));
+        want.extend(call(alone(mmu_c)));
+        assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
+        let on_parent = taken_and_released(&sim)
+            .into_iter()
+            .filter(|(_, l)| *l == Lock::As(p) || matches!(design.mmu(p), Guard::Mutex(m) if m == *l))
+            .count();
+        assert_eq!(on_parent, 0, "{}", design.name());
+        let taken = |class: LockClass| {
+            sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
+                - before.get(&class).map_or(0, |s| s.acquisitions)
+        };
+        let (page_mutex, mmu_mutex, hat_lock, page_locks) = match design {
+            Design::SingleLock => (0, 0, 5, 0),
+            Design::PerDescriptor => (0, 0, 0, 4),
+            _ => (8, 10, 0, 4),
+        };
+        assert_eq!(taken(LockClass::PageMutex), page_mutex, "{}", design.name());
+        assert_eq!(taken(LockClass::PageLogicalLock) + taken(LockClass::PageDescriptorMutex), page_locks);
+        assert_eq!(taken(LockClass::MmuMutex), mmu_mutex, "{}", design.name());
+        assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
+        assert_eq!(taken(LockClass::AsLock), 4, "{}", design.name());
+        assert_eq!(taken(LockClass::Pidlock), 2, "{}", design.name());
+    }
+}

@@ -49,7 +49,7 @@ from vmlab.report import Verdict
 
 DESIGNS = ["single-lock", "multi-threaded", "per-descriptor", "hashed", "hashed-free-lists"]
 PAPER = ["single-lock", "multi-threaded"]
-CATEGORIES = {"fork": ["fork", "vfork"], "exec": ["exec"], "page fault": ["minor-fault", "cow-fault"], "brk": ["brk"]}
+CATEGORIES = {"fork": ["fork", "vfork"], "exec": ["exec", "vexec"], "page fault": ["minor-fault", "cow-fault"], "brk": ["brk"]}
 
 #: Grids: CPU counts and run lengths. ``standard`` is `make reproduce`'s,
 #: ``small`` is `make test`'s (same code, fewer and shorter runs).
