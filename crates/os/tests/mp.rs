@@ -462,16 +462,81 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// One random interleaving of hat operations: `script` as (CPU, operation)
+/// pairs, the CPU taken modulo `cpus`, over three spaces whose processes
+/// start on CPUs 0-2 and migrate with the script. With `tight`, the
+/// table pool has no room at all, so every load that needs a table steals
+/// one (or, with nothing to steal, overdraws). Afterwards no TLB holds a
+/// translation the hat unloaded or downgraded, every mapping list agrees
+/// with the page tables, and no lock is left held (no deadlock).
+fn interleaving_stays_consistent(
+    design: Design,
+    cpus: usize,
+    tight: bool,
+    broadcast: bool,
+    script: Vec<(usize, Op)>,
+) -> Result<(), TestCaseError> {
+    let mut p = MpParams::load("sparccenter-2000").expect("preset");
+    if tight {
+        p.table_pool_fraction.value = 0.0;
+    }
+    let mut sim = scripted_on(p, design, cpus, 1, 6);
+    if broadcast {
+        sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
+    }
+    let spaces: Vec<(Asid, Vec<u64>)> = (0..3)
+        .map(|i| {
+            let (a, d) = sim.process(i % cpus).expect("process");
+            (a, d.to_vec())
+        })
+        .collect();
+    let data = 0x0100_0000u64;
+    let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
+    for (cpu, o) in script {
+        let cpu = cpu % cpus;
+        // The VM holds the space's a_lock across each call, as a fault
+        // (reader) or as_dup/as_unmap (writer) does; a pageout's unload
+        // of a frame holds none.
+        let vm = |asid: Asid, writer: bool, steps: Vec<Step>| {
+            MpSim::under_a_lock(asid, if writer { Mode::Exclusive } else { Mode::Shared }, steps)
+        };
+        let steps = match o {
+            Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: at(page) }],
+            Op::Load { space, page, write } => {
+                let (asid, ref d) = spaces[space];
+                let prot = if write { Prot::RW } else { Prot::R };
+                let call = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
+                let mut s = vm(asid, false, call);
+                s.push(Step::Touch { asid, va: at(page) });
+                s
+            }
+            Op::Unload { space, page, pages } => {
+                let asid = spaces[space].0;
+                vm(asid, true, sim.call(HatStep::UnloadRange { asid, va: at(page), pages }))
+            }
+            Op::Protect { space, page, pages, write } => {
+                let prot = if write { Prot::RW } else { Prot::R };
+                let asid = spaces[space].0;
+                vm(asid, !write, sim.call(HatStep::ChangeProt { asid, va: at(page), pages, prot }))
+            }
+            Op::UnloadFrame { space, page } => {
+                sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[(page % 6) as usize] })
+            }
+            Op::Pause(n) => vec![Step::User(n)],
+        };
+        sim.push(cpu, steps);
+    }
+    sim.drain().map_err(TestCaseError::fail)?;
+    sim.check().map_err(TestCaseError::fail)?;
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Random interleavings of hat operations on 2-4 CPUs under every
-    /// design and either shoot-down (cross-call or broadcast demap):
-    /// afterwards no TLB holds a translation the hat unloaded or
-    /// downgraded, every mapping list agrees with the page tables, and no
-    /// lock is left held (no deadlock). With `tight`, the table pool has
-    /// no room at all, so every load that needs a table steals one (or,
-    /// with nothing to steal, overdraws).
+    /// design and either shoot-down (cross-call or broadcast demap), with
+    /// a roomy pool or none at all (`interleaving_stays_consistent`).
     #[test]
     fn interleavings_leave_tlbs_and_lists_consistent(
         design in 0usize..5,
@@ -480,57 +545,26 @@ proptest! {
         broadcast in any::<bool>(),
         script in proptest::collection::vec((0usize..4, op()), 1..40),
     ) {
-        let design = Design::ALL[design];
-        let mut p = MpParams::load("sparccenter-2000").expect("preset");
-        if tight {
-            p.table_pool_fraction.value = 0.0;
-        }
-        let mut sim = scripted_on(p, design, cpus, 1, 6);
-        if broadcast {
-            sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
-        }
-        let spaces: Vec<(Asid, Vec<u64>)> = (0..3).map(|i| {
-            let (a, d) = sim.process(i % cpus).expect("process");
-            (a, d.to_vec())
-        }).collect();
-        let data = 0x0100_0000u64;
-        let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
-        for (cpu, o) in script {
-            let cpu = cpu % cpus;
-            // The VM holds the space's a_lock across each call, as a fault
-            // (reader) or as_dup/as_unmap (writer) does; a pageout's unload
-            // of a frame holds none.
-            let vm = |asid: Asid, writer: bool, steps: Vec<Step>| {
-                MpSim::under_a_lock(asid, if writer { Mode::Exclusive } else { Mode::Shared }, steps)
-            };
-            let steps = match o {
-                Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: at(page) }],
-                Op::Load { space, page, write } => {
-                    let (asid, ref d) = spaces[space];
-                    let prot = if write { Prot::RW } else { Prot::R };
-                    let call = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
-                    let mut s = vm(asid, false, call);
-                    s.push(Step::Touch { asid, va: at(page) });
-                    s
-                }
-                Op::Unload { space, page, pages } => {
-                    let asid = spaces[space].0;
-                    vm(asid, true, sim.call(HatStep::UnloadRange { asid, va: at(page), pages }))
-                }
-                Op::Protect { space, page, pages, write } => {
-                    let prot = if write { Prot::RW } else { Prot::R };
-                    let asid = spaces[space].0;
-                    vm(asid, !write, sim.call(HatStep::ChangeProt { asid, va: at(page), pages, prot }))
-                }
-                Op::UnloadFrame { space, page } => {
-                    sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[(page % 6) as usize] })
-                }
-                Op::Pause(n) => vec![Step::User(n)],
-            };
-            sim.push(cpu, steps);
-        }
-        sim.drain().map_err(TestCaseError::fail)?;
-        sim.check().map_err(TestCaseError::fail)?;
+        interleaving_stays_consistent(Design::ALL[design], cpus, tight, broadcast, script)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The same on 8 to 64 CPUs, the machine sizes of S3 beyond the
+    /// paper, with each operation on any of them: a space's MMU list can
+    /// then hold dozens of CPUs, so a shoot-down interrupts (or a demap
+    /// reaches) many TLBs while other CPUs wait for the same locks.
+    #[test]
+    fn interleavings_on_many_cpus_leave_tlbs_and_lists_consistent(
+        design in 0usize..5,
+        cpus in prop::sample::select(vec![8usize, 12, 16, 32, 64]),
+        tight in any::<bool>(),
+        broadcast in any::<bool>(),
+        script in proptest::collection::vec((0usize..64, op()), 1..80),
+    ) {
+        interleaving_stays_consistent(Design::ALL[design], cpus, tight, broadcast, script)?;
     }
 }
 
