@@ -253,6 +253,17 @@ fn taken_and_released(sim: &MpSim) -> Vec<(bool, Lock)> {
         .collect()
 }
 
+/// The `a_lock`s a list of steps takes, in order: (space, mode).
+fn a_locks_taken(steps: &[Step]) -> Vec<(u32, Mode)> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Lock(Lock::As(a), m) => Some((*a, *m)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A fork of two pages (parent space 1, child space 3 on a 2-process,
 /// 1-CPU machine), the child exiting at once: the locks each design takes
 /// and lets go, in order, worked from Solaris 8's VM (`vm_as.c`) and seed
@@ -287,13 +298,7 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
         let (p, child) = (parent.0, parent.0 + 2);
-        let a_locks: Vec<(u32, Mode)> = steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Lock(Lock::As(a), m) => Some((*a, *m)),
-                _ => None,
-            })
-            .collect();
+        let a_locks = a_locks_taken(&steps);
         assert_eq!(
             a_locks,
             vec![
@@ -683,6 +688,28 @@ fn drop_guard(g: Guard) -> Vec<(bool, Lock)> {
     }
 }
 
+/// One hat call's locks in the log: the hat lock alone under the single
+/// lock, else `inner` (the design's guards).
+fn hat_call(design: Design, inner: Vec<(bool, Lock)>) -> Vec<(bool, Lock)> {
+    match design.global() {
+        Some(h) => vec![(true, h), (false, h)],
+        None => inner,
+    }
+}
+
+/// `inner` taken and let go inside the guard `outer`.
+fn around(outer: Guard, inner: Vec<(bool, Lock)>) -> Vec<(bool, Lock)> {
+    let mut v = take(outer);
+    v.extend(inner);
+    v.extend(drop_guard(outer));
+    v
+}
+
+/// A guard taken and let go with nothing inside it.
+fn alone(g: Guard) -> Vec<(bool, Lock)> {
+    around(g, vec![])
+}
+
 /// The same two-page fork as above under the named variant
 /// `ForkMode::CopyTranslations` (issue 21's "a fork that copies mappings"
 /// read as the hat copying translations; Solaris 2.6's x86 `hat_dup`),
@@ -731,19 +758,7 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         assert_eq!(sim.hat().frame(Pfn(pfn0)).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
         let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
         let (page0, page1) = (design.page(pfn0), design.page(pfn1));
-        let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
-            match design.global() {
-                Some(h) => vec![(true, h), (false, h)],
-                None => inner,
-            }
-        };
-        let around = |outer: Guard, inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
-            let mut v = take(outer);
-            v.extend(inner);
-            v.extend(drop_guard(outer));
-            v
-        };
-        let alone = |g: Guard| around(g, vec![]);
+        let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
         let mut want = Vec::new();
         // as_dup: write-protect the parent, then hat_dup's two loads.
         want.extend(call(alone(mmu_p)));
@@ -802,13 +817,7 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
             data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Vexec, 1 << 20).expect("vexec");
-        let a_locks: Vec<(u32, Mode)> = steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Lock(Lock::As(a), m) => Some((*a, *m)),
-                _ => None,
-            })
-            .collect();
+        let a_locks = a_locks_taken(&steps);
         let (r, w) = (Mode::Shared, Mode::Exclusive);
         assert_eq!(a_locks, vec![(child, w), (child, r), (child, r), (child, w)], "{}", design.name());
         let loads: Vec<(u32, u64)> = steps
@@ -847,19 +856,7 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
         let after: Vec<usize> = data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
         assert_eq!(after, parent_maps, "the parent's translations are untouched");
         let (mmu_c, text, stack) = (design.mmu(child), design.page(text_pfn), design.page(stack_pfn));
-        let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
-            match design.global() {
-                Some(h) => vec![(true, h), (false, h)],
-                None => inner,
-            }
-        };
-        let around = |outer: Guard, inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
-            let mut v = take(outer);
-            v.extend(inner);
-            v.extend(drop_guard(outer));
-            v
-        };
-        let alone = |g: Guard| around(g, vec![]);
+        let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
         let mut want = Vec::new();
         want.extend(call(around(mmu_c, alone(text))));
         want.extend(call(around(mmu_c, alone(stack))));
