@@ -39,9 +39,10 @@ const TEXT_VA: u64 = 0x0001_0000;
 const DATA_VA: u64 = 0x0100_0000;
 const HEAP_VA: u64 = 0x2000_0000;
 const SHM_VA: u64 = 0x4000_0000;
-/// The top page of a new image's stack: `USRSTACK` is `KERNELBASE`
-/// (Solaris `sun4/vmparam.h`), 0xF000_0000 in a sun4m `param.h`; a level-1
-/// region of its own, so its first fault needs level-2 and level-3 tables.
+/// The top page of a new image's stack: `USRSTACK` is `KERNELBASE` (a
+/// Solaris-style sun4 `vmparam.h`), 0xF000_0000 in a sun4m `param.h`; a
+/// level-1 region of its own, so its first fault needs level-2 and
+/// level-3 tables.
 const STACK_VA: u64 = 0xF000_0000 - PAGE_BYTES;
 /// Instructions to examine or set a logical lock's busy and wanted flags
 /// under its mutex (a few loads, tests and stores).
@@ -1411,7 +1412,8 @@ impl MpSim {
                 s.extend(Self::under_a_lock(child, writer, vec![Step::Run(as_hold)]));
                 // `getxfile` prefaults the whole text when it fits
                 // (`PREREAD`), under `as_fault`'s reader lock, as exec's
-                // new image does.
+                // new image does; the null program's text is the
+                // workload's program (its size the workload's assumption).
                 let text = u64::from(self.w.text_pages);
                 for k in 0..text {
                     let pfn = self.text[prog][k as usize];
