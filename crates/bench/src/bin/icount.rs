@@ -46,7 +46,7 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], m
         let mut buf = PackedBlock::new();
         let mut done = 0usize;
         while done < n && r.fill_packed(&mut buf).expect("decodes") {
-            black_box(&buf.words);
+            black_box(buf.words());
             done += buf.events() as usize;
         }
         return done as u64;
