@@ -785,7 +785,7 @@ impl Machine {
         data.clear();
         data.fetch_skip = block.fetch_skip;
         data.skipped = block.skipped;
-        data.extend_words(block.words().iter().copied().filter(|&w| is_data(&self.ops, w)));
+        data.set_words_kept(block.words(), |w| is_data(&self.ops, w));
         data.extra.extend_from_slice(&block.extra);
         let fetches = block.skipped + (block.len() - data.len()) as u64;
         self.access_counts[IFETCH] += fetches;

@@ -195,17 +195,28 @@ impl PackedBlock {
 
     /// Empties the block; `fetch_skip` stays.
     pub fn clear(&mut self) {
-        self.words.clear();
+        // The words stay, to be written over (see `words`).
         self.len = 0;
         self.extra.clear();
         self.skipped = 0;
     }
 
-    /// Appends `words` (each `op << 56 | addr`) after the block's words.
-    pub fn extend_words(&mut self, words: impl IntoIterator<Item = u64>) {
-        self.words.truncate(self.len);
-        self.words.extend(words);
-        self.len = self.words.len();
+    /// Makes the block's words those of `src` that `keep` accepts, in order
+    /// (the rest of the block stays). Each word is written and the count
+    /// advanced by `keep`'s answer, so the loop has no branch on it.
+    pub fn set_words_kept(&mut self, src: &[u64], keep: impl Fn(u64) -> bool) {
+        if self.words.len() < src.len() {
+            self.words.resize(src.len(), 0);
+        }
+        let mut n = 0;
+        for &w in src {
+            // `n` never passes the word's own index: always in bounds.
+            if let Some(x) = self.words.get_mut(n) {
+                *x = w;
+            }
+            n += usize::from(keep(w));
+        }
+        self.len = n;
     }
 
     /// Words (events with a word).
@@ -226,6 +237,7 @@ impl PackedBlock {
     /// `fetch_skip` allows.
     pub fn pack(&mut self, events: &[Event]) {
         self.clear();
+        self.words.clear();
         let mut asid = 0u32;
         let mut drop = self.fetch_skip.map(FetchDropper::new);
         for e in events {
@@ -344,6 +356,25 @@ mod tests {
         let p = pack_with(Some(FetchSkip { line_shift: 4, across_data: false }));
         assert_eq!(addrs(&p), vec![0x100, 0x9000, 0x108, 0x10c, 0, 0x116]);
         assert_eq!(p.skipped, 2);
+    }
+
+    #[test]
+    fn words_past_the_length_are_not_the_blocks() {
+        // A long block, then fewer words kept into the same buffer: only
+        // those are its words, and it equals a block that never held more.
+        let mut p = pack_with(None);
+        let long = p.words().to_vec();
+        assert_eq!(long.len(), 8);
+        p.set_words_kept(&long, |w| w & ADDR_MASK >= 0x108);
+        assert_eq!(addrs(&p), vec![0x9000, 0x108, 0x10c, 0x114, 0x116]);
+        let mut fresh = PackedBlock::new();
+        fresh.set_words_kept(&long, |w| w & ADDR_MASK >= 0x108);
+        fresh.extra = p.extra.clone();
+        assert_eq!(p, fresh);
+        p.clear();
+        assert!(p.is_empty() && p.words().is_empty() && p.events() == 0);
+        p.pack(&trace()[..2]);
+        assert_eq!(addrs(&p), vec![0x100, 0x104]);
     }
 
     #[test]
