@@ -52,10 +52,10 @@ fn check_contract(full: &PackedBlock, got: &PackedBlock, skip: FetchSkip) {
             _ => None,
         }
     };
-    let mut kept = got.words.iter().peekable();
+    let mut kept = got.words().iter().peekable();
     let mut dropped = 0u64;
     let mut fetch_line: Option<u64> = None;
-    for &w in &full.words {
+    for &w in full.words() {
         let op = (w >> ADDR_BITS) as u8;
         if kept.peek() == Some(&&w) {
             kept.next();
@@ -83,7 +83,7 @@ fn check_contract(full: &PackedBlock, got: &PackedBlock, skip: FetchSkip) {
 
 /// Two decodes without a skip: the same words, escapes and count.
 fn same(a: &PackedBlock, b: &PackedBlock) {
-    assert_eq!((&a.words, &a.extra, a.skipped), (&b.words, &b.extra, b.skipped), "no skip, yet a different block");
+    assert_eq!((a.words(), &a.extra, a.skipped), (b.words(), &b.extra, b.skipped), "no skip, yet a different block");
 }
 
 /// Reads the file with the event decoder, the packed decoder and the packed

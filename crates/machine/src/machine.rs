@@ -785,16 +785,16 @@ impl Machine {
         data.clear();
         data.fetch_skip = block.fetch_skip;
         data.skipped = block.skipped;
-        data.words.extend(block.words.iter().copied().filter(|&w| is_data(&self.ops, w)));
+        data.set_words_kept(block.words(), |w| is_data(&self.ops, w));
         data.extra.extend_from_slice(&block.extra);
-        let fetches = block.skipped + (block.words.len() - data.words.len()) as u64;
+        let fetches = block.skipped + (block.len() - data.len()) as u64;
         self.access_counts[IFETCH] += fetches;
         self.fetches_not_simulated += fetches;
         let res = self.feed_words(&data, origin, first, under).map_err(|e| match e {
             RunError::Memory { trace, event, dropped, source } => {
                 let kept = (event - first) as usize;
                 let word = block
-                    .words
+                    .words()
                     .iter()
                     .enumerate()
                     .filter(|&(_, &w)| is_data(&self.ops, w))
@@ -875,7 +875,7 @@ impl Machine {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
         let err = |i: usize, source: MapError| RunError::memory(origin, block, first, i, source);
-        for (i, &w) in block.words.iter().enumerate() {
+        for (i, &w) in block.words().iter().enumerate() {
             // Indexed by the top byte: no bounds check.
             let info = self.ops[(w >> ADDR_BITS) as u8 as usize];
             if info.escape {
@@ -945,7 +945,7 @@ impl Machine {
     ) -> Result<(), RunError> {
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
-        let words = &block.words[..];
+        let words = block.words();
         let mut i = 0;
         loop {
             let (top, below) = self.system.levels_mut(CPU).split_top_over(|m| under.backing(m));

@@ -301,7 +301,7 @@ impl<T: Translations> TlbPass<T> {
         }
         let mut extra = block.extra.iter();
         let mut asid = Asid(0);
-        for (i, &w) in block.words.iter().enumerate() {
+        for (i, &w) in block.words().iter().enumerate() {
             let op = (w >> ADDR_BITS) as u8;
             let Some(&(kind, size)) = OPS.get(usize::from(op)).filter(|_| op != PACKED_ESCAPE) else {
                 let Some(ev) = extra.next() else {

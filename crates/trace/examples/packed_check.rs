@@ -23,13 +23,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             break;
         }
         want.pack(&ev);
-        if got.words != want.words || got.extra != want.extra {
+        if got.words() != want.words() || got.extra != want.extra {
             return Err(format!("block {blocks} (events from {n}): packed decoder differs").into());
         }
-        for &w in &got.words {
+        for &w in got.words() {
             hash = (hash ^ w).wrapping_mul(0x100_0000_01b3);
         }
-        n += got.words.len() as u64;
+        n += got.words().len() as u64;
         blocks += 1;
     }
     println!("{path}: {n} events in {blocks} blocks, packed == pack(events), words hash {hash:016x}");

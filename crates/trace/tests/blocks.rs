@@ -109,7 +109,7 @@ fn round_trips_as_events_and_as_packed_words() {
             let block = &events[at..at + p.len()];
             let mut want = PackedBlock::new();
             want.pack(block);
-            assert_eq!((&p.words, &p.extra, p.skipped), (&want.words, &want.extra, 0), "case {case} at {at}");
+            assert_eq!((p.words(), &p.extra, p.skipped), (want.words(), &want.extra, 0), "case {case} at {at}");
             at += p.len();
         }
         assert_eq!(at, events.len());
@@ -121,11 +121,11 @@ fn round_trips_as_events_and_as_packed_words() {
 fn check_contract(block: &[Event], got: &PackedBlock, skip: FetchSkip) -> u64 {
     let mut full = PackedBlock::new();
     full.pack(block);
-    let mut kept = got.words.iter().peekable();
+    let mut kept = got.words().iter().peekable();
     let mut dropped = 0;
     let mut fetch_line: Option<u64> = None;
     let s = skip.line_shift;
-    for &w in &full.words {
+    for &w in full.words() {
         let op = (w >> ADDR_BITS) as u8;
         if kept.peek() == Some(&&w) {
             kept.next();
@@ -323,7 +323,7 @@ fn views_of_every_length_are_copied_whole() {
                 None => {
                     let mut want = PackedBlock::new();
                     want.pack(block);
-                    assert_eq!((&p.words, &p.extra, p.skipped), (&want.words, &want.extra, 0), "at {at}");
+                    assert_eq!((p.words(), &p.extra, p.skipped), (want.words(), &want.extra, 0), "at {at}");
                 }
                 Some(s) => _ = check_contract(block, &p, s),
             }

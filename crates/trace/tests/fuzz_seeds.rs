@@ -154,6 +154,6 @@ fn an_overrun_fails_the_same_way_with_or_without_a_skip() {
     // With the right count both decode, and the skip drops the two fetches.
     let full = t::decode_blocks(&raw, 3, None).expect("decode");
     let skipped = t::decode_blocks(&raw, 3, Some(skip)).expect("decode");
-    assert_eq!((full.words.len(), full.skipped), (3, 0));
-    assert_eq!((skipped.words.len(), skipped.skipped), (1, 2));
+    assert_eq!((full.words().len(), full.skipped), (3, 0));
+    assert_eq!((skipped.words().len(), skipped.skipped), (1, 2));
 }

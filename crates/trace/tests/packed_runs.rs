@@ -125,11 +125,11 @@ fn read_packed(events: &[Event], block_events: usize) -> (Vec<u64>, Vec<Event>) 
         let start = words.len();
         let block = &events[start..start + buf.len()];
         let want = packed(block);
-        assert_eq!((&buf.words, &buf.extra), (&want.words, &want.extra), "block at event {start}");
+        assert_eq!((buf.words(), &buf.extra), (want.words(), &want.extra), "block at event {start}");
         let mut back = Vec::new();
         buf.unpack(&mut back);
         assert_eq!(back, block, "block at event {start}");
-        words.extend_from_slice(&buf.words);
+        words.extend_from_slice(buf.words());
         extra.extend_from_slice(&buf.extra);
     }
     (words, extra)
@@ -144,7 +144,7 @@ proptest! {
         let ev = events(items);
         let want = packed(&ev);
         let got = t::decode_packed(&t::encode(&ev), ev.len());
-        prop_assert_eq!(got.as_ref().map(|p| (&p.words, &p.extra)), Ok((&want.words, &want.extra)));
+        prop_assert_eq!(got.as_ref().map(|p| (p.words(), &p.extra)), Ok((want.words(), &want.extra)));
         // And the event decoder agrees.
         prop_assert_eq!(t::decode(&t::encode(&ev), ev.len()), Ok(ev));
     }
@@ -172,7 +172,7 @@ fn a_run_crossing_the_packed_address_limit_is_exact() {
             .collect();
         let want = packed(&ev);
         let got = t::decode_packed(&t::encode(&ev), ev.len()).expect("decodes");
-        assert_eq!((&got.words, &got.extra), (&want.words, &want.extra), "start {start:#x}");
+        assert_eq!((got.words(), &got.extra), (want.words(), &want.extra), "start {start:#x}");
     }
     // Wrapping below 0 in the data stream in the middle of a run.
     let ev: Vec<Event> = (0..2000u64)
@@ -180,7 +180,7 @@ fn a_run_crossing_the_packed_address_limit_is_exact() {
         .collect();
     let want = packed(&ev);
     let got = t::decode_packed(&t::encode(&ev), ev.len()).expect("decodes");
-    assert_eq!((&got.words, &got.extra), (&want.words, &want.extra));
+    assert_eq!((got.words(), &got.extra), (want.words(), &want.extra));
     assert!(!got.extra.is_empty(), "addresses that wrapped below 0 are escapes");
 }
 
@@ -210,7 +210,7 @@ fn a_run_ending_past_the_payload_is_rejected_as_by_the_event_decoder() {
             for cut in 1..=3 {
                 let short = &raw[..raw.len() - cut];
                 let events = t::decode(short, count);
-                let packed = t::decode_packed(short, count).map(|p| (p.words, p.extra));
+                let packed = t::decode_packed(short, count).map(|p| (p.words().to_vec(), p.extra));
                 let events_err = events.expect_err("a short payload is an error");
                 assert_eq!(packed, Err(events_err), "count {count}, long record at {at}, {cut} bytes cut");
             }

@@ -149,7 +149,7 @@ proptest! {
         let mut want = PackedBlock::new();
         want.pack(&ev);
         let got = t::decode_packed(&t::encode(&ev), ev.len());
-        prop_assert_eq!(got.as_ref().map(|p| (&p.words, &p.extra)), Ok((&want.words, &want.extra)));
+        prop_assert_eq!(got.as_ref().map(|p| (p.words(), &p.extra)), Ok((want.words(), &want.extra)));
         let mut back = Vec::new();
         want.unpack(&mut back);
         prop_assert_eq!(&back, &ev);

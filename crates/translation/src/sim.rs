@@ -1296,7 +1296,7 @@ impl VmSim {
         // A direct word's address space is that of the latest escape
         // naming one in the block, 0 before any (packed.rs).
         let mut asid = 0u32;
-        let words = &block.words[..n.min(block.words.len())];
+        let words = &block.words()[..n.min(block.words().len())];
         let mut i = 0;
         while i < words.len() {
             if self.hit_ops.is_some() {

@@ -113,8 +113,8 @@ proptest! {
                 && events[i - 1] == events[i]
                 && fits(&events[i])
                 && allocates(&events[i])
-                && direct(block.words[i - 1])
-                && direct(block.words[i])
+                && direct(block.words()[i - 1])
+                && direct(block.words()[i])
         });
         // With LRU order or micro-TLBs, only a page whose lookup hit (not a
         // repeat of a line, which looks nothing up) is the loop's.

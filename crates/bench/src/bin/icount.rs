@@ -6,7 +6,7 @@
 //!         icount MODE TRACE.vmt N [MACHINE]
 //!
 //! MODE is `decode` (the `.vmt` reader alone, packed blocks as the engine
-//! reads them), `decode-events` (the reader producing `Event`s), `sim` (the machine fed events
+//! reads them; with MACHINE, dropping the fetches that machine allows), `decode-events` (the reader producing `Event`s), `sim` (the machine fed events
 //! already in memory) or `run` (reader and machine on this one thread, block
 //! by block: all the work of a run on one core). Both machine modes let the
 //! source drop the instruction fetches the machine allows
@@ -43,10 +43,11 @@ fn measured_region(mode: &str, bytes: &[u8], n: usize, blocks: &[PackedBlock], m
     }
     let mut r = VmtReader::new(bytes, "trace").expect("vmt");
     if mode == "decode" {
-        let mut buf = PackedBlock::new();
+        // Under MACHINE's leave, if one is named: the words that machine reads.
+        let mut buf = PackedBlock::with_fetch_skip(machine.and_then(|m| skip(m)));
         let mut done = 0usize;
         while done < n && r.fill_packed(&mut buf).expect("decodes") {
-            black_box(&buf.words);
+            black_box(buf.words());
             done += buf.events() as usize;
         }
         return done as u64;
@@ -92,8 +93,8 @@ fn main() {
         std::process::exit(2)
     });
     let mut machine = match (mode.as_str(), args.get(4)) {
-        ("decode" | "decode-events", _) => None,
-        ("sim" | "run", Some(p)) => Some(Machine::from_preset(p, &[]).unwrap_or_else(|e| {
+        ("decode-events", _) | ("decode", None) => None,
+        ("decode" | "sim" | "run", Some(p)) => Some(Machine::from_preset(p, &[]).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         })),

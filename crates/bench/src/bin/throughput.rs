@@ -22,7 +22,7 @@ fn decode_only(path: &Path) -> Result<(u64, f64), String> {
     while src.fill_packed(&mut buf).map_err(|e| e.to_string())? {
         n += buf.events();
         // Touch every word so the decode cannot be skipped.
-        sum = sum.wrapping_add(buf.words.iter().fold(0, |a, &w| a ^ w));
+        sum = sum.wrapping_add(buf.words().iter().fold(0, |a, &w| a ^ w));
     }
     std::hint::black_box(sum);
     Ok((n, t.elapsed().as_secs_f64()))

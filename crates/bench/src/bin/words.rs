@@ -25,7 +25,7 @@ fn dump(trace: &str, out: &str) -> Result<(), String> {
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let mut buf = PackedBlock::new();
     while src.fill_packed(&mut buf).map_err(|e| e.to_string())? {
-        for word in &buf.words {
+        for word in buf.words() {
             w.write_all(&word.to_le_bytes()).map_err(|e| format!("{out}: {e}"))?;
         }
     }

@@ -486,6 +486,7 @@ pub(crate) fn decode(
     // emptying them first would make growing them zero the whole buffer.
     out.extra.clear();
     out.skipped = 0;
+    out.len = 0;
     if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
         return Err(fail(0, 0, format!("a {raw_len}-byte payload is shorter than its {HEADER_LEN}-byte header")));
     }
@@ -622,11 +623,13 @@ pub(crate) fn decode(
             return Err(fail(n_ctl, 0, format!("{} {what} left over after the last control entry", have - used)));
         }
     }
-    words.truncate(w);
+    // Not cut to `w`: the next block overwrites these words in place, and
+    // growing them again would zero them first (see `PackedBlock::words`).
     let events = w as u64 + skipped;
     if events != count as u64 {
         return Err(fail(n_ctl, 0, format!("the control entries give {events} events, the block header says {count}")));
     }
+    out.len = w;
     out.skipped = skipped;
     Ok(())
 }
@@ -974,7 +977,7 @@ mod tests {
         let mut padded = raw.to_vec();
         padded.resize(raw.len() + PAD, 0);
         match decode(table, &padded, raw.len(), count, out) {
-            Ok(()) => Ok((out.words.clone(), out.skipped)),
+            Ok(()) => Ok((out.words().to_vec(), out.skipped)),
             Err(e) => Err((e.record, e.pos, e.msg)),
         }
     }

@@ -325,6 +325,7 @@ pub(crate) fn decode_block_packed(
     out.extra.clear();
     // Overwritten in place, like `decode_block`'s events.
     out.words.resize(count, 0);
+    out.len = count;
     let (mut pi, mut pd) = (0u64, 0u64);
     let mut asid = Asid(0);
     let mut dpos = 0usize;
