@@ -178,6 +178,16 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
     // Per side, the last line a probe or `word` touched (its entry is
     // where the repeat line is taken from at the end).
     let mut last_touched = [repeat[0].line, repeat[1].line];
+    // Per side, whether its cache is one slot per set, physically indexed
+    // and tagged, filling in place over levels that take its fills: its
+    // words past `repeats` all go to `word`'s one-slot path.
+    let slot_view = [0, 1].map(|slot| {
+        let cache: &Cache = match (slot, dc.as_deref()) {
+            (1, Some(d)) => d,
+            _ => ic,
+        };
+        TRANSLATE && below.takes_fills_above() && cache.is_physical_direct()
+    });
     loop {
         // References to the most recent line of their set: hits that
         // change no replacement state (it is already the newest).
@@ -195,7 +205,29 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         // A write-through side's writes within one line are completed by
         // `write_through_word`, any other to `word` (`Cache::access`).
         let inline = !write || hc.writes_in_place();
-        if !inline {
+        if slot_view[slot] {
+            // Past the memo of recent lines, a one-slot physical top
+            // misses more often than it hits: one translation and one
+            // slot compared cost less than the frame memo's check and, on
+            // a miss, its look-up. One request within one line here (a
+            // failed translation, which changes nothing, is left to
+            // `slot_word` to report), any other word in `slot_word`.
+            if last_ln == ln && k != MODIFY {
+                if let Ok(pa) = mapper.translate(asid, VirtAddr(va)) {
+                    let kind = REFS[k][0];
+                    let dirty = match cache.physical_direct_hit(pa, kind) {
+                        Some(dirty) => dirty,
+                        None => {
+                            let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
+                            slot_miss(cache, &mut below, r, kind, last - va + 1)
+                        }
+                    };
+                    recent.set(slot, ln, dirty);
+                    last_touched[slot] = ln;
+                    done = true;
+                }
+            }
+        } else if !inline {
             if last_ln == ln {
                 let w = Word { k, va, shift, ln, last, slot };
                 if let Some(how) =
@@ -276,15 +308,13 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         }
         t.done[k] += 1;
         if !done {
-            match word::<false, TRANSLATE, B>(
-                cache,
-                &mut below,
-                mapper,
-                hc,
-                &mut t.pend,
-                Word { k, va, shift, ln, last, slot },
-                asid,
-            ) {
+            let w = Word { k, va, shift, ln, last, slot };
+            let line = if slot_view[slot] {
+                slot_word(cache, &mut below, mapper, w, asid)
+            } else {
+                word::<false, TRANSLATE, B>(cache, &mut below, mapper, hc, &mut t.pend, w, asid)
+            };
+            match line {
                 Ok(line) => {
                     // Every line the word touched (its set was accessed),
                     // then the last one if still resident.
@@ -1475,6 +1505,56 @@ fn fill_as<const K: u8, L: Lower, const U: bool>(
 /// modify is a read of every line, then a write of every line).
 const REFS: [&[RefKind]; 4] =
     [&[RefKind::Ifetch], &[RefKind::Read], &[RefKind::Write], &[RefKind::Read, RefKind::Write]];
+
+/// `word` for a top cache of one slot per set, physically indexed and
+/// tagged, that fills in place over levels taking its fills
+/// (`Cache::is_physical_direct`, `Below::takes_fills_above`), in `word`'s
+/// order: each piece translated, compared at its slot and on a miss filled
+/// there (`Cache::physical_direct_fill`, which changes what `probe` then
+/// `Below::missed` change, its hit counted at once rather than pending),
+/// and the fill's fetch and victim sent below. Every piece is resident
+/// afterwards, so the repeat line is the last piece's.
+#[inline(never)]
+fn slot_word<B: Backing>(
+    cache: &mut Cache,
+    below: &mut Below<'_, B>,
+    mapper: &mut PageMapper,
+    w: Word,
+    asid: Asid,
+) -> Result<RepeatLine, MapError> {
+    let Word { k, va, last, shift, .. } = w;
+    let mut repeat = NO_LINE;
+    for &kind in REFS[k] {
+        let mut a = va;
+        loop {
+            let ln = a >> shift;
+            let piece_last = last.min(((ln + 1) << shift) - 1);
+            let r = LineRef { vaddr: VirtAddr(a), paddr: mapper.translate(asid, VirtAddr(a))?, asid };
+            let dirty = match cache.physical_direct_hit(r.paddr, kind) {
+                Some(dirty) => dirty,
+                None => slot_miss(cache, below, r, kind, piece_last - a + 1),
+            };
+            repeat = RepeatLine { line: ln, asid, dirty };
+            if piece_last >= last {
+                break;
+            }
+            a = piece_last + 1;
+        }
+    }
+    Ok(repeat)
+}
+
+/// `slot_word`'s miss of `size` bytes at `r`: the fill in the top cache's
+/// slot and what it sends below; whether the line is dirty now. Out of
+/// line, so a hit keeps `slot_word`'s frame small.
+#[inline(never)]
+fn slot_miss<B: Backing>(cache: &mut Cache, below: &mut Below<'_, B>, r: LineRef, kind: RefKind, size: u64) -> bool {
+    let (filled, dirty) = cache.physical_direct_fill(r, kind, size);
+    if let Some((fetch, victim)) = filled {
+        below.filled_above(kind, r, cache.line_bytes(), fetch, victim);
+    }
+    dirty
+}
 
 /// One whole word (access kind `k`, bytes `va..=last`) the inline check did
 /// not finish, applied exactly as the general path applies it: for each
