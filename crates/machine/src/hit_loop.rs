@@ -159,8 +159,33 @@ const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 /// `TRANSLATE`: some top cache needs the physical address to find a hit
 /// (otherwise both are virtually indexed and tagged with ASIDs, and the key
 /// is the line number itself). Either top cache may have one way or many.
-#[inline(never)]
 pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
+    b: Borrowed<'_, B>,
+    ops: &[OpInfo; 256],
+    table: &mut [DirectOp; 256],
+    words: &[u64],
+    i: usize,
+    asid: Asid,
+    checks: [HitCheck; 2],
+) -> (usize, Result<(), MapError>) {
+    // Decided per run, so the loop of every other machine is compiled
+    // without the one-slot path (with it, the 32K/1M machines' `repeats`
+    // took one more instruction a word: +0.8 instructions a reference).
+    let physical_direct = |c: &Cache| c.is_physical_direct();
+    if TRANSLATE
+        && b.below.takes_fills_above()
+        && (physical_direct(b.top.0) || b.top.1.as_deref().is_some_and(physical_direct))
+    {
+        run_in::<TRANSLATE, true, B>(b, ops, table, words, i, asid, checks)
+    } else {
+        run_in::<TRANSLATE, false, B>(b, ops, table, words, i, asid, checks)
+    }
+}
+
+/// `run`, with `SLOT` when some top cache is one slot per set, physically
+/// indexed and tagged, filling in place over levels that take its fills.
+#[inline(never)]
+fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
     b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
@@ -186,7 +211,7 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
             (1, Some(d)) => d,
             _ => ic,
         };
-        TRANSLATE && below.takes_fills_above() && cache.is_physical_direct()
+        SLOT && below.takes_fills_above() && cache.is_physical_direct()
     });
     loop {
         // References to the most recent line of their set: hits that
@@ -205,25 +230,32 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         // A write-through side's writes within one line are completed by
         // `write_through_word`, any other to `word` (`Cache::access`).
         let inline = !write || hc.writes_in_place();
-        if slot_view[slot] {
+        if SLOT && slot_view[slot] {
             // Past the memo of recent lines, a one-slot physical top
             // misses more often than it hits: one translation and one
             // slot compared cost less than the frame memo's check and, on
-            // a miss, its look-up. One request within one line here (a
-            // failed translation, which changes nothing, is left to
-            // `slot_word` to report), any other word in `slot_word`.
-            if last_ln == ln && k != MODIFY {
-                if let Ok(pa) = mapper.translate(asid, VirtAddr(va)) {
+            // a miss, its look-up. One request within one line, or over
+            // two (mostly fetches), here, each line accessed in turn as
+            // `word` would, both translated first (in `word`'s order; a
+            // failed translation allocates nothing and is left to
+            // `slot_word` to report); a modify in `slot_word`.
+            if last_ln <= ln + 1 && k != MODIFY {
+                let (cross, next) = (last_ln != ln, last_ln << shift);
+                let first = mapper.translate(asid, VirtAddr(va)).ok();
+                let second = match first {
+                    Some(_) if cross => mapper.translate(asid, VirtAddr(next)).ok(),
+                    _ => first,
+                };
+                if let (Some(pa), Some(pb)) = (first, second) {
                     let kind = REFS[k][0];
-                    let dirty = match cache.physical_direct_hit(pa, kind) {
-                        Some(dirty) => dirty,
-                        None => {
-                            let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
-                            slot_miss(cache, &mut below, r, kind, last - va + 1)
-                        }
-                    };
-                    recent.set(slot, ln, dirty);
-                    last_touched[slot] = ln;
+                    let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
+                    let first_last = if cross { next - 1 } else { last };
+                    recent.set(slot, ln, slot_access(cache, &mut below, r, kind, first_last - va + 1));
+                    if cross {
+                        let r = LineRef { vaddr: VirtAddr(next), paddr: pb, asid };
+                        recent.set(slot, last_ln, slot_access(cache, &mut below, r, kind, last - next + 1));
+                    }
+                    last_touched[slot] = last_ln;
                     done = true;
                 }
             }
@@ -308,11 +340,18 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         }
         t.done[k] += 1;
         if !done {
-            let w = Word { k, va, shift, ln, last, slot };
-            let line = if slot_view[slot] {
-                slot_word(cache, &mut below, mapper, w, asid)
+            let line = if SLOT && slot_view[slot] {
+                slot_word(cache, &mut below, mapper, Word { k, va, shift, ln, last, slot }, asid)
             } else {
-                word::<false, TRANSLATE, B>(cache, &mut below, mapper, hc, &mut t.pend, w, asid)
+                word::<false, TRANSLATE, B>(
+                    cache,
+                    &mut below,
+                    mapper,
+                    hc,
+                    &mut t.pend,
+                    Word { k, va, shift, ln, last, slot },
+                    asid,
+                )
             };
             match line {
                 Ok(line) => {
@@ -1530,10 +1569,7 @@ fn slot_word<B: Backing>(
             let ln = a >> shift;
             let piece_last = last.min(((ln + 1) << shift) - 1);
             let r = LineRef { vaddr: VirtAddr(a), paddr: mapper.translate(asid, VirtAddr(a))?, asid };
-            let dirty = match cache.physical_direct_hit(r.paddr, kind) {
-                Some(dirty) => dirty,
-                None => slot_miss(cache, below, r, kind, piece_last - a + 1),
-            };
+            let dirty = slot_access(cache, below, r, kind, piece_last - a + 1);
             repeat = RepeatLine { line: ln, asid, dirty };
             if piece_last >= last {
                 break;
@@ -1542,6 +1578,17 @@ fn slot_word<B: Backing>(
         }
     }
     Ok(repeat)
+}
+
+/// One access of `size` bytes at `r` within one line of a top cache where
+/// `slot_word` applies: its hit at the slot, or its miss (`slot_miss`);
+/// whether the line, resident afterwards, is dirty.
+#[inline(always)]
+fn slot_access<B: Backing>(cache: &mut Cache, below: &mut Below<'_, B>, r: LineRef, kind: RefKind, size: u64) -> bool {
+    match cache.physical_direct_hit(r.paddr, kind) {
+        Some(dirty) => dirty,
+        None => slot_miss(cache, below, r, kind, size),
+    }
 }
 
 /// `slot_word`'s miss of `size` bytes at `r`: the fill in the top cache's
