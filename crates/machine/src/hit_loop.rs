@@ -203,9 +203,11 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
     // Per side, the last line a probe or `word` touched (its entry is
     // where the repeat line is taken from at the end).
     let mut last_touched = [repeat[0].line, repeat[1].line];
+    let page_shift = mapper.page_size().shift();
     // Per side, whether its cache is one slot per set, physically indexed
     // and tagged, filling in place over levels that take its fills: its
-    // words past `repeats` all go to `word`'s one-slot path.
+    // words past `repeats` all take the one-slot path (below, or
+    // `slot_word`), never the frame memo, so its entries are not kept.
     let slot_view = [0, 1].map(|slot| {
         let cache: &Cache = match (slot, dc.as_deref()) {
             (1, Some(d)) => d,
@@ -243,6 +245,9 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
                 let (cross, next) = (last_ln != ln, last_ln << shift);
                 let first = mapper.translate(asid, VirtAddr(va)).ok();
                 let second = match first {
+                    // The next line on the same page: the same frame (what
+                    // translating it again would give, changing nothing).
+                    Some(pa) if cross && (va ^ next) >> page_shift == 0 => Some(PhysAddr(pa.0 + (next - va))),
                     Some(_) if cross => mapper.translate(asid, VirtAddr(next)).ok(),
                     _ => first,
                 };
