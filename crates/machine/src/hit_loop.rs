@@ -170,7 +170,9 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
 ) -> (usize, Result<(), MapError>) {
     // Decided per run, so the loop of every other machine is compiled
     // without the one-slot path (with it, the 32K/1M machines' `repeats`
-    // took one more instruction a word: +0.8 instructions a reference).
+    // took one more instruction a word: +0.8 instructions a reference;
+    // apart, +0.08, the loop's code generation, not work: callgrind,
+    // docs/performance.md, session 20).
     let physical_direct = |c: &Cache| c.is_physical_direct();
     if TRANSLATE
         && b.below.takes_fills_above()
