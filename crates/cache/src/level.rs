@@ -828,16 +828,49 @@ impl Cache {
     /// the fetch (a hit: neither).
     #[inline(always)]
     pub fn physical_direct_access(&mut self, r: LineRef, kind: RefKind, size: u64) -> (bool, Option<Evicted>) {
+        self.physical_direct_fill(r, kind, size).0.unwrap_or((false, None))
+    }
+
+    /// `physical_direct_access`'s hit alone, for a caller that completes
+    /// the miss with `physical_direct_fill`: whether the line of physical
+    /// address `paddr` is in its slot, and if so the hit counted, a
+    /// write's dirty bit set, and whether the line is dirty now. On a miss
+    /// changes nothing.
+    #[inline(always)]
+    pub fn physical_direct_hit(&mut self, paddr: PhysAddr, kind: RefKind) -> Option<bool> {
+        let key = paddr.0 >> self.line_shift;
+        let s = self.tags.get_mut((key & self.mask) as usize)?;
+        if s.key != key {
+            return None;
+        }
+        s.dirty |= kind == RefKind::Write;
+        let dirty = s.dirty;
+        self.stats.kind_mut(kind).accesses += 1;
+        Some(dirty)
+    }
+
+    /// `physical_direct_access` for a caller that keeps the line's state
+    /// (a top level's run loop): the fill, `None` on a hit, and whether
+    /// the line, resident afterwards either way, is dirty.
+    #[inline(always)]
+    pub fn physical_direct_fill(
+        &mut self,
+        r: LineRef,
+        kind: RefKind,
+        size: u64,
+    ) -> (Option<(bool, Option<Evicted>)>, bool) {
         let shift = self.line_shift;
         let key = r.paddr.0 >> shift;
+        let write = kind == RefKind::Write;
         // Not reached past the slots: the mask selects one of them.
-        let Some(s) = self.tags.get_mut((key & self.mask) as usize) else { return (false, None) };
+        let Some(s) = self.tags.get_mut((key & self.mask) as usize) else { return (None, false) };
         if s.key == key {
-            s.dirty |= kind == RefKind::Write;
+            s.dirty |= write;
+            let dirty = s.dirty;
             self.stats.kind_mut(kind).accesses += 1;
-            return (false, None);
+            return (None, dirty);
         }
-        fill_one_way(s, &mut self.stats, shift, false, Missed { key, r, kind, size })
+        (Some(fill_one_way(s, &mut self.stats, shift, false, Missed { key, r, kind, size })), write)
     }
 
     /// `lookup` for a level that gave `hc` (`DIRECT` = one way), at the set

@@ -520,6 +520,20 @@ impl Hierarchy {
         self.physical_lower
     }
 
+    /// Whether a top cache is one slot per set, physically indexed and
+    /// tagged, filling in place over levels that take its fills
+    /// (`Cache::is_physical_direct`, `nested`): the associative loop then
+    /// completes that side's words past its memo of recent lines by
+    /// translation and one slot compared (`hit_loop::slot_word`).
+    pub fn top_in_one_slot(&self) -> bool {
+        self.nested
+            && match self.levels.first() {
+                Some(Level::Unified(c)) => c.is_physical_direct(),
+                Some(Level::Split { i, d }) => i.is_physical_direct() || d.is_physical_direct(),
+                None => false,
+            }
+    }
+
     pub fn levels(&self) -> usize {
         self.levels.len()
     }
@@ -751,17 +765,32 @@ impl<B: Backing> Below<'_, B> {
             // A fill there (any read miss without 3C shadows, a write-through
             // top's too) sends only its fetch and victim below.
             if let Some((fetch, victim)) = cache.fill_inline(set, key, r, kind, size) {
-                if self.physical_direct {
-                    self.physical_fill_below(kind, r, line, fetch, victim);
-                } else {
-                    self.fill_below(0, kind, r, line, fetch, victim);
-                }
+                self.filled_above(kind, r, line, fetch, victim);
                 return Some(kind == RefKind::Write);
             }
         }
         let out = cache.access_missed(set, key, r, kind, size);
         self.sent(kind, r, size, line, &out);
         out.resident_dirty
+    }
+
+    /// Whether what a fill in place of the level just above these levels
+    /// sends below is only its fetch and its victim (`filled_above`): the
+    /// lines nest (`Hierarchy::nested`), as `missed` requires for its fill.
+    pub(crate) fn takes_fills_above(&self) -> bool {
+        self.nested
+    }
+
+    /// What a fill in place of the `line`-byte line of `r` in the level
+    /// just above these levels sends below (its fetch, then its victim),
+    /// where `takes_fills_above` holds: `missed`'s fill branch.
+    #[inline(always)]
+    pub(crate) fn filled_above(&mut self, kind: RefKind, r: LineRef, line: u64, fetch: bool, victim: Option<Evicted>) {
+        if self.physical_direct {
+            self.physical_fill_below(kind, r, line, fetch, victim);
+        } else {
+            self.fill_below(0, kind, r, line, fetch, victim);
+        }
     }
 
     /// `fill_below` from the level just above these levels (`t` = 0) where

@@ -159,8 +159,35 @@ const MODIFY: usize = vmlab_trace::AccessKind::Modify as usize;
 /// `TRANSLATE`: some top cache needs the physical address to find a hit
 /// (otherwise both are virtually indexed and tagged with ASIDs, and the key
 /// is the line number itself). Either top cache may have one way or many.
-#[inline(never)]
 pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
+    b: Borrowed<'_, B>,
+    ops: &[OpInfo; 256],
+    table: &mut [DirectOp; 256],
+    words: &[u64],
+    i: usize,
+    asid: Asid,
+    checks: [HitCheck; 2],
+) -> (usize, Result<(), MapError>) {
+    // Decided per run, so the loop of every other machine is compiled
+    // without the one-slot path (with it, the 32K/1M machines' `repeats`
+    // took one more instruction a word: +0.8 instructions a reference;
+    // apart, +0.08, the loop's code generation, not work: callgrind,
+    // docs/performance.md, session 20).
+    let physical_direct = |c: &Cache| c.is_physical_direct();
+    if TRANSLATE
+        && b.below.takes_fills_above()
+        && (physical_direct(b.top.0) || b.top.1.as_deref().is_some_and(physical_direct))
+    {
+        run_in::<TRANSLATE, true, B>(b, ops, table, words, i, asid, checks)
+    } else {
+        run_in::<TRANSLATE, false, B>(b, ops, table, words, i, asid, checks)
+    }
+}
+
+/// `run`, with `SLOT` when some top cache is one slot per set, physically
+/// indexed and tagged, filling in place over levels that take its fills.
+#[inline(never)]
+fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
     b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
@@ -178,6 +205,18 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
     // Per side, the last line a probe or `word` touched (its entry is
     // where the repeat line is taken from at the end).
     let mut last_touched = [repeat[0].line, repeat[1].line];
+    let page_shift = mapper.page_size().shift();
+    // Per side, whether its cache is one slot per set, physically indexed
+    // and tagged, filling in place over levels that take its fills: its
+    // words past `repeats` all take the one-slot path (below, or
+    // `slot_word`), never the frame memo, so its entries are not kept.
+    let slot_view = [0, 1].map(|slot| {
+        let cache: &Cache = match (slot, dc.as_deref()) {
+            (1, Some(d)) => d,
+            _ => ic,
+        };
+        SLOT && below.takes_fills_above() && cache.is_physical_direct()
+    });
     loop {
         // References to the most recent line of their set: hits that
         // change no replacement state (it is already the newest).
@@ -195,7 +234,39 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         // A write-through side's writes within one line are completed by
         // `write_through_word`, any other to `word` (`Cache::access`).
         let inline = !write || hc.writes_in_place();
-        if !inline {
+        if SLOT && slot_view[slot] {
+            // Past the memo of recent lines, a one-slot physical top
+            // misses more often than it hits: one translation and one
+            // slot compared cost less than the frame memo's check and, on
+            // a miss, its look-up. One request within one line, or over
+            // two (mostly fetches), here, each line accessed in turn as
+            // `word` would, both translated first (in `word`'s order; a
+            // failed translation allocates nothing and is left to
+            // `slot_word` to report); a modify in `slot_word`.
+            if last_ln <= ln + 1 && k != MODIFY {
+                let (cross, next) = (last_ln != ln, last_ln << shift);
+                let first = mapper.translate(asid, VirtAddr(va)).ok();
+                let second = match first {
+                    // The next line on the same page: the same frame (what
+                    // translating it again would give, changing nothing).
+                    Some(pa) if cross && (va ^ next) >> page_shift == 0 => Some(PhysAddr(pa.0 + (next - va))),
+                    Some(_) if cross => mapper.translate(asid, VirtAddr(next)).ok(),
+                    _ => first,
+                };
+                if let (Some(pa), Some(pb)) = (first, second) {
+                    let kind = REFS[k][0];
+                    let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
+                    let first_last = if cross { next - 1 } else { last };
+                    recent.set(slot, ln, slot_access(cache, &mut below, r, kind, first_last - va + 1));
+                    if cross {
+                        let r = LineRef { vaddr: VirtAddr(next), paddr: pb, asid };
+                        recent.set(slot, last_ln, slot_access(cache, &mut below, r, kind, last - next + 1));
+                    }
+                    last_touched[slot] = last_ln;
+                    done = true;
+                }
+            }
+        } else if !inline {
             if last_ln == ln {
                 let w = Word { k, va, shift, ln, last, slot };
                 if let Some(how) =
@@ -276,15 +347,20 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         }
         t.done[k] += 1;
         if !done {
-            match word::<false, TRANSLATE, B>(
-                cache,
-                &mut below,
-                mapper,
-                hc,
-                &mut t.pend,
-                Word { k, va, shift, ln, last, slot },
-                asid,
-            ) {
+            let line = if SLOT && slot_view[slot] {
+                slot_word(cache, &mut below, mapper, Word { k, va, shift, ln, last, slot }, asid)
+            } else {
+                word::<false, TRANSLATE, B>(
+                    cache,
+                    &mut below,
+                    mapper,
+                    hc,
+                    &mut t.pend,
+                    Word { k, va, shift, ln, last, slot },
+                    asid,
+                )
+            };
+            match line {
                 Ok(line) => {
                     // Every line the word touched (its set was accessed),
                     // then the last one if still resident.
@@ -1475,6 +1551,64 @@ fn fill_as<const K: u8, L: Lower, const U: bool>(
 /// modify is a read of every line, then a write of every line).
 const REFS: [&[RefKind]; 4] =
     [&[RefKind::Ifetch], &[RefKind::Read], &[RefKind::Write], &[RefKind::Read, RefKind::Write]];
+
+/// `word` for a top cache of one slot per set, physically indexed and
+/// tagged, that fills in place over levels taking its fills
+/// (`Cache::is_physical_direct`, `Below::takes_fills_above`), in `word`'s
+/// order: each piece translated, compared at its slot and on a miss filled
+/// there (`Cache::physical_direct_fill`, which changes what `probe` then
+/// `Below::missed` change, its hit counted at once rather than pending),
+/// and the fill's fetch and victim sent below. Every piece is resident
+/// afterwards, so the repeat line is the last piece's.
+#[inline(never)]
+fn slot_word<B: Backing>(
+    cache: &mut Cache,
+    below: &mut Below<'_, B>,
+    mapper: &mut PageMapper,
+    w: Word,
+    asid: Asid,
+) -> Result<RepeatLine, MapError> {
+    let Word { k, va, last, shift, .. } = w;
+    let mut repeat = NO_LINE;
+    for &kind in REFS[k] {
+        let mut a = va;
+        loop {
+            let ln = a >> shift;
+            let piece_last = last.min(((ln + 1) << shift) - 1);
+            let r = LineRef { vaddr: VirtAddr(a), paddr: mapper.translate(asid, VirtAddr(a))?, asid };
+            let dirty = slot_access(cache, below, r, kind, piece_last - a + 1);
+            repeat = RepeatLine { line: ln, asid, dirty };
+            if piece_last >= last {
+                break;
+            }
+            a = piece_last + 1;
+        }
+    }
+    Ok(repeat)
+}
+
+/// One access of `size` bytes at `r` within one line of a top cache where
+/// `slot_word` applies: its hit at the slot, or its miss (`slot_miss`);
+/// whether the line, resident afterwards, is dirty.
+#[inline(always)]
+fn slot_access<B: Backing>(cache: &mut Cache, below: &mut Below<'_, B>, r: LineRef, kind: RefKind, size: u64) -> bool {
+    match cache.physical_direct_hit(r.paddr, kind) {
+        Some(dirty) => dirty,
+        None => slot_miss(cache, below, r, kind, size),
+    }
+}
+
+/// `slot_word`'s miss of `size` bytes at `r`: the fill in the top cache's
+/// slot and what it sends below; whether the line is dirty now. Out of
+/// line, so a hit keeps `slot_word`'s frame small.
+#[inline(never)]
+fn slot_miss<B: Backing>(cache: &mut Cache, below: &mut Below<'_, B>, r: LineRef, kind: RefKind, size: u64) -> bool {
+    let (filled, dirty) = cache.physical_direct_fill(r, kind, size);
+    if let Some((fetch, victim)) = filled {
+        below.filled_above(kind, r, cache.line_bytes(), fetch, victim);
+    }
+    dirty
+}
 
 /// One whole word (access kind `k`, bytes `va..=last`) the inline check did
 /// not finish, applied exactly as the general path applies it: for each

@@ -434,6 +434,14 @@ impl Machine {
         self.system.cpu(CPU).levels().misses_through_physical_lower()
     }
 
+    /// Whether the associative loop completes some top cache's words
+    /// past its memo of recent lines in that cache's one slot per set
+    /// (`Hierarchy::top_in_one_slot`: direct-mapped PIPT, filling in
+    /// place): a diagnostic, so tests can assert that path is taken.
+    pub fn top_in_one_slot(&self) -> bool {
+        matches!(self.hit_loop, HitLoop::Assoc(_)) && self.system.cpu(CPU).levels().top_in_one_slot()
+    }
+
     pub fn config(&self) -> &MachineConfig {
         &self.config
     }

@@ -333,6 +333,21 @@ fn fast_loop_of(top: &TierShape) -> &'static str {
     }
 }
 
+/// A direct-mapped PIPT cache, write-back and write-allocate, of 2 to 64
+/// sets spanning 1 to 8 pages of 256 bytes (`one_slot_physical_top_...`).
+fn one_slot_top() -> impl Strategy<Value = CacheConfig> {
+    (cache_strategy(256), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(mut c, pages)| {
+        c.size.0 = 256 * pages;
+        c.assoc = Assoc::Ways(1);
+        c.index = IndexFn::BitSelect;
+        c.indexing = Indexing::Pipt;
+        c.asid_tags = false;
+        c.write = WritePolicy::WriteBack;
+        c.write_miss = WriteMissPolicy::WriteAllocate;
+        c
+    })
+}
+
 /// A top cache of any shape the fast loops serve: bit-select over a
 /// power-of-two set count (1 to 64 sets), any line size, associativity
 /// (one way to eight, or fully associative), indexing (VIVT with ASID tags
@@ -666,6 +681,34 @@ proptest! {
         prop_assert!(m.misses_through_physical_lower(), "the lower tier should be physical-direct: {tiers:?}");
         let inner = check(page, &tiers, raw, share, false)?;
         prop_assert_eq!(inner, fast_loop_of(&tiers[0]));
+    }
+
+    /// A top of direct-mapped PIPT caches that fill in place, larger than
+    /// a page (so a line's slot depends on its frame, as
+    /// pipt-dm-8k-l2-512k's 8K caches on 4K pages), over a physical-direct
+    /// tier, a fill-in-place chain or nothing: the associative loop
+    /// completes the words its memo of recent lines does not take at the
+    /// slot (`hit_loop::slot_word`), and every counter equals the naive
+    /// simulator's and the public path's.
+    #[test]
+    fn one_slot_physical_top_equals_naive_reference(
+        top in prop_oneof![
+            one_slot_top().prop_map(TierShape::Unified),
+            (one_slot_top(), one_slot_top()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        below in prop_oneof![
+            physical_direct_tier_strategy(256).prop_map(|t| vec![t]),
+            prop::collection::vec(fill_tier_strategy(256, 8), 0..=2),
+        ],
+        raw in run_strategy(),
+        share in any::<bool>(),
+    ) {
+        let depth = below.len();
+        let tiers = with_chain(vec![top], below, depth);
+        let (m, _) = build(&tiers, 256, false);
+        prop_assert!(m.top_in_one_slot(), "the top should be completed in its slots: {tiers:?}");
+        let inner = check(256, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "associative");
     }
 
     /// The virtual-direct loop over any lower tiers (misses through `word`
