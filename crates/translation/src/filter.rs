@@ -177,6 +177,10 @@ impl Shared {
         self.stops.clear();
         self.writes.clear();
         self.unsorted.clear();
+        // Room for the block at once (a block is some 64 K words).
+        self.lines.reserve(self.n);
+        self.prefix.reserve(self.n + 1);
+        self.unsorted.reserve(self.n);
         let mut extra = block.extra.iter();
         let mut asid = 0u32;
         let mut acc = [0u32; 7];
