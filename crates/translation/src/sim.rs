@@ -1196,13 +1196,19 @@ impl VmSim {
     /// level its own L2 served it. An L1 hit costs nothing in VMCPI and is
     /// not recorded: most kernel references are handler fetches that hit L1
     /// I (SOFTVM runs a handler per L2 miss), and recording them cost
-    /// SOFTVM 1.4 % more instructions per reference.
-    fn record_request(&mut self, kind: RefKind, level: Reached) {
+    /// SOFTVM 1.4 % more instructions per reference. In an L1-hit
+    /// filter's group it also reports the line: a hit changes no L1 line,
+    /// a miss replaces its set's (`filter_marks`).
+    fn record_request(&mut self, kind: RefKind, vaddr: u64, level: Reached) {
         if level == L1 {
             return;
         }
         self.ledger.request(kind, level);
         self.mem.fanout_mut().request(kind);
+        if let Some(m) = self.filter_marks.as_mut() {
+            let s = side(kind);
+            m.push((s, vaddr >> self.l1_shift[s]));
+        }
     }
 
     /// Counts a user piece by the level that served it and its TLB
@@ -1259,14 +1265,7 @@ impl VmSim {
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
-        if level != L1 {
-            // A hit changes no L1 line; a miss replaces its set's.
-            if let Some(m) = self.filter_marks.as_mut() {
-                let s = side(kind);
-                m.push((s, vaddr >> self.l1_shift[s]));
-            }
-        }
-        self.record_request(kind, level);
+        self.record_request(kind, vaddr, level);
         if self.tap.is_some() && (kind == RefKind::Write || level != L1) {
             self.record_ref(Recorded::Kernel { kind, r, size, mechanism: self.ledger.now() });
         }
@@ -1317,14 +1316,37 @@ impl VmSim {
             }
             let Some(&w) = words.get(i) else { break };
             i += 1;
-            self.feed_word(w, &mut extra, &mut asid)?;
+            // `feed_word`'s body, written out: calling it here (inlined,
+            // `asid` by reference or returned) cost every scheme 0.5-1.5 %
+            // more instructions (callgrind, SOFTVM paper grid sample).
+            let op = (w >> ADDR_BITS) as u8;
+            match OPS.get(usize::from(op)) {
+                Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
+                None if op == PACKED_ESCAPE => {
+                    let ev = extra
+                        .next()
+                        .ok_or_else(|| SimError::Config("packed block: an escape word without its event".into()))?;
+                    match ev {
+                        Event::Access(a) => {
+                            asid = a.asid.0;
+                            self.access(a)?;
+                        }
+                        Event::ContextSwitch(a) => {
+                            asid = a.0;
+                            self.step(ev)?;
+                        }
+                        Event::FlushAll | Event::Syscall(_) | Event::SyscallArg(_) => self.step(ev)?,
+                    }
+                }
+                None => return Err(SimError::Config(format!("packed block: unknown op {op:#x}"))),
+            }
         }
         Ok(())
     }
 
-    /// One packed word through the general path (escapes take their event
-    /// from `extra`); `asid` is the block's current address space.
-    #[inline(always)]
+    /// One packed word through the general path, as `feed_packed_words`
+    /// takes it after its hit loop (escapes take their event from
+    /// `extra`); `asid` is the block's current address space.
     pub(crate) fn feed_word(
         &mut self,
         w: u64,
