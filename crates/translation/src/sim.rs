@@ -1347,6 +1347,7 @@ impl VmSim {
     /// One packed word through the general path, as `feed_packed_words`
     /// takes it after its hit loop (escapes take their event from
     /// `extra`); `asid` is the block's current address space.
+    #[inline(always)]
     pub(crate) fn feed_word(
         &mut self,
         w: u64,
