@@ -253,6 +253,17 @@ fn taken_and_released(sim: &MpSim) -> Vec<(bool, Lock)> {
         .collect()
 }
 
+/// The `a_lock`s a list of steps takes, in order: (space, mode).
+fn a_locks_taken(steps: &[Step]) -> Vec<(u32, Mode)> {
+    steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Lock(Lock::As(a), m) => Some((*a, *m)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A fork of two pages (parent space 1, child space 3 on a 2-process,
 /// 1-CPU machine), the child exiting at once: the locks each design takes
 /// and lets go, in order, worked from Solaris 8's VM (`vm_as.c`) and seed
@@ -287,13 +298,7 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
         let (p, child) = (parent.0, parent.0 + 2);
-        let a_locks: Vec<(u32, Mode)> = steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Lock(Lock::As(a), m) => Some((*a, *m)),
-                _ => None,
-            })
-            .collect();
+        let a_locks = a_locks_taken(&steps);
         assert_eq!(
             a_locks,
             vec![
@@ -462,16 +467,81 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// One random interleaving of hat operations: `script` as (CPU, operation)
+/// pairs, the CPU taken modulo `cpus`, over three spaces whose processes
+/// start on CPUs 0-2 and migrate with the script. With `tight`, the
+/// table pool has no room at all, so every load that needs a table steals
+/// one (or, with nothing to steal, overdraws). Afterwards no TLB holds a
+/// translation the hat unloaded or downgraded, every mapping list agrees
+/// with the page tables, and no lock is left held (no deadlock).
+fn interleaving_stays_consistent(
+    design: Design,
+    cpus: usize,
+    tight: bool,
+    broadcast: bool,
+    script: Vec<(usize, Op)>,
+) -> Result<(), TestCaseError> {
+    let mut p = MpParams::load("sparccenter-2000").expect("preset");
+    if tight {
+        p.table_pool_fraction.value = 0.0;
+    }
+    let mut sim = scripted_on(p, design, cpus, 1, 6);
+    if broadcast {
+        sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
+    }
+    let spaces: Vec<(Asid, Vec<u64>)> = (0..3)
+        .map(|i| {
+            let (a, d) = sim.process(i % cpus).expect("process");
+            (a, d.to_vec())
+        })
+        .collect();
+    let data = 0x0100_0000u64;
+    let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
+    for (cpu, o) in script {
+        let cpu = cpu % cpus;
+        // The VM holds the space's a_lock across each call, as a fault
+        // (reader) or as_dup/as_unmap (writer) does; a pageout's unload
+        // of a frame holds none.
+        let vm = |asid: Asid, writer: bool, steps: Vec<Step>| {
+            MpSim::under_a_lock(asid, if writer { Mode::Exclusive } else { Mode::Shared }, steps)
+        };
+        let steps = match o {
+            Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: at(page) }],
+            Op::Load { space, page, write } => {
+                let (asid, ref d) = spaces[space];
+                let prot = if write { Prot::RW } else { Prot::R };
+                let call = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
+                let mut s = vm(asid, false, call);
+                s.push(Step::Touch { asid, va: at(page) });
+                s
+            }
+            Op::Unload { space, page, pages } => {
+                let asid = spaces[space].0;
+                vm(asid, true, sim.call(HatStep::UnloadRange { asid, va: at(page), pages }))
+            }
+            Op::Protect { space, page, pages, write } => {
+                let prot = if write { Prot::RW } else { Prot::R };
+                let asid = spaces[space].0;
+                vm(asid, !write, sim.call(HatStep::ChangeProt { asid, va: at(page), pages, prot }))
+            }
+            Op::UnloadFrame { space, page } => {
+                sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[(page % 6) as usize] })
+            }
+            Op::Pause(n) => vec![Step::User(n)],
+        };
+        sim.push(cpu, steps);
+    }
+    sim.drain().map_err(TestCaseError::fail)?;
+    sim.check().map_err(TestCaseError::fail)?;
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// Random interleavings of hat operations on 2-4 CPUs under every
-    /// design and either shoot-down (cross-call or broadcast demap):
-    /// afterwards no TLB holds a translation the hat unloaded or
-    /// downgraded, every mapping list agrees with the page tables, and no
-    /// lock is left held (no deadlock). With `tight`, the table pool has
-    /// no room at all, so every load that needs a table steals one (or,
-    /// with nothing to steal, overdraws).
+    /// design and either shoot-down (cross-call or broadcast demap), with
+    /// a roomy pool or none at all (`interleaving_stays_consistent`).
     #[test]
     fn interleavings_leave_tlbs_and_lists_consistent(
         design in 0usize..5,
@@ -480,57 +550,26 @@ proptest! {
         broadcast in any::<bool>(),
         script in proptest::collection::vec((0usize..4, op()), 1..40),
     ) {
-        let design = Design::ALL[design];
-        let mut p = MpParams::load("sparccenter-2000").expect("preset");
-        if tight {
-            p.table_pool_fraction.value = 0.0;
-        }
-        let mut sim = scripted_on(p, design, cpus, 1, 6);
-        if broadcast {
-            sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
-        }
-        let spaces: Vec<(Asid, Vec<u64>)> = (0..3).map(|i| {
-            let (a, d) = sim.process(i % cpus).expect("process");
-            (a, d.to_vec())
-        }).collect();
-        let data = 0x0100_0000u64;
-        let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
-        for (cpu, o) in script {
-            let cpu = cpu % cpus;
-            // The VM holds the space's a_lock across each call, as a fault
-            // (reader) or as_dup/as_unmap (writer) does; a pageout's unload
-            // of a frame holds none.
-            let vm = |asid: Asid, writer: bool, steps: Vec<Step>| {
-                MpSim::under_a_lock(asid, if writer { Mode::Exclusive } else { Mode::Shared }, steps)
-            };
-            let steps = match o {
-                Op::Touch { space, page } => vec![Step::Touch { asid: spaces[space].0, va: at(page) }],
-                Op::Load { space, page, write } => {
-                    let (asid, ref d) = spaces[space];
-                    let prot = if write { Prot::RW } else { Prot::R };
-                    let call = sim.call(HatStep::Load { asid, va: at(page), pfn: d[(page % 6) as usize], prot });
-                    let mut s = vm(asid, false, call);
-                    s.push(Step::Touch { asid, va: at(page) });
-                    s
-                }
-                Op::Unload { space, page, pages } => {
-                    let asid = spaces[space].0;
-                    vm(asid, true, sim.call(HatStep::UnloadRange { asid, va: at(page), pages }))
-                }
-                Op::Protect { space, page, pages, write } => {
-                    let prot = if write { Prot::RW } else { Prot::R };
-                    let asid = spaces[space].0;
-                    vm(asid, !write, sim.call(HatStep::ChangeProt { asid, va: at(page), pages, prot }))
-                }
-                Op::UnloadFrame { space, page } => {
-                    sim.call(HatStep::UnloadFrame { pfn: spaces[space].1[(page % 6) as usize] })
-                }
-                Op::Pause(n) => vec![Step::User(n)],
-            };
-            sim.push(cpu, steps);
-        }
-        sim.drain().map_err(TestCaseError::fail)?;
-        sim.check().map_err(TestCaseError::fail)?;
+        interleaving_stays_consistent(Design::ALL[design], cpus, tight, broadcast, script)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The same on 8 to 64 CPUs, the machine sizes of S3 beyond the
+    /// paper, with each operation on any of them: a space's MMU list can
+    /// then hold dozens of CPUs, so a shoot-down interrupts (or a demap
+    /// reaches) many TLBs while other CPUs wait for the same locks.
+    #[test]
+    fn interleavings_on_many_cpus_leave_tlbs_and_lists_consistent(
+        design in 0usize..5,
+        cpus in prop::sample::select(vec![8usize, 12, 16, 32, 64]),
+        tight in any::<bool>(),
+        broadcast in any::<bool>(),
+        script in proptest::collection::vec((0usize..64, op()), 1..80),
+    ) {
+        interleaving_stays_consistent(Design::ALL[design], cpus, tight, broadcast, script)?;
     }
 }
 
@@ -649,6 +688,28 @@ fn drop_guard(g: Guard) -> Vec<(bool, Lock)> {
     }
 }
 
+/// One hat call's locks in the log: the hat lock alone under the single
+/// lock, else `inner` (the design's guards).
+fn hat_call(design: Design, inner: Vec<(bool, Lock)>) -> Vec<(bool, Lock)> {
+    match design.global() {
+        Some(h) => vec![(true, h), (false, h)],
+        None => inner,
+    }
+}
+
+/// `inner` taken and let go inside the guard `outer`.
+fn around(outer: Guard, inner: Vec<(bool, Lock)>) -> Vec<(bool, Lock)> {
+    let mut v = take(outer);
+    v.extend(inner);
+    v.extend(drop_guard(outer));
+    v
+}
+
+/// A guard taken and let go with nothing inside it.
+fn alone(g: Guard) -> Vec<(bool, Lock)> {
+    around(g, vec![])
+}
+
 /// The same two-page fork as above under the named variant
 /// `ForkMode::CopyTranslations` (issue 21's "a fork that copies mappings"
 /// read as the hat copying translations; Solaris 2.6's x86 `hat_dup`),
@@ -697,19 +758,7 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         assert_eq!(sim.hat().frame(Pfn(pfn0)).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
         let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
         let (page0, page1) = (design.page(pfn0), design.page(pfn1));
-        let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
-            match design.global() {
-                Some(h) => vec![(true, h), (false, h)],
-                None => inner,
-            }
-        };
-        let around = |outer: Guard, inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
-            let mut v = take(outer);
-            v.extend(inner);
-            v.extend(drop_guard(outer));
-            v
-        };
-        let alone = |g: Guard| around(g, vec![]);
+        let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
         let mut want = Vec::new();
         // as_dup: write-protect the parent, then hat_dup's two loads.
         want.extend(call(alone(mmu_p)));
@@ -735,4 +784,105 @@ fn fork_modes_by_name() {
     assert_eq!(ForkMode::parse("copy-translations"), Ok(ForkMode::CopyTranslations));
     let e = ForkMode::parse("copy").expect_err("unknown");
     assert!(e.contains("write-protect, copy-translations"), "{e}");
+}
+
+/// A vexec (4.3BSD-Net/2 `vexecs.c`: vfork, the child execs `nulljob`,
+/// which exits) by process 0 (space 1, two data pages, a one-page program)
+/// on a 2-process, 1-CPU machine, worked by hand for every design. The
+/// child's new space is 3. vfork shares the parent's space (SunOS 4.1.3
+/// `fork1`), so no hat call and no `a_lock` touches space 1; the new
+/// image (`getxfile`):
+/// * `as_map`s under space 3's `a_lock` as writer, no hat call;
+/// * its text page prefaulted: `as_fault` (reader) around one load, the
+///   MMU lock, inside it the text page's lock;
+/// * `execve`'s copy of the arguments to the stack: one zero-filled page
+///   loaded the same way (reader);
+/// * `nulljob`'s exit, `as_free` (writer): the text's unload and the
+///   stack's (each the MMU lock across the range, inside it the page's
+///   lock), then the destruction (the MMU lock alone).
+///
+/// Under the single lock each of those five hat calls is the hat lock
+/// alone; under the others, four page locks and five MMU locks, each
+/// logical lock its mutex twice. `pidlock` is taken by vfork and by the
+/// parent's wait. Fails on main, which has no vexec (`OpKind::Vexec`).
+#[test]
+fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        let (parent, data) = sim.process(0).expect("process");
+        let data = data.to_vec();
+        let (p, child) = (parent.0, parent.0 + 2);
+        let frames_before = sim.hat().frames_in_use();
+        let parent_maps: Vec<usize> =
+            data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
+        let before = sim.lock_stats().clone();
+        let steps = sim.op_steps(0, OpKind::Vexec, 1 << 20).expect("vexec");
+        let a_locks = a_locks_taken(&steps);
+        let (r, w) = (Mode::Shared, Mode::Exclusive);
+        assert_eq!(a_locks, vec![(child, w), (child, r), (child, r), (child, w)], "{}", design.name());
+        let loads: Vec<(u32, u64)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hat(HatStep::Load { asid, va, prot, .. } | HatStep::LoadNow { asid, va, prot, .. }) => {
+                    Some((asid.0, *va + u64::from(*prot == Prot::RW)))
+                }
+                _ => None,
+            })
+            .collect();
+        // The text read-only at the program's address, the stack's top
+        // page writable below KERNELBASE (0xF000_0000).
+        assert_eq!(loads, vec![(child, 0x0001_0000), (child, 0xF000_0000 - PAGE + 1)], "{}", design.name());
+        let text_pfn = steps
+            .iter()
+            .find_map(|s| match s {
+                Step::Hat(HatStep::Load { pfn, .. } | HatStep::LoadNow { pfn, .. }) => Some(*pfn),
+                _ => None,
+            })
+            .expect("a text load");
+        let stack_pfn = steps
+            .iter()
+            .find_map(|s| match s {
+                Step::Zero { pfn } => Some(*pfn),
+                _ => None,
+            })
+            .expect("the stack page zeroed");
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("vexec runs without deadlock");
+        sim.check().expect("consistent after vexec");
+        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
+        assert!(sim.hat().space(parent).is_some(), "the parent's space is given back, not freed");
+        assert_eq!(sim.hat().frames_in_use(), frames_before, "the stack page is freed");
+        let after: Vec<usize> = data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
+        assert_eq!(after, parent_maps, "the parent's translations are untouched");
+        let (mmu_c, text, stack) = (design.mmu(child), design.page(text_pfn), design.page(stack_pfn));
+        let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
+        let mut want = Vec::new();
+        want.extend(call(around(mmu_c, alone(text))));
+        want.extend(call(around(mmu_c, alone(stack))));
+        want.extend(call(around(mmu_c, alone(text))));
+        want.extend(call(around(mmu_c, alone(stack))));
+        want.extend(call(alone(mmu_c)));
+        assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
+        let on_parent = taken_and_released(&sim)
+            .into_iter()
+            .filter(|(_, l)| *l == Lock::As(p) || matches!(design.mmu(p), Guard::Mutex(m) if m == *l))
+            .count();
+        assert_eq!(on_parent, 0, "{}", design.name());
+        let taken = |class: LockClass| {
+            sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
+                - before.get(&class).map_or(0, |s| s.acquisitions)
+        };
+        let (page_mutex, mmu_mutex, hat_lock, page_locks) = match design {
+            Design::SingleLock => (0, 0, 5, 0),
+            Design::PerDescriptor => (0, 0, 0, 4),
+            _ => (8, 10, 0, 4),
+        };
+        assert_eq!(taken(LockClass::PageMutex), page_mutex, "{}", design.name());
+        assert_eq!(taken(LockClass::PageLogicalLock) + taken(LockClass::PageDescriptorMutex), page_locks);
+        assert_eq!(taken(LockClass::MmuMutex), mmu_mutex, "{}", design.name());
+        assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
+        assert_eq!(taken(LockClass::AsLock), 4, "{}", design.name());
+        assert_eq!(taken(LockClass::Pidlock), 2, "{}", design.name());
+    }
 }

@@ -39,6 +39,11 @@ const TEXT_VA: u64 = 0x0001_0000;
 const DATA_VA: u64 = 0x0100_0000;
 const HEAP_VA: u64 = 0x2000_0000;
 const SHM_VA: u64 = 0x4000_0000;
+/// The top page of a new image's stack: `USRSTACK` is `KERNELBASE` (a
+/// Solaris-style sun4 `vmparam.h`), 0xF000_0000 in a sun4m `param.h`; a
+/// level-1 region of its own, so its first fault needs level-2 and
+/// level-3 tables.
+const STACK_VA: u64 = 0xF000_0000 - PAGE_BYTES;
 /// Instructions to examine or set a logical lock's busy and wanted flags
 /// under its mutex (a few loads, tests and stores).
 const LOGICAL_CHECK: u64 = 12;
@@ -1381,6 +1386,61 @@ impl MpSim {
                     fault.extend(self.call(HatStep::Load { asid, va: DATA_VA + k * PAGE_BYTES, pfn, prot: Prot::RW }));
                     s.extend(Self::under_a_lock(asid, reader, fault));
                 }
+            }
+            OpKind::Vexec => {
+                // 4.3BSD-Net/2 `sys/tests/benchmarks/vexecs.c` (the BSD
+                // suite Microbench is based on, seed 003 section 5.2): the
+                // parent vforks, the child execs `nulljob` (`main` calls
+                // `exit(0)`) and the parent waits. vfork shares the
+                // parent's space (SunOS 4.1.3 `sys/os/kern_fork.c`,
+                // `fork1`: "for vfork we just share the address space
+                // structure"): no `as_dup`, no hat call, so the parent's
+                // size (`bytes`, its sbrk) changes nothing. The child's
+                // exec gives the borrowed space back without freeing it
+                // (`relvm`) and builds a new one (`kern_exec.c`,
+                // `getxfile`: `as_alloc`, the stack and text `as_map`s).
+                let prog = self.rng.gen_range(0..self.text.len());
+                let child = self.fresh_asid();
+                let stack = self.alloc_frame()?;
+                s.push(Step::Run(syscall));
+                s.extend(locked(Lock::Pidlock, pid_hold));
+                s.push(Step::Run(p.fork.value as u64));
+                s.push(Step::Run(syscall + p.exec.value as u64));
+                s.extend(locked(Lock::Vnode(prog as u32), vnode_hold));
+                // The segments mapped under the new space's writer lock,
+                // no translation yet.
+                s.extend(Self::under_a_lock(child, writer, vec![Step::Run(as_hold)]));
+                // `getxfile` prefaults the whole text when it fits
+                // (`PREREAD`), under `as_fault`'s reader lock, as exec's
+                // new image does; the null program's text is the
+                // workload's program (its size the workload's assumption).
+                let text = u64::from(self.w.text_pages);
+                for k in 0..text {
+                    let pfn = self.text[prog][k as usize];
+                    let load =
+                        self.call(HatStep::Load { asid: child, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R });
+                    s.extend(Self::under_a_lock(child, reader, load));
+                }
+                // `execve` copies the arguments out to the new stack
+                // (`suword`, `copyoutstr`): one zero-filled page.
+                let mut f = vec![Step::Run(fault)];
+                f.extend(locked(Lock::Freemem, free_hold));
+                f.push(Step::Zero { pfn: stack });
+                f.push(Step::Run(per_page));
+                f.extend(self.call(HatStep::Load { asid: child, va: STACK_VA, pfn: stack, prot: Prot::RW }));
+                s.extend(Self::under_a_lock(child, reader, f));
+                // `nulljob` exits: `as_free` as writer across the unloads,
+                // the stack page's release and the hat's teardown; the
+                // parent, woken, reaps it.
+                s.push(Step::Run(p.exit.value as u64));
+                let mut free = vec![Step::Run(as_hold)];
+                free.extend(self.call(HatStep::UnloadRange { asid: child, va: TEXT_VA, pages: text }));
+                free.extend(self.call(HatStep::UnloadRange { asid: child, va: STACK_VA, pages: 1 }));
+                free.extend(locked(Lock::Freemem, free_hold));
+                free.push(Step::FreeFrame { pfn: stack });
+                free.extend(self.call(HatStep::Destroy { asid: child }));
+                s.extend(Self::under_a_lock(child, writer, free));
+                s.extend(locked(Lock::Pidlock, pid_hold));
             }
             OpKind::MinorFault => {
                 let (va, pfn, prot) = if !self.shm.is_empty() {

@@ -17,6 +17,11 @@ pub enum OpKind {
     Vfork,
     /// exec of a program: the old image unloaded, the new text and data loaded.
     Exec,
+    /// vexec, the BSD benchmark suite's `vexecs` (4.3BSD-Net/2
+    /// `sys/tests/benchmarks/vexecs.c`): vfork, the child execs a null
+    /// program in a new address space and exits; the parent's space is
+    /// borrowed, never copied, freed or reloaded.
+    Vexec,
     /// A minor fault on a shared page in memory (text or shared memory).
     MinorFault,
     /// A copy-on-write fault on a private page: copy, unload, load.
@@ -29,14 +34,23 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 7] =
-        [OpKind::Fork, OpKind::Vfork, OpKind::Exec, OpKind::MinorFault, OpKind::CowFault, OpKind::Brk, OpKind::Pageout];
+    pub const ALL: [OpKind; 8] = [
+        OpKind::Fork,
+        OpKind::Vfork,
+        OpKind::Exec,
+        OpKind::Vexec,
+        OpKind::MinorFault,
+        OpKind::CowFault,
+        OpKind::Brk,
+        OpKind::Pageout,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             OpKind::Fork => "fork",
             OpKind::Vfork => "vfork",
             OpKind::Exec => "exec",
+            OpKind::Vexec => "vexec",
             OpKind::MinorFault => "minor-fault",
             OpKind::CowFault => "cow-fault",
             OpKind::Brk => "brk",
@@ -48,7 +62,7 @@ impl OpKind {
     pub fn category(self) -> &'static str {
         match self {
             OpKind::Fork | OpKind::Vfork => "fork",
-            OpKind::Exec => "exec",
+            OpKind::Exec | OpKind::Vexec => "exec",
             OpKind::MinorFault | OpKind::CowFault => "page fault",
             OpKind::Brk => "brk",
             OpKind::Pageout => "pageout",
