@@ -413,9 +413,10 @@ def test_batches_never_split_points_that_share_a_pass():
             assert fanout_home.setdefault(s1._above_l2(p), n) == n, p
     sizes = {k: len([p for p in pts if s1._one_pass(p) == k]) for k in home}
     # A TLB scheme's 16-byte L1 line: 8 L1 sizes x 3 L2 sizes x 3 L2 lines, and the base
-    # point, in one pass; SOFTVM's: the 9 L2 twins of one L1 size (its L1 traffic depends on the L2).
+    # point, in one pass; SOFTVM's and SPUR's: the 9 L2 twins of one L1 size of each, which share
+    # one L1-hit filter (their L1 traffic depends on the L2, so each still runs on its own).
     assert sizes[("ultrix", 0, 16, 128, False, 0.0)] == 8 * 3 * 3 + 1
-    assert sizes[("softvm", 4, 16, 128, False, 0.0)] == 9
+    assert sizes[("softvm+spur", 4, 16)] == 2 * 9
 
 
 def test_vm_sweep_fanout_equals_one_run_per_configuration(tmp_path):

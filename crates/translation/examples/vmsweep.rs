@@ -13,16 +13,22 @@
 //! L2 alone; `--schemes` keeps only those schemes' configurations. Per
 //! scheme it also prints the share of words the recording machine's hit
 //! loop completed: the most an L1-hit filter shared across configurations
-//! could take over (docs/performance.md).
+//! could take over (docs/performance.md); under `--onepass` SOFTVM and
+//! SPUR configurations with equal L1s share one L1-hit filter (then the
+//! share is of words the first one's skips completed), unless
+//! `--no-filter` (each runs alone, as before the filter). `--l1=KB` keeps
+//! only the configurations with that L1 size per side.
 
 use std::path::Path;
 use std::time::Instant;
 
-use vmlab_translation::{fanout_groups, load, onepass_groups, OnePass};
+use vmlab_translation::{fanout_groups, filter_refusal, load, onepass_groups, OnePass};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all: Vec<String> = std::env::args().collect();
     let onepass = all.iter().any(|a| a == "--onepass");
+    let no_filter = all.iter().any(|a| a == "--no-filter");
+    let l1_only: Option<u64> = all.iter().find_map(|a| a.strip_prefix("--l1=")).map(str::parse).transpose()?;
     let schemes: Vec<String> = all
         .iter()
         .find_map(|a| a.strip_prefix("--schemes="))
@@ -40,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Per side, as s1.py's GRIDS["paper"].l2_kb.
         for l2 in [512, 1024, 2048] {
             for (a, b) in [(16, 16), (16, 32), (16, 64), (32, 32), (32, 64), (64, 64), (64, 128)] {
-                for l1 in [1, 2, 4, 8, 16, 32, 64, 128] {
+                for l1 in [1, 2, 4, 8, 16, 32, 64, 128].into_iter().filter(|&k| l1_only.is_none_or(|o| o == k)) {
                     let mut o = vec![format!("scheme={scheme}")];
                     for c in ["l1i", "l1d"] {
                         o.push(format!("{c}.size={l1}K"));
@@ -63,8 +69,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // share one simulator (`fanout_groups`); every EVERY-th group is timed.
     let cfgs: Vec<_> = grid.iter().map(|o| load("jacob-mudge", o)).collect::<Result<_, _>>()?;
     // Each group: fan-outs (lists of configurations), one pass in all.
-    let groups: Vec<Vec<Vec<usize>>> =
+    let mut groups: Vec<Vec<Vec<usize>>> =
         if onepass { onepass_groups(&cfgs) } else { fanout_groups(&cfgs).into_iter().map(|g| vec![g]).collect() };
+    if no_filter {
+        // Filter groups (fan-outs of one that `filter_refusal` accepts)
+        // back into one simulator per configuration.
+        let filtered = |g: &Vec<Vec<usize>>| g.len() > 1 && filter_refusal(&cfgs[g[0][0]], &cfgs[g[0][0]]).is_none();
+        groups = groups
+            .into_iter()
+            .flat_map(|g| if filtered(&g) { g.into_iter().map(|f| vec![f]).collect() } else { vec![g] })
+            .collect();
+        groups.sort_by_key(|g| g.iter().flatten().min().copied());
+    }
     let (mut secs, mut runs, mut sampled_cfgs) = (0.0, 0usize, 0usize);
     // Per scheme: seconds, configurations, runs, and words the recording
     // machine's hit loop completed (the most an L1-hit filter shared across

@@ -2,6 +2,7 @@
 
 pub mod config;
 pub mod fanout;
+mod filter;
 mod hit_run;
 pub mod memsys;
 pub mod replay;
@@ -12,6 +13,7 @@ pub mod vmcpi;
 
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
 pub use fanout::{fanout_groups, fanout_refusal, l2_inclusion_refusal};
+pub use filter::filter_refusal;
 pub use replay::{onepass_groups, replay_refusal, OnePass};
 pub use result::{SideEvents, VmResult, VmcpiRow};
 pub use scheme::{Scheme, TableKind, TranslateAt};

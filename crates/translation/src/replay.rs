@@ -33,6 +33,7 @@ use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
 use crate::fanout::{fanout_groups, fanout_refusal, request_as, result_below};
+use crate::filter::{filter_refusal, FilterGroup};
 use crate::memsys::{MemSys, L1};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
@@ -73,7 +74,8 @@ pub fn replay_refusal(recorder: &VmConfig, cfg: &VmConfig) -> Option<&'static st
 
 /// Splits configurations into one-pass groups: each a list of fan-out
 /// groups (`fanout_groups`), the first of which records and the others
-/// replay. Fan-out groups are taken smallest L1s first, so the smallest
+/// replay; or (SOFTVM, SPUR) fan-outs of one configuration with equal
+/// L1s, which share an L1-hit filter (`crate::filter`). Fan-out groups are taken smallest L1s first, so the smallest
 /// of a shape records. Indices into `cfgs`; every index appears once.
 pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
     let mut fans = fanout_groups(cfgs);
@@ -86,8 +88,30 @@ pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
             None => out.push(vec![f]),
         }
     }
-    out.sort_by_key(|p| p.iter().flatten().min().copied());
-    out
+    // Machines that translate at L2 misses run alone (neither fan-out nor
+    // replay applies); those with equal L1s share one L1-hit filter.
+    let mut merged: Vec<Vec<Vec<usize>>> = Vec::new();
+    for p in out {
+        let alone = |p: &[Vec<usize>]| p.len() == 1 && p[0].len() == 1;
+        let lead = &cfgs[p[0][0]];
+        let joined = alone(&p)
+            && filter_refusal(lead, lead).is_none()
+            && match merged
+                .iter_mut()
+                .find(|m| m.iter().all(|f| f.len() == 1) && filter_refusal(&cfgs[m[0][0]], lead).is_none())
+            {
+                Some(m) => {
+                    m.push(p[0].clone());
+                    true
+                }
+                None => false,
+            };
+        if !joined {
+            merged.push(p);
+        }
+    }
+    merged.sort_by_key(|p| p.iter().flatten().min().copied());
+    merged
 }
 
 /// A machine (and its L2 fan-out, `MemSys::fanout`) replaying the record.
@@ -191,18 +215,31 @@ impl Replayer {
 }
 
 /// One pass over a trace for a one-pass group (`onepass_groups`): the
-/// first fan-out records, the others replay.
+/// first fan-out records, the others replay; or, for machines that
+/// translate at L2 misses, each a fan-out of one, one L1-hit filter for
+/// all (`crate::filter`).
 #[derive(Debug)]
-pub struct OnePass {
-    recorder: VmSim,
-    replayers: Vec<Replayer>,
-    record: Vec<Recorded>,
+pub struct OnePass(Pass);
+
+#[derive(Debug)]
+enum Pass {
+    // Boxed: a `VmSim` is some 9 KB, a filter group a few hundred bytes.
+    Replay { recorder: Box<VmSim>, replayers: Vec<Replayer>, record: Vec<Recorded> },
+    Filter(Box<FilterGroup>),
 }
 
 impl OnePass {
     /// `fans`: fan-out groups of configurations, the first recording; each
-    /// later one must be accepted by `replay_refusal` against the first.
+    /// later one must be accepted by `replay_refusal` against the first,
+    /// or every fan-out be one configuration that `filter_refusal` accepts
+    /// against the first.
     pub fn new(fans: Vec<Vec<VmConfig>>) -> Result<Self, SimError> {
+        if fans.len() > 1
+            && fans.iter().all(|f| f.len() == 1)
+            && fans.iter().all(|f| filter_refusal(&fans[0][0], &f[0]).is_none())
+        {
+            return Ok(Self(Pass::Filter(Box::new(FilterGroup::new(fans.into_iter().flatten().collect())?))));
+        }
         let mut it = fans.into_iter();
         let first = it.next().ok_or_else(|| SimError::Config("a one-pass group needs a configuration".into()))?;
         let mut recorder = VmSim::fanout(first)?;
@@ -221,54 +258,88 @@ impl OnePass {
         if !replayers.is_empty() {
             recorder.record();
         }
-        Ok(Self { recorder, replayers, record: Vec::new() })
+        Ok(Self(Pass::Replay { recorder: Box::new(recorder), replayers, record: Vec::new() }))
     }
 
     /// As `VmSim::feed_packed`, for every machine of the group.
     pub fn feed_packed(&mut self, block: &PackedBlock, n: usize) -> Result<(), SimError> {
-        let fed = self.recorder.feed_packed(block, n);
-        self.replay();
-        fed
-    }
-
-    fn replay(&mut self) {
-        self.recorder.take_recorded(&mut self.record);
-        for r in &mut self.replayers {
-            r.replay(&self.record);
+        match &mut self.0 {
+            Pass::Replay { recorder, replayers, record } => {
+                let fed = recorder.feed_packed(block, n);
+                replay(recorder, replayers, record);
+                fed
+            }
+            Pass::Filter(g) => g.feed_packed(block, n),
         }
     }
 
     /// One result per configuration: the recording fan-out's, then each
     /// replaying one's, in the order given to `new`.
     pub fn results(&mut self, origin: &str) -> Vec<VmResult> {
-        self.replay();
-        let mut out = self.recorder.results(origin);
-        let own = out[0].clone();
-        for r in &mut self.replayers {
-            out.extend(r.results(&own, &self.recorder));
+        match &mut self.0 {
+            Pass::Replay { recorder, replayers, record } => {
+                replay(recorder, replayers, record);
+                let mut out = recorder.results(origin);
+                let own = out[0].clone();
+                for r in replayers.iter_mut() {
+                    out.extend(r.results(&own, recorder));
+                }
+                out
+            }
+            Pass::Filter(g) => g.results(origin),
         }
-        out
     }
 
     /// L1 fills counted as L2 hits by inclusion (`VmSim::included_fills`),
     /// in every machine of the group.
     pub fn included_fills(&self) -> u64 {
-        self.recorder.included_fills() + self.replayers.iter().map(|r| r.mem.included_fills()).sum::<u64>()
+        match &self.0 {
+            Pass::Replay { recorder, replayers, .. } => {
+                recorder.included_fills() + replayers.iter().map(|r| r.mem.included_fills()).sum::<u64>()
+            }
+            Pass::Filter(g) => g.sims().map(VmSim::included_fills).sum(),
+        }
     }
 
     /// Packed words the recording machine's hit loop completed
-    /// (`VmSim::hit_run_words`): what an L1-hit filter shared across
-    /// configurations could take over, at most, per configuration.
+    /// (`VmSim::hit_run_words`), or the first machine's skips under an
+    /// L1-hit filter: per configuration, what a filter shared across
+    /// configurations could take over, or took.
     pub fn hit_run_words(&self) -> u64 {
-        self.recorder.hit_run_words()
+        match &self.0 {
+            Pass::Replay { recorder, .. } => recorder.hit_run_words(),
+            Pass::Filter(g) => g.skipped_words().first().copied().unwrap_or(0),
+        }
+    }
+
+    /// Per configuration, the words an L1-hit filter completed without
+    /// its general path (`crate::filter`); empty without a filter.
+    pub fn filtered_words(&self) -> Vec<u64> {
+        match &self.0 {
+            Pass::Replay { .. } => Vec::new(),
+            Pass::Filter(g) => g.skipped_words(),
+        }
     }
 
     /// How many configurations it runs.
     pub fn len(&self) -> usize {
-        self.recorder.configs().count() + self.replayers.iter().map(Replayer::len).sum::<usize>()
+        match &self.0 {
+            Pass::Replay { recorder, replayers, .. } => {
+                recorder.configs().count() + replayers.iter().map(Replayer::len).sum::<usize>()
+            }
+            Pass::Filter(g) => g.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
         false
+    }
+}
+
+/// Hands what the recorder recorded since the last call to every replayer.
+fn replay(recorder: &mut VmSim, replayers: &mut [Replayer], record: &mut Vec<Recorded>) {
+    recorder.take_recorded(record);
+    for r in replayers {
+        r.replay(record);
     }
 }

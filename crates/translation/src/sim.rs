@@ -95,7 +95,7 @@ enum Handler {
 /// alternate between code, stack and heap regions, which a one-entry memo
 /// would miss half the time.
 #[derive(Debug)]
-struct Fold {
+pub(crate) struct Fold {
     slots: FxHashMap<(u32, u64), u64>,
     next: FxHashMap<u32, u64>,
     /// (ASID, region, slot); region `u64::MAX` (never a 64-bit address's
@@ -113,7 +113,7 @@ impl Default for Fold {
 
 impl Fold {
     #[inline(always)]
-    fn fold(&mut self, asid: u32, va: u64) -> Option<u64> {
+    pub(crate) fn fold(&mut self, asid: u32, va: u64) -> Option<u64> {
         let region = va >> REGION_SHIFT;
         let off = va & ((1 << REGION_SHIFT) - 1);
         let (a, r, s) = self.memo[Self::memo_index(asid, region)];
@@ -360,6 +360,11 @@ pub struct VmSim {
     /// Handler fetches counted as L1 I hits without a lookup
     /// (`run_handler`); 0 in the general simulator.
     handler_fetch_repeats: u64,
+    /// In an L1-hit filter's group (`crate::filter`): the (side, L1 line)
+    /// of every kernel reference that missed L1 since the group last
+    /// took them, the sets where this machine's L1 may now differ from
+    /// the filter's.
+    filter_marks: Option<Vec<(usize, u64)>>,
     /// Protection changes: every `protect_every` user instructions (0 =
     /// never), on the page of the latest data reference.
     protect_every: u64,
@@ -466,6 +471,7 @@ impl VmSim {
             hit_ops: None,
             hit_words: 0,
             handler_fetch_repeats: 0,
+            filter_marks: None,
             protect_every: if cfg.protection_changes_per_million > 0.0 {
                 (1e6 / cfg.protection_changes_per_million).round().max(1.0) as u64
             } else {
@@ -1190,13 +1196,19 @@ impl VmSim {
     /// level its own L2 served it. An L1 hit costs nothing in VMCPI and is
     /// not recorded: most kernel references are handler fetches that hit L1
     /// I (SOFTVM runs a handler per L2 miss), and recording them cost
-    /// SOFTVM 1.4 % more instructions per reference.
-    fn record_request(&mut self, kind: RefKind, level: Reached) {
+    /// SOFTVM 1.4 % more instructions per reference. In an L1-hit
+    /// filter's group it also reports the line: a hit changes no L1 line,
+    /// a miss replaces its set's (`filter_marks`).
+    fn record_request(&mut self, kind: RefKind, vaddr: u64, level: Reached) {
         if level == L1 {
             return;
         }
         self.ledger.request(kind, level);
         self.mem.fanout_mut().request(kind);
+        if let Some(m) = self.filter_marks.as_mut() {
+            let s = side(kind);
+            m.push((s, vaddr >> self.l1_shift[s]));
+        }
     }
 
     /// Counts a user piece by the level that served it and its TLB
@@ -1253,7 +1265,7 @@ impl VmSim {
         // Handler fetches mostly hit L1 I: the inline hit check serves them
         // as it serves user pieces (same result and state as `access`).
         let level = if self.fast { self.mem.access_fast(kind, r, size) } else { self.mem.access(kind, r, size) };
-        self.record_request(kind, level);
+        self.record_request(kind, vaddr, level);
         if self.tap.is_some() && (kind == RefKind::Write || level != L1) {
             self.record_ref(Recorded::Kernel { kind, r, size, mechanism: self.ledger.now() });
         }
@@ -1304,6 +1316,9 @@ impl VmSim {
             }
             let Some(&w) = words.get(i) else { break };
             i += 1;
+            // `feed_word`'s body, written out: calling it here (inlined,
+            // `asid` by reference or returned) cost every scheme 0.5-1.5 %
+            // more instructions (callgrind, SOFTVM paper grid sample).
             let op = (w >> ADDR_BITS) as u8;
             match OPS.get(usize::from(op)) {
                 Some(&(kind, size)) => self.user_access(kind, size, asid, w & ADDR_MASK)?,
@@ -1327,6 +1342,39 @@ impl VmSim {
             }
         }
         Ok(())
+    }
+
+    /// One packed word through the general path, as `feed_packed_words`
+    /// takes it after its hit loop (escapes take their event from
+    /// `extra`); `asid` is the block's current address space.
+    #[inline(always)]
+    pub(crate) fn feed_word(
+        &mut self,
+        w: u64,
+        extra: &mut std::slice::Iter<'_, Event>,
+        asid: &mut u32,
+    ) -> Result<(), SimError> {
+        let op = (w >> ADDR_BITS) as u8;
+        match OPS.get(usize::from(op)) {
+            Some(&(kind, size)) => self.user_access(kind, size, *asid, w & ADDR_MASK),
+            None if op == PACKED_ESCAPE => {
+                let ev = extra
+                    .next()
+                    .ok_or_else(|| SimError::Config("packed block: an escape word without its event".into()))?;
+                match ev {
+                    Event::Access(a) => {
+                        *asid = a.asid.0;
+                        self.access(a)
+                    }
+                    Event::ContextSwitch(a) => {
+                        *asid = a.0;
+                        self.step(ev)
+                    }
+                    Event::FlushAll | Event::Syscall(_) | Event::SyscallArg(_) => self.step(ev),
+                }
+            }
+            None => Err(SimError::Config(format!("packed block: unknown op {op:#x}"))),
+        }
     }
 
     /// Completes words from `i` on with the hit loop (`hit_run::hits`) and
@@ -1407,6 +1455,65 @@ impl VmSim {
         if self.at == TranslateAt::EveryAccess {
             self.page_repeats[0] += i;
             self.page_repeats[1] += r + w;
+        }
+    }
+
+    /// Joins an L1-hit filter's group (`crate::filter`): the filter's
+    /// skips take the place of this machine's own hit loop, and each
+    /// kernel reference that misses L1 is reported (`take_marks`). False,
+    /// changing nothing, where the hit loop would not apply
+    /// (`with_hit_loop`) or the scheme does not translate at L2 misses.
+    pub(crate) fn join_filter(&mut self) -> bool {
+        if self.hit_ops.is_none() || self.at != TranslateAt::L2Miss || self.tap.is_some() || self.fold.is_none() {
+            return false;
+        }
+        self.hit_ops = None;
+        self.filter_marks = Some(Vec::new());
+        true
+    }
+
+    /// L1 line shifts (I, D).
+    pub(crate) fn l1_shifts(&self) -> [u32; 2] {
+        self.l1_shift
+    }
+
+    /// Moves the (side, L1 line) of the kernel references that missed L1
+    /// since the last call into `into` (cleared first).
+    pub(crate) fn take_marks(&mut self, into: &mut Vec<(usize, u64)>) {
+        into.clear();
+        if let Some(m) = self.filter_marks.as_mut() {
+            std::mem::swap(m, into);
+        }
+    }
+
+    /// Whether the L1 of side `s` holds virtual line `line` of `asid`.
+    pub(crate) fn l1_holds(&mut self, s: usize, line: u64, asid: u32) -> bool {
+        // One side's view: building both (`l1_views`) per stop cost the
+        // filter's machines 2.4 % of their instructions.
+        let kind = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
+        self.mem.l1(kind).virtual_direct().is_some_and(|v| v.resident(line, Asid(asid)))
+    }
+
+    /// Words a filter completed as L1 hits (`crate::filter`), where the
+    /// general path would have counted them: `words` by `AccessKind`
+    /// index, `pieces` per request kind (fetch, read, write), every one an
+    /// L1 hit (no TLB before memory); `dirty`, the L1 D lines of `asid` they
+    /// wrote, each resident. The latest user reference was `asid`'s.
+    pub(crate) fn count_filtered(&mut self, words: [u64; 4], pieces: [u64; 3], dirty: &[u64], asid: u32) {
+        for (c, n) in self.access_counts.iter_mut().zip(words) {
+            *c += n;
+        }
+        self.sides[0].l1_hit_tlb_hit += pieces[0];
+        self.sides[1].l1_hit_tlb_hit += pieces[1] + pieces[2];
+        self.mem.count_l1_hits(pieces);
+        self.current_space = asid;
+        if !dirty.is_empty() {
+            if let Some(mut d) = self.mem.l1(RefKind::Write).virtual_direct() {
+                for &line in dirty {
+                    let hit = d.hit(line, Asid(asid), true);
+                    debug_assert!(hit, "a filtered write to line {line:#x} missed");
+                }
+            }
         }
     }
 

@@ -66,8 +66,13 @@ def _one_pass(p: Point) -> tuple:
     """What a point shares with the points one engine pass may serve: for a
     scheme that translates on every access or never (the TLB schemes and
     NOTLB), without protection changes, everything but the L1 size and the
-    L2 (one pass per TLB, ``vmlab_translation::onepass_groups``); for the
-    others everything above L2 (the L2 fan-out)."""
+    L2 (one pass per TLB, ``vmlab_translation::onepass_groups``); for
+    SOFTVM and SPUR without protection changes, the L1s (one L1-hit filter
+    serves both schemes' machines, whatever their L2s, TLB entries or
+    write-back retranslation: ``vmlab_translation::filter_refusal``); for
+    the others everything above L2 (the L2 fan-out)."""
+    if p.scheme in ("softvm", "spur") and not p.protect_per_million:
+        return ("softvm+spur", p.l1_kb, p.l1_line)
     shared_l1s = p.scheme not in ("softvm", "spur") and not p.protect_per_million
     return (p.scheme, 0 if shared_l1s else p.l1_kb, p.l1_line, p.tlb, p.retranslate, p.protect_per_million)
 
