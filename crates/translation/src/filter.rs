@@ -167,7 +167,7 @@ impl Shared {
 
     /// Runs the filter over the first `n` words of `block`.
     fn pass(&mut self, block: &PackedBlock, n: usize) -> Result<(), SimError> {
-        let words = &block.words[..n.min(block.words.len())];
+        let words = &block.words()[..n.min(block.words().len())];
         self.n = words.len();
         if u32::try_from(self.n).is_err() {
             return Err(SimError::Config(format!("a packed block of {} words is too long to filter", self.n)));
@@ -317,7 +317,7 @@ impl Member {
                 self.schedule(f, k, 0);
             }
         }
-        let words = &block.words[..f.n];
+        let words = &block.words()[..f.n];
         let mut extra = block.extra.iter();
         let mut asid = 0u32;
         let (mut pos, mut next_stop, mut next_write) = (0usize, 0usize, 0usize);
