@@ -11,11 +11,14 @@ use serde::Deserialize;
 pub enum OpKind {
     /// fork (the address space copied copy-on-write: the parent's range
     /// write-protected, the child's translations not copied), the child
-    /// exiting at once.
+    /// exiting at once; then the parent writes its pages again unless the
+    /// caller is `Caller::BsdSuite`.
     Fork,
     /// vfork: the child borrows the address space, then exits.
     Vfork,
-    /// exec of a program: the old image unloaded, the new text and data loaded.
+    /// exec of a program: the old image unloaded, the new text and data
+    /// loaded; under `Caller::BsdSuite` a fork whose child execs the null
+    /// program instead, the caller's image untouched.
     Exec,
     /// vexec, the BSD benchmark suite's `vexecs` (4.3BSD-Net/2
     /// `sys/tests/benchmarks/vexecs.c`): vfork, the child execs a null
