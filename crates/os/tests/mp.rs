@@ -296,7 +296,7 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         let (parent, data) = sim.process(0).expect("process");
         let (pfn0, pfn1) = (data[0], data[1]);
         let before = sim.lock_stats().clone();
-        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
+        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::Program).expect("fork");
         let (p, child) = (parent.0, parent.0 + 2);
         let a_locks = a_locks_taken(&steps);
         assert_eq!(
@@ -408,7 +408,7 @@ fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
         (OpKind::MinorFault, vec![("reserve", &r), ("load", &r)]),
     ];
     for (kind, want) in cases {
-        let steps = sim.op_steps(0, kind, PAGE).expect("op");
+        let steps = sim.op_steps(0, kind, PAGE, Caller::Program).expect("op");
         let mut held: Vec<(u32, Mode)> = Vec::new();
         let mut seen = Vec::new();
         for s in &steps {
@@ -735,7 +735,7 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         let (parent, data) = sim.process(0).expect("process");
         let (pfn0, pfn1) = (data[0], data[1]);
         let (p, child) = (parent.0, parent.0 + 2);
-        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
+        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::Program).expect("fork");
         let loads: Vec<(u32, u64, u64)> = steps
             .iter()
             .filter_map(|s| match s {
@@ -816,7 +816,7 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
         let parent_maps: Vec<usize> =
             data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
         let before = sim.lock_stats().clone();
-        let steps = sim.op_steps(0, OpKind::Vexec, 1 << 20).expect("vexec");
+        let steps = sim.op_steps(0, OpKind::Vexec, 1 << 20, Caller::Program).expect("vexec");
         let a_locks = a_locks_taken(&steps);
         let (r, w) = (Mode::Shared, Mode::Exclusive);
         assert_eq!(a_locks, vec![(child, w), (child, r), (child, r), (child, w)], "{}", design.name());
@@ -885,4 +885,166 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
         assert_eq!(taken(LockClass::AsLock), 4, "{}", design.name());
         assert_eq!(taken(LockClass::Pidlock), 2, "{}", design.name());
     }
+}
+
+/// Microbench's fork as 4.3BSD-Net/2 `forks.c` runs it (`Caller::BsdSuite`):
+/// the parent stored into its sbrk'd pages once, before its loop, and in
+/// the loop only forks and waits. Process 0 (space 1, two data pages)
+/// forks twice on a 2-process, 1-CPU machine, worked by hand for every
+/// design; the children are spaces 3 and 4. Each fork is `as_dup`
+/// (space 1's then the child's `a_lock` as writer; the write-protect, one
+/// call: the parent's MMU lock alone) and the child's `as_free` (its
+/// `a_lock` as writer; the unload of a range it never loaded and its
+/// destruction, each its MMU lock alone). No protection fault follows:
+/// the parent's pages stay read-only after the first fork and the second
+/// write-protects them again. Fails on main, where every fork is followed
+/// by one protection fault per page (two more `a_lock`s as reader, two
+/// page locks).
+#[test]
+fn a_bsd_suite_fork_leaves_the_parents_pages_read_only_under_each_design() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        let (parent, data) = sim.process(0).expect("process");
+        let (p, data) = (parent.0, data.to_vec());
+        let data_va = VirtAddr(0x0100_0000);
+        assert_eq!(sim.hat().prot_of(parent, data_va), Some(Prot::RW), "{}", design.name());
+        sim.log_locks(true);
+        let mut want = Vec::new();
+        for child in [p + 2, p + 3] {
+            let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::BsdSuite).expect("fork");
+            let w = Mode::Exclusive;
+            assert_eq!(a_locks_taken(&steps), vec![(p, w), (child, w), (child, w)], "{}", design.name());
+            sim.push(0, steps);
+            sim.drain().expect("fork runs without deadlock");
+            sim.check().expect("consistent after fork");
+            let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
+            want.extend(call(alone(design.mmu(p))));
+            want.extend(call(alone(design.mmu(child))));
+            want.extend(call(alone(design.mmu(child))));
+            for k in 0..2 {
+                let va = VirtAddr(data_va.0 + k * PAGE);
+                assert_eq!(sim.hat().prot_of(parent, va), Some(Prot::R), "{}", design.name());
+                assert_eq!(sim.hat().lookup(parent, va), Some(Pfn(data[k as usize])), "{}", design.name());
+            }
+        }
+        assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
+    }
+}
+
+/// Microbench's exec as 4.3BSD-Net/2 `execs.c` runs it (`execs 1000 <size>
+/// nulljob`, `Caller::BsdSuite`): process 0 (space 1, two data pages, a
+/// one-page program) forks, the child execs `nulljob`, which exits, and
+/// the parent waits; 2 processes on 1 CPU, worked by hand for every
+/// design. The fork's copy is space 3, the null program's space 4.
+/// * fork: `as_dup` (spaces 1 and 3 as writer; the parent's
+///   write-protect: its MMU lock alone; an anon lock per page);
+/// * the exec: `as_free` of the copy (space 3 as writer: the unload of a
+///   range never loaded, the destruction: the MMU lock alone each), then
+///   the null program's image as vexec builds it: `as_map` (space 4 as
+///   writer, no hat call), the text page's and the stack page's loads
+///   (reader each: the MMU lock, inside it the page's lock), `nulljob`'s
+///   exit (`as_free`, writer: two unloads, each page's lock inside the
+///   MMU lock, and the destruction).
+///
+/// The parent keeps its space and frames, its pages read-only, and no
+/// frame is left in use. `pidlock` twice (fork, wait). Fails on main,
+/// whose exec unloads and reloads the caller's own image (space 1 as
+/// writer then reader, never a new space).
+#[test]
+fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        let (parent, data) = sim.process(0).expect("process");
+        let data = data.to_vec();
+        let (p, copy, image) = (parent.0, parent.0 + 2, parent.0 + 3);
+        let frames_before = sim.hat().frames_in_use();
+        let before = sim.lock_stats().clone();
+        let steps = sim.op_steps(0, OpKind::Exec, 2 * PAGE, Caller::BsdSuite).expect("exec");
+        let (r, w) = (Mode::Shared, Mode::Exclusive);
+        assert_eq!(
+            a_locks_taken(&steps),
+            vec![(p, w), (copy, w), (copy, w), (image, w), (image, r), (image, r), (image, w)],
+            "{}",
+            design.name()
+        );
+        let anon: Vec<Lock> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Lock(l @ Lock::Anon(_), _) => Some(*l),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(anon, vec![Lock::Anon((data[0] % 64) as u32), Lock::Anon((data[1] % 64) as u32)]);
+        let pages_loaded: Vec<u64> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hat(HatStep::Load { pfn, .. } | HatStep::LoadNow { pfn, .. }) => Some(*pfn),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(pages_loaded.len(), 2, "the null program's text page and stack page");
+        let (text_pfn, stack_pfn) = (pages_loaded[0], pages_loaded[1]);
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("exec runs without deadlock");
+        sim.check().expect("consistent after exec");
+        assert!(sim.hat().space(Asid(copy)).is_none() && sim.hat().space(Asid(image)).is_none());
+        assert!(sim.hat().space(parent).is_some(), "the parent keeps its space");
+        assert_eq!(sim.hat().frames_in_use(), frames_before, "the stack page is freed");
+        for (k, &pfn) in data.iter().enumerate() {
+            let va = VirtAddr(0x0100_0000 + k as u64 * PAGE);
+            assert_eq!(sim.hat().lookup(parent, va), Some(Pfn(pfn)), "{}", design.name());
+            assert_eq!(sim.hat().prot_of(parent, va), Some(Prot::R), "{}", design.name());
+        }
+        let (mmu_c, mmu_i) = (design.mmu(copy), design.mmu(image));
+        let (text, stack) = (design.page(text_pfn), design.page(stack_pfn));
+        let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
+        let mut want = Vec::new();
+        want.extend(call(alone(design.mmu(p))));
+        want.extend(call(alone(mmu_c)));
+        want.extend(call(alone(mmu_c)));
+        want.extend(call(around(mmu_i, alone(text))));
+        want.extend(call(around(mmu_i, alone(stack))));
+        want.extend(call(around(mmu_i, alone(text))));
+        want.extend(call(around(mmu_i, alone(stack))));
+        want.extend(call(alone(mmu_i)));
+        assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
+        let taken = |class: LockClass| {
+            sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
+                - before.get(&class).map_or(0, |s| s.acquisitions)
+        };
+        assert_eq!(taken(LockClass::AsLock), 7, "{}", design.name());
+        assert_eq!(taken(LockClass::Pidlock), 2, "{}", design.name());
+        let hat_lock = if design == Design::SingleLock { 8 } else { 0 };
+        assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
+    }
+}
+
+/// `caller = "bsd-suite"` names the BSD suite's fork and exec loops; on
+/// any other operation it is an error naming the operation. The shipped
+/// Microbench runs every fork and exec that way.
+#[test]
+fn the_bsd_suite_caller_is_for_fork_and_exec() {
+    let text = |kind: &str| {
+        format!(
+            "name = \"t\"\ndescription = \"t\"\nsource = \"test\"\nuser_cycles = 0\nprocesses_per_cpu = 1\n\
+             data_pages = 2\ntext_pages = 1\nprograms = 1\n[[op]]\nkind = \"{kind}\"\nper_transaction = 1\n\
+             caller = \"bsd-suite\"\n"
+        )
+    };
+    for kind in ["fork", "exec"] {
+        let w = Workload::parse("t.toml", &text(kind)).expect("bsd-suite fork or exec");
+        assert_eq!(w.ops[0].caller, Caller::BsdSuite);
+    }
+    let e = Workload::parse("t.toml", &text("vfork")).expect_err("not for vfork");
+    assert_eq!(e, "t.toml: op vfork: caller \"bsd-suite\" is for fork and exec only");
+    let micro = Workload::load("microbench").expect("microbench");
+    let callers: Vec<(OpKind, Caller)> = micro
+        .ops
+        .iter()
+        .filter(|o| matches!(o.kind, OpKind::Fork | OpKind::Exec))
+        .map(|o| (o.kind, o.caller))
+        .collect();
+    assert_eq!(callers.len(), 6);
+    assert!(callers.iter().all(|c| c.1 == Caller::BsdSuite), "{callers:?}");
 }

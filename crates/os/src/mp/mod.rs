@@ -18,4 +18,4 @@ pub use params::MpParams;
 pub use sim::{
     CpuTime, ForkMode, HatStep, LockEvent, MpConfig, MpReport, MpSim, ShootDownMode, ShootDowns, Steals, Step,
 };
-pub use workload::{OpKind, Workload};
+pub use workload::{Caller, OpKind, Workload};

@@ -33,7 +33,7 @@ use super::design::{Design, Guard};
 use super::hat::{MpHat, LEAF_PAGES};
 use super::lock::{Acquire, Lock, LockClass, LockStats, Locks, Mode};
 use super::params::MpParams;
-use super::workload::{OpKind, Workload};
+use super::workload::{Caller, OpKind, Workload};
 
 const TEXT_VA: u64 = 0x0001_0000;
 const DATA_VA: u64 = 0x0100_0000;
@@ -762,7 +762,7 @@ impl MpSim {
             }
             for _ in 0..n {
                 steps.push(Step::Begin(kind));
-                let op = self.op(pi, kind, bytes)?;
+                let op = self.op(pi, kind, bytes, self.w.ops[k].caller)?;
                 steps.extend(op);
                 steps.push(Step::Done(kind));
             }
@@ -816,6 +816,99 @@ impl MpSim {
                 self.tlb_rights[c].insert((asid, va), prot);
             }
         }
+    }
+
+    /// `as_dup` of process `pi`'s first `pages` data pages into the new
+    /// space `child`: the parent's lock as writer, then the child's, both
+    /// held to the end. The parent's range is write-protected by one call
+    /// (segvn_dup's hat_chgprot over the segment) and each anon slot gains
+    /// a reference; the child's translations are not copied under
+    /// `ForkMode::WriteProtect` (the sources there: the SRMMU hat's
+    /// hat_dup does nothing and the child faults its pages in when it
+    /// runs), copied read-only under `CopyTranslations`.
+    fn as_dup(&self, pi: usize, child: Asid, pages: u64) -> Vec<Step> {
+        let asid = self.procs[pi].asid;
+        let (as_hold, anon_hold, per_page) =
+            (self.p.lock.as_lock.value as u64, self.p.lock.anon.value as u64, self.p.path.per_page_vm.value as u64);
+        let mut dup = vec![Step::Run(as_hold)];
+        dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
+        for k in 0..pages {
+            let pfn = self.procs[pi].data[k as usize];
+            let anon = Lock::Anon((pfn % ANON_LOCKS) as u32);
+            dup.extend([Step::Lock(anon, Mode::Exclusive), Step::Run(anon_hold), Step::Unlock(anon)]);
+            dup.push(Step::Run(per_page));
+        }
+        if self.fork_mode == ForkMode::CopyTranslations {
+            // `hat_dup` after the segments' dups, still under both writer
+            // locks (Solaris 2.6 `as_dup`).
+            for k in 0..pages {
+                let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+            }
+        }
+        let dup = Self::under_a_lock(child, Mode::Exclusive, dup);
+        Self::under_a_lock(asid, Mode::Exclusive, dup)
+    }
+
+    /// `as_free` of a fork's copy of `pages` data pages (`as_dup`'s
+    /// `child`): its lock as writer across the unload and the hat's
+    /// teardown.
+    fn free_copy(&self, child: Asid, pages: u64) -> Vec<Step> {
+        let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
+        free.extend(self.call(HatStep::Destroy { asid: child }));
+        Self::under_a_lock(child, Mode::Exclusive, free)
+    }
+
+    /// A child's exec of the null program `prog` into the new space
+    /// `child`, and the null program's exit (4.3BSD-Net/2 `nulljob.c`:
+    /// `main` calls `exit(0)`), as SunOS 4.1.3's `kern_exec.c` `getxfile`
+    /// builds it (`as_alloc`, the stack and text `as_map`s), after
+    /// `release` gives up the space the child had.
+    fn null_job(&mut self, child: Asid, prog: usize, release: Vec<Step>) -> Result<Vec<Step>, String> {
+        let p = self.p.path.clone();
+        let (syscall, fault, per_page) = (p.syscall.value as u64, p.fault.value as u64, p.per_page_vm.value as u64);
+        let (free_hold, as_hold, vnode_hold) =
+            (self.p.lock.freemem.value as u64, self.p.lock.as_lock.value as u64, self.p.lock.vnode.value as u64);
+        let locked = |lock: Lock, n: u64| vec![Step::Lock(lock, Mode::Exclusive), Step::Run(n), Step::Unlock(lock)];
+        let (reader, writer) = (Mode::Shared, Mode::Exclusive);
+        let stack = self.alloc_frame()?;
+        let mut s = Vec::new();
+        s.push(Step::Run(syscall + p.exec.value as u64));
+        s.extend(locked(Lock::Vnode(prog as u32), vnode_hold));
+        s.extend(release);
+        // The segments mapped under the new space's writer lock,
+        // no translation yet.
+        s.extend(Self::under_a_lock(child, writer, vec![Step::Run(as_hold)]));
+        // `getxfile` prefaults the whole text when it fits
+        // (`PREREAD`), under `as_fault`'s reader lock, as exec's
+        // new image does; the null program's text is the
+        // workload's program (its size the workload's assumption).
+        let text = u64::from(self.w.text_pages);
+        for k in 0..text {
+            let pfn = self.text[prog][k as usize];
+            let load = self.call(HatStep::Load { asid: child, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R });
+            s.extend(Self::under_a_lock(child, reader, load));
+        }
+        // `execve` copies the arguments out to the new stack
+        // (`suword`, `copyoutstr`): one zero-filled page.
+        let mut f = vec![Step::Run(fault)];
+        f.extend(locked(Lock::Freemem, free_hold));
+        f.push(Step::Zero { pfn: stack });
+        f.push(Step::Run(per_page));
+        f.extend(self.call(HatStep::Load { asid: child, va: STACK_VA, pfn: stack, prot: Prot::RW }));
+        s.extend(Self::under_a_lock(child, reader, f));
+        // `nulljob` exits: `as_free` as writer across the unloads,
+        // the stack page's release and the hat's teardown; the
+        // parent, woken, reaps it.
+        s.push(Step::Run(p.exit.value as u64));
+        let mut free = vec![Step::Run(as_hold)];
+        free.extend(self.call(HatStep::UnloadRange { asid: child, va: TEXT_VA, pages: text }));
+        free.extend(self.call(HatStep::UnloadRange { asid: child, va: STACK_VA, pages: 1 }));
+        free.extend(locked(Lock::Freemem, free_hold));
+        free.push(Step::FreeFrame { pfn: stack });
+        free.extend(self.call(HatStep::Destroy { asid: child }));
+        s.extend(Self::under_a_lock(child, writer, free));
+        Ok(s)
     }
 
     /// `steps` run with `asid`'s `a_lock` held in `mode` by the VM system
@@ -1281,7 +1374,7 @@ impl MpSim {
     }
 
     /// The steps of one operation of process `pi`.
-    fn op(&mut self, pi: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
+    fn op(&mut self, pi: usize, kind: OpKind, bytes: u64, caller: Caller) -> Result<Vec<Step>, String> {
         let p = self.p.path.clone();
         let (syscall, fault, per_page) = (p.syscall.value as u64, p.fault.value as u64, p.per_page_vm.value as u64);
         let holds = self.p.lock.clone();
@@ -1309,57 +1402,51 @@ impl MpSim {
                 s.push(Step::Run(p.fork.value as u64));
                 if kind == OpKind::Fork {
                     let child = self.fresh_asid();
-                    // `as_dup`: the parent's lock as writer, then the new
-                    // space's, both held to the end. The parent's range is
-                    // write-protected by one call (segvn_dup's hat_clrattr
-                    // over the segment) and each anon slot gains a
-                    // reference; the child's translations are not copied
-                    // (`ForkMode::WriteProtect`, the sources there): the
-                    // SRMMU hat's hat_dup does nothing and the child faults
-                    // its pages in when it runs.
-                    let mut dup = vec![Step::Run(as_hold)];
-                    dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
-                    for k in 0..pages {
-                        let pfn = self.procs[pi].data[k as usize];
-                        dup.extend(locked(Lock::Anon((pfn % ANON_LOCKS) as u32), anon_hold));
-                        dup.push(Step::Run(per_page));
-                    }
-                    if self.fork_mode == ForkMode::CopyTranslations {
-                        // `hat_dup` after the segments' dups, still under
-                        // both writer locks (Solaris 2.6 `as_dup`).
+                    s.extend(self.as_dup(pi, child, pages));
+                    // The child exits at once, before it runs (it loads
+                    // nothing; under `CopyTranslations` its copies go).
+                    s.push(Step::Run(p.exit.value as u64));
+                    s.extend(self.free_copy(child, pages));
+                    // A program that goes on writing its pages then faults
+                    // each writable again, one protection fault per page
+                    // under `as_fault`'s reader lock: the anon slot is no
+                    // longer shared (the child has gone), so
+                    // `segvn_faultpage` copies nothing and reloads the
+                    // page with write permission by `hat_memload` (SunOS
+                    // 4.1.3 `sys/vm/seg_vn.c`: `anon_getpage` grants write
+                    // to an unshared slot, then the non-copy-on-write
+                    // path). An upgrade: no shoot-down. The BSD suite's
+                    // `forks` wrote its pages before its loop and never
+                    // again (`Caller::BsdSuite`): no fault.
+                    if caller == Caller::Program {
                         for k in 0..pages {
                             let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
-                            dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+                            let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+                            f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
+                            s.extend(Self::under_a_lock(asid, reader, f));
                         }
-                    }
-                    let dup = Self::under_a_lock(child, writer, dup);
-                    s.extend(Self::under_a_lock(asid, writer, dup));
-                    // The child exits at once, before it runs (it loads
-                    // nothing; under `CopyTranslations` its copies go):
-                    // `as_free` holds its lock as writer across the unload
-                    // and the hat's teardown.
-                    s.push(Step::Run(p.exit.value as u64));
-                    let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
-                    free.extend(self.call(HatStep::Destroy { asid: child }));
-                    s.extend(Self::under_a_lock(child, writer, free));
-                    // The parent's stores then fault each page writable
-                    // again, one protection fault per page under
-                    // `as_fault`'s reader lock: the anon slot is no longer
-                    // shared (the child has gone), so `segvn_faultpage`
-                    // copies nothing and reloads the page with write
-                    // permission by `hat_memload` (SunOS 4.1.3
-                    // `sys/vm/seg_vn.c`: `anon_getpage` grants write to an
-                    // unshared slot, then the non-copy-on-write path). An
-                    // upgrade: no shoot-down.
-                    for k in 0..pages {
-                        let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
-                        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
-                        f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
-                        s.extend(Self::under_a_lock(asid, reader, f));
                     }
                 } else {
                     s.push(Step::Run(p.exit.value as u64));
                 }
+                s.extend(locked(Lock::Pidlock, pid_hold));
+            }
+            OpKind::Exec if caller == Caller::BsdSuite => {
+                // 4.3BSD-Net/2 `execs.c`: the parent forks (its `bytes`
+                // duplicated as `forks` does), the child execs `nulljob`,
+                // which exits, and the parent waits. The parent's own
+                // image and pages are left as they are.
+                let prog = self.rng.gen_range(0..self.text.len());
+                let copy = self.fresh_asid();
+                let image = self.fresh_asid();
+                s.push(Step::Run(syscall));
+                s.extend(locked(Lock::Pidlock, pid_hold));
+                s.push(Step::Run(p.fork.value as u64));
+                s.extend(self.as_dup(pi, copy, pages));
+                // The exec frees the copy fork made (`as_free`) before it
+                // builds the null program's space.
+                let release = self.free_copy(copy, pages);
+                s.extend(self.null_job(image, prog, release)?);
                 s.extend(locked(Lock::Pidlock, pid_hold));
             }
             OpKind::Exec => {
@@ -1401,45 +1488,10 @@ impl MpSim {
                 // `getxfile`: `as_alloc`, the stack and text `as_map`s).
                 let prog = self.rng.gen_range(0..self.text.len());
                 let child = self.fresh_asid();
-                let stack = self.alloc_frame()?;
                 s.push(Step::Run(syscall));
                 s.extend(locked(Lock::Pidlock, pid_hold));
                 s.push(Step::Run(p.fork.value as u64));
-                s.push(Step::Run(syscall + p.exec.value as u64));
-                s.extend(locked(Lock::Vnode(prog as u32), vnode_hold));
-                // The segments mapped under the new space's writer lock,
-                // no translation yet.
-                s.extend(Self::under_a_lock(child, writer, vec![Step::Run(as_hold)]));
-                // `getxfile` prefaults the whole text when it fits
-                // (`PREREAD`), under `as_fault`'s reader lock, as exec's
-                // new image does; the null program's text is the
-                // workload's program (its size the workload's assumption).
-                let text = u64::from(self.w.text_pages);
-                for k in 0..text {
-                    let pfn = self.text[prog][k as usize];
-                    let load =
-                        self.call(HatStep::Load { asid: child, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R });
-                    s.extend(Self::under_a_lock(child, reader, load));
-                }
-                // `execve` copies the arguments out to the new stack
-                // (`suword`, `copyoutstr`): one zero-filled page.
-                let mut f = vec![Step::Run(fault)];
-                f.extend(locked(Lock::Freemem, free_hold));
-                f.push(Step::Zero { pfn: stack });
-                f.push(Step::Run(per_page));
-                f.extend(self.call(HatStep::Load { asid: child, va: STACK_VA, pfn: stack, prot: Prot::RW }));
-                s.extend(Self::under_a_lock(child, reader, f));
-                // `nulljob` exits: `as_free` as writer across the unloads,
-                // the stack page's release and the hat's teardown; the
-                // parent, woken, reaps it.
-                s.push(Step::Run(p.exit.value as u64));
-                let mut free = vec![Step::Run(as_hold)];
-                free.extend(self.call(HatStep::UnloadRange { asid: child, va: TEXT_VA, pages: text }));
-                free.extend(self.call(HatStep::UnloadRange { asid: child, va: STACK_VA, pages: 1 }));
-                free.extend(locked(Lock::Freemem, free_hold));
-                free.push(Step::FreeFrame { pfn: stack });
-                free.extend(self.call(HatStep::Destroy { asid: child }));
-                s.extend(Self::under_a_lock(child, writer, free));
+                s.extend(self.null_job(child, prog, Vec::new())?);
                 s.extend(locked(Lock::Pidlock, pid_hold));
             }
             OpKind::MinorFault => {
@@ -1625,12 +1677,13 @@ impl MpSim {
         self.log.as_deref().unwrap_or(&[])
     }
 
-    /// The steps of one operation by process `index` (in set-up order).
-    pub fn op_steps(&mut self, index: usize, kind: OpKind, bytes: u64) -> Result<Vec<Step>, String> {
+    /// The steps of one operation by process `index` (in set-up order),
+    /// inside a program of `caller`'s shape.
+    pub fn op_steps(&mut self, index: usize, kind: OpKind, bytes: u64, caller: Caller) -> Result<Vec<Step>, String> {
         if index >= self.procs.len() {
             return Err(format!("no process {index}; there are {}", self.procs.len()));
         }
-        self.op(index, kind, bytes)
+        self.op(index, kind, bytes, caller)
     }
 
     /// Process `index`'s space and data frames.

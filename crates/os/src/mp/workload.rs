@@ -11,11 +11,14 @@ use serde::Deserialize;
 pub enum OpKind {
     /// fork (the address space copied copy-on-write: the parent's range
     /// write-protected, the child's translations not copied), the child
-    /// exiting at once.
+    /// exiting at once; then the parent writes its pages again unless the
+    /// caller is `Caller::BsdSuite`.
     Fork,
     /// vfork: the child borrows the address space, then exits.
     Vfork,
-    /// exec of a program: the old image unloaded, the new text and data loaded.
+    /// exec of a program: the old image unloaded, the new text and data
+    /// loaded; under `Caller::BsdSuite` a fork whose child execs the null
+    /// program instead, the caller's image untouched.
     Exec,
     /// vexec, the BSD benchmark suite's `vexecs` (4.3BSD-Net/2
     /// `sys/tests/benchmarks/vexecs.c`): vfork, the child execs a null
@@ -70,6 +73,27 @@ impl OpKind {
     }
 }
 
+/// What the program around a fork or an exec does with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Caller {
+    /// A program that goes on using its pages: after a fork it writes each
+    /// of them again; its exec replaces its own image with a program of
+    /// `bytes` of data.
+    #[default]
+    Program,
+    /// The loops of the BSD benchmark suite, which seed 003's Microbench
+    /// "is based on" (section 5.2): 4.3BSD-Net/2
+    /// `usr/src/sys/tests/benchmarks/forks.c` and `execs.c`, run by that
+    /// directory's `run` as `forks 1000 <size>` and `execs 1000 <size>
+    /// nulljob`. Both `sbrk(<size>)` and store into every 1 KB of it once,
+    /// before the loop; in the loop the parent only forks and waits, so
+    /// it never writes those pages again. In `execs` the forked child
+    /// execs the null program (`nulljob.c`: `main` calls `exit(0)`); the
+    /// size is the parent's, which the fork duplicates.
+    BsdSuite,
+}
+
 /// One operation of a transaction: `per_transaction` times on average (the
 /// whole part always, the fraction with that probability), of `bytes`.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -79,6 +103,8 @@ pub struct OpMix {
     #[serde(default)]
     pub bytes: u64,
     pub per_transaction: f64,
+    #[serde(default)]
+    pub caller: Caller,
     #[serde(default)]
     pub source: String,
 }
@@ -174,6 +200,9 @@ impl Workload {
                     o.kind.name(),
                     o.bytes
                 ));
+            }
+            if o.caller == Caller::BsdSuite && !matches!(o.kind, OpKind::Fork | OpKind::Exec) {
+                return Err(format!("op {}: caller \"bsd-suite\" is for fork and exec only", o.kind.name()));
             }
             if matches!(o.kind, OpKind::Pageout) && self.shared_pages == 0 && o.per_transaction > 0.0 {
                 return Err("op pageout needs shared_pages".into());
