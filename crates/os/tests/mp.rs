@@ -45,7 +45,7 @@ fn unload_two_pages_seen_by_two_cpus(mode: ShootDownMode) -> (MpSim, u64) {
     // Process 1 (space 2) starts on CPU 1; only process 0 matters.
     let data = 0x0100_0000u64;
     for k in [0, 1, 3] {
-        sim.push(1, vec![Step::Touch { asid, va: data + k * PAGE }]);
+        sim.push(1, vec![Step::Touch { asid, va: VirtAddr(data + k * PAGE) }]);
     }
     sim.drain().expect("touch");
     assert_eq!(sim.hat().space(asid).expect("space").mmus, vec![CpuId(0), CpuId(1)]);
@@ -54,7 +54,7 @@ fn unload_two_pages_seen_by_two_cpus(mode: ShootDownMode) -> (MpSim, u64) {
     }
     let before = sim.cpu_clock(1).1.interrupts;
     sim.log_locks(true);
-    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: data, pages: 2 });
+    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: VirtAddr(data), pages: 2 });
     sim.push(0, call);
     sim.drain().expect("unload");
     for (cpu, k, held) in
@@ -127,11 +127,11 @@ fn a_shoot_down_costs_more_with_more_cpus() {
     let (asid, _) = sim.process(0).expect("process 0");
     let va = 0x0100_0000u64;
     for c in 1..4 {
-        sim.push(c, vec![Step::Touch { asid, va }]);
+        sim.push(c, vec![Step::Touch { asid, va: VirtAddr(va) }]);
     }
     sim.drain().expect("touch");
     let before: Vec<u64> = (0..4).map(|c| sim.cpu_clock(c).1.interrupts).collect();
-    let call = sim.call(HatStep::UnloadRange { asid, va, pages: 1 });
+    let call = sim.call(HatStep::UnloadRange { asid, va: VirtAddr(va), pages: 1 });
     sim.push(0, call);
     sim.drain().expect("unload");
     let sd = sim.shootdowns();
@@ -167,26 +167,29 @@ fn a_table_steal_by_hand_under_each_design() {
         assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 4096, 0, 0), "{design:?}");
         let (asid, _) = sim.process(0).expect("process 0");
         let (text, heap) = (0x0001_0000u64, 0x2000_0000u64);
-        sim.push(1, vec![Step::Touch { asid, va: text }]);
+        sim.push(1, vec![Step::Touch { asid, va: VirtAddr(text) }]);
         sim.drain().expect("touch");
         assert!(in_tlb(&sim, 1, asid, text));
         let pfn = sim.alloc_frame().expect("frame");
         // A fault: the VM holds space 1's a_lock as reader across the
         // load, and keeps it while the load backs out of its hat locks to
         // steal (the steal takes no a_lock).
-        let call =
-            MpSim::under_a_lock(asid, Mode::Shared, sim.call(HatStep::Load { asid, va: heap, pfn, prot: Prot::RW }));
+        let call = MpSim::under_a_lock(
+            asid,
+            Mode::Shared,
+            sim.call(HatStep::Load { asid, va: VirtAddr(heap), pfn, prot: Prot::RW }),
+        );
         sim.log_locks(true);
         sim.push(0, call);
         sim.drain().expect("load with a steal");
         let log = taken_and_released(&sim);
-        assert_eq!(log.first(), Some(&(true, Lock::As(asid.0))), "{design:?}");
-        assert_eq!(log.last(), Some(&(false, Lock::As(asid.0))), "{design:?}");
+        assert_eq!(log.first(), Some(&(true, Lock::As(asid))), "{design:?}");
+        assert_eq!(log.last(), Some(&(false, Lock::As(asid))), "{design:?}");
         assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
         assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
         assert_eq!(sim.hat().lookup(asid, VirtAddr(text)), None, "{design:?}: the stolen table's page");
-        assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(Pfn(pfn)), "{design:?}");
+        assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(pfn), "{design:?}");
         let sd = sim.shootdowns();
         assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged, sd.initiator_cycles), (1, 1, 1, 720), "{design:?}");
         assert!(!in_tlb(&sim, 1, asid, text), "{design:?}");
@@ -286,8 +289,8 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         let (pfn0, pfn1) = (data[0], data[1]);
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
-        let (p, child) = (parent.0, parent.0 + 2);
-        let a_locks: Vec<(u32, Mode)> = steps
+        let (p, child) = (parent, Asid(parent.0 + 2));
+        let a_locks: Vec<(Asid, Mode)> = steps
             .iter()
             .filter_map(|s| match s {
                 Step::Lock(Lock::As(a), m) => Some((*a, *m)),
@@ -310,11 +313,11 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         sim.push(0, steps);
         sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
-        let (anon0, anon1) = (Lock::Anon((pfn0 % 64) as u32), Lock::Anon((pfn1 % 64) as u32));
+        let (anon0, anon1) = (Lock::Anon((pfn0.0 % 64) as u32), Lock::Anon((pfn1.0 % 64) as u32));
         use Lock::*;
         let held = |l: Lock| [(true, l), (false, l)];
         // One hat call on space `a`: the design's locks around it.
-        let hat_call = |a: u32| -> Vec<(bool, Lock)> {
+        let hat_call = |a: Asid| -> Vec<(bool, Lock)> {
             match design.mmu(a) {
                 Guard::None => held(Hat).to_vec(),
                 Guard::Mutex(m) => held(m).to_vec(),
@@ -392,7 +395,7 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
 fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
     let mut sim = scripted(Design::MultiThreaded, 1, 2, 2);
     let (asid, _) = sim.process(0).expect("process");
-    let (r, w) = (vec![(asid.0, Mode::Shared)], vec![(asid.0, Mode::Exclusive)]);
+    let (r, w) = (vec![(asid, Mode::Shared)], vec![(asid, Mode::Exclusive)]);
     let cases = [
         (
             OpKind::Exec,
@@ -404,7 +407,7 @@ fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
     ];
     for (kind, want) in cases {
         let steps = sim.op_steps(0, kind, PAGE).expect("op");
-        let mut held: Vec<(u32, Mode)> = Vec::new();
+        let mut held: Vec<(Asid, Mode)> = Vec::new();
         let mut seen = Vec::new();
         for s in &steps {
             match s {
@@ -423,7 +426,7 @@ fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
             }
         }
         assert!(held.is_empty(), "{kind:?} leaves {held:?} held");
-        let want: Vec<(&str, Vec<(u32, Mode)>)> = want.into_iter().map(|(n, h)| (n, h.clone())).collect();
+        let want: Vec<(&str, Vec<(Asid, Mode)>)> = want.into_iter().map(|(n, h)| (n, h.clone())).collect();
         assert_eq!(seen, want, "{kind:?}");
         sim.push(0, steps);
         sim.drain().expect("runs without deadlock");
@@ -489,12 +492,12 @@ proptest! {
         if broadcast {
             sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
         }
-        let spaces: Vec<(Asid, Vec<u64>)> = (0..3).map(|i| {
+        let spaces: Vec<(Asid, Vec<Pfn>)> = (0..3).map(|i| {
             let (a, d) = sim.process(i % cpus).expect("process");
             (a, d.to_vec())
         }).collect();
         let data = 0x0100_0000u64;
-        let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
+        let at = |page: u64| VirtAddr(data + (page % 6) * PAGE + (page / 6) * 64 * PAGE);
         for (cpu, o) in script {
             let cpu = cpu % cpus;
             // The VM holds the space's a_lock across each call, as a fault
@@ -602,7 +605,7 @@ fn a_cold_table_walk_costs_lmbenchs_memory_latency_per_load() {
     let mut user = Vec::new();
     for _ in 0..2 {
         let before = sim.cpu_clock(1).1.user;
-        sim.push(1, vec![Step::Touch { asid, va }]);
+        sim.push(1, vec![Step::Touch { asid, va: VirtAddr(va) }]);
         sim.drain().expect("touch");
         user.push(sim.cpu_clock(1).1.user - before);
     }
@@ -673,28 +676,28 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         sim.set_fork_mode(ForkMode::CopyTranslations);
         let (parent, data) = sim.process(0).expect("process");
         let (pfn0, pfn1) = (data[0], data[1]);
-        let (p, child) = (parent.0, parent.0 + 2);
+        let (p, child) = (parent, Asid(parent.0 + 2));
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE).expect("fork");
-        let loads: Vec<(u32, u64, u64)> = steps
+        let loads: Vec<(Asid, VirtAddr, Pfn)> = steps
             .iter()
             .filter_map(|s| match s {
                 Step::Hat(HatStep::Load { asid, va, pfn, prot } | HatStep::LoadNow { asid, va, pfn, prot })
-                    if asid.0 == child =>
+                    if *asid == child =>
                 {
                     assert_eq!(*prot, Prot::R, "a copied translation is read-only");
-                    Some((asid.0, *va, *pfn))
+                    Some((*asid, *va, *pfn))
                 }
                 _ => None,
             })
             .collect();
         let data_va = loads.first().map(|l| l.1).expect("a copied page");
-        assert_eq!(loads, vec![(child, data_va, pfn0), (child, data_va + PAGE, pfn1)], "{}", design.name());
+        assert_eq!(loads, vec![(child, data_va, pfn0), (child, VirtAddr(data_va.0 + PAGE), pfn1)], "{}", design.name());
         sim.log_locks(true);
         sim.push(0, steps);
         sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
-        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
-        assert_eq!(sim.hat().frame(Pfn(pfn0)).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
+        assert!(sim.hat().space(child).is_none(), "the child's descriptor is gone");
+        assert_eq!(sim.hat().frame(pfn0).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
         let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
         let (page0, page1) = (design.page(pfn0), design.page(pfn1));
         let call = |inner: Vec<(bool, Lock)>| -> Vec<(bool, Lock)> {
