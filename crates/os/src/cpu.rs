@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, LineRef, LineState};
-use vmlab_machine::{LevelConfig, MachineConfig, Mechanism, Request, System};
+use vmlab_machine::{LevelConfig, MachineConfig, Mechanism, MissClasses, Request, System};
 use vmlab_mmu::{Slot, Switch, Switched, TlbEntry};
 
 use crate::cost::Counters;
@@ -117,7 +117,8 @@ impl Cpu {
     /// (labelled with `policy` in its reports).
     pub fn new(machine: &MachineConfig, oracle: bool, policy: &str) -> Result<Self, String> {
         let levels = machine.levels().map_err(|e| format!("machine {}: {e}", machine.name))?;
-        let system = System::new(1, &levels, &[], false).map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let system = System::new(1, &levels, &[], MissClasses::Unsorted)
+            .map_err(|e| format!("machine {}: {e}", machine.name))?;
         let top = top_data_config(&levels[0]).clone();
         for l in levels.iter().skip(1) {
             let below = match l {

@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{Cache, CacheConfig, CacheStats, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
-use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
+use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, MissClasses, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
 use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Switch, SwitchSite, Tlb, TlbConfig, TlbEntry};
 
@@ -419,7 +419,7 @@ impl Kernel {
                 levels.len()
             ));
         }
-        let system = System::new(1, &levels, &[], false).map_err(|e| e.to_string())?;
+        let system = System::new(1, &levels, &[], MissClasses::Unsorted).map_err(|e| e.to_string())?;
         let tlb = |c: &TlbConfig| TlbConfig { asid_tags: scheme.tagged(), ..c.clone() };
         let minicache = match &preset.minicache {
             Some(c) => {
@@ -428,7 +428,7 @@ impl Kernel {
                     ..c.clone()
                 };
                 Some(MiniCache {
-                    cache: Cache::new(cfg.clone(), false).map_err(|e| format!("minicache: {e}"))?,
+                    cache: Cache::new(cfg.clone(), MissClasses::Unsorted).map_err(|e| format!("minicache: {e}"))?,
                     oracle: Oracle::new(&cfg, scheme.name())?,
                     line: cfg.line.0,
                     lines: cfg.size.0 / cfg.line.0,

@@ -18,7 +18,7 @@ use vmlab_cache::{
     Cache, CacheConfig, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef, Lookup,
     Outcome, RefKind, WriteMissPolicy, WritePolicy,
 };
-use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, Reached, TransferLog};
+use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, MissClasses, Reached, TransferLog};
 
 use crate::config::VmConfig;
 use crate::memsys::{L1, L2};
@@ -187,10 +187,11 @@ pub(crate) fn direct_check(c: &Cache) -> Option<HitCheck> {
 impl Tail {
     fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
-            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
-            (None, Some(i), Some(d)) => {
-                L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? }
-            }
+            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), MissClasses::Unsorted)?),
+            (None, Some(i), Some(d)) => L2::Split {
+                i: Cache::new(i.clone(), MissClasses::Unsorted)?,
+                d: Cache::new(d.clone(), MissClasses::Unsorted)?,
+            },
             // VmConfig::check rejects anything else; an empty unified L2 of
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),

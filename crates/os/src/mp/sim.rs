@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
-use vmlab_machine::{Code, CodeFetch, Mechanism, OnCpu, System, Tally, MAX_LEVELS};
+use vmlab_machine::{Code, CodeFetch, Mechanism, MissClasses, OnCpu, System, Tally, MAX_LEVELS};
 use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
 use vmlab_mmu::{Switch, TlbConfig};
 
@@ -367,7 +367,7 @@ impl MpSim {
         }
         let machine = vmlab_machine::preset::load(&p.machine, &[]).map_err(|e| e.to_string())?;
         let levels = machine.levels()?;
-        let mut system = System::new(cfg.cpus, &levels, &[], false).map_err(|e| e.0)?;
+        let mut system = System::new(cfg.cpus, &levels, &[], MissClasses::Unsorted).map_err(|e| e.0)?;
         let mut tlb = TlbConfig::fully_associative(p.tlb_entries.value as u32, 0);
         tlb.seed = cfg.seed;
         for c in 0..cfg.cpus {
