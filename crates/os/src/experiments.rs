@@ -15,6 +15,7 @@ use vmlab_machine::MachineConfig;
 use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::{DataRef, Flush, Place, Span};
 use crate::hat::Mapping;
+use crate::oracle::Consistency;
 use crate::policy::Policy;
 use crate::primitives::flush_range;
 use crate::prot::Prot;
@@ -67,7 +68,7 @@ pub fn machine(kind: CacheKind) -> Result<MachineConfig, String> {
 }
 
 fn os(kind: CacheKind, cost: &CostModel, policy: Policy) -> Result<Os, String> {
-    let mut os = Os::new(&machine(kind)?, cost.clone(), policy, false)?;
+    let mut os = Os::new(&machine(kind)?, cost.clone(), policy, Consistency::Unchecked)?;
     // Chorus v3.3 flushes even pages it destroys (seed 000 footnote 7).
     os.hat_mut().purge_destroyed = false;
     Ok(os)

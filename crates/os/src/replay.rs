@@ -66,7 +66,7 @@ use vmlab_trace::{AccessKind, Event, EventSource};
 
 use crate::cost::{CostModel, Counters};
 use crate::cpu::{DataRef, FlushedLines};
-use crate::oracle::Violation;
+use crate::oracle::{Consistency, Violation};
 use crate::policy::Policy;
 use crate::prot::Prot;
 use crate::vm::{FaultCounts, ObjectKind, Os, OsError, Region};
@@ -357,7 +357,7 @@ fn drive(
     oracle: bool,
     model: Model,
 ) -> Result<(ReplayOutcome, u64), String> {
-    let os = Os::new(machine, cost, policy, oracle)?;
+    let os = Os::new(machine, cost, policy, Consistency::when(oracle))?;
     let mut out = ReplayOutcome {
         machine: machine.name.clone(),
         policy: policy.name().to_string(),

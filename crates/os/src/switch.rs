@@ -267,6 +267,14 @@ pub struct Region {
     pub writable: bool,
 }
 
+/// Which way a system call's copy goes (`Kernel::copy`): a write's data
+/// into the kernel, a read's out to the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyDirection {
+    UserToKernel,
+    KernelToUser,
+}
+
 /// A process, as the switching kernel knows it.
 #[derive(Clone, Debug, Default)]
 struct Process {
@@ -1332,13 +1340,19 @@ impl Kernel {
     }
 
     /// Copies `bytes` between the running process's `user` buffer and the
-    /// kernel buffer at `kernel`, `to_kernel` or back, a word at a time.
-    pub fn copy(&mut self, user: VirtAddr, kernel: VirtAddr, bytes: u64, to_kernel: bool) -> Result<(), String> {
+    /// kernel buffer at `kernel`, in `direction`, a word at a time.
+    pub fn copy(
+        &mut self,
+        user: VirtAddr,
+        kernel: VirtAddr,
+        bytes: u64,
+        direction: CopyDirection,
+    ) -> Result<(), String> {
         let prev = self.enter(Mechanism::CopyLoop);
         let mut off = 0;
         while off < bytes {
             let n = 4.min(bytes - off);
-            if to_kernel {
+            if direction == CopyDirection::UserToKernel {
                 self.user(RefKind::Read, VirtAddr(user.0 + off), n)?;
                 self.kernel_data(RefKind::Write, VirtAddr(kernel.0 + off), n);
             } else {

@@ -22,7 +22,7 @@ use vmlab_mmu::FramePool;
 use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::{Cpu, DataRef};
 use crate::hat::{Hat, Mapping, UnloadReason};
-use crate::oracle::Violation;
+use crate::oracle::{Consistency, Violation};
 use crate::policy::Policy;
 use crate::primitives::{copy, zero};
 use crate::prot::Prot;
@@ -155,8 +155,13 @@ pub struct Os {
 }
 
 impl Os {
-    /// An OS on `machine` with `policy`; `oracle` turns the consistency oracle on.
-    pub fn new(machine: &MachineConfig, cost: CostModel, policy: Policy, oracle: bool) -> Result<Self, String> {
+    /// An OS on `machine` with `policy`.
+    pub fn new(
+        machine: &MachineConfig,
+        cost: CostModel,
+        policy: Policy,
+        consistency: Consistency,
+    ) -> Result<Self, String> {
         let page = machine.memory.page_size.bytes();
         let frames = machine.memory.size.0 / page;
         if (frames + frames.max(64)) * page > KERNEL_WINDOW.0 {
@@ -165,7 +170,7 @@ impl Os {
                 machine.name, machine.memory.size.0
             ));
         }
-        let mut cpu = Cpu::new(machine, oracle, policy.name())?;
+        let mut cpu = Cpu::new(machine, consistency, policy.name())?;
         if let Some(t) = &cost.tlb {
             cpu.set_tlb(t.config(page))?;
         }

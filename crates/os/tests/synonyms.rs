@@ -7,7 +7,7 @@
 
 use vmlab_addr::{Asid, CpuId, VirtAddr};
 use vmlab_os::scenario::run_text;
-use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
+use vmlab_os::{Consistency, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios");
 
@@ -22,7 +22,8 @@ fn with_policy(text: &str, p: Policy) -> String {
 #[test]
 fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
-    let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
+    let mut os =
+        Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, Consistency::Checked).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
     os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
         .expect("map 1");
@@ -100,7 +101,8 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
     }
     // And one copy only.
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
-    let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
+    let mut os =
+        Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, Consistency::Checked).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
     os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
         .expect("map");

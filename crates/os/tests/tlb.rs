@@ -9,7 +9,7 @@ use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::hat::UnloadReason;
-use vmlab_os::{CostModel, Counters, DataRef, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
+use vmlab_os::{Consistency, CostModel, Counters, DataRef, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
 
 const PAGE: u64 = 4096;
 const BASE: u64 = 0x10000;
@@ -31,7 +31,7 @@ fn machine() -> MachineConfig {
 fn os(entries: u32, policy: Policy) -> Os {
     let mut cost = CostModel::load("hp9000-834").expect("cost");
     cost.tlb = Some(TlbPreset { entries, replacement: vmlab_mmu::TlbReplacement::Lru, source: "test".into() });
-    Os::new(&machine(), cost, policy, true).expect("os")
+    Os::new(&machine(), cost, policy, Consistency::Checked).expect("os")
 }
 
 fn tlb(c: Counters) -> (u64, u64, u64, u64) {
@@ -98,7 +98,7 @@ fn unload_frame_purges_every_space_mapping_it() {
 fn no_tlb_preset_counts_pdtlb_only() {
     let mut cost = CostModel::load("hp9000-834").expect("cost");
     cost.tlb = None;
-    let mut os = Os::new(&machine(), cost, Policy::None, false).expect("os");
+    let mut os = Os::new(&machine(), cost, Policy::None, Consistency::Unchecked).expect("os");
     let obj = os.object("a", ObjectKind::Anonymous, 1).expect("obj");
     os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
         .expect("map");

@@ -116,8 +116,7 @@ struct Variant {
 /// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
 /// `None` if it can.
 pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
-    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
-    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
+    if leader.translate_at() == TranslateAt::L2Miss {
         return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
     }
     if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
