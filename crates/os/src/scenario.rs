@@ -157,7 +157,7 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
                     Some(v) => return Err(e.err(format!("private must be true or false, got {v}"))),
                 };
                 let region = Region {
-                    start: e.int("addr")?,
+                    start: VirtAddr(e.int("addr")?),
                     len: e.int_or("len", page)?,
                     object: id,
                     offset: e.int_or("offset", 0)?,

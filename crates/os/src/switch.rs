@@ -1397,16 +1397,16 @@ impl SwitchSite for Kernel {
 
 /// Lines resident in `cache` (0: I, 1: D) of the kernel's CPU, as
 /// (virtual address, dirty), sorted: what a hand-worked test checks.
-pub fn lines(k: &Kernel, cache: usize) -> Vec<(u64, bool)> {
-    let mut v: Vec<(u64, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr.0, e.dirty)).collect();
+pub fn lines(k: &Kernel, cache: usize) -> Vec<(VirtAddr, bool)> {
+    let mut v: Vec<(VirtAddr, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr, e.dirty)).collect();
     v.sort_unstable();
     v
 }
 
 /// The same for the mini-cache (empty on a machine without one).
-pub fn minicache_lines(k: &Kernel) -> Vec<(u64, bool)> {
+pub fn minicache_lines(k: &Kernel) -> Vec<(VirtAddr, bool)> {
     let resident = k.minicache.as_ref().map(|m| m.cache.resident()).unwrap_or_default();
-    let mut v: Vec<(u64, bool)> = resident.into_iter().map(|e| (e.vaddr.0, e.dirty)).collect();
+    let mut v: Vec<(VirtAddr, bool)> = resident.into_iter().map(|e| (e.vaddr, e.dirty)).collect();
     v.sort_unstable();
     v
 }

@@ -48,8 +48,11 @@ fn provoke(policy: Policy) -> Vec<Violation> {
         Os::new(&machine(), CostModel::load("hp9000-834").expect("cost"), policy, Consistency::Checked).expect("os");
     for (space, va, pages) in [(Asid(1), A, 1), (Asid(2), B, 1), (Asid(3), FILLER, 9)] {
         let obj = os.object(&format!("region {space}"), ObjectKind::Anonymous, pages).expect("obj");
-        os.map(space, Region { start: va, len: pages * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
-            .expect("map");
+        os.map(
+            space,
+            Region { start: VirtAddr(va), len: pages * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+        )
+        .expect("map");
     }
     // One frame, attached (no zero-fill through a kernel alias) at A and B.
     let frame = os.alloc_frame(VirtAddr(A)).expect("frame");

@@ -68,7 +68,10 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
         let _ = match *op {
             Op::Map { space, obj, slot, offset, write, private } => {
                 let prot = if write { Prot::RW } else { Prot::R };
-                os.map(space, Region { start: va(slot), len: PAGE, object: obj, offset: offset * PAGE, prot, private })
+                os.map(
+                    space,
+                    Region { start: VirtAddr(va(slot)), len: PAGE, object: obj, offset: offset * PAGE, prot, private },
+                )
             }
             Op::Unmap { space, slot } => os.unmap(space, VirtAddr(va(slot)), PAGE),
             Op::Protect { space, slot, write } => {

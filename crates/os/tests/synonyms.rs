@@ -25,10 +25,16 @@ fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     let mut os =
         Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, Consistency::Checked).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map 1");
-    os.map(Asid(2), Region { start: 0x11000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map 2");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(0x10000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map 1");
+    os.map(
+        Asid(2),
+        Region { start: VirtAddr(0x11000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map 2");
     os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "read A").expect("read");
     os.access(Asid(2), VirtAddr(0x11000), DataRef::Load, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
@@ -104,10 +110,16 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
     let mut os =
         Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, Consistency::Checked).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
-    os.map(Asid(2), Region { start: 0x12000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(0x10000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
+    os.map(
+        Asid(2),
+        Region { start: VirtAddr(0x12000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
     os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "a").expect("read");
     os.access(Asid(2), VirtAddr(0x12000), DataRef::Load, 4, "b").expect("read");
     let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;
