@@ -404,12 +404,6 @@ impl Tails {
         &mut self.own
     }
 
-    /// Whether L2s were added (`add_tail`).
-    #[inline(always)]
-    pub fn fans_out(&self) -> bool {
-        !self.fan.variants.is_empty()
-    }
-
     /// The added L2s and their counts.
     #[inline(always)]
     pub fn fanout(&self) -> &Fanout {
@@ -582,6 +576,8 @@ impl Fanout {
         self.variants.len()
     }
 
+    /// Whether no L2s were added (`Tails::add_tail`).
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.variants.is_empty()
     }

@@ -258,7 +258,7 @@ impl MemSys {
         let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
         let d = usize::from(kind != RefKind::Ifetch);
         let line = self.l1(kind).line_bytes();
-        if self.below.fans_out()
+        if !self.below.fanout().is_empty()
             || self.below.own().l2_direct[fill as usize].is_none()
             || line > self.l2(fill).line_bytes()
         {
