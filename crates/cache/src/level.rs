@@ -9,8 +9,8 @@
 
 use crate::config::{CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use crate::geometry::{Geometry, GeometryError};
-use crate::shadow::{MissClass, MissClassifier};
-use crate::stats::{CacheStats, FlushStats, RefKind, ViewCounts};
+use crate::shadow::{Allocate, MissClass, MissClassifier, RealLookup};
+use crate::stats::{CacheStats, Fetch, FlushStats, RefKind, ViewCounts, Writeback};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
@@ -372,26 +372,26 @@ fn fill_one_way<C: CountMiss>(
     *s = Tag { key, other: other_line(tag_virtual, r, shift), asid: r.asid, dirty: is_write };
     let line = 1u64 << shift;
     let fetch = !is_write || size != line;
-    stats.count_miss(kind, line, fetch, writeback.is_some());
+    stats.count_miss(kind, line, Fetch::when(fetch), Writeback::when(writeback.is_some()));
     (fetch, writeback)
 }
 
 /// Where `fill_one_way` counts its miss: the level's `CacheStats`, or a
 /// view's `ViewCounts`.
 trait CountMiss {
-    fn count_miss(&mut self, kind: RefKind, line: u64, fetch: bool, writeback: bool);
+    fn count_miss(&mut self, kind: RefKind, line: u64, fetch: Fetch, writeback: Writeback);
 }
 
 impl CountMiss for CacheStats {
     #[inline(always)]
-    fn count_miss(&mut self, kind: RefKind, line: u64, fetch: bool, writeback: bool) {
+    fn count_miss(&mut self, kind: RefKind, line: u64, fetch: Fetch, writeback: Writeback) {
         CacheStats::count_miss(self, kind, line, fetch, writeback);
     }
 }
 
 impl CountMiss for ViewCounts {
     #[inline(always)]
-    fn count_miss(&mut self, kind: RefKind, _: u64, fetch: bool, writeback: bool) {
+    fn count_miss(&mut self, kind: RefKind, _: u64, fetch: Fetch, writeback: Writeback) {
         ViewCounts::count_miss(self, kind, fetch, writeback);
     }
 }
@@ -538,13 +538,22 @@ pub struct Cache {
     stats: CacheStats,
 }
 
+/// Whether a level sorts its misses into the 3C classes (compulsory,
+/// capacity, conflict) through shadow caches, which cost a hash lookup per
+/// access.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissClasses {
+    #[default]
+    Unsorted,
+    ThreeC,
+}
+
 impl Cache {
-    /// Builds an empty level. `classify_misses` turns on the 3C shadows, which
-    /// cost a hash lookup per access.
-    pub fn new(cfg: CacheConfig, classify_misses: bool) -> Result<Self, GeometryError> {
+    /// Builds an empty level.
+    pub fn new(cfg: CacheConfig, classes: MissClasses) -> Result<Self, GeometryError> {
         let geo = Geometry::new(&cfg)?;
         let n = geo.slots();
-        let classifier = classify_misses.then(|| MissClassifier::new(n, cfg.replacement, cfg.seed));
+        let classifier = (classes == MissClasses::ThreeC).then(|| MissClassifier::new(n, cfg.replacement, cfg.seed));
         Ok(Self {
             ways: geo.ways as usize,
             line_shift: geo.line_shift,
@@ -973,8 +982,8 @@ impl Cache {
     #[cold]
     #[inline(never)]
     fn classify_hit(&mut self, key: u64, asid: Asid, kind: RefKind) {
-        let allocates = kind != RefKind::Write || self.write_allocate;
-        self.classify(key, asid, false, allocates, kind);
+        let allocate = if kind != RefKind::Write || self.write_allocate { Allocate::Yes } else { Allocate::No };
+        self.classify(key, asid, RealLookup::Hit, allocate, kind);
     }
 
     #[inline]
@@ -997,11 +1006,11 @@ impl Cache {
         Outcome { hit: true, fetch: false, write_through, writeback: None, resident_dirty: Some(self.tags[slot].dirty) }
     }
 
-    fn classify(&mut self, key: u64, asid: Asid, miss: bool, allocates: bool, kind: RefKind) {
+    fn classify(&mut self, key: u64, asid: Asid, real: RealLookup, allocate: Allocate, kind: RefKind) {
         let asid = if self.cfg.asid_tags { asid } else { Asid(0) };
         let Some(c) = self.classifier.as_mut() else { return };
         let ks = self.stats.kind_mut(kind);
-        match c.observe((key, asid), miss, allocates) {
+        match c.observe((key, asid), real, allocate) {
             Some(MissClass::Compulsory) => ks.compulsory += 1,
             Some(MissClass::Capacity) => ks.capacity += 1,
             Some(MissClass::Conflict) => ks.conflict += 1,
@@ -1059,9 +1068,9 @@ impl Cache {
         let line = 1u64 << shift;
         let fetch = !is_write || (allocates && size != line);
         let write_through = is_write && !absorbed;
-        self.stats.count_miss(kind, line, fetch, writeback.is_some());
+        self.stats.count_miss(kind, line, Fetch::when(fetch), Writeback::when(writeback.is_some()));
         if self.classifier.is_some() {
-            self.classify(key, r.asid, true, allocates, kind);
+            self.classify(key, r.asid, RealLookup::Miss, if allocates { Allocate::Yes } else { Allocate::No }, kind);
         }
         if write_through {
             self.stats.write_throughs += 1;
@@ -1185,7 +1194,7 @@ impl Cache {
         }
         let line = 1u64 << shift;
         let fetch = !is_write || size != line;
-        self.stats.count_miss(kind, line, fetch, writeback.is_some());
+        self.stats.count_miss(kind, line, Fetch::when(fetch), Writeback::when(writeback.is_some()));
         Some((fetch, writeback))
     }
 
@@ -1522,7 +1531,7 @@ mod tests {
 
     /// One set of four 16-byte ways, LRU, PIPT, write-back.
     fn four_ways() -> Cache {
-        Cache::new(CacheConfig::simple(64, 16, 4), false).expect("geometry")
+        Cache::new(CacheConfig::simple(64, 16, 4), MissClasses::Unsorted).expect("geometry")
     }
 
     #[test]
@@ -1587,7 +1596,7 @@ mod tests {
         let mut cfg = CacheConfig::simple(64, 16, 2);
         cfg.indexing = Indexing::Vivt;
         cfg.asid_tags = true;
-        let mut c = Cache::new(cfg, false).expect("geometry");
+        let mut c = Cache::new(cfg, MissClasses::Unsorted).expect("geometry");
         c.access(r(0x2000, 0x40, 1), RefKind::Write, 4);
         c.access(r(0x1000, 0x40, 2), RefKind::Write, 4);
         c.access(r(0x1010, 0x50, 2), RefKind::Read, 4);
@@ -1602,7 +1611,7 @@ mod tests {
     fn fifo_replaces_the_earliest_fill() {
         let mut cfg = CacheConfig::simple(64, 16, 4);
         cfg.replacement = Replacement::Fifo;
-        let mut c = Cache::new(cfg, false).expect("geometry");
+        let mut c = Cache::new(cfg, MissClasses::Unsorted).expect("geometry");
         for p in [0u64, 16, 32, 48] {
             c.access(r(p, p, 0), RefKind::Read, 4);
         }
@@ -1619,7 +1628,7 @@ mod tests {
         let mut cfg = CacheConfig::simple(32, 16, 1);
         cfg.indexing = Indexing::Vivt;
         cfg.asid_tags = true;
-        Cache::new(cfg, false).expect("geometry")
+        Cache::new(cfg, MissClasses::Unsorted).expect("geometry")
     }
 
     #[test]
@@ -1677,7 +1686,7 @@ mod tests {
         for indexing in [Indexing::Pipt, Indexing::Vivt] {
             let mut cfg = CacheConfig::simple(16, 16, 1);
             cfg.indexing = indexing;
-            let mut c = Cache::new(cfg, false).expect("geometry");
+            let mut c = Cache::new(cfg, MissClasses::Unsorted).expect("geometry");
             c.access(r(0x1000, 0x20, 3), RefKind::Write, 4);
             let out = c.access(r(0x2000, 0x40, 3), RefKind::Read, 4);
             assert_eq!(
@@ -1727,7 +1736,7 @@ mod tests {
     #[test]
     fn fill_refuses_where_it_cannot_complete_a_miss() {
         let mut cfg = CacheConfig::simple(64, 16, 4);
-        let mut shadowed = Cache::new(cfg.clone(), true).expect("geometry");
+        let mut shadowed = Cache::new(cfg.clone(), MissClasses::ThreeC).expect("geometry");
         assert!(!shadowed.fills_in_place());
         assert_eq!(shadowed.fill(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
         assert_eq!(shadowed.fill_inline(0, 0, r(0, 0, 0), RefKind::Read, 4), None);
@@ -1736,12 +1745,12 @@ mod tests {
         // no write fills in place, but a read miss is the fill itself,
         // counters and replacement state as `access_missed` leaves them.
         cfg.write = WritePolicy::WriteThrough;
-        let through = Cache::new(cfg.clone(), false).expect("geometry");
+        let through = Cache::new(cfg.clone(), MissClasses::Unsorted).expect("geometry");
         cfg.write = WritePolicy::WriteBack;
         cfg.write_miss = WriteMissPolicy::NoWriteAllocate;
-        let around = Cache::new(cfg, false).expect("geometry");
+        let around = Cache::new(cfg, MissClasses::Unsorted).expect("geometry");
         for level in [through, around] {
-            let mut missed = Cache::new(level.config().clone(), false).expect("geometry");
+            let mut missed = Cache::new(level.config().clone(), MissClasses::Unsorted).expect("geometry");
             let mut filled = level;
             assert!(!filled.fills_in_place());
             assert_eq!(filled.fill(0, 0, r(0, 0, 0), RefKind::Write, 4), None);

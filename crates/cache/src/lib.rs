@@ -10,6 +10,8 @@ pub mod stats;
 pub use config::{Assoc, CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 pub use geometry::{Geometry, GeometryError};
 pub use level::{
-    Cache, Evicted, Flush, HitCheck, LineRef, LineState, Lookup, Outcome, VirtualDirect, VirtualDirectBelow,
+    Cache, Evicted, Flush, HitCheck, LineRef, LineState, Lookup, MissClasses, Outcome, VirtualDirect,
+    VirtualDirectBelow,
 };
-pub use stats::{CacheStats, FlushStats, KindStats, RefKind};
+pub use shadow::{Allocate, RealLookup};
+pub use stats::{CacheStats, Fetch, FlushStats, KindStats, RefKind, Writeback};

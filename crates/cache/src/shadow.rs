@@ -33,17 +33,31 @@ pub enum MissClass {
     Conflict,
 }
 
+/// What the real level did with an access the shadows are shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RealLookup {
+    Hit,
+    Miss,
+}
+
+/// Whether the real level allocates a line on a miss of this access (a
+/// no-write-allocate level's write does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Allocate {
+    Yes,
+    No,
+}
+
 impl MissClassifier {
     pub fn new(lines: usize, policy: Replacement, seed: u64) -> Self {
         Self { full: FullyAssociative::new(lines, policy, seed), seen: NumberSet::new() }
     }
 
-    /// Presents one access to the shadows. `allocate` says whether the real
-    /// level allocates on a miss of this access (false for a no-write-allocate
-    /// write). Returns the class when `real_miss`.
-    pub fn observe(&mut self, key: LineKey, real_miss: bool, allocate: bool) -> Option<MissClass> {
-        let full_hit = self.full.access(key, allocate);
-        if !real_miss {
+    /// Presents one access to the shadows. Returns the class when the real
+    /// level missed.
+    pub fn observe(&mut self, key: LineKey, real: RealLookup, allocate: Allocate) -> Option<MissClass> {
+        let full_hit = self.full.access(key, allocate == Allocate::Yes);
+        if real == RealLookup::Hit {
             return None;
         }
         if full_hit {
@@ -168,11 +182,12 @@ mod tests {
         // Two-line fully associative shadow; real cache misses everything.
         let mut c = MissClassifier::new(2, Replacement::Lru, 1);
         let k = |n| (n, Asid(0));
-        assert_eq!(c.observe(k(1), true, true), Some(MissClass::Compulsory));
-        assert_eq!(c.observe(k(2), true, true), Some(MissClass::Compulsory));
-        assert_eq!(c.observe(k(1), true, true), Some(MissClass::Conflict)); // still in 2-line FA
-        assert_eq!(c.observe(k(3), true, true), Some(MissClass::Compulsory)); // evicts 2
-        assert_eq!(c.observe(k(2), true, true), Some(MissClass::Capacity));
-        assert_eq!(c.observe(k(3), false, true), None);
+        let miss = |c: &mut MissClassifier, n| c.observe(k(n), RealLookup::Miss, Allocate::Yes);
+        assert_eq!(miss(&mut c, 1), Some(MissClass::Compulsory));
+        assert_eq!(miss(&mut c, 2), Some(MissClass::Compulsory));
+        assert_eq!(miss(&mut c, 1), Some(MissClass::Conflict)); // still in 2-line FA
+        assert_eq!(miss(&mut c, 3), Some(MissClass::Compulsory)); // evicts 2
+        assert_eq!(miss(&mut c, 2), Some(MissClass::Capacity));
+        assert_eq!(c.observe(k(3), RealLookup::Hit, Allocate::Yes), None);
     }
 }

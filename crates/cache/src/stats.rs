@@ -57,6 +57,43 @@ impl std::ops::AddAssign for FlushStats {
     }
 }
 
+/// Whether a miss brought its line in from the level below: a write of a
+/// whole line, or one the level does not allocate, fetches nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fetch {
+    Line,
+    Nothing,
+}
+
+impl Fetch {
+    #[inline(always)]
+    pub fn when(fetched: bool) -> Self {
+        if fetched {
+            Fetch::Line
+        } else {
+            Fetch::Nothing
+        }
+    }
+}
+
+/// Whether a miss's victim was dirty, and so written back to the level below.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writeback {
+    Victim,
+    Nothing,
+}
+
+impl Writeback {
+    #[inline(always)]
+    pub fn when(written: bool) -> Self {
+        if written {
+            Writeback::Victim
+        } else {
+            Writeback::Nothing
+        }
+    }
+}
+
 /// What a one-way level's borrowed view (`VirtualDirect::fill_deferred`,
 /// `VirtualDirectBelow::access`) counts while it is lent, by `RefKind`:
 /// kept in the view, next to its other fields, and added to the level's
@@ -74,15 +111,15 @@ pub(crate) struct ViewCounts {
 impl ViewCounts {
     /// A miss of `kind`, as `CacheStats::count_miss` counts it.
     #[inline(always)]
-    pub(crate) fn count_miss(&mut self, kind: RefKind, fetch: bool, writeback: bool) {
+    pub(crate) fn count_miss(&mut self, kind: RefKind, fetch: Fetch, writeback: Writeback) {
         self.misses[kind as usize] += 1;
         // Branches, not adds of the flags: LLVM paired those adds into a
         // vector add of a constant and a flag (six instructions); the
         // flags are known on the caller's paths.
-        if fetch {
+        if fetch == Fetch::Line {
             self.fetches += 1;
         }
-        if writeback {
+        if writeback == Writeback::Victim {
             self.writebacks += 1;
         }
     }
@@ -112,18 +149,18 @@ pub struct CacheStats {
 
 impl CacheStats {
     /// A miss of `kind` that allocated or not: its access and miss, the
-    /// line fetched from below (if `fetch`) and the dirty victim written
-    /// back (if `writeback`), each a whole `line` of bytes.
+    /// line fetched from below and the dirty victim written back, each a
+    /// whole `line` of bytes.
     #[inline(always)]
-    pub fn count_miss(&mut self, kind: RefKind, line: u64, fetch: bool, writeback: bool) {
+    pub fn count_miss(&mut self, kind: RefKind, line: u64, fetch: Fetch, writeback: Writeback) {
         let ks = self.kind_mut(kind);
         ks.accesses += 1;
         ks.misses += 1;
-        if fetch {
+        if fetch == Fetch::Line {
             self.fetches += 1;
             self.bytes_in += line;
         }
-        if writeback {
+        if writeback == Writeback::Victim {
             self.writebacks += 1;
             self.bytes_out += line;
         }

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::Assoc;
 use vmlab_cache::RefKind;
-use vmlab_machine::{preset, Flush, MachineConfig, Mechanism, PageMapper, Reached, System};
+use vmlab_machine::{preset, Flush, MachineConfig, Mechanism, MissClasses, PageMapper, Reached, System};
 
 use crate::routine::{self, Side};
 use crate::timing::{self, Breakdown, Counts, CpuTiming, Places};
@@ -242,7 +242,7 @@ pub fn run(timing: &CpuTiming, overrides: &[String], case: &Case) -> Result<RunO
     let m = machine(timing, overrides)?;
     let routine = routine::routine(&case.routine)?;
     let levels = m.levels()?;
-    let mut sys = System::new(1, &levels, &[], false).map_err(|e| e.to_string())?;
+    let mut sys = System::new(1, &levels, &[], MissClasses::Unsorted).map_err(|e| e.to_string())?;
     let way = way_bytes(&m);
     let line = m.l1d.as_ref().or(m.l1.as_ref()).map_or(32, |c| c.line.0);
     let (dst_space, dst_va) = match case.placement {

@@ -39,7 +39,7 @@
 use serde::Serialize;
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheStats, Flush, IndexFn};
-use vmlab_machine::{MachineConfig, Mechanism, OnCpu, PageMapper, System};
+use vmlab_machine::{MachineConfig, Mechanism, MissClasses, OnCpu, PageMapper, System};
 use vmlab_trace::syscall::Assembler;
 use vmlab_trace::{AccessKind, Event, EventSource};
 
@@ -324,7 +324,7 @@ pub fn run_trace(
         return Err(format!("{}: policy space-hash needs a top data cache with the space-id index hash", m.name));
     }
     let levels = m.levels()?;
-    let mut sys = System::new(1, &levels, &[], true).map_err(|e| e.to_string())?;
+    let mut sys = System::new(1, &levels, &[], MissClasses::ThreeC).map_err(|e| e.to_string())?;
     let page = m.memory.page_size;
     let mut mapper =
         PageMapper::new(page, m.memory.size.0 / page.bytes(), m.memory.allocation, m.colours(), m.memory.seed);

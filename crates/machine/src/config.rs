@@ -4,7 +4,7 @@
 use crate::mapper::FrameAllocation;
 use serde::{Deserialize, Serialize};
 use vmlab_addr::{ByteSize, PageSize};
-use vmlab_cache::{CacheConfig, Geometry};
+use vmlab_cache::{CacheConfig, Geometry, MissClasses};
 
 fn default_memory_size() -> ByteSize {
     ByteSize(4 << 30)
@@ -56,6 +56,16 @@ pub struct StatsConfig {
     /// caches; costs a hash lookup per access per level). Off by default.
     #[serde(default)]
     pub classify_misses: bool,
+}
+
+impl StatsConfig {
+    pub fn miss_classes(&self) -> MissClasses {
+        if self.classify_misses {
+            MissClasses::ThreeC
+        } else {
+            MissClasses::Unsorted
+        }
+    }
 }
 
 impl Default for StatsConfig {

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use vmlab_cache::{
-    Cache, Evicted, Flush, FlushStats, GeometryError, HitCheck, LineRef, LineState, Outcome, RefKind,
+    Cache, Evicted, Flush, FlushStats, GeometryError, HitCheck, LineRef, LineState, MissClasses, Outcome, RefKind,
     VirtualDirectBelow,
 };
 
@@ -229,20 +229,17 @@ pub struct Hierarchy {
 }
 
 impl Hierarchy {
-    pub fn new(levels: &[LevelConfig], classify_misses: bool) -> Result<Self, GeometryError> {
+    pub fn new(levels: &[LevelConfig], classes: MissClasses) -> Result<Self, GeometryError> {
         let mut built = Vec::new();
         let mut names = Vec::new();
         for t in levels {
             match t {
                 LevelConfig::Unified { name, cache } => {
-                    built.push(Level::Unified(Cache::new(cache.clone(), classify_misses)?));
+                    built.push(Level::Unified(Cache::new(cache.clone(), classes)?));
                     names.push(vec![name.clone()]);
                 }
                 LevelConfig::Split { i_name, i, d_name, d } => {
-                    built.push(Level::Split {
-                        i: Cache::new(i.clone(), classify_misses)?,
-                        d: Cache::new(d.clone(), classify_misses)?,
-                    });
+                    built.push(Level::Split { i: Cache::new(i.clone(), classes)?, d: Cache::new(d.clone(), classes)? });
                     names.push(vec![i_name.clone(), d_name.clone()]);
                 }
             }

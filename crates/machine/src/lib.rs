@@ -31,4 +31,4 @@ pub use request::{Reached, Request, Served};
 pub use result::{EventCounts, LevelResult, RunResult};
 pub use system::{OnCpu, System};
 pub use transfer::{Cause, Transfer, TransferLog};
-pub use vmlab_cache::Flush;
+pub use vmlab_cache::{Flush, MissClasses};

@@ -235,7 +235,7 @@ impl Machine {
     fn with_levels(config: MachineConfig, levels: &[LevelConfig]) -> Result<Self, ConfigError> {
         let err = |m: String| ConfigError { origin: format!("machine {}", config.name), line: None, message: m };
         let data_only = config.data_only();
-        let mut system = System::new(1, levels, &[], config.stats.classify_misses).map_err(|e| err(e.to_string()))?;
+        let mut system = System::new(1, levels, &[], config.stats.miss_classes()).map_err(|e| err(e.to_string()))?;
         let hierarchy = system.levels_mut(CPU);
         let page = config.memory.page_size;
         let frames = config.memory.size.0 / page.bytes();

@@ -29,7 +29,7 @@
 //! there leaves the private copies alone.
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
-use vmlab_cache::{Flush, FlushStats, GeometryError, LineRef, LineState, RefKind};
+use vmlab_cache::{Flush, FlushStats, GeometryError, LineRef, LineState, MissClasses, RefKind};
 
 use crate::config::LevelConfig;
 use crate::cpu::{Code, CodeFetch, Cpu};
@@ -53,7 +53,7 @@ impl System {
         cpus: usize,
         private: &[LevelConfig],
         shared: &[LevelConfig],
-        classify_misses: bool,
+        classes: MissClasses,
     ) -> Result<Self, GeometryError> {
         if cpus == 0 || private.is_empty() {
             return Err(GeometryError("a system needs at least one CPU with at least one level of its own".into()));
@@ -66,9 +66,9 @@ impl System {
             )));
         }
         let cpus = (0..cpus)
-            .map(|c| Ok(Cpu::new(CpuId(c as u32), Hierarchy::new(private, classify_misses)?)))
+            .map(|c| Ok(Cpu::new(CpuId(c as u32), Hierarchy::new(private, classes)?)))
             .collect::<Result<_, GeometryError>>()?;
-        Ok(Self { cpus, shared: Hierarchy::new(shared, classify_misses)? })
+        Ok(Self { cpus, shared: Hierarchy::new(shared, classes)? })
     }
 
     pub fn cpu_count(&self) -> usize {

@@ -14,7 +14,7 @@
 
 use vmlab_addr::{Asid, CpuId, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Evicted, FlushStats, Indexing};
-use vmlab_machine::{LevelConfig, Reached, System};
+use vmlab_machine::{LevelConfig, MissClasses, Reached, System};
 use vmlab_mmu::{Slot, Switch, Switched, TlbConfig, TlbEntry};
 
 const CPU: CpuId = CpuId(0);
@@ -25,7 +25,7 @@ fn after_space_1(dcache_tags: bool, tlb_tags: bool) -> System {
     let i = CacheConfig::simple(128, 32, 2);
     let d = CacheConfig { indexing: Indexing::Vivt, asid_tags: dcache_tags, ..CacheConfig::simple(128, 32, 2) };
     let level = LevelConfig::Split { i_name: "l1i".into(), i, d_name: "l1d".into(), d };
-    let mut sys = System::new(1, &[level], &[], false).expect("valid system");
+    let mut sys = System::new(1, &[level], &[], MissClasses::Unsorted).expect("valid system");
     let tlb = TlbConfig { asid_tags: tlb_tags, ..TlbConfig::fully_associative(8, 0) };
     sys.cpu_mut(CPU).set_tlb(tlb).expect("valid TLB");
 

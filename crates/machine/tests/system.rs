@@ -6,7 +6,7 @@
 
 use vmlab_addr::{Asid, CpuId, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Evicted, LineState, RefKind, WriteMissPolicy, WritePolicy};
-use vmlab_machine::{Code, CodeFetch, Flush, LevelConfig, Mechanism, Reached, System, MAX_LEVELS};
+use vmlab_machine::{Code, CodeFetch, Flush, LevelConfig, Mechanism, MissClasses, Reached, System, MAX_LEVELS};
 
 const CPU0: CpuId = CpuId(0);
 const CPU1: CpuId = CpuId(1);
@@ -34,7 +34,7 @@ fn line(vaddr: u64, paddr: u64, asid: u32, dirty: bool) -> Evicted {
 /// 1's copy is still there, clean and stale.
 #[test]
 fn store_on_one_cpu_and_load_on_another_through_private_l1s() {
-    let mut sys = System::new(2, &[level("l1", 128, 32, 1)], &[], false).expect("valid system");
+    let mut sys = System::new(2, &[level("l1", 128, 32, 1)], &[], MissClasses::Unsorted).expect("valid system");
 
     let s = sys.on(CPU0).store(VirtAddr(0x1044), PhysAddr(0x8044), Asid(1), 4);
     // A write miss: the line is fetched from memory and written in L1.
@@ -79,7 +79,8 @@ fn store_on_one_cpu_and_load_on_another_through_private_l1s() {
 /// its own stale copy.
 #[test]
 fn store_on_one_cpu_and_load_on_another_over_a_shared_l2() {
-    let mut sys = System::new(2, &[level("l1", 128, 32, 1)], &[level("l2", 512, 32, 2)], false).expect("valid system");
+    let mut sys = System::new(2, &[level("l1", 128, 32, 1)], &[level("l2", 512, 32, 2)], MissClasses::Unsorted)
+        .expect("valid system");
     let l2 = |sys: &System| sys.shared().caches()[0].1.resident();
 
     let s = sys.on(CPU0).store(VirtAddr(0x1044), PhysAddr(0x8044), Asid(1), 4);
@@ -130,7 +131,7 @@ fn store_on_one_cpu_and_load_on_another_over_a_shared_l2() {
 #[test]
 fn levels_are_numbered_along_the_path_private_then_shared() {
     let private = [level("l1", 64, 32, 1), level("l2", 256, 32, 2)];
-    let mut sys = System::new(2, &private, &[level("l3", 1024, 32, 4)], false).expect("valid system");
+    let mut sys = System::new(2, &private, &[level("l3", 1024, 32, 4)], MissClasses::Unsorted).expect("valid system");
     let at = |a: u64| (VirtAddr(a), PhysAddr(a), Asid(0));
     let (v, p, s) = at(0x4000);
     assert_eq!(sys.on(CPU0).load(v, p, s, 4).level, Reached::Memory);
@@ -146,12 +147,12 @@ fn levels_are_numbered_along_the_path_private_then_shared() {
             1,
             &private,
             &[level("l3", 1024, 32, 4), level("l4", 2048, 32, 4), level("l5", 4096, 32, 4)],
-            false
+            MissClasses::Unsorted
         )
         .is_err(),
         "more than {MAX_LEVELS} levels on a path"
     );
-    assert!(System::new(0, &private, &[], false).is_err());
+    assert!(System::new(0, &private, &[], MissClasses::Unsorted).is_err());
 }
 
 /// Where a request is served, on a write-through L1 (no write-allocate)
@@ -164,7 +165,7 @@ fn served_level_follows_the_fill_and_the_write_passed_on() {
     l1.write = WritePolicy::WriteThrough;
     l1.write_miss = WriteMissPolicy::NoWriteAllocate;
     let l1 = LevelConfig::Unified { name: "l1".into(), cache: l1 };
-    let mut sys = System::new(1, &[l1, level("l2", 1024, 32, 2)], &[], false).expect("valid system");
+    let mut sys = System::new(1, &[l1, level("l2", 1024, 32, 2)], &[], MissClasses::Unsorted).expect("valid system");
     let mut cpu = sys.on(CPU0);
     let at = |a: u64| (VirtAddr(a), PhysAddr(a), Asid(0));
     let (v, p, s) = at(0x100);
@@ -188,7 +189,7 @@ fn run_code_fetches_through_the_instruction_cache_or_only_counts() {
         d_name: "l1d".into(),
         d: CacheConfig::simple(64, 16, 1),
     };
-    let mut sys = System::new(1, &[split], &[], false).expect("valid system");
+    let mut sys = System::new(1, &[split], &[], MissClasses::Unsorted).expect("valid system");
     let handler = Code {
         start: VirtAddr(0x8000_0000),
         phys: PhysAddr(0x1_0000),
@@ -238,7 +239,7 @@ fn flushing_the_top_data_cache_writes_its_dirty_lines_into_the_level_below() {
         d_name: "l1d".into(),
         d: CacheConfig::simple(128, 32, 1),
     };
-    let mut sys = System::new(1, &[split], &[level("l2", 512, 32, 2)], false).expect("valid system");
+    let mut sys = System::new(1, &[split], &[level("l2", 512, 32, 2)], MissClasses::Unsorted).expect("valid system");
     let mut cpu = sys.on(CPU0);
     cpu.fetch(VirtAddr(0x100), PhysAddr(0x4100), Asid(1), 4);
     cpu.store(VirtAddr(0x1044), PhysAddr(0x8044), Asid(1), 4);

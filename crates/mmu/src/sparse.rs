@@ -22,6 +22,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 use vmlab_addr::layout::USER_LIMIT;
+use vmlab_addr::{Asid, Vpn};
 
 use crate::frames::FramePool;
 use crate::pagetable::{build, ChainStats, HashedInverted, HashedParams, PageTable, TableKind, TableParams};
@@ -46,10 +47,9 @@ pub enum RegionKind {
 /// A run of mapped pages in one address space.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Region {
-    pub space: u32,
+    pub space: Asid,
     pub kind: RegionKind,
-    /// First virtual page number.
-    pub first_vpn: u64,
+    pub first_vpn: Vpn,
     pub pages: u64,
 }
 
@@ -154,10 +154,10 @@ impl Layout {
     pub fn describe(&self) -> Result<SpaceDescription, String> {
         let page = |a: u64| a / PAGE_BYTES;
         let mut regions = Vec::new();
-        for space in 0..self.processes {
+        for space in (0..self.processes).map(Asid) {
             let mut add = |kind, first_vpn, pages| {
                 if pages > 0 {
-                    regions.push(Region { space, kind, first_vpn, pages });
+                    regions.push(Region { space, kind, first_vpn: Vpn(first_vpn), pages });
                 }
             };
             let text = page(TEXT_BASE);
@@ -194,12 +194,12 @@ pub struct SpaceDescription {
 impl SpaceDescription {
     /// Describes a set of touched pages (say, a trace's), one region per run
     /// of consecutive pages.
-    pub fn from_pages(name: &str, pages: impl IntoIterator<Item = (u32, u64)>) -> Self {
-        let set: BTreeSet<(u32, u64)> = pages.into_iter().collect();
+    pub fn from_pages(name: &str, pages: impl IntoIterator<Item = (Asid, Vpn)>) -> Self {
+        let set: BTreeSet<(Asid, Vpn)> = pages.into_iter().collect();
         let mut regions: Vec<Region> = Vec::new();
         for (space, vpn) in set {
             match regions.last_mut() {
-                Some(r) if r.space == space && r.first_vpn + r.pages == vpn => r.pages += 1,
+                Some(r) if r.space == space && r.first_vpn.0 + r.pages == vpn.0 => r.pages += 1,
                 _ => regions.push(Region { space, kind: RegionKind::Touched, first_vpn: vpn, pages: 1 }),
             }
         }
@@ -207,8 +207,8 @@ impl SpaceDescription {
     }
 
     /// Every mapped (space, vpn), in region order.
-    pub fn pages(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
-        self.regions.iter().flat_map(|r| (r.first_vpn..r.first_vpn + r.pages).map(move |v| (r.space, v)))
+    pub fn pages(&self) -> impl Iterator<Item = (Asid, Vpn)> + '_ {
+        self.regions.iter().flat_map(|r| (r.first_vpn.0..r.first_vpn.0 + r.pages).map(move |v| (r.space, Vpn(v))))
     }
 
     pub fn page_count(&self) -> u64 {
@@ -219,12 +219,12 @@ impl SpaceDescription {
     pub fn validate(&self) -> Result<(), String> {
         let mut seen = BTreeSet::new();
         for r in &self.regions {
-            if (r.first_vpn + r.pages) * PAGE_BYTES > USER_LIMIT.0 {
+            if (r.first_vpn.0 + r.pages) * PAGE_BYTES > USER_LIMIT.0 {
                 return Err(format!(
                     "{}: {:?} region at {:#x} ({} pages) of space {} ends above the 2 GB user space",
                     self.name,
                     r.kind,
-                    r.first_vpn * PAGE_BYTES,
+                    r.first_vpn.0 * PAGE_BYTES,
                     r.pages,
                     r.space
                 ));
@@ -260,10 +260,10 @@ impl SpaceDescription {
         const MIN_CHUNK_BITS: u32 = 22;
         const MAX_CHUNK_BITS: u32 = 28;
         let top_bits = USER_LIMIT.0.trailing_zeros();
-        let spaces: BTreeSet<u32> = self.regions.iter().map(|r| r.space).collect();
+        let spaces: BTreeSet<Asid> = self.regions.iter().map(|r| r.space).collect();
         let mut out = Vec::new();
         for space in spaces {
-            let pages: Vec<u64> = self.pages().filter(|p| p.0 == space).map(|p| p.1).collect();
+            let pages: Vec<u64> = self.pages().filter(|p| p.0 == space).map(|p| p.1 .0).collect();
             let mut folded = None;
             let mut chunks_needed = 0;
             for bits in (MIN_CHUNK_BITS..=MAX_CHUNK_BITS).rev() {
@@ -291,7 +291,7 @@ impl SpaceDescription {
                     self.name
                 )
             })?;
-            out.extend(folded.into_iter().map(|v| (space, v)));
+            out.extend(folded.into_iter().map(|v| (space, Vpn(v))));
         }
         Ok(Self::from_pages(&self.name, out))
     }
@@ -337,7 +337,7 @@ pub fn memory_table(desc: &SpaceDescription, kinds: &[TableKind], params: &Table
             let fill = |t: &mut dyn PageTable, pool: &mut FramePool| -> Result<(), crate::TableError> {
                 for (space, vpn) in desc.pages() {
                     let pfn = pool.alloc()?;
-                    t.insert(vmlab_addr::Asid(space), vmlab_addr::Vpn(vpn), pfn, pool)?;
+                    t.insert(space, vpn, pfn, pool)?;
                 }
                 Ok(())
             };

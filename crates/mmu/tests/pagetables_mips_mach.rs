@@ -150,7 +150,7 @@ fn mips_errors() {
 fn mach_hand_worked_three_tier_walks() {
     let mut pool = FramePool::new(4096, 0x300, 64);
     let mut t = Mach::new(&mut pool).unwrap();
-    assert_eq!(t.root_pa(), 0x30_0000);
+    assert_eq!(t.root_pa(), PhysAddr(0x30_0000));
     t.insert(Asid(0), Vpn(0x400), Pfn(0x1000), &mut pool).unwrap();
     t.insert(Asid(1), Vpn(0), Pfn(0x1001), &mut pool).unwrap();
 

@@ -36,7 +36,7 @@ fn walk(t: &HashedInverted, space: u32, va: u64) -> Vec<u64> {
 fn hand_worked_collision_chain() {
     let mut pool = FramePool::new(4096, 0x100, 16);
     let mut t = HashedInverted::new(&HashedParams { entries: Some(8), ..HashedParams::default() }, &mut pool).unwrap();
-    assert_eq!(t.table_base(), 0x10_0000);
+    assert_eq!(t.table_base(), PhysAddr(0x10_0000));
     assert_eq!(t.bucket(Asid(0), Vpn(3)), 3);
     assert_eq!(t.bucket(Asid(0), Vpn(10)), 3);
     assert_eq!(t.bucket(Asid(1), Vpn(2)), 3);
@@ -201,7 +201,7 @@ proptest! {
             }
             for (&(s, v), &pfn) in &model {
                 let refs = walk(&t, s, v * 256);
-                prop_assert_eq!(refs[0], t.head_addr(t.bucket(Asid(s), Vpn(v))));
+                prop_assert_eq!(refs[0], t.head_addr(t.bucket(Asid(s), Vpn(v))).0);
                 prop_assert_eq!(t.pte_at(PhysAddr(*refs.last().unwrap())), Some(Pfn(pfn)));
                 // No earlier entry on the way holds this page's frame.
                 for a in &refs[..refs.len() - 1] {

@@ -209,7 +209,7 @@ fn x86_four_level_hand_worked() {
 fn powerpc_hand_worked_secondary_hash() {
     let mut pool = FramePool::new(4096, 0x700, 64);
     let mut t = HashedPageTable::new(&HtabParams { ptegs: Some(4), ..HtabParams::default() }, &mut pool).unwrap();
-    assert_eq!(t.htab_base(), 0x70_0000);
+    assert_eq!(t.htab_base(), PhysAddr(0x70_0000));
     for k in 0..8 {
         t.insert(Asid(0), Vpn(4 * k), Pfn(0x5000 + 4 * k), &mut pool).unwrap();
     }

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // a test failing on an unexpected error is the point
 
+use vmlab_addr::{Asid, Vpn};
 use vmlab_mmu::pagetable::{TableKind, TableParams};
 use vmlab_mmu::sparse::{memory_table, Layout, MemoryRow, Region, RegionKind, SpaceDescription};
 
@@ -23,7 +24,12 @@ fn presets_have_the_same_pages_differently_spread() {
     assert_eq!(sparse.regions.iter().filter(|r| r.kind == RegionKind::SharedLibrary).count(), 32);
     // The 16th thread stack: 0x7F00_0000 - 15 x 8 MB = 0x7780_0000, its 32
     // pages just below.
-    assert!(sparse.regions.contains(&Region { space: 0, kind: RegionKind::Stack, first_vpn: 0x77800 - 32, pages: 32 }));
+    assert!(sparse.regions.contains(&Region {
+        space: Asid(0),
+        kind: RegionKind::Stack,
+        first_vpn: Vpn(0x77800 - 32),
+        pages: 32
+    }));
     assert!(Layout::preset("spars").is_err());
 }
 
@@ -42,7 +48,7 @@ fn presets_have_the_same_pages_differently_spread() {
 /// * powerpc: 1 MB / 128 = 8 KB, below the 64 KB minimum: 16 frames.
 #[test]
 fn hand_built_space_exact_memory() {
-    let d = SpaceDescription::from_pages("two", [(0, 0x7FFFF), (0, 0x400)]);
+    let d = SpaceDescription::from_pages("two", [(Asid(0), Vpn(0x7FFFF)), (Asid(0), Vpn(0x400))]);
     assert_eq!(d.regions.len(), 2);
     let params = TableParams { phys_frames: 256, ..TableParams::default() };
     let rows = memory_table(&d, &TableKind::ALL, &params);
@@ -102,7 +108,7 @@ fn sparsity_grows_linear_and_radix_tables_not_hashed_ones() {
 #[test]
 fn errors_are_rows_not_panics() {
     // A 64-bit stack page cannot be mapped by any 2 GB organisation...
-    let d = SpaceDescription::from_pages("x86-64", [(0, 0x400), (0, 0x1FFEFFF)]);
+    let d = SpaceDescription::from_pages("x86-64", [(Asid(0), Vpn(0x400)), (Asid(0), Vpn(0x1FFEFFF))]);
     assert!(d.validate().is_err());
     let params = TableParams { phys_frames: 1024, ..TableParams::default() };
     let rows = memory_table(&d, &TableKind::ALL, &params);
@@ -112,19 +118,19 @@ fn errors_are_rows_not_panics() {
     // ...until it is folded: segment 0x1FF (256 MB units) takes free user
     // segment 1, keeping its offset 0xFFF within the segment's 0x10000 pages.
     let f = d.fold_into_user_space().unwrap();
-    assert_eq!(f.pages().collect::<Vec<_>>(), vec![(0, 0x400), (0, 0x1EFFF)]);
+    assert_eq!(f.pages().collect::<Vec<_>>(), vec![(Asid(0), Vpn(0x400)), (Asid(0), Vpn(0x1EFFF))]);
     assert!(memory_table(&f, &TableKind::ALL, &params).iter().all(|r| r.error.is_none()));
     // Nine 256 MB segments above 2 GB do not fit the eight user segments:
     // they fold as 128 MB chunks (0x8000 pages) into chunks 0, 1, ... 8.
-    let nine = SpaceDescription::from_pages("nine", (0..9u64).map(|s| (0, (8 + s) << 16)));
-    let folded: Vec<u64> = nine.fold_into_user_space().unwrap().pages().map(|p| p.1).collect();
+    let nine = SpaceDescription::from_pages("nine", (0..9u64).map(|s| (Asid(0), Vpn((8 + s) << 16))));
+    let folded: Vec<u64> = nine.fold_into_user_space().unwrap().pages().map(|p| p.1 .0).collect();
     assert_eq!(folded, (0..9u64).map(|c| c << 15).collect::<Vec<_>>());
     // 513 distinct 4 MB chunks above 2 GB cannot fit the 512 of 2 GB.
-    let many = SpaceDescription::from_pages("many", (0..513u64).map(|i| (0, 0x80000 + (i << 10))));
+    let many = SpaceDescription::from_pages("many", (0..513u64).map(|i| (Asid(0), Vpn(0x80000 + (i << 10)))));
     assert!(many.fold_into_user_space().unwrap_err().contains("513 4 MB chunks"));
     // Folding keeps the number of 4 MB regions, so ULTRIX needs the same
     // table pages: 5 regions scattered over 64-bit space -> 5 UPT pages.
-    let wide = SpaceDescription::from_pages("wide", (0..5u64).map(|i| (0, (i + 1) << 30 >> 12 << 8)));
+    let wide = SpaceDescription::from_pages("wide", (0..5u64).map(|i| (Asid(0), Vpn((i + 1) << 30 >> 12 << 8))));
     let rows = memory_table(&wide.fold_into_user_space().unwrap(), &[TableKind::Mips], &params);
     assert_eq!(rows[0].bytes, (1 + 5) * 4096);
     // Too little memory is an error row.

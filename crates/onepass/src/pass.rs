@@ -17,7 +17,7 @@
 //! (tests/onepass_vs_machine.rs), counter for counter.
 
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
-use vmlab_cache::{Cache, Flush, LineRef, Lookup, Outcome, RefKind};
+use vmlab_cache::{Cache, Flush, LineRef, Lookup, MissClasses, Outcome, RefKind};
 use vmlab_machine::config::LevelConfig;
 use vmlab_machine::mapper::{MapError, PageMapper};
 use vmlab_machine::{
@@ -232,7 +232,7 @@ impl OnePass {
             if name == swept {
                 return Ok(Slot::Swept);
             }
-            Cache::new(c.clone(), false)
+            Cache::new(c.clone(), MissClasses::Unsorted)
                 .map(|c| Slot::Fixed(Box::new(c)))
                 .map_err(|e| refuse(first, format!("[{name}]: {e}")))
         };

@@ -15,11 +15,11 @@ use std::collections::BTreeMap;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, LineRef, LineState};
-use vmlab_machine::{LevelConfig, MachineConfig, Mechanism, Request, System};
+use vmlab_machine::{LevelConfig, MachineConfig, Mechanism, MissClasses, Request, System};
 use vmlab_mmu::{Slot, Switch, Switched, TlbEntry};
 
 use crate::cost::Counters;
-use crate::oracle::{Access, Oracle, Violation};
+use crate::oracle::{Access, Consistency, Oracle, Violation};
 
 /// Where a reference lands: the virtual address the code uses, the
 /// physical address it translates to, and the space the cache tags the
@@ -115,23 +115,27 @@ const SWITCH: Switch = Switch::Keep;
 impl Cpu {
     /// A CPU over `machine`'s caches; `oracle` turns the consistency oracle on
     /// (labelled with `policy` in its reports).
-    pub fn new(machine: &MachineConfig, oracle: bool, policy: &str) -> Result<Self, String> {
+    pub fn new(machine: &MachineConfig, consistency: Consistency, policy: &str) -> Result<Self, String> {
         let levels = machine.levels().map_err(|e| format!("machine {}: {e}", machine.name))?;
-        let system = System::new(1, &levels, &[], false).map_err(|e| format!("machine {}: {e}", machine.name))?;
+        let system = System::new(1, &levels, &[], MissClasses::Unsorted)
+            .map_err(|e| format!("machine {}: {e}", machine.name))?;
         let top = top_data_config(&levels[0]).clone();
         for l in levels.iter().skip(1) {
             let below = match l {
                 LevelConfig::Unified { cache, .. } => vec![cache],
                 LevelConfig::Split { i, d, .. } => vec![i, d],
             };
-            if oracle && below.iter().any(|c| c.indexing != Indexing::Pipt) {
+            if consistency == Consistency::Checked && below.iter().any(|c| c.indexing != Indexing::Pipt) {
                 return Err(format!(
                     "machine {}: the consistency oracle needs every level below the first to be physically indexed (pipt)",
                     machine.name
                 ));
             }
         }
-        let oracle = if oracle { Some(Oracle::new(&top, policy)?) } else { None };
+        let oracle = match consistency {
+            Consistency::Checked => Some(Oracle::new(&top, policy)?),
+            Consistency::Unchecked => None,
+        };
         Ok(Self {
             system,
             line: top.line.0,

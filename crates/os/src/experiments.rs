@@ -15,6 +15,7 @@ use vmlab_machine::MachineConfig;
 use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::{DataRef, Flush, Place, Span};
 use crate::hat::Mapping;
+use crate::oracle::Consistency;
 use crate::policy::Policy;
 use crate::primitives::flush_range;
 use crate::prot::Prot;
@@ -67,7 +68,7 @@ pub fn machine(kind: CacheKind) -> Result<MachineConfig, String> {
 }
 
 fn os(kind: CacheKind, cost: &CostModel, policy: Policy) -> Result<Os, String> {
-    let mut os = Os::new(&machine(kind)?, cost.clone(), policy, false)?;
+    let mut os = Os::new(&machine(kind)?, cost.clone(), policy, Consistency::Unchecked)?;
     // Chorus v3.3 flushes even pages it destroys (seed 000 footnote 7).
     os.hat_mut().purge_destroyed = false;
     Ok(os)
@@ -210,8 +211,11 @@ const BUF: u64 = 0x0010_0000;
 pub fn table1(cost: &CostModel, state: &str, bytes: u64) -> Result<Measurement, String> {
     let mut os = os(CacheKind::Vac, cost, Policy::PseudoAlias)?;
     let obj = os.object("block", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: obj, offset: 0, prot: Prot::RW, private: false })
-        .map_err(e)?;
+    os.map(
+        Asid(1),
+        vm::Region { start: VirtAddr(BUF), len: 16 * KB, object: obj, offset: 0, prot: Prot::RW, private: false },
+    )
+    .map_err(e)?;
     touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 32)?;
     os.cpu().reset_cache();
     match state {
@@ -232,14 +236,23 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
     let dst = src + 0x1_0000 + 0x4000 + 0x800; // other sets than the source
     let big = 0x0040_0000;
     let o = os.object("src", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: src, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
-        .map_err(e)?;
+    os.map(
+        Asid(1),
+        vm::Region { start: VirtAddr(src), len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false },
+    )
+    .map_err(e)?;
     let o = os.object("dst", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: dst, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
-        .map_err(e)?;
+    os.map(
+        Asid(1),
+        vm::Region { start: VirtAddr(dst), len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false },
+    )
+    .map_err(e)?;
     let o = os.object("big", ObjectKind::Anonymous, 128).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: big, len: 256 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
-        .map_err(e)?;
+    os.map(
+        Asid(1),
+        vm::Region { start: VirtAddr(big), len: 256 * KB, object: o, offset: 0, prot: Prot::RW, private: false },
+    )
+    .map_err(e)?;
     touch(&mut os, Asid(1), src, 16 * KB, DataRef::Store, 32)?;
     touch(&mut os, Asid(1), dst, 16 * KB, DataRef::Store, 32)?;
     touch(&mut os, Asid(1), big, 256 * KB, DataRef::Store, 2 * KB)?;
@@ -259,8 +272,11 @@ pub fn table2(cost: &CostModel, case: &str, bytes: u64) -> Result<Measurement, S
 pub fn unmap(cost: &CostModel) -> Result<Measurement, String> {
     let mut os = os(CacheKind::Vac, cost, Policy::None)?;
     let o = os.object("page", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: BUF, len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false })
-        .map_err(e)?;
+    os.map(
+        Asid(1),
+        vm::Region { start: VirtAddr(BUF), len: 16 * KB, object: o, offset: 0, prot: Prot::RW, private: false },
+    )
+    .map_err(e)?;
     touch(&mut os, Asid(1), BUF, 16 * KB, DataRef::Store, 2 * KB)?;
     let c = measure(&mut os, |os| os.unmap(Asid(1), VirtAddr(BUF + 2 * KB), 2 * KB).map_err(e))?;
     Ok(Measurement::new("unmap", "no-flush", CacheKind::Vac, 2 * KB, c))
@@ -292,11 +308,17 @@ pub fn ipc(cost: &CostModel, variant: &str, kind: CacheKind, bytes: u64) -> Resu
     let page = os.page_bytes();
     let pages = bytes.div_ceil(page);
     let so = os.object("send", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: SEND, len: 8 * page, object: so, offset: 0, prot: Prot::RW, private: true })
-        .map_err(e)?;
+    os.map(
+        Asid(1),
+        vm::Region { start: VirtAddr(SEND), len: 8 * page, object: so, offset: 0, prot: Prot::RW, private: true },
+    )
+    .map_err(e)?;
     let ro = os.object("recv", ObjectKind::Anonymous, 8).map_err(e)?;
-    os.map(Asid(2), vm::Region { start: RECV, len: 8 * page, object: ro, offset: 0, prot: Prot::RW, private: true })
-        .map_err(e)?;
+    os.map(
+        Asid(2),
+        vm::Region { start: VirtAddr(RECV), len: 8 * page, object: ro, offset: 0, prot: Prot::RW, private: true },
+    )
+    .map_err(e)?;
     touch(&mut os, Asid(2), RECV, 8 * page, DataRef::Store, 32)?;
     let by_copy = variant == "pure-copy" || !bytes.is_multiple_of(page);
     if by_copy {
@@ -401,14 +423,14 @@ pub fn pmap(cost: &CostModel, case: u32) -> Result<Measurement, String> {
     let page = os.page_bytes();
     let a = 0x0030_0000;
     let o = os.object("cow", ObjectKind::Anonymous, 1).map_err(e)?;
-    os.map(Asid(1), vm::Region { start: a, len: page, object: o, offset: 0, prot: Prot::RW, private: false })
+    os.map(Asid(1), vm::Region { start: VirtAddr(a), len: page, object: o, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
     touch(&mut os, Asid(1), a, page, DataRef::Store, 32)?; // the original is warm (and dirty)
     let old = os.frame_of(Asid(1), VirtAddr(a)).map_err(e)?.0;
     let new = os.alloc_frame(VirtAddr(a)).map_err(e)?;
     let child = Asid(3);
     let ob = os.object("child", ObjectKind::Anonymous, 1).map_err(e)?;
-    os.map(child, vm::Region { start: a, len: page, object: ob, offset: 0, prot: Prot::RW, private: false })
+    os.map(child, vm::Region { start: VirtAddr(a), len: page, object: ob, offset: 0, prot: Prot::RW, private: false })
         .map_err(e)?;
     let (old_pa, new_pa) = (old * page, new.0 * page);
     let c = measure(&mut os, |os| {

@@ -23,7 +23,7 @@ pub mod vm;
 
 pub use cost::{CostModel, Counters, Routine, TlbPreset};
 pub use cpu::{DataRef, Flush, FlushedLines, Place, Span};
-pub use oracle::Violation;
+pub use oracle::{Consistency, Violation};
 pub use policy::Policy;
 pub use prot::Prot;
 pub use replay::{replay_events, replay_trace, run_trace, ReplayOutcome, TraceOutcome};

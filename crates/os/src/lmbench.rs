@@ -56,7 +56,7 @@ use vmlab_machine::Mechanism;
 use vmlab_trace::syscall::{Assembler, Call};
 use vmlab_trace::{AccessKind, Event};
 
-use crate::switch::{Kernel, Region, Scheme, Skip, SwitchCounts, SwitchPreset, BUFFERS, KERNEL_BASE};
+use crate::switch::{CopyDirection, Kernel, Region, Scheme, Skip, SwitchCounts, SwitchPreset, BUFFERS, KERNEL_BASE};
 
 /// Program text starts here (ARM Linux's link address).
 pub const TEXT: u64 = 0x8000;
@@ -397,13 +397,21 @@ impl Replay {
     /// Copies `bytes` between user memory at `user` (trace address) and
     /// kernel memory from `kernel` on, wrapping within `wrap` bytes of
     /// `base`, a piece per user page.
-    fn copy(&mut self, user: u64, base: u64, from: u64, wrap: u64, bytes: u64, to_kernel: bool) -> Result<(), String> {
+    fn copy(
+        &mut self,
+        user: u64,
+        base: u64,
+        from: u64,
+        wrap: u64,
+        bytes: u64,
+        direction: CopyDirection,
+    ) -> Result<(), String> {
         let mut off = 0;
         while off < bytes {
             let at = user + off;
             let k_at = (from + off) % wrap;
             let n = (PAGE - at % PAGE).min(bytes - off).min(wrap - k_at);
-            self.k.copy(VirtAddr(self.layout.rename(at)), VirtAddr(base + k_at), n, to_kernel)?;
+            self.k.copy(VirtAddr(self.layout.rename(at)), VirtAddr(base + k_at), n, direction)?;
             off += n;
         }
         Ok(())
@@ -420,11 +428,11 @@ impl Replay {
                 if c.number != nr::PREAD64 && self.ring_written - self.ring_read >= n {
                     self.k.syscall(rw.0, rw.1);
                     let from = self.ring_read;
-                    self.copy(c.arg(1), BUFFERS, from, RING, n, false)?;
+                    self.copy(c.arg(1), BUFFERS, from, RING, n, CopyDirection::KernelToUser)?;
                     self.ring_read += n;
                 } else {
                     self.k.syscall(0, 0);
-                    self.copy(c.arg(1), PAGE_CACHE, 0, 1 << 20, n, false)?;
+                    self.copy(c.arg(1), PAGE_CACHE, 0, 1 << 20, n, CopyDirection::KernelToUser)?;
                 }
             }
             nr::WRITE | nr::PWRITE64 | nr::SENDTO if c.ret > 0 => {
@@ -432,11 +440,11 @@ impl Replay {
                 if c.number != nr::PWRITE64 && c.arg(0) > 2 {
                     self.k.syscall(rw.0, rw.1);
                     let from = self.ring_written;
-                    self.copy(c.arg(1), BUFFERS, from, RING, n, true)?;
+                    self.copy(c.arg(1), BUFFERS, from, RING, n, CopyDirection::UserToKernel)?;
                     self.ring_written += n;
                 } else {
                     self.k.syscall(0, 0);
-                    self.copy(c.arg(1), PAGE_CACHE, 0, 1 << 20, n, true)?;
+                    self.copy(c.arg(1), PAGE_CACHE, 0, 1 << 20, n, CopyDirection::UserToKernel)?;
                 }
             }
             nr::FCNTL if c.arg(1) == F_SETLK || c.arg(1) == F_SETLKW => {

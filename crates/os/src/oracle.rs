@@ -26,6 +26,24 @@ use vmlab_cache::{CacheConfig, Evicted, Geometry, IndexFn, LineRef, Outcome};
 /// Versions are tracked per 4-byte word, the PA-RISC and MIPS word.
 pub const WORD: u64 = 4;
 
+/// Whether a run checks every access against the consistency oracle (which
+/// needs every level below the first to be physically indexed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Consistency {
+    Checked,
+    Unchecked,
+}
+
+impl Consistency {
+    pub fn when(checked: bool) -> Self {
+        if checked {
+            Consistency::Checked
+        } else {
+            Consistency::Unchecked
+        }
+    }
+}
+
 /// How a cached copy is named by the cache: (set, tag key, ASID tag).
 pub type CopyId = (u64, u64, u32);
 

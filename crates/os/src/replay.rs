@@ -66,7 +66,7 @@ use vmlab_trace::{AccessKind, Event, EventSource};
 
 use crate::cost::{CostModel, Counters};
 use crate::cpu::{DataRef, FlushedLines};
-use crate::oracle::Violation;
+use crate::oracle::{Consistency, Violation};
 use crate::policy::Policy;
 use crate::prot::Prot;
 use crate::vm::{FaultCounts, ObjectKind, Os, OsError, Region};
@@ -357,7 +357,7 @@ fn drive(
     oracle: bool,
     model: Model,
 ) -> Result<(ReplayOutcome, u64), String> {
-    let os = Os::new(machine, cost, policy, oracle)?;
+    let os = Os::new(machine, cost, policy, Consistency::when(oracle))?;
     let mut out = ReplayOutcome {
         machine: machine.name.clone(),
         policy: policy.name().to_string(),
@@ -539,7 +539,8 @@ impl Replay<'_> {
             .os
             .object(&format!("trace asid {}", asid.0), ObjectKind::Anonymous, USER_LIMIT.0 / self.page)
             .map_err(|e| format!("trace event {n}: {e}"))?;
-        let whole = Region { start: 0, len: USER_LIMIT.0, object: obj, offset: 0, prot: Prot::RW, private: false };
+        let whole =
+            Region { start: VirtAddr(0), len: USER_LIMIT.0, object: obj, offset: 0, prot: Prot::RW, private: false };
         self.os.map(space, whole).map_err(|e| format!("trace event {n}: {e}"))?;
         Ok(self.push_proc(space, None, obj))
     }
@@ -632,7 +633,7 @@ impl Replay<'_> {
             None => {}
         }
         let region = Region {
-            start: fpage,
+            start: VirtAddr(fpage),
             len: self.page,
             object: pr.implicit_object,
             offset: fpage,
@@ -891,7 +892,7 @@ impl Replay<'_> {
         let object = self.object_of(p, backing)?;
         let space = self.procs[p].space;
         let private = !shared;
-        let region = |at: u64| Region { start: at, len, object, offset, prot, private };
+        let region = |at: u64| Region { start: VirtAddr(at), len, object, offset, prot, private };
         if let Some(at) = near.filter(|&at| at + len <= USER_LIMIT.0) {
             if self.os.map(space, region(at)).is_ok() {
                 self.out.relocated += 1;
@@ -1081,10 +1082,10 @@ impl Replay<'_> {
     /// Removes every mapping of `p` (exec, exit).
     fn empty(&mut self, p: usize) -> Result<(), String> {
         let space = self.procs[p].space;
-        let regions: Vec<(u64, u64)> =
+        let regions: Vec<(VirtAddr, u64)> =
             self.os.space(space).map(|s| s.regions.values().map(|r| (r.start, r.len)).collect()).unwrap_or_default();
         for (start, len) in regions {
-            self.os.unmap(space, VirtAddr(start), len).map_err(os_err)?;
+            self.os.unmap(space, start, len).map_err(os_err)?;
         }
         let pr = &mut self.procs[p];
         pr.maps.clear();

@@ -30,7 +30,7 @@ use vmlab_addr::{Asid, VirtAddr};
 
 use crate::cost::{CostModel, Counters};
 use crate::cpu::DataRef;
-use crate::oracle::Violation;
+use crate::oracle::{Consistency, Violation};
 use crate::policy::Policy;
 use crate::prot::Prot;
 use crate::vm::{FaultCounts, ObjectKind, Os, Region};
@@ -129,7 +129,7 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
     let machine = vmlab_machine::preset::load(&f.machine, &[]).map_err(|e| format!("{origin}: machine: {e}"))?;
     let cost =
         CostModel::load(f.cost.as_deref().unwrap_or("hp9000-834")).map_err(|e| format!("{origin}: cost: {e}"))?;
-    let mut os = Os::new(&machine, cost, policy, f.oracle).map_err(|e| format!("{origin}: {e}"))?;
+    let mut os = Os::new(&machine, cost, policy, Consistency::when(f.oracle)).map_err(|e| format!("{origin}: {e}"))?;
     let page = os.page_bytes();
     for o in &f.object {
         let e = Entry { origin, line: line_of(text, o.span().start), t: o.get_ref() };
@@ -157,7 +157,7 @@ pub fn run_text(origin: &str, text: &str) -> Result<Outcome, String> {
                     Some(v) => return Err(e.err(format!("private must be true or false, got {v}"))),
                 };
                 let region = Region {
-                    start: e.int("addr")?,
+                    start: VirtAddr(e.int("addr")?),
                     len: e.int_or("len", page)?,
                     object: id,
                     offset: e.int_or("offset", 0)?,

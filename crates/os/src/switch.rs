@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, Domain, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{Cache, CacheConfig, CacheStats, Flush, FlushStats, LineRef, LineState, Outcome, RefKind};
-use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, OnCpu, Reached, Request, System};
+use vmlab_machine::{Code, CodeFetch, LevelConfig, Mechanism, MissClasses, OnCpu, Reached, Request, System};
 use vmlab_mmu::arm::{Access as DomainUse, PID_SLOTS, PID_SLOT_BYTES};
 use vmlab_mmu::{Checked, DomainAccess, Pid, Slot, Switch, SwitchSite, Tlb, TlbConfig, TlbEntry};
 
@@ -267,6 +267,14 @@ pub struct Region {
     pub writable: bool,
 }
 
+/// Which way a system call's copy goes (`Kernel::copy`): a write's data
+/// into the kernel, a read's out to the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyDirection {
+    UserToKernel,
+    KernelToUser,
+}
+
 /// A process, as the switching kernel knows it.
 #[derive(Clone, Debug, Default)]
 struct Process {
@@ -419,7 +427,7 @@ impl Kernel {
                 levels.len()
             ));
         }
-        let system = System::new(1, &levels, &[], false).map_err(|e| e.to_string())?;
+        let system = System::new(1, &levels, &[], MissClasses::Unsorted).map_err(|e| e.to_string())?;
         let tlb = |c: &TlbConfig| TlbConfig { asid_tags: scheme.tagged(), ..c.clone() };
         let minicache = match &preset.minicache {
             Some(c) => {
@@ -428,7 +436,7 @@ impl Kernel {
                     ..c.clone()
                 };
                 Some(MiniCache {
-                    cache: Cache::new(cfg.clone(), false).map_err(|e| format!("minicache: {e}"))?,
+                    cache: Cache::new(cfg.clone(), MissClasses::Unsorted).map_err(|e| format!("minicache: {e}"))?,
                     oracle: Oracle::new(&cfg, scheme.name())?,
                     line: cfg.line.0,
                     lines: cfg.size.0 / cfg.line.0,
@@ -1332,13 +1340,19 @@ impl Kernel {
     }
 
     /// Copies `bytes` between the running process's `user` buffer and the
-    /// kernel buffer at `kernel`, `to_kernel` or back, a word at a time.
-    pub fn copy(&mut self, user: VirtAddr, kernel: VirtAddr, bytes: u64, to_kernel: bool) -> Result<(), String> {
+    /// kernel buffer at `kernel`, in `direction`, a word at a time.
+    pub fn copy(
+        &mut self,
+        user: VirtAddr,
+        kernel: VirtAddr,
+        bytes: u64,
+        direction: CopyDirection,
+    ) -> Result<(), String> {
         let prev = self.enter(Mechanism::CopyLoop);
         let mut off = 0;
         while off < bytes {
             let n = 4.min(bytes - off);
-            if to_kernel {
+            if direction == CopyDirection::UserToKernel {
                 self.user(RefKind::Read, VirtAddr(user.0 + off), n)?;
                 self.kernel_data(RefKind::Write, VirtAddr(kernel.0 + off), n);
             } else {
@@ -1383,16 +1397,16 @@ impl SwitchSite for Kernel {
 
 /// Lines resident in `cache` (0: I, 1: D) of the kernel's CPU, as
 /// (virtual address, dirty), sorted: what a hand-worked test checks.
-pub fn lines(k: &Kernel, cache: usize) -> Vec<(u64, bool)> {
-    let mut v: Vec<(u64, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr.0, e.dirty)).collect();
+pub fn lines(k: &Kernel, cache: usize) -> Vec<(VirtAddr, bool)> {
+    let mut v: Vec<(VirtAddr, bool)> = k.resident(cache).into_iter().map(|e| (e.vaddr, e.dirty)).collect();
     v.sort_unstable();
     v
 }
 
 /// The same for the mini-cache (empty on a machine without one).
-pub fn minicache_lines(k: &Kernel) -> Vec<(u64, bool)> {
+pub fn minicache_lines(k: &Kernel) -> Vec<(VirtAddr, bool)> {
     let resident = k.minicache.as_ref().map(|m| m.cache.resident()).unwrap_or_default();
-    let mut v: Vec<(u64, bool)> = resident.into_iter().map(|e| (e.vaddr.0, e.dirty)).collect();
+    let mut v: Vec<(VirtAddr, bool)> = resident.into_iter().map(|e| (e.vaddr, e.dirty)).collect();
     v.sort_unstable();
     v
 }

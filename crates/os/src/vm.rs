@@ -22,7 +22,7 @@ use vmlab_mmu::FramePool;
 use crate::cost::{CostModel, Counters, Routine};
 use crate::cpu::{Cpu, DataRef};
 use crate::hat::{Hat, Mapping, UnloadReason};
-use crate::oracle::Violation;
+use crate::oracle::{Consistency, Violation};
 use crate::policy::Policy;
 use crate::primitives::{copy, zero};
 use crate::prot::Prot;
@@ -74,16 +74,16 @@ pub struct MemObject {
     /// Object page -> frame, for pages in memory.
     pub resident: BTreeMap<u64, Pfn>,
     /// Under `global-shared`: the one address every mapping uses.
-    pub global_va: Option<u64>,
+    pub global_va: Option<VirtAddr>,
     /// Under `global-shared`: where its read-only private mappings (a
     /// shared library's text) are global, fixed by the first one.
     #[serde(skip_serializing)]
-    pub text_va: Option<u64>,
+    pub text_va: Option<VirtAddr>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Region {
-    pub start: u64,
+    pub start: VirtAddr,
     pub len: u64,
     pub object: usize,
     /// Byte offset into the object.
@@ -106,8 +106,8 @@ pub struct VmPage {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct AddressSpace {
     pub asid: Asid,
-    pub regions: BTreeMap<u64, Region>,
-    pub pages: BTreeMap<u64, VmPage>,
+    pub regions: BTreeMap<VirtAddr, Region>,
+    pub pages: BTreeMap<VirtAddr, VmPage>,
 }
 
 /// When [`Os::attach`] loads the page's translation.
@@ -155,8 +155,13 @@ pub struct Os {
 }
 
 impl Os {
-    /// An OS on `machine` with `policy`; `oracle` turns the consistency oracle on.
-    pub fn new(machine: &MachineConfig, cost: CostModel, policy: Policy, oracle: bool) -> Result<Self, String> {
+    /// An OS on `machine` with `policy`.
+    pub fn new(
+        machine: &MachineConfig,
+        cost: CostModel,
+        policy: Policy,
+        consistency: Consistency,
+    ) -> Result<Self, String> {
         let page = machine.memory.page_size.bytes();
         let frames = machine.memory.size.0 / page;
         if (frames + frames.max(64)) * page > KERNEL_WINDOW.0 {
@@ -165,7 +170,7 @@ impl Os {
                 machine.name, machine.memory.size.0
             ));
         }
-        let mut cpu = Cpu::new(machine, oracle, policy.name())?;
+        let mut cpu = Cpu::new(machine, consistency, policy.name())?;
         if let Some(t) = &cost.tlb {
             cpu.set_tlb(t.config(page))?;
         }
@@ -265,15 +270,16 @@ impl Os {
 
     fn region_of(&self, asid: Asid, va: u64) -> Option<&Region> {
         let s = self.spaces.get(&asid)?;
-        let (_, r) = s.regions.range(..=va).next_back()?;
-        (va < r.start + r.len).then_some(r)
+        let (_, r) = s.regions.range(..=VirtAddr(va)).next_back()?;
+        (va < r.start.0 + r.len).then_some(r)
     }
 
     /// `map(as, obj, addr, len, offset, prot)` of seed 003 section 3.1:
     /// `region` says which part of which object goes where, with what
     /// rights, shared or copy-on-write (`private`).
     pub fn map(&mut self, asid: Asid, region: Region) -> Result<(), OsError> {
-        let Region { start: addr, len, object, offset, prot, private } = region;
+        let Region { start, len, object, offset, prot, private } = region;
+        let addr = start.0;
         if asid == OS_KERNEL_SPACE {
             return Err(OsError::Invalid("address space 0 is the kernel's".into()));
         }
@@ -294,11 +300,11 @@ impl Os {
             )));
         }
         if let Some(s) = self.spaces.get(&asid) {
-            if let Some((_, r)) = s.regions.range(..addr + len).next_back() {
-                if r.start + r.len > addr {
+            if let Some((_, r)) = s.regions.range(..VirtAddr(addr + len)).next_back() {
+                if r.start.0 + r.len > addr {
                     return Err(OsError::Overlap(format!(
                         "{addr:#x}+{len:#x} overlaps the region at {:#x}+{:#x} in space {asid}",
-                        r.start, r.len
+                        r.start.0, r.len
                     )));
                 }
             }
@@ -306,7 +312,7 @@ impl Os {
         match self.policy {
             Policy::CacheAligned => self.check_aligned(asid, object, addr, len, offset)?,
             Policy::GlobalShared if !private => {
-                let global = addr - offset;
+                let global = VirtAddr(addr - offset);
                 let o = &mut self.objects[object];
                 match o.global_va {
                     Some(g) if g != global => {
@@ -314,7 +320,7 @@ impl Os {
                             "object {:?} is a global segment at {:#x}; map offset {offset:#x} at {:#x}",
                             o.name,
                             g,
-                            g + offset
+                            g.0 + offset
                         )))
                     }
                     _ => o.global_va = Some(global),
@@ -327,12 +333,12 @@ impl Os {
             // (pseudo-aliased), never refused. Apart from `global_va`: a
             // program may map the same file shared and writable too.
             Policy::GlobalShared if !prot.write && self.objects[object].kind == ObjectKind::File => {
-                self.objects[object].text_va.get_or_insert(addr - offset);
+                self.objects[object].text_va.get_or_insert(VirtAddr(addr - offset));
             }
             _ => {}
         }
         let s = self.spaces.entry(asid).or_insert_with(|| AddressSpace { asid, ..AddressSpace::default() });
-        s.regions.insert(addr, region);
+        s.regions.insert(start, region);
         Ok(())
     }
 
@@ -347,11 +353,11 @@ impl Os {
                     continue; // no object page in common
                 }
                 let mine = self.hat.class(VirtAddr(addr + (o - offset)), probe_pfn, asid);
-                let theirs = self.hat.class(VirtAddr(r.start + (o - r.offset)), probe_pfn, *sid);
+                let theirs = self.hat.class(VirtAddr(r.start.0 + (o - r.offset)), probe_pfn, *sid);
                 if mine != theirs {
                     return Err(OsError::Refused(format!(
                         "cache-aligned: {addr:#x} in space {asid} would not share cache lines with the mapping at {:#x} in space {sid}",
-                        r.start
+                        r.start.0
                     )));
                 }
             }
@@ -384,12 +390,16 @@ impl Os {
     fn split(&mut self, asid: Asid, addr: u64, len: u64) {
         let Some(s) = self.spaces.get_mut(&asid) else { return };
         for cut in [addr, addr + len] {
-            let hit = s.regions.range(..cut).next_back().map(|(_, r)| r.clone());
+            let hit = s.regions.range(..VirtAddr(cut)).next_back().map(|(_, r)| r.clone());
             if let Some(r) = hit {
-                if r.start < cut && cut < r.start + r.len {
-                    let left = Region { len: cut - r.start, ..r.clone() };
-                    let right =
-                        Region { start: cut, len: r.start + r.len - cut, offset: r.offset + (cut - r.start), ..r };
+                if r.start.0 < cut && cut < r.start.0 + r.len {
+                    let left = Region { len: cut - r.start.0, ..r.clone() };
+                    let right = Region {
+                        start: VirtAddr(cut),
+                        len: r.start.0 + r.len - cut,
+                        offset: r.offset + (cut - r.start.0),
+                        ..r
+                    };
                     s.regions.insert(left.start, left);
                     s.regions.insert(right.start, right);
                 }
@@ -405,8 +415,8 @@ impl Os {
         while p < addr + len {
             self.drop_page(asid, p);
             if let Some(s) = self.spaces.get_mut(&asid) {
-                if s.regions.get(&p).is_some_and(|r| r.start + r.len <= addr + len) {
-                    s.regions.remove(&p);
+                if s.regions.get(&VirtAddr(p)).is_some_and(|r| r.start.0 + r.len <= addr + len) {
+                    s.regions.remove(&VirtAddr(p));
                 }
             }
             p += self.page.bytes();
@@ -424,7 +434,7 @@ impl Os {
     /// Forgets the VM page at `va` and its translation; frees the frame on
     /// the last reference.
     fn drop_page(&mut self, asid: Asid, va: u64) {
-        let Some(vp) = self.spaces.get_mut(&asid).and_then(|s| s.pages.remove(&va)) else { return };
+        let Some(vp) = self.spaces.get_mut(&asid).and_then(|s| s.pages.remove(&VirtAddr(va))) else { return };
         let last = self.mem.refs(vp.pfn) <= 1;
         self.hat.unload(
             &mut self.cpu,
@@ -458,11 +468,11 @@ impl Os {
         self.claim_range(asid, addr, len)?;
         let mut p = addr;
         while p < addr + len {
-            if let Some(r) = self.spaces.get_mut(&asid).and_then(|s| s.regions.get_mut(&p)) {
+            if let Some(r) = self.spaces.get_mut(&asid).and_then(|s| s.regions.get_mut(&VirtAddr(p))) {
                 r.prot = prot;
             }
             if let Some((pfn, loaded)) = self.hat.translation(asid, VirtAddr(p), CpuId(0)) {
-                let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&p)).is_some_and(|v| v.cow);
+                let cow = self.spaces.get(&asid).and_then(|s| s.pages.get(&VirtAddr(p))).is_some_and(|v| v.cow);
                 let want = if cow { prot.without_write() } else { prot };
                 if want.allows(loaded) && want != loaded {
                     self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(p), UnloadReason::Unmap);
@@ -485,12 +495,12 @@ impl Os {
         let p =
             self.spaces.get(&parent).cloned().ok_or_else(|| OsError::Unmapped(format!("no address space {parent}")))?;
         let mut c = AddressSpace { asid: child, regions: p.regions.clone(), pages: BTreeMap::new() };
-        for (&va, vp) in &p.pages {
+        for (&VirtAddr(va), vp) in &p.pages {
             let private = self.region_of(parent, va).is_some_and(|r| r.private);
             self.mem.share(vp.pfn);
-            c.pages.insert(va, VmPage { pfn: vp.pfn, cow: private, lazy: false });
+            c.pages.insert(VirtAddr(va), VmPage { pfn: vp.pfn, cow: private, lazy: false });
             if private && !vp.cow {
-                if let Some(pp) = self.spaces.get_mut(&parent).and_then(|s| s.pages.get_mut(&va)) {
+                if let Some(pp) = self.spaces.get_mut(&parent).and_then(|s| s.pages.get_mut(&VirtAddr(va))) {
                     pp.cow = true;
                 }
                 if let Some((_, loaded)) = self.hat.translation(parent, VirtAddr(va), CpuId(0)) {
@@ -568,7 +578,7 @@ impl Os {
 
     fn fault_body(&mut self, asid: Asid, page: u64, write: bool) -> Result<FaultKind, OsError> {
         let r = self.region_of(asid, page).cloned().ok_or_else(|| OsError::Unmapped(format!("{page:#x}")))?;
-        let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)).copied();
+        let vp = self.spaces.get(&asid).and_then(|s| s.pages.get(&VirtAddr(page))).copied();
         let pseudo = self.hat.take_pseudo(asid, VirtAddr(page)) || vp.is_some_and(|v| v.lazy);
         let kind = match vp {
             None => {
@@ -638,7 +648,7 @@ impl Os {
             }
         };
         if let Some(s) = self.spaces.get_mut(&asid) {
-            s.pages.insert(page, vp);
+            s.pages.insert(VirtAddr(page), vp);
         }
         let rights = if vp.cow { r.prot.without_write() } else { r.prot };
         let tag = self.tag_for(asid, &r, page, vp.pfn);
@@ -666,7 +676,7 @@ impl Os {
         let o = &self.objects[r.object];
         let global = !r.private
             || (o.kind == ObjectKind::File
-                && r.start.checked_sub(r.offset).is_some_and(|g| o.text_va == Some(g))
+                && r.start.0.checked_sub(r.offset).is_some_and(|g| o.text_va == Some(VirtAddr(g)))
                 && self.obj_page(r, page) == Some(pfn));
         if global {
             Asid(GLOBAL_SPACE_BASE.0 + r.object as u32)
@@ -676,7 +686,7 @@ impl Os {
     }
 
     fn obj_index(&self, r: &Region, page: u64) -> u64 {
-        (page - r.start + r.offset) / self.page.bytes()
+        (page - r.start.0 + r.offset) / self.page.bytes()
     }
 
     fn obj_page(&self, r: &Region, page: u64) -> Option<Pfn> {
@@ -746,7 +756,7 @@ impl Os {
         let vp = self
             .spaces
             .get_mut(&asid)
-            .and_then(|s| s.pages.remove(&va))
+            .and_then(|s| s.pages.remove(&VirtAddr(va)))
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid} has no page")))?;
         self.hat.unload(&mut self.cpu, &self.cost, asid, VirtAddr(va), UnloadReason::Unmap);
         Ok(vp.pfn)
@@ -763,7 +773,7 @@ impl Os {
             self.region_of(asid, va).cloned().ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))?;
         self.drop_page(asid, va);
         if let Some(s) = self.spaces.get_mut(&asid) {
-            s.pages.insert(va, VmPage { pfn, cow: false, lazy: !eager });
+            s.pages.insert(VirtAddr(va), VmPage { pfn, cow: false, lazy: !eager });
         }
         if eager {
             let tag = self.tag_for(asid, &r, va, pfn);
@@ -781,7 +791,7 @@ impl Os {
         let vp = self
             .spaces
             .get_mut(&src)
-            .and_then(|s| s.pages.get_mut(&src_va))
+            .and_then(|s| s.pages.get_mut(&VirtAddr(src_va)))
             .ok_or_else(|| OsError::Unmapped(format!("{src_va:#x} in space {src} has no page")))?;
         vp.cow = true;
         let pfn = vp.pfn;
@@ -795,7 +805,7 @@ impl Os {
         self.mem.share(pfn);
         self.drop_page(dst, dst_va);
         if let Some(s) = self.spaces.get_mut(&dst) {
-            s.pages.insert(dst_va, VmPage { pfn, cow: true, lazy: true });
+            s.pages.insert(VirtAddr(dst_va), VmPage { pfn, cow: true, lazy: true });
         }
         Ok(())
     }
@@ -820,13 +830,13 @@ impl Os {
     /// The frame behind a user page, faulting it in for reading if needed.
     pub fn frame_of(&mut self, asid: Asid, va: VirtAddr) -> Result<Pfn, OsError> {
         let page = va.0 & !(self.page.bytes() - 1);
-        if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&page)) {
+        if let Some(v) = self.spaces.get(&asid).and_then(|s| s.pages.get(&VirtAddr(page))) {
             return Ok(v.pfn);
         }
         self.access(asid, VirtAddr(page), DataRef::Load, 4, "frame_of")?;
         self.spaces
             .get(&asid)
-            .and_then(|s| s.pages.get(&page))
+            .and_then(|s| s.pages.get(&VirtAddr(page)))
             .map(|v| v.pfn)
             .ok_or_else(|| OsError::Unmapped(format!("{va:#x} in space {asid}")))
     }

@@ -16,7 +16,7 @@
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing, Replacement, WritePolicy};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{Attach, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
+use vmlab_os::{Attach, Consistency, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const PAGE: u64 = 4096;
 const A: u64 = 0x10000;
@@ -44,11 +44,15 @@ fn machine() -> MachineConfig {
 
 /// Runs the operations; returns the oracle's reports.
 fn provoke(policy: Policy) -> Vec<Violation> {
-    let mut os = Os::new(&machine(), CostModel::load("hp9000-834").expect("cost"), policy, true).expect("os");
+    let mut os =
+        Os::new(&machine(), CostModel::load("hp9000-834").expect("cost"), policy, Consistency::Checked).expect("os");
     for (space, va, pages) in [(Asid(1), A, 1), (Asid(2), B, 1), (Asid(3), FILLER, 9)] {
         let obj = os.object(&format!("region {space}"), ObjectKind::Anonymous, pages).expect("obj");
-        os.map(space, Region { start: va, len: pages * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
-            .expect("map");
+        os.map(
+            space,
+            Region { start: VirtAddr(va), len: pages * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+        )
+        .expect("map");
     }
     // One frame, attached (no zero-fill through a kernel alias) at A and B.
     let frame = os.alloc_frame(VirtAddr(A)).expect("frame");

@@ -11,7 +11,7 @@ use proptest::test_runner::{Config, TestError, TestRunner};
 use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
-use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region};
+use vmlab_os::{Consistency, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region};
 
 const PAGE: u64 = 4096;
 
@@ -56,7 +56,7 @@ fn small(indexing: Indexing) -> MachineConfig {
 }
 
 fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation> {
-    let mut os = Os::new(m, CostModel::load("hp9000-834").expect("cost"), policy, true).expect("os");
+    let mut os = Os::new(m, CostModel::load("hp9000-834").expect("cost"), policy, Consistency::Checked).expect("os");
     // Four pages: two 4 KB slots of offset on the 834's 2 KB pages too.
     os.object("shared", ObjectKind::Anonymous, 4).expect("obj");
     os.object("file", ObjectKind::File, 4).expect("obj");
@@ -68,7 +68,10 @@ fn run(policy: Policy, m: &MachineConfig, ops: &[Op]) -> Vec<vmlab_os::Violation
         let _ = match *op {
             Op::Map { space, obj, slot, offset, write, private } => {
                 let prot = if write { Prot::RW } else { Prot::R };
-                os.map(space, Region { start: va(slot), len: PAGE, object: obj, offset: offset * PAGE, prot, private })
+                os.map(
+                    space,
+                    Region { start: VirtAddr(va(slot)), len: PAGE, object: obj, offset: offset * PAGE, prot, private },
+                )
             }
             Op::Unmap { space, slot } => os.unmap(space, VirtAddr(va(slot)), PAGE),
             Op::Protect { space, slot, write } => {

@@ -41,9 +41,9 @@ fn a_page_mapped_to_the_minicache_and_what_a_flush_cleans() {
     k.user(RefKind::Write, VirtAddr(0x10024), 4).unwrap();
     k.user(RefKind::Read, VirtAddr(0x8000), 4).unwrap();
 
-    assert_eq!(minicache_lines(&k), [(0x10000, false), (0x10020, true)]);
+    assert_eq!(minicache_lines(&k), [(VirtAddr(0x10000), false), (VirtAddr(0x10020), true)]);
     let d = lines(&k, 1);
-    assert!(d.contains(&(0x8000, false)) && !d.iter().any(|&(a, _)| a & !0xfff == 0x10000), "{d:?}");
+    assert!(d.contains(&(VirtAddr(0x8000), false)) && !d.iter().any(|&(a, _)| a.0 & !0xfff == 0x10000), "{d:?}");
     let s = k.minicache_stats().unwrap();
     assert_eq!((s.read.accesses, s.read.misses, s.write.accesses, s.write.misses), (3, 2, 2, 1));
     assert_eq!((s.fetches, s.writebacks, s.write_throughs), (2, 0, 1));
@@ -66,10 +66,10 @@ fn a_page_mapped_to_the_minicache_and_what_a_flush_cleans() {
     // left the mini-cache alone would hit P0's line, a stale read).
     k.user(RefKind::Read, VirtAddr(0x10000), 4).unwrap();
     assert_eq!(minicache_lines(&k), []);
-    assert!(lines(&k, 1).contains(&(0x10000, false)));
+    assert!(lines(&k, 1).contains(&(VirtAddr(0x10000), false)));
     k.map_minicache(p1, VirtAddr(0x10000)).unwrap();
     k.user(RefKind::Read, VirtAddr(0x10020), 4).unwrap();
-    assert_eq!(minicache_lines(&k), [(0x10020, false)]);
+    assert_eq!(minicache_lines(&k), [(VirtAddr(0x10020), false)]);
     assert_eq!(k.minicache_stats().unwrap().read.misses, 2 + 16 + 1);
     assert!(k.violations().is_empty(), "{:?}", k.violations());
 }

@@ -45,7 +45,7 @@ fn unload_two_pages_seen_by_two_cpus(mode: ShootDownMode) -> (MpSim, u64) {
     // Process 1 (space 2) starts on CPU 1; only process 0 matters.
     let data = 0x0100_0000u64;
     for k in [0, 1, 3] {
-        sim.push(1, vec![Step::Touch { asid, va: data + k * PAGE }]);
+        sim.push(1, vec![Step::Touch { asid, va: VirtAddr(data + k * PAGE) }]);
     }
     sim.drain().expect("touch");
     assert_eq!(sim.hat().space(asid).expect("space").mmus, vec![CpuId(0), CpuId(1)]);
@@ -54,7 +54,7 @@ fn unload_two_pages_seen_by_two_cpus(mode: ShootDownMode) -> (MpSim, u64) {
     }
     let before = sim.cpu_clock(1).1.interrupts;
     sim.log_locks(true);
-    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: data, pages: 2 });
+    let call = sim_call(&sim, HatStep::UnloadRange { asid, va: VirtAddr(data), pages: 2 });
     sim.push(0, call);
     sim.drain().expect("unload");
     for (cpu, k, held) in
@@ -127,11 +127,11 @@ fn a_shoot_down_costs_more_with_more_cpus() {
     let (asid, _) = sim.process(0).expect("process 0");
     let va = 0x0100_0000u64;
     for c in 1..4 {
-        sim.push(c, vec![Step::Touch { asid, va }]);
+        sim.push(c, vec![Step::Touch { asid, va: VirtAddr(va) }]);
     }
     sim.drain().expect("touch");
     let before: Vec<u64> = (0..4).map(|c| sim.cpu_clock(c).1.interrupts).collect();
-    let call = sim.call(HatStep::UnloadRange { asid, va, pages: 1 });
+    let call = sim.call(HatStep::UnloadRange { asid, va: VirtAddr(va), pages: 1 });
     sim.push(0, call);
     sim.drain().expect("unload");
     let sd = sim.shootdowns();
@@ -167,26 +167,29 @@ fn a_table_steal_by_hand_under_each_design() {
         assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 4096, 0, 0), "{design:?}");
         let (asid, _) = sim.process(0).expect("process 0");
         let (text, heap) = (0x0001_0000u64, 0x2000_0000u64);
-        sim.push(1, vec![Step::Touch { asid, va: text }]);
+        sim.push(1, vec![Step::Touch { asid, va: VirtAddr(text) }]);
         sim.drain().expect("touch");
         assert!(in_tlb(&sim, 1, asid, text));
         let pfn = sim.alloc_frame().expect("frame");
         // A fault: the VM holds space 1's a_lock as reader across the
         // load, and keeps it while the load backs out of its hat locks to
         // steal (the steal takes no a_lock).
-        let call =
-            MpSim::under_a_lock(asid, Mode::Shared, sim.call(HatStep::Load { asid, va: heap, pfn, prot: Prot::RW }));
+        let call = MpSim::under_a_lock(
+            asid,
+            Mode::Shared,
+            sim.call(HatStep::Load { asid, va: VirtAddr(heap), pfn, prot: Prot::RW }),
+        );
         sim.log_locks(true);
         sim.push(0, call);
         sim.drain().expect("load with a steal");
         let log = taken_and_released(&sim);
-        assert_eq!(log.first(), Some(&(true, Lock::As(asid.0))), "{design:?}");
-        assert_eq!(log.last(), Some(&(false, Lock::As(asid.0))), "{design:?}");
+        assert_eq!(log.first(), Some(&(true, Lock::As(asid))), "{design:?}");
+        assert_eq!(log.last(), Some(&(false, Lock::As(asid))), "{design:?}");
         assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
         assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
         assert_eq!(sim.hat().lookup(asid, VirtAddr(text)), None, "{design:?}: the stolen table's page");
-        assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(Pfn(pfn)), "{design:?}");
+        assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(pfn), "{design:?}");
         let sd = sim.shootdowns();
         assert_eq!((sd.remote_calls, sd.targets, sd.entries_purged, sd.initiator_cycles), (1, 1, 1, 720), "{design:?}");
         assert!(!in_tlb(&sim, 1, asid, text), "{design:?}");
@@ -254,7 +257,7 @@ fn taken_and_released(sim: &MpSim) -> Vec<(bool, Lock)> {
 }
 
 /// The `a_lock`s a list of steps takes, in order: (space, mode).
-fn a_locks_taken(steps: &[Step]) -> Vec<(u32, Mode)> {
+fn a_locks_taken(steps: &[Step]) -> Vec<(Asid, Mode)> {
     steps
         .iter()
         .filter_map(|s| match s {
@@ -297,7 +300,7 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         let (pfn0, pfn1) = (data[0], data[1]);
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::Program).expect("fork");
-        let (p, child) = (parent.0, parent.0 + 2);
+        let (p, child) = (parent, Asid(parent.0 + 2));
         let a_locks = a_locks_taken(&steps);
         assert_eq!(
             a_locks,
@@ -315,11 +318,11 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         sim.push(0, steps);
         sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
-        let (anon0, anon1) = (Lock::Anon((pfn0 % 64) as u32), Lock::Anon((pfn1 % 64) as u32));
+        let (anon0, anon1) = (Lock::Anon((pfn0.0 % 64) as u32), Lock::Anon((pfn1.0 % 64) as u32));
         use Lock::*;
         let held = |l: Lock| [(true, l), (false, l)];
         // One hat call on space `a`: the design's locks around it.
-        let hat_call = |a: u32| -> Vec<(bool, Lock)> {
+        let hat_call = |a: Asid| -> Vec<(bool, Lock)> {
             match design.mmu(a) {
                 Guard::None => held(Hat).to_vec(),
                 Guard::Mutex(m) => held(m).to_vec(),
@@ -397,7 +400,7 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
 fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
     let mut sim = scripted(Design::MultiThreaded, 1, 2, 2);
     let (asid, _) = sim.process(0).expect("process");
-    let (r, w) = (vec![(asid.0, Mode::Shared)], vec![(asid.0, Mode::Exclusive)]);
+    let (r, w) = (vec![(asid, Mode::Shared)], vec![(asid, Mode::Exclusive)]);
     let cases = [
         (
             OpKind::Exec,
@@ -409,7 +412,7 @@ fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
     ];
     for (kind, want) in cases {
         let steps = sim.op_steps(0, kind, PAGE, Caller::Program).expect("op");
-        let mut held: Vec<(u32, Mode)> = Vec::new();
+        let mut held: Vec<(Asid, Mode)> = Vec::new();
         let mut seen = Vec::new();
         for s in &steps {
             match s {
@@ -428,7 +431,7 @@ fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
             }
         }
         assert!(held.is_empty(), "{kind:?} leaves {held:?} held");
-        let want: Vec<(&str, Vec<(u32, Mode)>)> = want.into_iter().map(|(n, h)| (n, h.clone())).collect();
+        let want: Vec<(&str, Vec<(Asid, Mode)>)> = want.into_iter().map(|(n, h)| (n, h.clone())).collect();
         assert_eq!(seen, want, "{kind:?}");
         sim.push(0, steps);
         sim.drain().expect("runs without deadlock");
@@ -489,14 +492,14 @@ fn interleaving_stays_consistent(
     if broadcast {
         sim.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
     }
-    let spaces: Vec<(Asid, Vec<u64>)> = (0..3)
+    let spaces: Vec<(Asid, Vec<Pfn>)> = (0..3)
         .map(|i| {
             let (a, d) = sim.process(i % cpus).expect("process");
             (a, d.to_vec())
         })
         .collect();
     let data = 0x0100_0000u64;
-    let at = |page: u64| data + (page % 6) * PAGE + (page / 6) * 64 * PAGE;
+    let at = |page: u64| VirtAddr(data + (page % 6) * PAGE + (page / 6) * 64 * PAGE);
     for (cpu, o) in script {
         let cpu = cpu % cpus;
         // The VM holds the space's a_lock across each call, as a fault
@@ -641,7 +644,7 @@ fn a_cold_table_walk_costs_lmbenchs_memory_latency_per_load() {
     let mut user = Vec::new();
     for _ in 0..2 {
         let before = sim.cpu_clock(1).1.user;
-        sim.push(1, vec![Step::Touch { asid, va }]);
+        sim.push(1, vec![Step::Touch { asid, va: VirtAddr(va) }]);
         sim.drain().expect("touch");
         user.push(sim.cpu_clock(1).1.user - before);
     }
@@ -734,28 +737,28 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         sim.set_fork_mode(ForkMode::CopyTranslations);
         let (parent, data) = sim.process(0).expect("process");
         let (pfn0, pfn1) = (data[0], data[1]);
-        let (p, child) = (parent.0, parent.0 + 2);
+        let (p, child) = (parent, Asid(parent.0 + 2));
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::Program).expect("fork");
-        let loads: Vec<(u32, u64, u64)> = steps
+        let loads: Vec<(Asid, VirtAddr, Pfn)> = steps
             .iter()
             .filter_map(|s| match s {
                 Step::Hat(HatStep::Load { asid, va, pfn, prot } | HatStep::LoadNow { asid, va, pfn, prot })
-                    if asid.0 == child =>
+                    if *asid == child =>
                 {
                     assert_eq!(*prot, Prot::R, "a copied translation is read-only");
-                    Some((asid.0, *va, *pfn))
+                    Some((*asid, *va, *pfn))
                 }
                 _ => None,
             })
             .collect();
         let data_va = loads.first().map(|l| l.1).expect("a copied page");
-        assert_eq!(loads, vec![(child, data_va, pfn0), (child, data_va + PAGE, pfn1)], "{}", design.name());
+        assert_eq!(loads, vec![(child, data_va, pfn0), (child, VirtAddr(data_va.0 + PAGE), pfn1)], "{}", design.name());
         sim.log_locks(true);
         sim.push(0, steps);
         sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
-        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
-        assert_eq!(sim.hat().frame(Pfn(pfn0)).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
+        assert!(sim.hat().space(child).is_none(), "the child's descriptor is gone");
+        assert_eq!(sim.hat().frame(pfn0).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
         let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
         let (page0, page1) = (design.page(pfn0), design.page(pfn1));
         let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
@@ -811,20 +814,20 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
         let mut sim = scripted(design, 1, 2, 2);
         let (parent, data) = sim.process(0).expect("process");
         let data = data.to_vec();
-        let (p, child) = (parent.0, parent.0 + 2);
+        let (p, child) = (parent, Asid(parent.0 + 2));
         let frames_before = sim.hat().frames_in_use();
         let parent_maps: Vec<usize> =
-            data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
+            data.iter().map(|&f| sim.hat().frame(f).map_or(0, |f| f.mappings.len())).collect();
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Vexec, 1 << 20, Caller::Program).expect("vexec");
         let a_locks = a_locks_taken(&steps);
         let (r, w) = (Mode::Shared, Mode::Exclusive);
         assert_eq!(a_locks, vec![(child, w), (child, r), (child, r), (child, w)], "{}", design.name());
-        let loads: Vec<(u32, u64)> = steps
+        let loads: Vec<(Asid, u64)> = steps
             .iter()
             .filter_map(|s| match s {
                 Step::Hat(HatStep::Load { asid, va, prot, .. } | HatStep::LoadNow { asid, va, prot, .. }) => {
-                    Some((asid.0, *va + u64::from(*prot == Prot::RW)))
+                    Some((*asid, va.0 + u64::from(*prot == Prot::RW)))
                 }
                 _ => None,
             })
@@ -850,10 +853,10 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
         sim.push(0, steps);
         sim.drain().expect("vexec runs without deadlock");
         sim.check().expect("consistent after vexec");
-        assert!(sim.hat().space(Asid(child)).is_none(), "the child's descriptor is gone");
+        assert!(sim.hat().space(child).is_none(), "the child's descriptor is gone");
         assert!(sim.hat().space(parent).is_some(), "the parent's space is given back, not freed");
         assert_eq!(sim.hat().frames_in_use(), frames_before, "the stack page is freed");
-        let after: Vec<usize> = data.iter().map(|&f| sim.hat().frame(Pfn(f)).map_or(0, |f| f.mappings.len())).collect();
+        let after: Vec<usize> = data.iter().map(|&f| sim.hat().frame(f).map_or(0, |f| f.mappings.len())).collect();
         assert_eq!(after, parent_maps, "the parent's translations are untouched");
         let (mmu_c, text, stack) = (design.mmu(child), design.page(text_pfn), design.page(stack_pfn));
         let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
@@ -905,12 +908,12 @@ fn a_bsd_suite_fork_leaves_the_parents_pages_read_only_under_each_design() {
     for design in Design::ALL {
         let mut sim = scripted(design, 1, 2, 2);
         let (parent, data) = sim.process(0).expect("process");
-        let (p, data) = (parent.0, data.to_vec());
+        let (p, data) = (parent, data.to_vec());
         let data_va = VirtAddr(0x0100_0000);
         assert_eq!(sim.hat().prot_of(parent, data_va), Some(Prot::RW), "{}", design.name());
         sim.log_locks(true);
         let mut want = Vec::new();
-        for child in [p + 2, p + 3] {
+        for child in [Asid(p.0 + 2), Asid(p.0 + 3)] {
             let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::BsdSuite).expect("fork");
             let w = Mode::Exclusive;
             assert_eq!(a_locks_taken(&steps), vec![(p, w), (child, w), (child, w)], "{}", design.name());
@@ -924,7 +927,7 @@ fn a_bsd_suite_fork_leaves_the_parents_pages_read_only_under_each_design() {
             for k in 0..2 {
                 let va = VirtAddr(data_va.0 + k * PAGE);
                 assert_eq!(sim.hat().prot_of(parent, va), Some(Prot::R), "{}", design.name());
-                assert_eq!(sim.hat().lookup(parent, va), Some(Pfn(data[k as usize])), "{}", design.name());
+                assert_eq!(sim.hat().lookup(parent, va), Some(data[k as usize]), "{}", design.name());
             }
         }
         assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
@@ -956,7 +959,7 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
         let mut sim = scripted(design, 1, 2, 2);
         let (parent, data) = sim.process(0).expect("process");
         let data = data.to_vec();
-        let (p, copy, image) = (parent.0, parent.0 + 2, parent.0 + 3);
+        let (p, copy, image) = (parent, Asid(parent.0 + 2), Asid(parent.0 + 3));
         let frames_before = sim.hat().frames_in_use();
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Exec, 2 * PAGE, Caller::BsdSuite).expect("exec");
@@ -974,8 +977,8 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
                 _ => None,
             })
             .collect();
-        assert_eq!(anon, vec![Lock::Anon((data[0] % 64) as u32), Lock::Anon((data[1] % 64) as u32)]);
-        let pages_loaded: Vec<u64> = steps
+        assert_eq!(anon, vec![Lock::Anon((data[0].0 % 64) as u32), Lock::Anon((data[1].0 % 64) as u32)]);
+        let pages_loaded: Vec<Pfn> = steps
             .iter()
             .filter_map(|s| match s {
                 Step::Hat(HatStep::Load { pfn, .. } | HatStep::LoadNow { pfn, .. }) => Some(*pfn),
@@ -988,12 +991,12 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
         sim.push(0, steps);
         sim.drain().expect("exec runs without deadlock");
         sim.check().expect("consistent after exec");
-        assert!(sim.hat().space(Asid(copy)).is_none() && sim.hat().space(Asid(image)).is_none());
+        assert!(sim.hat().space(copy).is_none() && sim.hat().space(image).is_none());
         assert!(sim.hat().space(parent).is_some(), "the parent keeps its space");
         assert_eq!(sim.hat().frames_in_use(), frames_before, "the stack page is freed");
         for (k, &pfn) in data.iter().enumerate() {
             let va = VirtAddr(0x0100_0000 + k as u64 * PAGE);
-            assert_eq!(sim.hat().lookup(parent, va), Some(Pfn(pfn)), "{}", design.name());
+            assert_eq!(sim.hat().lookup(parent, va), Some(pfn), "{}", design.name());
             assert_eq!(sim.hat().prot_of(parent, va), Some(Prot::R), "{}", design.name());
         }
         let (mmu_c, mmu_i) = (design.mmu(copy), design.mmu(image));

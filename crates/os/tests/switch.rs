@@ -46,7 +46,7 @@ fn flush_mechanism_leaves_only_the_new_process() {
     // the 8 KB flush area (P0's dirty line written back), invalidated both
     // caches and flushed both TLBs; then P1's load filled one line and one
     // D-TLB entry.
-    assert_eq!(lines(&k, 1), [(0x8000, false)]);
+    assert_eq!(lines(&k, 1), [(VirtAddr(0x8000), false)]);
     assert_eq!(lines(&k, 0), []);
     assert_eq!(dtlb_pages(&k), [(0x8000, 0)]);
     assert_eq!(k.itlb().entries().count(), 0);
@@ -69,7 +69,13 @@ fn fass_keeps_both_processes_apart_by_pid_slot_and_domain() {
         // nothing is flushed, P0's dirty line stays.
         assert_eq!(
             lines(&k, 1),
-            [(0x0200_8000, true), (0x0200_8020, false), (0x0400_8000, false), (TASK0, false), (TASK1, false)],
+            [
+                (VirtAddr(0x0200_8000), true),
+                (VirtAddr(0x0200_8020), false),
+                (VirtAddr(0x0400_8000), false),
+                (VirtAddr(TASK0), false),
+                (VirtAddr(TASK1), false)
+            ],
             "{scheme:?}"
         );
         // The kernel's 1 MB section (task structs) in the kernel domain, one
@@ -86,7 +92,16 @@ fn fass_keeps_both_processes_apart_by_pid_slot_and_domain() {
 #[test]
 fn asid_tags_keep_both_copies_of_one_virtual_line() {
     let k = two_processes(Scheme::Asid, Skip::Nothing);
-    assert_eq!(lines(&k, 1), [(0x8000, false), (0x8000, true), (0x8020, false), (TASK0, false), (TASK1, false)]);
+    assert_eq!(
+        lines(&k, 1),
+        [
+            (VirtAddr(0x8000), false),
+            (VirtAddr(0x8000), true),
+            (VirtAddr(0x8020), false),
+            (VirtAddr(TASK0), false),
+            (VirtAddr(TASK1), false)
+        ]
+    );
     assert_eq!(k.dtlb().unwrap().entries().filter(|e| e.vpn.0 == 8).count(), 2, "one entry per ASID");
     assert_eq!((k.counts().cache_flushes, k.counts().tlb_flushes), (0, 0));
     assert!(k.violations().is_empty());
@@ -125,7 +140,7 @@ fn a_domain_collision_forces_the_lazy_flush() {
         if skip == Skip::Nothing {
             assert_eq!((c.cache_flushes, c.tlb_flushes, c.lines_written_back), (1, 1, 1));
             assert!(k.violations().is_empty());
-            assert_eq!(lines(&k, 1), [(0x4000_0000, false)]);
+            assert_eq!(lines(&k, 1), [(VirtAddr(0x4000_0000), false)]);
         } else {
             assert_eq!(k.violations().len(), 1, "P1 read P0's dirty line");
         }

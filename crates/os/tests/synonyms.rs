@@ -7,7 +7,7 @@
 
 use vmlab_addr::{Asid, CpuId, VirtAddr};
 use vmlab_os::scenario::run_text;
-use vmlab_os::{CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
+use vmlab_os::{Consistency, CostModel, DataRef, ObjectKind, Os, Policy, Prot, Region, Violation};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/scenarios");
 
@@ -22,12 +22,19 @@ fn with_policy(text: &str, p: Policy) -> String {
 #[test]
 fn bit12_synonym_gives_two_copies_and_a_stale_read_under_none() {
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
-    let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
+    let mut os =
+        Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, Consistency::Checked).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map 1");
-    os.map(Asid(2), Region { start: 0x11000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map 2");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(0x10000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map 1");
+    os.map(
+        Asid(2),
+        Region { start: VirtAddr(0x11000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map 2");
     os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "read A").expect("read");
     os.access(Asid(2), VirtAddr(0x11000), DataRef::Load, 4, "read B").expect("read");
     // Two cached copies of the same physical line, in sets differing by bit 12.
@@ -100,12 +107,19 @@ fn addresses_agreeing_in_bit12_never_alias_even_under_none() {
     }
     // And one copy only.
     let m = vmlab_machine::preset::load("mips-r4000", &[]).expect("preset");
-    let mut os = Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, true).expect("os");
+    let mut os =
+        Os::new(&m, CostModel::load("hp9000-834").expect("cost"), Policy::None, Consistency::Checked).expect("os");
     let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("object");
-    os.map(Asid(1), Region { start: 0x10000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
-    os.map(Asid(2), Region { start: 0x12000, len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(0x10000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
+    os.map(
+        Asid(2),
+        Region { start: VirtAddr(0x12000), len: 0x1000, object: shm, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
     os.access(Asid(1), VirtAddr(0x10000), DataRef::Load, 4, "a").expect("read");
     os.access(Asid(2), VirtAddr(0x12000), DataRef::Load, 4, "b").expect("read");
     let pa = os.hat().translation(Asid(1), VirtAddr(0x10000), CpuId(0)).expect("loaded").0 .0 * 4096;

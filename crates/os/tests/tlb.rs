@@ -9,7 +9,7 @@ use vmlab_addr::{Asid, VirtAddr};
 use vmlab_cache::{CacheConfig, Indexing};
 use vmlab_machine::{MachineConfig, MemoryConfig};
 use vmlab_os::hat::UnloadReason;
-use vmlab_os::{CostModel, Counters, DataRef, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
+use vmlab_os::{Consistency, CostModel, Counters, DataRef, ObjectKind, Os, Policy, Prot, Region, TlbPreset};
 
 const PAGE: u64 = 4096;
 const BASE: u64 = 0x10000;
@@ -31,7 +31,7 @@ fn machine() -> MachineConfig {
 fn os(entries: u32, policy: Policy) -> Os {
     let mut cost = CostModel::load("hp9000-834").expect("cost");
     cost.tlb = Some(TlbPreset { entries, replacement: vmlab_mmu::TlbReplacement::Lru, source: "test".into() });
-    Os::new(&machine(), cost, policy, true).expect("os")
+    Os::new(&machine(), cost, policy, Consistency::Checked).expect("os")
 }
 
 fn tlb(c: Counters) -> (u64, u64, u64, u64) {
@@ -42,8 +42,11 @@ fn tlb(c: Counters) -> (u64, u64, u64, u64) {
 fn lru_misses_refills_and_purges_count_exactly() {
     let mut os = os(2, Policy::None);
     let obj = os.object("a", ObjectKind::Anonymous, 4).expect("obj");
-    os.map(Asid(1), Region { start: BASE, len: 4 * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(BASE), len: 4 * PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
     let read =
         |os: &mut Os, page: u64| os.access(Asid(1), VirtAddr(BASE + page * PAGE), DataRef::Load, 4, "t").expect("read");
     // 0 miss, 0 hit, 1 miss, 2 miss (evicts 0), 0 miss (evicts 1).
@@ -71,11 +74,14 @@ fn lru_misses_refills_and_purges_count_exactly() {
 fn unload_frame_purges_every_space_mapping_it() {
     let mut os = os(8, Policy::None);
     let obj = os.object("shared", ObjectKind::Anonymous, 1).expect("obj");
-    os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(BASE), len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
     os.map(
         Asid(2),
-        Region { start: BASE + 4 * PAGE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+        Region { start: VirtAddr(BASE + 4 * PAGE), len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
     )
     .expect("map");
     os.access(Asid(1), VirtAddr(BASE), DataRef::Store, 4, "a").expect("w");
@@ -98,10 +104,13 @@ fn unload_frame_purges_every_space_mapping_it() {
 fn no_tlb_preset_counts_pdtlb_only() {
     let mut cost = CostModel::load("hp9000-834").expect("cost");
     cost.tlb = None;
-    let mut os = Os::new(&machine(), cost, Policy::None, false).expect("os");
+    let mut os = Os::new(&machine(), cost, Policy::None, Consistency::Unchecked).expect("os");
     let obj = os.object("a", ObjectKind::Anonymous, 1).expect("obj");
-    os.map(Asid(1), Region { start: BASE, len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false })
-        .expect("map");
+    os.map(
+        Asid(1),
+        Region { start: VirtAddr(BASE), len: PAGE, object: obj, offset: 0, prot: Prot::RW, private: false },
+    )
+    .expect("map");
     os.access(Asid(1), VirtAddr(BASE), DataRef::Load, 4, "t").expect("read");
     os.unmap(Asid(1), VirtAddr(BASE), PAGE).expect("unmap");
     assert_eq!(tlb(os.counters()), (0, 0, 2, 0));

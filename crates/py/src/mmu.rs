@@ -36,7 +36,9 @@ struct Report<'a> {
 }
 
 /// The 4 KB pages a trace touches, as (address space, page).
-fn trace_pages(source: &mut dyn EventSource) -> Result<BTreeSet<(u32, u64)>, vmlab_trace::TraceError> {
+fn trace_pages(
+    source: &mut dyn EventSource,
+) -> Result<BTreeSet<(vmlab_addr::Asid, vmlab_addr::Vpn)>, vmlab_trace::TraceError> {
     let mut pages = BTreeSet::new();
     let mut buf = Vec::new();
     while source.fill(&mut buf)? {
@@ -45,7 +47,7 @@ fn trace_pages(source: &mut dyn EventSource) -> Result<BTreeSet<(u32, u64)>, vml
                 let first = a.addr.0 / PAGE_BYTES;
                 let last = a.addr.0.saturating_add(u64::from(a.size.max(1)) - 1) / PAGE_BYTES;
                 for vpn in first..=last {
-                    pages.insert((a.asid.0, vpn));
+                    pages.insert((a.asid, vmlab_addr::Vpn(vpn)));
                 }
             }
         }
@@ -90,7 +92,7 @@ pub fn pagetable_memory(
                     let pages = trace_pages(&mut checked).map_err(vmlab_error)?;
                     let name = p.file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
                     let d = SpaceDescription::from_pages(&name, pages);
-                    let above = d.pages().any(|(_, v)| v * PAGE_BYTES >= vmlab_addr::layout::USER_LIMIT.0);
+                    let above = d.pages().any(|(_, v)| v.0 * PAGE_BYTES >= vmlab_addr::layout::USER_LIMIT.0);
                     if fold && above {
                         (d.fold_into_user_space().map_err(|e| vmlab_error(format!("{path}: {e}")))?, true)
                     } else {

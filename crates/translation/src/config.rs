@@ -8,7 +8,7 @@ use vmlab_cache::{CacheConfig, Geometry, Indexing};
 use vmlab_machine::ConfigError;
 use vmlab_mmu::TlbConfig;
 
-use crate::scheme::Scheme;
+use crate::scheme::{L1Tags, Scheme, TlbCheck, TranslateAt};
 use crate::vmcpi::Costs;
 
 /// One handler: its length and where its code starts.
@@ -95,6 +95,17 @@ pub struct VmConfig {
 }
 
 impl VmConfig {
+    /// When this machine's scheme translates a user reference.
+    pub fn translate_at(&self) -> TranslateAt {
+        let l1 = if self.l1i.indexing == Indexing::Vivt && self.l1d.indexing == Indexing::Vivt {
+            L1Tags::Virtual
+        } else {
+            L1Tags::Physical
+        };
+        let check = if self.tlb_every_access { TlbCheck::EveryAccess } else { TlbCheck::L1Miss };
+        self.scheme.translate_at(l1, check)
+    }
+
     pub fn check(&self, origin: &str) -> Result<(), ConfigError> {
         let err = |m: String| ConfigError::new(origin, None, m);
         let l2_ok = matches!((&self.l2, &self.l2i, &self.l2d), (Some(_), None, None) | (None, Some(_), Some(_)));

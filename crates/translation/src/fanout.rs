@@ -18,7 +18,7 @@ use vmlab_cache::{
     Cache, CacheConfig, Flush, FlushStats, Geometry, GeometryError, HitCheck, IndexFn, Indexing, LineRef, Lookup,
     Outcome, RefKind, WriteMissPolicy, WritePolicy,
 };
-use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, Reached, TransferLog};
+use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, MissClasses, Reached, TransferLog};
 
 use crate::config::VmConfig;
 use crate::memsys::{L1, L2};
@@ -116,8 +116,7 @@ struct Variant {
 /// Why `cfg` cannot join a fan-out led by `leader` (`VmSim::fanout`), or
 /// `None` if it can.
 pub fn fanout_refusal(leader: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
-    let l1_virtual = leader.l1i.indexing == Indexing::Vivt && leader.l1d.indexing == Indexing::Vivt;
-    if leader.scheme.translate_at(l1_virtual, leader.tlb_every_access) == TranslateAt::L2Miss {
+    if leader.translate_at() == TranslateAt::L2Miss {
         return Some("its scheme translates at L2 misses, so the L1 traffic depends on the L2");
     }
     if leader.protection_changes_per_million > 0.0 || cfg.protection_changes_per_million > 0.0 {
@@ -187,10 +186,11 @@ pub(crate) fn direct_check(c: &Cache) -> Option<HitCheck> {
 impl Tail {
     fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
-            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), false)?),
-            (None, Some(i), Some(d)) => {
-                L2::Split { i: Cache::new(i.clone(), false)?, d: Cache::new(d.clone(), false)? }
-            }
+            (Some(u), _, _) => L2::Unified(Cache::new(u.clone(), MissClasses::Unsorted)?),
+            (None, Some(i), Some(d)) => L2::Split {
+                i: Cache::new(i.clone(), MissClasses::Unsorted)?,
+                d: Cache::new(d.clone(), MissClasses::Unsorted)?,
+            },
             // VmConfig::check rejects anything else; an empty unified L2 of
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
@@ -404,12 +404,6 @@ impl Tails {
         &mut self.own
     }
 
-    /// Whether L2s were added (`add_tail`).
-    #[inline(always)]
-    pub fn fans_out(&self) -> bool {
-        !self.fan.variants.is_empty()
-    }
-
     /// The added L2s and their counts.
     #[inline(always)]
     pub fn fanout(&self) -> &Fanout {
@@ -582,6 +576,8 @@ impl Fanout {
         self.variants.len()
     }
 
+    /// Whether no L2s were added (`Tails::add_tail`).
+    #[inline(always)]
     pub fn is_empty(&self) -> bool {
         self.variants.is_empty()
     }

@@ -58,8 +58,7 @@ const NONE: u32 = u32::MAX;
 /// write-allocate (their L2s and schemes may differ).
 pub fn filter_refusal(lead: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
     for c in [lead, cfg] {
-        let l1_virtual = c.l1i.indexing == Indexing::Vivt && c.l1d.indexing == Indexing::Vivt;
-        if c.scheme.translate_at(l1_virtual, c.tlb_every_access) != TranslateAt::L2Miss {
+        if c.translate_at() != TranslateAt::L2Miss {
             return Some("its scheme does not translate at L2 misses");
         }
         if c.protection_changes_per_million > 0.0 {

@@ -16,6 +16,6 @@ pub use fanout::{fanout_groups, fanout_refusal, l2_inclusion_refusal};
 pub use filter::filter_refusal;
 pub use replay::{onepass_groups, replay_refusal, OnePass};
 pub use result::{SideEvents, VmResult, VmcpiRow};
-pub use scheme::{Scheme, TableKind, TranslateAt};
+pub use scheme::{L1Tags, Scheme, TableKind, TlbCheck, TranslateAt};
 pub use sim::{Recorded, SimError, VmSim};
 pub use vmcpi::{Component, Costs, ProtectionSweep, Vmcpi};

@@ -18,7 +18,7 @@ use vmlab_addr::VirtAddr;
 use vmlab_cache::{
     Cache, CacheStats, Flush, FlushStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
-use vmlab_machine::{MemoryStats, Reached, Transfer};
+use vmlab_machine::{MemoryStats, MissClasses, Reached, Transfer};
 
 use crate::config::VmConfig;
 use crate::fanout::{direct_check, Fanout, Tail, Tails};
@@ -59,8 +59,8 @@ impl MemSys {
     /// lines below `unmapped_base` (`transfers_since`), or of none.
     pub fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let below = Tails::new(cfg, unmapped_base)?;
-        let l1i = Cache::new(cfg.l1i.clone(), false)?;
-        let l1d = Cache::new(cfg.l1d.clone(), false)?;
+        let l1i = Cache::new(cfg.l1i.clone(), MissClasses::Unsorted)?;
+        let l1d = Cache::new(cfg.l1d.clone(), MissClasses::Unsorted)?;
         let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
         Ok(Self { l1i, l1d, below, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
     }
@@ -258,7 +258,7 @@ impl MemSys {
         let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
         let d = usize::from(kind != RefKind::Ifetch);
         let line = self.l1(kind).line_bytes();
-        if self.below.fans_out()
+        if !self.below.fanout().is_empty()
             || self.below.own().l2_direct[fill as usize].is_none()
             || line > self.l2(fill).line_bytes()
         {

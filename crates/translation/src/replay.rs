@@ -43,9 +43,7 @@ use crate::vmcpi::Vmcpi;
 /// Why a machine `cfg` cannot replay what `recorder` records, or `None`
 /// if it can (`cfg`'s L2s may differ: each replaying machine fans out).
 pub fn replay_refusal(recorder: &VmConfig, cfg: &VmConfig) -> Option<&'static str> {
-    let l1_virtual =
-        recorder.l1i.indexing == vmlab_cache::Indexing::Vivt && recorder.l1d.indexing == vmlab_cache::Indexing::Vivt;
-    match recorder.scheme.translate_at(l1_virtual, recorder.tlb_every_access) {
+    match recorder.translate_at() {
         TranslateAt::EveryAccess | TranslateAt::Never => {}
         TranslateAt::L1Miss => return Some("its scheme translates at L1 misses, so the TLB depends on the L1"),
         TranslateAt::L2Miss => return Some("its scheme translates at L2 misses, so the handlers depend on the caches"),

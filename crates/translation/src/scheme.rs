@@ -26,6 +26,23 @@ pub enum Scheme {
     Notlb,
 }
 
+/// Whether both L1 caches are virtually indexed and tagged (so a hit needs
+/// no translation) or not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum L1Tags {
+    Virtual,
+    Physical,
+}
+
+/// When a TLB-based scheme with virtual L1s consults the TLB: on every
+/// reference (it holds the protection bits, as the paper's Table 1
+/// assumes), or only on an L1 miss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TlbCheck {
+    EveryAccess,
+    L1Miss,
+}
+
 /// When a user reference is translated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -92,14 +109,13 @@ impl Scheme {
         matches!(self, Scheme::Softvm | Scheme::Spur)
     }
 
-    /// When translation happens, given whether the L1 caches are virtually
-    /// tagged and whether a TLB-based scheme checks protection in the TLB on
-    /// every access.
-    pub fn translate_at(self, l1_virtual: bool, tlb_every_access: bool) -> TranslateAt {
+    /// When translation happens, given the L1 caches' tags and when a
+    /// TLB-based scheme checks protection in the TLB.
+    pub fn translate_at(self, l1: L1Tags, check: TlbCheck) -> TranslateAt {
         match self {
             Scheme::Notlb => TranslateAt::Never,
             _ if self.translates_at_memory() => TranslateAt::L2Miss,
-            _ if !l1_virtual || tlb_every_access => TranslateAt::EveryAccess,
+            _ if l1 == L1Tags::Physical || check == TlbCheck::EveryAccess => TranslateAt::EveryAccess,
             _ => TranslateAt::L1Miss,
         }
     }

@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 use thiserror::Error;
 use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
 use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
-use vmlab_cache::{CacheConfig, FlushStats, Indexing, LineRef, Lookup, RefKind};
+use vmlab_cache::{CacheConfig, FlushStats, LineRef, Lookup, RefKind};
 use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper, Reached};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{
@@ -417,8 +417,7 @@ impl VmSim {
     pub fn new(cfg: VmConfig) -> Result<Self, SimError> {
         cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
         let scheme = cfg.scheme;
-        let l1_virtual = cfg.l1i.indexing == Indexing::Vivt && cfg.l1d.indexing == Indexing::Vivt;
-        let at = scheme.translate_at(l1_virtual, cfg.tlb_every_access);
+        let at = cfg.translate_at();
         let log_base = (at == TranslateAt::L2Miss).then_some(VirtAddr(UNMAPPED_BASE));
         let mem = MemSys::new(&cfg, log_base).map_err(|e| SimError::Config(e.0))?;
         let page = cfg.page_size.bytes();

@@ -15,7 +15,7 @@ pub struct PublicReplay {
 impl PublicReplay {
     pub fn new(cfg: &MachineConfig) -> Self {
         let levels = cfg.levels().expect("valid machine");
-        let system = System::new(1, &levels, &[], cfg.stats.classify_misses).expect("valid levels");
+        let system = System::new(1, &levels, &[], cfg.stats.miss_classes()).expect("valid levels");
         let page = cfg.memory.page_size;
         let frames = cfg.memory.size.0 / page.bytes();
         let mapper = PageMapper::new(page, frames, cfg.memory.allocation, cfg.colours(), cfg.memory.seed);

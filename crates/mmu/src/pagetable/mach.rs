@@ -52,8 +52,8 @@ impl Mach {
     }
 
     /// Physical address of the root table.
-    pub fn root_pa(&self) -> u64 {
-        self.root_pfn * PAGE_BYTES
+    pub fn root_pa(&self) -> PhysAddr {
+        PhysAddr(self.root_pfn * PAGE_BYTES)
     }
 
     /// Keeps the KPT PTE of a user-table page in step with that page.
@@ -128,7 +128,7 @@ impl PageTable for Mach {
             }
         } else if va >= KPT_BASE {
             PteRef {
-                at: PteAddr::Physical(PhysAddr(self.root_pa() + ((va - KPT_BASE) / PAGE_BYTES) * PTE_BYTES)),
+                at: PteAddr::Physical(PhysAddr(self.root_pa().0 + ((va - KPT_BASE) / PAGE_BYTES) * PTE_BYTES)),
                 tier: Tier::Root,
                 bytes: 4,
             }

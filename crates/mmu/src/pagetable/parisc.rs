@@ -198,8 +198,8 @@ impl HashedInverted {
     }
 
     /// Physical address of the hash table's first entry.
-    pub fn table_base(&self) -> u64 {
-        self.table_pfn * self.page_bytes
+    pub fn table_base(&self) -> PhysAddr {
+        PhysAddr(self.table_pfn * self.page_bytes)
     }
 
     /// The bucket (hash-table index) of (`space`, `vpn`); see the module doc.
@@ -210,13 +210,13 @@ impl HashedInverted {
     }
 
     /// Physical address of the hash-table entry of `bucket`.
-    pub fn head_addr(&self, bucket: u64) -> u64 {
-        self.table_base() + bucket * ENTRY_BYTES
+    pub fn head_addr(&self, bucket: u64) -> PhysAddr {
+        PhysAddr(self.table_base().0 + bucket * ENTRY_BYTES)
     }
 
     fn slot_addr(&self, slot: Slot) -> u64 {
         match slot {
-            Slot::Head(b) => self.head_addr(b),
+            Slot::Head(b) => self.head_addr(b).0,
             Slot::Overflow(i) => {
                 let page = (i / self.per_page) as usize;
                 let pfn = self.overflow_frames.get(page).copied().flatten().unwrap_or(0);
@@ -460,7 +460,7 @@ impl PageTable for HashedInverted {
 
     fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
         let pa = pa.0;
-        let base = self.table_base();
+        let base = self.table_base().0;
         let entry = if pa >= base && pa < base + self.entries() * ENTRY_BYTES {
             self.heads[((pa - base) / ENTRY_BYTES) as usize]
         } else {

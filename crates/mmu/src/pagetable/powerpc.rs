@@ -126,8 +126,8 @@ impl HashedPageTable {
     }
 
     /// Physical address of the HTAB (HTABORG).
-    pub fn htab_base(&self) -> u64 {
-        self.htab_pfn * PAGE_BYTES
+    pub fn htab_base(&self) -> PhysAddr {
+        PhysAddr(self.htab_pfn * PAGE_BYTES)
     }
 
     pub fn segments(&self) -> &SegmentRegisters {
@@ -155,8 +155,8 @@ impl HashedPageTable {
     }
 
     /// Physical address of PTE `slot` (0..8) of PTEG `group`.
-    pub fn pte_addr(&self, group: u64, slot: u64) -> u64 {
-        self.htab_base() + group * PTEG_BYTES + slot * PTE_BYTES
+    pub fn pte_addr(&self, group: u64, slot: u64) -> PhysAddr {
+        PhysAddr(self.htab_base().0 + group * PTEG_BYTES + slot * PTE_BYTES)
     }
 
     fn check(space: Asid, vpn: u64) -> Result<(), TableError> {
@@ -245,7 +245,7 @@ impl PageTable for HashedPageTable {
         if va >> EA_BITS != 0 {
             return Err(TableError::OutOfRange { va: VirtAddr(va), bits: EA_BITS });
         }
-        let base = self.htab_base();
+        let base = self.htab_base().0;
         self.scan(self.segments.global_vpn(space, va / PAGE_BYTES), |i| {
             out.push(PteRef {
                 at: PteAddr::Physical(PhysAddr(base + i * PTE_BYTES)),
@@ -263,7 +263,7 @@ impl PageTable for HashedPageTable {
 
     fn pte_at(&self, pa: PhysAddr) -> Option<Pfn> {
         let pa = pa.0;
-        let base = self.htab_base();
+        let base = self.htab_base().0;
         if pa < base || pa >= base + self.ptegs * PTEG_BYTES {
             return None;
         }

@@ -9,6 +9,8 @@
 //! | `hashed` | logical locks under hashed arrays of `page_mutex` and `mmu_mutex` | `hat_resource_mutex` | seed 003 §4.4 last paragraph, §6.2 item 1 |
 //! | `hashed-free-lists` | as `hashed` | one mutex per free list (table level) | seed 003 §6.2 items 1 and 3 |
 
+use vmlab_addr::{Asid, Pfn};
+
 use super::lock::Lock;
 
 /// Mutexes in each hashed array (`hashed`, `hashed-free-lists`): the
@@ -67,25 +69,25 @@ impl Design {
         (self == Design::SingleLock).then_some(Lock::Hat)
     }
 
-    pub fn page(self, pfn: u64) -> Guard {
+    pub fn page(self, pfn: Pfn) -> Guard {
         match self {
             Design::SingleLock => Guard::None,
             Design::MultiThreaded => Guard::Logical { lock: Lock::PageLogical(pfn), mutex: Lock::PageMutex(0) },
             Design::PerDescriptor => Guard::Mutex(Lock::Page(pfn)),
             Design::Hashed | Design::HashedFreeLists => {
-                Guard::Logical { lock: Lock::PageLogical(pfn), mutex: Lock::PageMutex(hash(pfn)) }
+                Guard::Logical { lock: Lock::PageLogical(pfn), mutex: Lock::PageMutex(hash(pfn.0)) }
             }
         }
     }
 
-    pub fn mmu(self, asid: u32) -> Guard {
+    pub fn mmu(self, asid: Asid) -> Guard {
         match self {
             Design::SingleLock => Guard::None,
             Design::MultiThreaded => Guard::Logical { lock: Lock::MmuLogical(asid), mutex: Lock::MmuMutex(0) },
             Design::PerDescriptor => Guard::Mutex(Lock::Mmu(asid)),
             Design::Hashed | Design::HashedFreeLists => Guard::Logical {
                 lock: Lock::MmuLogical(asid),
-                mutex: Lock::MmuMutex(hash(u64::from(asid) + (1 << 40))),
+                mutex: Lock::MmuMutex(hash(u64::from(asid.0) + (1 << 40))),
             },
         }
     }

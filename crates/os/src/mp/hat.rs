@@ -26,6 +26,7 @@ use vmlab_mmu::pagetable::srmmu::{PAGE_BYTES, TABLE_BYTES};
 use vmlab_mmu::pagetable::{PteAddr, Srmmu};
 use vmlab_mmu::{FramePool, Slot, TlbEntry};
 
+use crate::cpu::DataRef;
 use crate::hat::{Mapping, PageFrame};
 use crate::prot::Prot;
 
@@ -455,11 +456,12 @@ impl MpHat {
         }
     }
 
-    /// Interface 5: an access sets the bits (the SRMMU sets them in the PTE).
-    pub fn set_refmod(&mut self, pfn: Pfn, modified: bool) {
+    /// Interface 5: an access `op` sets the referenced bit, a store the
+    /// modified bit too (the SRMMU sets them in the PTE).
+    pub fn set_refmod(&mut self, pfn: Pfn, op: DataRef) {
         if let Some(f) = self.frames.get_mut(&pfn) {
             f.referenced = true;
-            f.modified |= modified;
+            f.modified |= op == DataRef::Store;
         }
     }
 

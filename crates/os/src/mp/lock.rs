@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use vmlab_addr::{Asid, Pfn};
 
 /// One lock instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -27,16 +28,16 @@ pub enum Lock {
     /// `hat_resource_mutex` (index 0), or one per free list (section 6.2 item 3).
     HatResource(u32),
     /// A real mutex in one page-frame descriptor.
-    Page(u64),
+    Page(Pfn),
     /// A real mutex in one MMU descriptor (the address space's page table).
-    Mmu(u32),
+    Mmu(Asid),
     /// The logical lock of a page-frame descriptor (busy/wanted flags).
-    PageLogical(u64),
+    PageLogical(Pfn),
     /// The logical lock of an MMU descriptor.
-    MmuLogical(u32),
+    MmuLogical(Asid),
     /// The address space's readers-writer lock (`a_lock`), which also
     /// guards the hat's list of MMU descriptors (seed 003 section 5.3).
-    As(u32),
+    As(Asid),
     /// The rest of the kernel (`presets/mp`, `[lock.*]`).
     Pidlock,
     Freemem,
@@ -312,7 +313,7 @@ mod tests {
     #[test]
     fn readers_share_and_a_writer_waits_for_all_of_them() {
         let mut l = Locks::new();
-        let a = Lock::As(7);
+        let a = Lock::As(Asid(7));
         assert_eq!(l.acquire(a, Mode::Shared, 0, 0), Acquire::Held);
         assert_eq!(l.acquire(a, Mode::Shared, 1, 10), Acquire::Held);
         assert_eq!(l.acquire(a, Mode::Exclusive, 2, 20), Acquire::Queued);

@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
-use vmlab_machine::{Code, CodeFetch, Mechanism, OnCpu, System, Tally, MAX_LEVELS};
+use vmlab_machine::{Code, CodeFetch, Mechanism, MissClasses, OnCpu, System, Tally, MAX_LEVELS};
 use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
 use vmlab_mmu::{Switch, TlbConfig};
 
@@ -35,15 +35,15 @@ use super::lock::{Acquire, Lock, LockClass, LockStats, Locks, Mode};
 use super::params::MpParams;
 use super::workload::{Caller, OpKind, Workload};
 
-const TEXT_VA: u64 = 0x0001_0000;
-const DATA_VA: u64 = 0x0100_0000;
-const HEAP_VA: u64 = 0x2000_0000;
-const SHM_VA: u64 = 0x4000_0000;
+const TEXT_VA: VirtAddr = VirtAddr(0x0001_0000);
+const DATA_VA: VirtAddr = VirtAddr(0x0100_0000);
+const HEAP_VA: VirtAddr = VirtAddr(0x2000_0000);
+const SHM_VA: VirtAddr = VirtAddr(0x4000_0000);
 /// The top page of a new image's stack: `USRSTACK` is `KERNELBASE` (a
 /// Solaris-style sun4 `vmparam.h`), 0xF000_0000 in a sun4m `param.h`; a
 /// level-1 region of its own, so its first fault needs level-2 and
 /// level-3 tables.
-const STACK_VA: u64 = 0xF000_0000 - PAGE_BYTES;
+const STACK_VA: VirtAddr = VirtAddr(0xF000_0000 - PAGE_BYTES);
 /// Instructions to examine or set a logical lock's busy and wanted flags
 /// under its mutex (a few loads, tests and stores).
 const LOGICAL_CHECK: u64 = 12;
@@ -56,30 +56,30 @@ const ANON_LOCKS: u64 = 64;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HatStep {
     // The interface (section 4.1), each wrapped in the design's locks.
-    Load { asid: Asid, va: u64, pfn: u64, prot: Prot },
-    UnloadRange { asid: Asid, va: u64, pages: u64 },
-    ChangeProt { asid: Asid, va: u64, pages: u64, prot: Prot },
-    UnloadFrame { pfn: u64 },
-    ClearRefMod { pfn: u64 },
+    Load { asid: Asid, va: VirtAddr, pfn: Pfn, prot: Prot },
+    UnloadRange { asid: Asid, va: VirtAddr, pages: u64 },
+    ChangeProt { asid: Asid, va: VirtAddr, pages: u64, prot: Prot },
+    UnloadFrame { pfn: Pfn },
+    ClearRefMod { pfn: Pfn },
     Join { asid: Asid },
     Destroy { asid: Asid },
     // Parts, under locks already held.
-    Reserve { asid: Asid, va: u64 },
+    Reserve { asid: Asid, va: VirtAddr },
     ReserveNow { levels: Vec<usize> },
-    LoadNow { asid: Asid, va: u64, pfn: u64, prot: Prot },
-    UnloadPages { asid: Asid, va: u64, pages: u64 },
-    UnloadPageNow { asid: Asid, va: u64 },
-    ChangeProtPages { asid: Asid, va: u64, pages: u64, prot: Prot },
-    ChangeProtPageNow { asid: Asid, va: u64, prot: Prot },
-    UnloadFrameNow { pfn: u64 },
-    ShootDown { asid: Asid, pages: Vec<u64> },
+    LoadNow { asid: Asid, va: VirtAddr, pfn: Pfn, prot: Prot },
+    UnloadPages { asid: Asid, va: VirtAddr, pages: u64 },
+    UnloadPageNow { asid: Asid, va: VirtAddr },
+    ChangeProtPages { asid: Asid, va: VirtAddr, pages: u64, prot: Prot },
+    ChangeProtPageNow { asid: Asid, va: VirtAddr, prot: Prot },
+    UnloadFrameNow { pfn: Pfn },
+    ShootDown { asid: Asid, pages: Vec<VirtAddr> },
     // The broadcast demaps of a shoot-down, under `srmmu_demap_mutex`.
-    DemapNow { asid: Asid, pages: Vec<u64> },
+    DemapNow { asid: Asid, pages: Vec<VirtAddr> },
     ReleaseEmptied,
     ReleaseNow { blocks: Vec<(usize, PhysAddr)> },
     JoinNow { asid: Asid },
     DestroyNow { asid: Asid },
-    ClearRefModNow { pfn: u64 },
+    ClearRefModNow { pfn: Pfn },
 }
 
 /// One step of a CPU's queue.
@@ -105,21 +105,21 @@ pub enum Step {
     User(u64),
     Hat(HatStep),
     Copy {
-        from: u64,
-        to: u64,
+        from: Pfn,
+        to: Pfn,
     },
     Zero {
-        pfn: u64,
+        pfn: Pfn,
     },
     FreeFrame {
-        pfn: u64,
+        pfn: Pfn,
     },
     /// A user access to `va` of `asid`: a context switch to the space
     /// first if this CPU is not on its MMU list, then the SRMMU's table
     /// walk into this CPU's TLB when the hat maps the page.
     Touch {
         asid: Asid,
-        va: u64,
+        va: VirtAddr,
     },
     Begin(OpKind),
     Done(OpKind),
@@ -286,7 +286,7 @@ struct CpuState {
 struct Process {
     asid: Asid,
     program: usize,
-    data: Vec<u64>,
+    data: Vec<Pfn>,
 }
 
 /// A run's set-up.
@@ -317,11 +317,11 @@ pub struct MpSim {
     rng: Pcg64Mcg,
     w: Workload,
     next_asid: u32,
-    text: Vec<Vec<u64>>,
-    shm: Vec<u64>,
+    text: Vec<Vec<Pfn>>,
+    shm: Vec<Pfn>,
     /// The rights each TLB entry was loaded with (the TLB model carries
     /// none), per CPU: what the invariant check compares with the hat.
-    tlb_rights: Vec<FxHashMap<(Asid, u64), Prot>>,
+    tlb_rights: Vec<FxHashMap<(Asid, VirtAddr), Prot>>,
     target: u64,
     completed: u64,
     end: Option<u64>,
@@ -350,6 +350,11 @@ fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
     cycles.round() as u64
 }
 
+/// The `k`th page from `base`.
+fn nth_page(base: VirtAddr, k: u64) -> VirtAddr {
+    VirtAddr(base.0 + k * PAGE_BYTES)
+}
+
 fn code(instructions: u64) -> Code {
     Code { start: VirtAddr(0), phys: PhysAddr(0), space: OS_KERNEL_SPACE, instructions, instruction_bytes: 4 }
 }
@@ -367,7 +372,7 @@ impl MpSim {
         }
         let machine = vmlab_machine::preset::load(&p.machine, &[]).map_err(|e| e.to_string())?;
         let levels = machine.levels()?;
-        let mut system = System::new(cfg.cpus, &levels, &[], false).map_err(|e| e.0)?;
+        let mut system = System::new(cfg.cpus, &levels, &[], MissClasses::Unsorted).map_err(|e| e.0)?;
         let mut tlb = TlbConfig::fully_associative(p.tlb_entries.value as u32, 0);
         tlb.seed = cfg.seed;
         for c in 0..cfg.cpus {
@@ -428,10 +433,10 @@ impl MpSim {
             let mut on = self.system.on(cpu);
             self.hat.join(&mut on, asid, cpu);
             for (k, &pfn) in data.iter().enumerate() {
-                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, DATA_VA + k as u64 * PAGE_BYTES, pfn, Prot::RW)?;
+                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, nth_page(DATA_VA, k as u64), pfn, Prot::RW)?;
             }
             for (k, &pfn) in self.text[program].iter().enumerate() {
-                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, TEXT_VA + k as u64 * PAGE_BYTES, pfn, Prot::R)?;
+                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, nth_page(TEXT_VA, k as u64), pfn, Prot::R)?;
             }
             self.procs.push(Process { asid, program, data });
             self.runq.push_back(i);
@@ -448,13 +453,13 @@ impl MpSim {
         on: &mut OnCpu<'_>,
         cpu: CpuId,
         asid: Asid,
-        va: u64,
-        pfn: u64,
+        va: VirtAddr,
+        pfn: Pfn,
         prot: Prot,
     ) -> Result<(), String> {
-        let levels = hat.blocks_wanted(cpu, asid, VirtAddr(va));
+        let levels = hat.blocks_wanted(cpu, asid, va);
         hat.reserve(on, cpu, &levels)?;
-        hat.load(on, cpu, asid, VirtAddr(va), Pfn(pfn), prot).map(|_| ())
+        hat.load(on, cpu, asid, va, pfn, prot).map(|_| ())
     }
 
     fn fresh_asid(&mut self) -> Asid {
@@ -589,10 +594,11 @@ impl MpSim {
                     return Ok(());
                 }
                 Step::Copy { from, to } => {
+                    let page = self.page;
                     let cyc = self.on_cpu(c, Mechanism::CopyLoop, |on, _| {
                         on.run_code(code(PAGE_BYTES / 4 * 2), CodeFetch::Counted);
                         for off in (0..PAGE_BYTES).step_by(4) {
-                            let (s, d) = (from * PAGE_BYTES + off, to * PAGE_BYTES + off);
+                            let (s, d) = (page.frame_base(from).0 + off, page.frame_base(to).0 + off);
                             on.load(VirtAddr(s), PhysAddr(s), OS_KERNEL_SPACE, 4);
                             on.store(VirtAddr(d), PhysAddr(d), OS_KERNEL_SPACE, 4);
                         }
@@ -600,16 +606,17 @@ impl MpSim {
                     return self.spend_kernel(c, cyc);
                 }
                 Step::Zero { pfn } => {
+                    let page = self.page;
                     let cyc = self.on_cpu(c, Mechanism::ZeroLoop, |on, _| {
                         on.run_code(code(PAGE_BYTES / 4), CodeFetch::Counted);
                         for off in (0..PAGE_BYTES).step_by(4) {
-                            let d = pfn * PAGE_BYTES + off;
+                            let d = page.frame_base(pfn).0 + off;
                             on.store(VirtAddr(d), PhysAddr(d), OS_KERNEL_SPACE, 4);
                         }
                     });
                     return self.spend_kernel(c, cyc);
                 }
-                Step::FreeFrame { pfn } => self.hat.free_frame(Pfn(pfn))?,
+                Step::FreeFrame { pfn } => self.hat.free_frame(pfn)?,
                 Step::Touch { asid, va } => {
                     let me = CpuId(c as u32);
                     if !self.hat.space(asid).is_some_and(|s| s.mmus.contains(&me)) {
@@ -619,22 +626,22 @@ impl MpSim {
                         continue;
                     }
                     let page = self.page;
-                    let (pfn, prot) = (self.hat.lookup(asid, VirtAddr(va)), self.hat.prot_of(asid, VirtAddr(va)));
+                    let (pfn, prot) = (self.hat.lookup(asid, va), self.hat.prot_of(asid, va));
                     let cyc = self.on_cpu(c, Mechanism::UserPte, |on, hat| {
                         let mut refs = Vec::new();
-                        let _ = hat.table().walk(asid, VirtAddr(va), &mut refs);
+                        let _ = hat.table().walk(asid, va, &mut refs);
                         for r in &refs {
                             if let vmlab_mmu::PteAddr::Physical(pa) = r.at {
                                 on.load(VirtAddr(pa.0), pa, OS_KERNEL_SPACE, u64::from(r.bytes));
                             }
                         }
                         if let (Some(pfn), Some(tlb)) = (pfn, on.cpu().tlb_mut()) {
-                            let e = vmlab_mmu::TlbEntry::new(asid, VirtAddr(va), page.frame_base(pfn), page);
+                            let e = vmlab_mmu::TlbEntry::new(asid, va, page.frame_base(pfn), page);
                             let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
                         }
                     });
                     if let (Some(_), Some(prot)) = (pfn, prot) {
-                        self.tlb_rights[c].insert((asid, va & !(PAGE_BYTES - 1)), prot);
+                        self.tlb_rights[c].insert((asid, self.page.page_start(va)), prot);
                     }
                     self.cpus[c].time.user += cyc;
                     self.cpus[c].now += cyc;
@@ -780,13 +787,13 @@ impl MpSim {
     fn refaults(&mut self, pi: usize) -> Vec<Step> {
         let (asid, prog) = (self.procs[pi].asid, self.procs[pi].program);
         let (fault, per_page) = (self.p.path.fault.value as u64, self.p.path.per_page_vm.value as u64);
-        let mut want: Vec<(u64, u64, Prot)> = (self.procs[pi].data.iter().enumerate())
-            .map(|(k, &f)| (DATA_VA + k as u64 * PAGE_BYTES, f, Prot::RW))
+        let mut want: Vec<(VirtAddr, Pfn, Prot)> = (self.procs[pi].data.iter().enumerate())
+            .map(|(k, &f)| (nth_page(DATA_VA, k as u64), f, Prot::RW))
             .collect();
-        want.extend(self.text[prog].iter().enumerate().map(|(k, &f)| (TEXT_VA + k as u64 * PAGE_BYTES, f, Prot::R)));
+        want.extend(self.text[prog].iter().enumerate().map(|(k, &f)| (nth_page(TEXT_VA, k as u64), f, Prot::R)));
         let mut s = Vec::new();
         for (va, pfn, prot) in want {
-            if self.hat.lookup(asid, VirtAddr(va)).is_some() {
+            if self.hat.lookup(asid, va).is_some() {
                 continue;
             }
             self.steals.refaults += 1;
@@ -803,17 +810,16 @@ impl MpSim {
     /// hardware walker's refills as it runs; not timed).
     fn touch_working_set(&mut self, c: usize, pi: usize) {
         let asid = self.procs[pi].asid;
-        let mut pages: Vec<u64> = (0..self.w.data_pages.min(8)).map(|k| DATA_VA + u64::from(k) * PAGE_BYTES).collect();
+        let mut pages: Vec<VirtAddr> = (0..self.w.data_pages.min(8)).map(|k| nth_page(DATA_VA, u64::from(k))).collect();
         pages.push(TEXT_VA);
-        for va in pages {
-            let at = VirtAddr(va);
+        for at in pages {
             let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, at), self.hat.prot_of(asid, at)) else { continue };
             if let Some(tlb) = self.system.cpu_mut(CpuId(c as u32)).tlb_mut() {
                 if tlb.probe(asid, at).is_none() {
                     let e = vmlab_mmu::TlbEntry::new(asid, at, self.page.frame_base(pfn), self.page);
                     let _ = tlb.insert(e, vmlab_mmu::Slot::Normal);
                 }
-                self.tlb_rights[c].insert((asid, va), prot);
+                self.tlb_rights[c].insert((asid, at), prot);
             }
         }
     }
@@ -834,7 +840,7 @@ impl MpSim {
         dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
         for k in 0..pages {
             let pfn = self.procs[pi].data[k as usize];
-            let anon = Lock::Anon((pfn % ANON_LOCKS) as u32);
+            let anon = Lock::Anon((pfn.0 % ANON_LOCKS) as u32);
             dup.extend([Step::Lock(anon, Mode::Exclusive), Step::Run(anon_hold), Step::Unlock(anon)]);
             dup.push(Step::Run(per_page));
         }
@@ -842,7 +848,7 @@ impl MpSim {
             // `hat_dup` after the segments' dups, still under both writer
             // locks (Solaris 2.6 `as_dup`).
             for k in 0..pages {
-                let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                let (va, pfn) = (nth_page(DATA_VA, k), self.procs[pi].data[k as usize]);
                 dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
             }
         }
@@ -886,7 +892,7 @@ impl MpSim {
         let text = u64::from(self.w.text_pages);
         for k in 0..text {
             let pfn = self.text[prog][k as usize];
-            let load = self.call(HatStep::Load { asid: child, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R });
+            let load = self.call(HatStep::Load { asid: child, va: nth_page(TEXT_VA, k), pfn, prot: Prot::R });
             s.extend(Self::under_a_lock(child, reader, load));
         }
         // `execve` copies the arguments out to the new stack
@@ -916,9 +922,9 @@ impl MpSim {
     /// `as_unmap` as writer: Solaris 8 `uts/common/vm/vm_as.c`).
     pub fn under_a_lock(asid: Asid, mode: Mode, steps: Vec<Step>) -> Vec<Step> {
         let mut s = Vec::with_capacity(steps.len() + 2);
-        s.push(Step::Lock(Lock::As(asid.0), mode));
+        s.push(Step::Lock(Lock::As(asid), mode));
         s.extend(steps);
-        s.push(Step::Unlock(Lock::As(asid.0)));
+        s.push(Step::Unlock(Lock::As(asid)));
         s
     }
 
@@ -938,22 +944,22 @@ impl MpSim {
         }
         match h {
             HatStep::Load { asid, va, pfn, prot } => vec![
-                Step::Take(d.mmu(asid.0)),
+                Step::Take(d.mmu(asid)),
                 Step::Take(d.page(pfn)),
                 Step::Hat(HatStep::Reserve { asid, va }),
                 Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
                 Step::Drop(d.page(pfn)),
-                Step::Drop(d.mmu(asid.0)),
+                Step::Drop(d.mmu(asid)),
             ],
             HatStep::UnloadRange { asid, va, pages } => vec![
-                Step::Take(d.mmu(asid.0)),
+                Step::Take(d.mmu(asid)),
                 Step::Hat(HatStep::UnloadPages { asid, va, pages }),
-                Step::Drop(d.mmu(asid.0)),
+                Step::Drop(d.mmu(asid)),
             ],
             HatStep::ChangeProt { asid, va, pages, prot } => vec![
-                Step::Take(d.mmu(asid.0)),
+                Step::Take(d.mmu(asid)),
                 Step::Hat(HatStep::ChangeProtPages { asid, va, pages, prot }),
-                Step::Drop(d.mmu(asid.0)),
+                Step::Drop(d.mmu(asid)),
             ],
             HatStep::UnloadFrame { pfn } => vec![
                 Step::Take(d.page(pfn)),
@@ -974,14 +980,14 @@ impl MpSim {
             // this lock to control traversals of the MMU descriptor list".
             // Under the single lock the hat lock guards the list instead.
             HatStep::Join { asid } => vec![
-                Step::Lock(Lock::As(asid.0), Mode::Exclusive),
+                Step::Lock(Lock::As(asid), Mode::Exclusive),
                 Step::Hat(HatStep::JoinNow { asid }),
-                Step::Unlock(Lock::As(asid.0)),
+                Step::Unlock(Lock::As(asid)),
             ],
             HatStep::Destroy { asid } => vec![
-                Step::Take(d.mmu(asid.0)),
+                Step::Take(d.mmu(asid)),
                 Step::Hat(HatStep::DestroyNow { asid }),
-                Step::Drop(d.mmu(asid.0)),
+                Step::Drop(d.mmu(asid)),
                 Step::Hat(HatStep::ReleaseEmptied),
             ],
             other => vec![Step::Hat(other)],
@@ -1038,12 +1044,12 @@ impl MpSim {
                 Ok(None)
             }
             HatStep::Reserve { asid, va } => {
-                let levels = self.hat.blocks_wanted(cpu, asid, VirtAddr(va));
+                let levels = self.hat.blocks_wanted(cpu, asid, va);
                 if levels.is_empty() {
                     return Ok(None);
                 }
                 if !self.hat.fits(&levels) {
-                    if let Some((victim, VirtAddr(from), mapped)) = self.hat.victim(asid, VirtAddr(va)) {
+                    if let Some((victim, from, mapped)) = self.hat.victim(asid, va) {
                         self.steals.steals += 1;
                         self.steals.pages += mapped;
                         let unload = HatStep::UnloadRange { asid: victim, va: from, pages: LEAF_PAGES };
@@ -1100,7 +1106,7 @@ impl MpSim {
             HatStep::LoadNow { asid, va, pfn, prot } => {
                 // A page's unload elsewhere (interface 2 holds only the page
                 // lock) may have emptied a table since this CPU reserved.
-                if !self.hat.blocks_wanted(cpu, asid, VirtAddr(va)).is_empty() {
+                if !self.hat.blocks_wanted(cpu, asid, va).is_empty() {
                     let again = vec![
                         Step::Hat(HatStep::Reserve { asid, va }),
                         Step::Hat(HatStep::LoadNow { asid, va, pfn, prot }),
@@ -1109,9 +1115,7 @@ impl MpSim {
                     return Ok(None);
                 }
                 let mut r = Ok(false);
-                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    r = hat.load(on, cpu, asid, VirtAddr(va), Pfn(pfn), prot)
-                });
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.load(on, cpu, asid, va, pfn, prot));
                 if r? {
                     self.cpus[c].steps.push_front(Step::Hat(HatStep::ShootDown { asid, pages: vec![va] }));
                 }
@@ -1124,8 +1128,8 @@ impl MpSim {
                 let mut steps = Vec::new();
                 let mut gone = Vec::new();
                 for k in 0..pages {
-                    let v = va + k * PAGE_BYTES;
-                    let Some(Pfn(pfn)) = self.hat.lookup(asid, VirtAddr(v)) else { continue };
+                    let v = nth_page(va, k);
+                    let Some(pfn) = self.hat.lookup(asid, v) else { continue };
                     gone.push(v);
                     steps.push(Step::Take(d.page(pfn)));
                     steps.push(Step::Hat(HatStep::UnloadPageNow { asid, va: v }));
@@ -1142,7 +1146,7 @@ impl MpSim {
             }
             HatStep::UnloadPageNow { asid, va } => {
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    hat.unload(on, cpu, asid, VirtAddr(va));
+                    hat.unload(on, cpu, asid, va);
                 });
                 Ok(Some(cyc))
             }
@@ -1150,8 +1154,8 @@ impl MpSim {
                 let mut steps = Vec::new();
                 let mut lowered = Vec::new();
                 for k in 0..pages {
-                    let v = va + k * PAGE_BYTES;
-                    let Some(old) = self.hat.prot_of(asid, VirtAddr(v)) else { continue };
+                    let v = nth_page(va, k);
+                    let Some(old) = self.hat.prot_of(asid, v) else { continue };
                     if (old.write && !prot.write) || (old.read && !prot.read) || (old.exec && !prot.exec) {
                         lowered.push(v);
                     }
@@ -1173,21 +1177,21 @@ impl MpSim {
             }
             HatStep::ChangeProtPageNow { asid, va, prot } => {
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    hat.change_prot(on, asid, VirtAddr(va), prot);
+                    hat.change_prot(on, asid, va, prot);
                 });
                 Ok(Some(cyc))
             }
             HatStep::UnloadFrameNow { pfn } => {
                 let mut maps = Vec::new();
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                    maps = hat.mappings_of(on, Pfn(pfn));
+                    maps = hat.mappings_of(on, pfn);
                     for &(a, v) in &maps {
                         hat.unload(on, cpu, a, v);
                     }
                 });
-                let mut by_space: BTreeMap<Asid, Vec<u64>> = BTreeMap::new();
+                let mut by_space: BTreeMap<Asid, Vec<VirtAddr>> = BTreeMap::new();
                 for (a, v) in maps {
-                    by_space.entry(a).or_default().push(v.0);
+                    by_space.entry(a).or_default().push(v);
                 }
                 let steps =
                     by_space.into_iter().map(|(asid, pages)| Step::Hat(HatStep::ShootDown { asid, pages })).collect();
@@ -1251,7 +1255,7 @@ impl MpSim {
                 Ok(Some(cyc))
             }
             HatStep::ClearRefModNow { pfn } => Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
-                hat.clear_refmod(on, Pfn(pfn));
+                hat.clear_refmod(on, pfn);
             }))),
         }
     }
@@ -1262,7 +1266,7 @@ impl MpSim {
     /// held: the steal takes no `a_lock`, so no CPU holding a hat lock
     /// ever waits for one. Returns the releases, to run before the steal,
     /// and the load, to call again after it.
-    fn back_out_of_load(&mut self, c: usize, asid: Asid, va: u64) -> Result<(Vec<Step>, HatStep), String> {
+    fn back_out_of_load(&mut self, c: usize, asid: Asid, va: VirtAddr) -> Result<(Vec<Step>, HatStep), String> {
         let d = self.design;
         let q = &mut self.cpus[c].steps;
         let Some(Step::Hat(HatStep::LoadNow { asid: a, va: v, pfn, prot })) = q.front().cloned() else {
@@ -1272,7 +1276,7 @@ impl MpSim {
             return Err(format!("mp: a reserve for space {} page {va:#x} followed by another load", asid.0));
         }
         q.pop_front();
-        let want = vec![Step::Drop(d.page(pfn)), Step::Drop(d.mmu(asid.0))];
+        let want = vec![Step::Drop(d.page(pfn)), Step::Drop(d.mmu(asid))];
         let releases: Vec<Step> = q.iter().take(want.len()).cloned().collect();
         if releases != want {
             return Err(format!("mp: the load of space {} page {va:#x} holds {releases:?}", asid.0));
@@ -1285,13 +1289,13 @@ impl MpSim {
     /// CPU on the space's MMU descriptor list, by cross-call: the initiator
     /// sends one per target and waits for the last acknowledgement; each
     /// target loses `xcall_receive_cycles`. Returns the initiator's cycles.
-    fn shoot_down(&mut self, c: usize, asid: Asid, pages: &[u64]) -> u64 {
+    fn shoot_down(&mut self, c: usize, asid: Asid, pages: &[VirtAddr]) -> u64 {
         let me = CpuId(c as u32);
         let local = self.on_cpu(c, Mechanism::TlbPurge, |on, _| {
             on.run_code(code(LOCAL_FLUSH * pages.len() as u64), CodeFetch::Counted);
             if let Some(tlb) = on.cpu().tlb_mut() {
                 for &va in pages {
-                    tlb.purge_page(asid, VirtAddr(va));
+                    tlb.purge_page(asid, va);
                 }
             }
         });
@@ -1311,7 +1315,7 @@ impl MpSim {
         for &t in &targets {
             if let Some(tlb) = self.system.cpu_mut(t).tlb_mut() {
                 for &va in pages {
-                    self.shootdowns.entries_purged += u64::from(tlb.purge_page(asid, VirtAddr(va)));
+                    self.shootdowns.entries_purged += u64::from(tlb.purge_page(asid, va));
                 }
             }
             for &va in pages {
@@ -1336,7 +1340,7 @@ impl MpSim {
     /// initiator waits for, priced as a memory access (lmbench's
     /// calibrated latency; no measured demap time was found). Returns the
     /// initiator's cycles.
-    fn demap(&mut self, c: usize, asid: Asid, pages: &[u64]) -> u64 {
+    fn demap(&mut self, c: usize, asid: Asid, pages: &[VirtAddr]) -> u64 {
         let local = self.on_cpu(c, Mechanism::TlbPurge, |on, _| {
             on.run_code(code(LOCAL_FLUSH * pages.len() as u64), CodeFetch::Counted);
         });
@@ -1348,7 +1352,7 @@ impl MpSim {
         for t in 0..self.cpus.len() {
             if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
                 for &va in pages {
-                    let purged = u64::from(tlb.purge_page(asid, VirtAddr(va)));
+                    let purged = u64::from(tlb.purge_page(asid, va));
                     if t != c {
                         self.shootdowns.entries_purged += purged;
                     }
@@ -1420,7 +1424,7 @@ impl MpSim {
                     // again (`Caller::BsdSuite`): no fault.
                     if caller == Caller::Program {
                         for k in 0..pages {
-                            let (va, pfn) = (DATA_VA + k * PAGE_BYTES, self.procs[pi].data[k as usize]);
+                            let (va, pfn) = (nth_page(DATA_VA, k), self.procs[pi].data[k as usize]);
                             let mut f = vec![Step::Run(fault), Step::Run(per_page)];
                             f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
                             s.extend(Self::under_a_lock(asid, reader, f));
@@ -1464,13 +1468,13 @@ impl MpSim {
                 s.extend(Self::under_a_lock(asid, writer, free));
                 for k in 0..text {
                     let pfn = self.text[prog][k as usize];
-                    let load = self.call(HatStep::Load { asid, va: TEXT_VA + k * PAGE_BYTES, pfn, prot: Prot::R });
+                    let load = self.call(HatStep::Load { asid, va: nth_page(TEXT_VA, k), pfn, prot: Prot::R });
                     s.extend(Self::under_a_lock(asid, reader, load));
                 }
                 for k in 0..pages {
                     let pfn = self.procs[pi].data[k as usize];
                     let mut fault = vec![Step::Run(per_page)];
-                    fault.extend(self.call(HatStep::Load { asid, va: DATA_VA + k * PAGE_BYTES, pfn, prot: Prot::RW }));
+                    fault.extend(self.call(HatStep::Load { asid, va: nth_page(DATA_VA, k), pfn, prot: Prot::RW }));
                     s.extend(Self::under_a_lock(asid, reader, fault));
                 }
             }
@@ -1497,12 +1501,12 @@ impl MpSim {
             OpKind::MinorFault => {
                 let (va, pfn, prot) = if !self.shm.is_empty() {
                     let k = self.rng.gen_range(0..self.shm.len());
-                    (SHM_VA + k as u64 * PAGE_BYTES, self.shm[k], Prot::RW)
+                    (nth_page(SHM_VA, k as u64), self.shm[k], Prot::RW)
                 } else {
                     let prog = self.procs[pi].program;
                     let k = self.rng.gen_range(0..self.text[prog].len().max(1));
                     match self.text[prog].get(k) {
-                        Some(&pfn) => (TEXT_VA + k as u64 * PAGE_BYTES, pfn, Prot::R),
+                        Some(&pfn) => (nth_page(TEXT_VA, k as u64), pfn, Prot::R),
                         None => return Ok(Self::under_a_lock(asid, reader, vec![Step::Run(fault)])),
                     }
                 };
@@ -1518,12 +1522,12 @@ impl MpSim {
                 let old = self.procs[pi].data[k];
                 let new = self.alloc_frame()?;
                 self.procs[pi].data[k] = new;
-                let va = DATA_VA + k as u64 * PAGE_BYTES;
+                let va = nth_page(DATA_VA, k as u64);
                 // All of it inside `as_fault`'s reader lock: segvn_fault
                 // copies the page, replaces the translation and drops the
                 // old copy's anon reference before it returns.
                 let mut f = vec![Step::Run(fault)];
-                f.extend(locked(Lock::Anon((new % ANON_LOCKS) as u32), anon_hold));
+                f.extend(locked(Lock::Anon((new.0 % ANON_LOCKS) as u32), anon_hold));
                 f.extend(locked(Lock::Freemem, free_hold));
                 f.push(Step::Copy { from: old, to: new });
                 f.extend(self.call(HatStep::UnloadRange { asid, va, pages: 1 }));
@@ -1544,12 +1548,7 @@ impl MpSim {
                     let mut f = locked(Lock::Freemem, free_hold);
                     f.push(Step::Zero { pfn });
                     f.push(Step::Run(per_page));
-                    f.extend(self.call(HatStep::Load {
-                        asid,
-                        va: HEAP_VA + k as u64 * PAGE_BYTES,
-                        pfn,
-                        prot: Prot::RW,
-                    }));
+                    f.extend(self.call(HatStep::Load { asid, va: nth_page(HEAP_VA, k as u64), pfn, prot: Prot::RW }));
                     s.extend(Self::under_a_lock(asid, reader, f));
                 }
                 // Shrinking: `as_unmap` holds the writer lock across the
@@ -1615,8 +1614,8 @@ impl MpSim {
         for c in 0..self.cpus.len() {
             let Some(tlb) = self.system.cpu(CpuId(c as u32)).tlb() else { continue };
             for e in tlb.entries() {
-                let va = e.vpn.0 << e.page_shift;
-                match self.hat.lookup(e.asid, VirtAddr(va)) {
+                let va = VirtAddr(e.vpn.0 << e.page_shift);
+                match self.hat.lookup(e.asid, va) {
                     Some(pfn) if pfn == e.pfn => {}
                     other => {
                         return Err(format!(
@@ -1625,7 +1624,7 @@ impl MpSim {
                         ))
                     }
                 }
-                let now = self.hat.prot_of(e.asid, VirtAddr(va)).unwrap_or(Prot::NONE);
+                let now = self.hat.prot_of(e.asid, va).unwrap_or(Prot::NONE);
                 if let Some(had) = self.tlb_rights[c].get(&(e.asid, va)) {
                     if had.write && !now.write {
                         return Err(format!(
@@ -1687,7 +1686,7 @@ impl MpSim {
     }
 
     /// Process `index`'s space and data frames.
-    pub fn process(&self, index: usize) -> Option<(Asid, &[u64])> {
+    pub fn process(&self, index: usize) -> Option<(Asid, &[Pfn])> {
         self.procs.get(index).map(|p| (p.asid, p.data.as_slice()))
     }
 
@@ -1716,8 +1715,8 @@ impl MpSim {
     }
 
     /// A data frame for a scripted run.
-    pub fn alloc_frame(&mut self) -> Result<u64, String> {
-        self.hat.alloc_frame().map(|p| p.0)
+    pub fn alloc_frame(&mut self) -> Result<Pfn, String> {
+        self.hat.alloc_frame()
     }
 
     pub fn system(&self) -> &System {
