@@ -663,10 +663,10 @@ impl Os {
     }
 
     /// The tag of `page` of region `r` mapping frame `pfn`: under
-    /// `global-shared`, the object's shared segment for a shared region,
-    /// and its text segment for a private region of a file at the object's
-    /// text address while the page is still the file's own frame (not yet
-    /// copied on write).
+    /// `global-shared`, the object's shared segment for a shared region
+    /// while the page is the object's own frame, and its text segment for a
+    /// private region of a file at the object's text address while the page
+    /// is still the file's own frame (not yet copied on write).
     ///
     /// A global address space is what keeps homonyms away (seed 000
     /// section 2; the 834's tags carry the space id, not the frame), so a
@@ -687,12 +687,15 @@ impl Os {
         }
         let o = &self.objects[r.object];
         let object = r.object as u32;
+        // A frame `attach` or `share_cow` put into a shared region is not the
+        // object's page: under the segment's id it would be a homonym of the
+        // object's frame wherever another space maps that page.
+        let own_frame = self.obj_page(r, page) == Some(pfn);
         if !r.private {
-            return Asid(GLOBAL_SPACE_BASE.0 + object);
+            return if own_frame { Asid(GLOBAL_SPACE_BASE.0 + object) } else { asid };
         }
         let base = r.start.checked_sub(r.offset);
-        let text =
-            o.kind == ObjectKind::File && base.is_some() && base == o.text_va && self.obj_page(r, page) == Some(pfn);
+        let text = o.kind == ObjectKind::File && base.is_some() && base == o.text_va && own_frame;
         if !text {
             asid
         } else if o.global_va == o.text_va {

@@ -336,3 +336,39 @@ fn global_shared_text_and_shared_segment_have_one_space_id_per_base() {
     assert_eq!((user_misses(&mut text_first), text_first.faults().pseudo), (2, 1));
     assert_eq!(text_first.violations(), &[]);
 }
+
+/// By hand, on the 834 under `global-shared`: spaces 1 and 2 map one shared
+/// anonymous page at its global address 0x10000; space 2 reads it (object
+/// frame F, line (GLOBAL_SPACE_BASE, 0x10040)); then a frame X is attached
+/// at space 1's 0x10000 (an IPC receive into a shared buffer). X is not the
+/// object's page, so it takes space 1's own id; under the segment's id it
+/// was a homonym of F and space 1's read hit F's line (a stale read; failed
+/// on main). Both reads miss: two frames, two lines.
+#[test]
+fn global_shared_frame_attached_in_a_shared_region_is_not_the_segment() {
+    use vmlab_os::vm::GLOBAL_SPACE_BASE;
+    use vmlab_os::Attach;
+    let m = &presets()[0];
+    let mut os = Os::new(m, CostModel::load("hp9000-834").expect("cost"), Policy::GlobalShared, true).expect("os");
+    let shm = os.object("shm", ObjectKind::Anonymous, 1).expect("obj");
+    for space in [Asid(1), Asid(2)] {
+        let r = Region { start: 0x10000, len: 2048, object: shm, offset: 0, prot: Prot::RW, private: false };
+        os.map(space, r).expect("map");
+    }
+    os.access(Asid(2), VirtAddr(0x10040), DataRef::Load, 4, "read 2").expect("read");
+    let x = os.alloc_frame(VirtAddr(0x10000)).expect("frame");
+    os.attach(Asid(1), VirtAddr(0x10000), x, Attach::Eager).expect("attach");
+    os.access(Asid(1), VirtAddr(0x10040), DataRef::Load, 4, "read 1").expect("read");
+    let tag = |os: &Os, space: Asid| {
+        let (pfn, _) = os.hat().translation(space, VirtAddr(0x10000), vmlab_addr::CpuId(0)).expect("loaded");
+        (os.hat().tag_of(space, VirtAddr(0x10000), pfn), pfn)
+    };
+    assert_eq!(tag(&os, Asid(1)), (Asid(1), x));
+    assert_eq!(tag(&os, Asid(2)).0, GLOBAL_SPACE_BASE);
+    let mut lines: Vec<Asid> =
+        os.cpu().resident().into_iter().filter(|e| e.vaddr.0 == 0x10040 & !31).map(|e| e.asid).collect();
+    lines.sort();
+    assert_eq!(lines, vec![Asid(1), GLOBAL_SPACE_BASE]);
+    assert_eq!(os.components().get("user access").map_or(0, |c| c.misses), 2);
+    assert_eq!(os.violations(), &[]);
+}
