@@ -13,7 +13,7 @@
 //! | `pseudo-alias` | one class live at a time; the others are unloaded and take a pseudo page fault (seed 000 section 3) |
 //! | `read-only-alias` | allowed while every one is read-only; a write unloads the others (the Tut project, seed 000 section 5) |
 //! | `cache-aligned` | `map` refuses a user alias in another class (seed 001: R4x00 VA12 = PA12); kernel temporary mappings fall back to pseudo-aliasing |
-//! | `global-shared` | a shared object lives at one global (space, address) in every address space, so user aliases do not arise (HP-UX, PowerPC/SASOS); so does a file's read-only private text (HP-UX's shared text, seed 000 section 5) where it sits at the address its first such mapping fixed, until a page is copied on write; fork, kernel mappings and text elsewhere fall back to pseudo-aliasing |
+//! | `global-shared` | a shared object lives at one global (space, address) in every address space, so user aliases do not arise (HP-UX, PowerPC/SASOS); so does a file's read-only private text (HP-UX's shared text, seed 000 section 5) where it sits at the address its first such mapping fixed, until a page is copied on write, in a text segment with a space id of its own unless it sits at the shared segment's address (one space id, one base: no homonyms, seed 000 section 2); fork, kernel mappings and text elsewhere fall back to pseudo-aliasing |
 //! | `uncached-shared` | a frame with more than one live translation is uncached |
 //! | `none` | nothing at all: wrong on purpose, to show stale reads and cache bombs |
 //!

@@ -28,8 +28,15 @@ use crate::primitives::{copy, zero};
 use crate::prot::Prot;
 use vmlab_machine::Mechanism;
 
-/// Cache space ids of global shared segments (`global-shared` policy).
+/// Cache space ids of global shared segments (`global-shared` policy):
+/// object `o`'s shared segment is `GLOBAL_SPACE_BASE + o`.
 pub const GLOBAL_SPACE_BASE: Asid = Asid(0x4000_0000);
+
+/// Cache space ids of global text segments (`global-shared` policy): object
+/// `o`'s read-only private text at its text address is
+/// `GLOBAL_TEXT_SPACE_BASE + o`, unless that address is its shared
+/// segment's too (`Os::tag_for` says why the two need their own ids).
+pub const GLOBAL_TEXT_SPACE_BASE: Asid = Asid(0x6000_0000);
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum OsError {
@@ -666,22 +673,45 @@ impl Os {
     }
 
     /// The tag of `page` of region `r` mapping frame `pfn`: under
-    /// `global-shared`, the object's global one for a shared region, and
-    /// for a private region of a file at the object's text address while
-    /// the page is still the file's own frame (not yet copied on write).
+    /// `global-shared`, the object's shared segment for a shared region
+    /// while the page is the object's own frame, and its text segment for a
+    /// private region of a file at the object's text address while the page
+    /// is still the file's own frame (not yet copied on write).
+    ///
+    /// A global address space is what keeps homonyms away (seed 000
+    /// section 2; the 834's tags carry the space id, not the frame), so a
+    /// segment's space id must name one base address: `(id, va)` is then
+    /// one object page, one frame. The text and shared segments of one
+    /// object have bases of their own (`text_va`, `global_va`, each fixed by
+    /// its first mapping), so they share the shared segment's id only where
+    /// the two bases are one; under one id at two bases, object page 2 of
+    /// the text and object page 0 of the shared segment sat at the same
+    /// `(id, va)`, and a read through one hit the other frame's line (a
+    /// stale read the consistency oracle found on the 834, kept as
+    /// `global_shared_shared_and_private_alias_of_one_object_reads_fresh`).
+    /// One frame under both ids is a synonym across two classes, which
+    /// pseudo-aliasing resolves like any other.
     fn tag_for(&self, asid: Asid, r: &Region, page: u64, pfn: Pfn) -> Asid {
         if self.policy != Policy::GlobalShared {
             return asid;
         }
         let o = &self.objects[r.object];
-        let global = !r.private
-            || (o.kind == ObjectKind::File
-                && r.start.0.checked_sub(r.offset).is_some_and(|g| o.text_va == Some(VirtAddr(g)))
-                && self.obj_page(r, page) == Some(pfn));
-        if global {
-            Asid(GLOBAL_SPACE_BASE.0 + r.object as u32)
-        } else {
+        let object = r.object as u32;
+        // A frame `attach` or `share_cow` put into a shared region is not the
+        // object's page: under the segment's id it would be a homonym of the
+        // object's frame wherever another space maps that page.
+        let own_frame = self.obj_page(r, page) == Some(pfn);
+        if !r.private {
+            return if own_frame { Asid(GLOBAL_SPACE_BASE.0 + object) } else { asid };
+        }
+        let base = r.start.0.checked_sub(r.offset).map(VirtAddr);
+        let text = o.kind == ObjectKind::File && base.is_some() && base == o.text_va && own_frame;
+        if !text {
             asid
+        } else if o.global_va == o.text_va {
+            Asid(GLOBAL_SPACE_BASE.0 + object)
+        } else {
+            Asid(GLOBAL_TEXT_SPACE_BASE.0 + object)
         }
     }
 
