@@ -921,7 +921,7 @@ impl Replay<'_> {
                 };
                 // Where that OS would have put it: the global address, else
                 // the nearest accepted page above.
-                let global = self.global.get(&object).map(|&g| g + offset);
+                let global = self.global.get(&object).map(|&g| g.wrapping_add(offset));
                 // A single address space maps an object range at one place:
                 // a second mapping of it in the same process (a file mapped
                 // twice) is the first one again.
@@ -957,7 +957,7 @@ impl Replay<'_> {
             Err(e) => return Err(e.to_string()),
         };
         if shared && self.policy == Policy::GlobalShared {
-            self.global.entry(object).or_insert(model - offset);
+            self.global.entry(object).or_insert(model.wrapping_sub(offset));
         }
         let m = Mapping { start, end: start + len, prot, shared, backing, offset, model_start: model };
         self.procs[p].maps.insert(start, m);

@@ -319,7 +319,11 @@ impl Os {
         match self.policy {
             Policy::CacheAligned => self.check_aligned(asid, object, addr, len, offset)?,
             Policy::GlobalShared if !private => {
-                let global = VirtAddr(addr - offset);
+                // The segment's base is only ever compared and added back to
+                // (replay.rs): an offset beyond the address wraps, as the
+                // release build always did, instead of panicking in a debug
+                // one.
+                let global = VirtAddr(addr.wrapping_sub(offset));
                 let o = &mut self.objects[object];
                 match o.global_va {
                     Some(g) if g != global => {
@@ -340,7 +344,11 @@ impl Os {
             // (pseudo-aliased), never refused. Apart from `global_va`: a
             // program may map the same file shared and writable too.
             Policy::GlobalShared if !prot.write && self.objects[object].kind == ObjectKind::File => {
-                self.objects[object].text_va.get_or_insert(VirtAddr(addr - offset));
+                // Text whose offset is beyond its address has no base below
+                // it: never the global text (`tag_for` checks the same way).
+                if let Some(base) = addr.checked_sub(offset) {
+                    self.objects[object].text_va.get_or_insert(VirtAddr(base));
+                }
             }
             _ => {}
         }

@@ -378,3 +378,30 @@ fn global_shared_frame_attached_in_a_shared_region_is_not_the_segment() {
     assert_eq!(os.components().get("user access").map_or(0, |c| c.misses), 2);
     assert_eq!(os.violations(), &[]);
 }
+
+/// A mapping whose object offset is beyond its address (a 2 KB page at
+/// 0x800 showing the file's bytes from 0x1000) has a global segment base
+/// "below zero". `map` computed `addr - offset`, which a debug build
+/// (plain `cargo test`) stopped on with an overflow panic; the base is only
+/// compared and added back to, so it wraps, and such text is never the
+/// global text. Shared in two spaces and as private text in a third, every
+/// read and write goes through, and nothing is stale.
+#[test]
+fn global_shared_mapping_with_an_offset_beyond_its_address_maps_and_reads_fresh() {
+    let m = &presets()[0];
+    let mut os = Os::new(m, CostModel::load("hp9000-834").expect("cost"), Policy::GlobalShared, Consistency::Checked)
+        .expect("os");
+    let file = os.object("file", ObjectKind::File, 4).expect("obj");
+    let at = VirtAddr(0x800);
+    for (space, private, prot) in [(2, false, Prot::RW), (3, false, Prot::RW), (4, true, Prot::R)] {
+        let r = Region { start: at, len: 2048, object: file, offset: 0x1000, prot, private };
+        os.map(Asid(space), r).expect("map");
+    }
+    let word = VirtAddr(0x820);
+    os.access(Asid(2), word, DataRef::Store, 4, "write in 2").expect("write");
+    os.access(Asid(3), word, DataRef::Load, 4, "read in 3").expect("read");
+    os.access(Asid(4), word, DataRef::Load, 4, "read in 4").expect("read");
+    os.access(Asid(3), word, DataRef::Store, 4, "write in 3").expect("write");
+    os.access(Asid(2), word, DataRef::Load, 4, "read in 2").expect("read");
+    assert_eq!(os.violations(), &[]);
+}
