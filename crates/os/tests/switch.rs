@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestError, TestRunner};
+use proptest::test_runner::{Config, TestError, TestRng, TestRunner};
 use vmlab_addr::{Domain, VirtAddr};
 use vmlab_cache::RefKind;
 use vmlab_os::switch::{lines, Kernel, Region, Scheme, Skip, SwitchPreset};
@@ -250,7 +250,13 @@ fn dropping_a_required_flush_is_caught_and_minimised() {
         (Scheme::FassLinux, Skip::CacheFlush),
         (Scheme::FassL4, Skip::CacheFlush),
     ] {
-        let mut runner = TestRunner::new(Config { cases: 256, failure_persistence: None, ..Config::default() });
+        // A fixed generator: shrinking a vector removes one operation at a
+        // time and can stop at a local minimum longer than 4 on some seeds
+        // (seen once without `make test`'s PROPTEST_RNG_SEED), so what is
+        // asserted of the minimum must not depend on the environment's seed.
+        let config = Config { cases: 256, failure_persistence: None, ..Config::default() };
+        let rng = TestRng::deterministic_rng(config.rng_algorithm);
+        let mut runner = TestRunner::new_with_rng(config, rng);
         let result = runner.run(&ops(), |ops| {
             prop_assert_eq!(run(scheme, skip, &ops), 0);
             Ok(())
