@@ -869,7 +869,10 @@ fn set_repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &
             // in the next line, whose key is `cross + 1` above; a longer op
             // is left to the caller.
             let key = w & d.line_mask;
-            let next = key + d.cross + 1;
+            // Wrapping: for an escape (`cross` all ones) this is computed
+            // before the test below rejects it, and a debug build would
+            // stop on the overflow.
+            let next = key.wrapping_add(d.cross).wrapping_add(1);
             if d.cross == u64::MAX
                 || keys[d.set_at(w, set_shift) & top] != key
                 || keys[d.set_at(next, set_shift) & top] != next
