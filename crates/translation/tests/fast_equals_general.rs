@@ -90,7 +90,8 @@ fn direct_mapped_probes_equal_the_general_path() {
             // Every third data reference stores to the previous one's line
             // (an L1 write hit), the others walk 9,000 bytes (misses, dirty
             // victims, L2 hits); the address space changes every 1,000.
-            let a = 0x40_0000 + ((i - u64::from(i % 3 == 0)) * 52) % 9000;
+            // (Wrapping at i = 0, as the release build always computed it.)
+            let a = 0x40_0000 + (i.wrapping_sub(u64::from(i % 3 == 0)).wrapping_mul(52)) % 9000;
             events.push(Event::access(AccessKind::Ifetch, VirtAddr(0x10_0000 + (i * 12) % 3000), 4, Asid(1)));
             let kind = if i % 3 == 0 { AccessKind::Store } else { AccessKind::Load };
             events.push(Event::access(kind, VirtAddr(a), 4, Asid(1 + (i / 1000) as u32)));
