@@ -91,7 +91,11 @@ def test_every_trace_is_the_reference_capture(res):
     """The traces the study ran are the recorded ones (must-show 4)."""
     for t in res["traces"]:
         if t["repeatable"]:
-            assert t["reference"] == "identical to the reference trace", t
+            # Identical, or different only where a version it depends on is
+            # (another machine: docs/workloads.md, "Determinism").
+            v = t["reference"]
+            assert v == "identical to the reference trace" or (
+                v.startswith("differs from the reference trace (") and "every recorded version is the same" not in v), t
         assert t["forced"] == 0, t
 
 
@@ -103,7 +107,10 @@ def test_a_capture_is_reproducible_and_round_trips_with_its_markers(tmp_path):
     for _ in range(2):
         path = ensure_lmbench("pipe", trace_dir=tmp_path, progress=False, force=True)
         shas.append(json.loads(sidecar_path(path).read_text())["sha256"])
-    assert shas[0] == shas[1] == lmbench_reference(p.key)["sha256"]
+    assert shas[0] == shas[1]
+    ref = lmbench_reference(p.key)
+    if json.loads(sidecar_path(path).read_text())["depends_on"] == ref["depends_on"]:
+        assert shas[0] == ref["sha256"]
     calls = vmlab.trace_syscalls(path)
     names = {c["name"] for c in calls}
     assert {"clone", "read", "write", "wait4", "getppid", "exit_group"} <= names

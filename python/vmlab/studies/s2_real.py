@@ -3,7 +3,7 @@ policies (issue 25): captured under valgrind with every process traced and
 its system calls as markers (`docs/syscall-markers.md`), pinned, on first use
 into ``<cache>/traces/s2`` with a sidecar holding the sha256.
 
-* ``pipeline``: the pipeline ``ls files | sort | uniq -c`` (coreutils) over
+* ``pipeline``: the pipeline ``ls files/* | sort | uniq -c`` (coreutils) over
   a directory of 200 empty files this module makes, started as a shell would
   by ``workload_sources/s2/pipeline.c`` (a shell's ``$PPID`` would put the
   capturing process's pid into the trace). Real programs: the launcher
@@ -49,12 +49,22 @@ SOURCES = Path(__file__).resolve().parent.parent / "workload_sources" / "s2"
 _WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta")
 
 
+def _pipeline_names() -> List[str]:
+    rng = random.Random(1)
+    return [f"{rng.choice(_WORDS)}-{i:03d}" for i in range(200)]
+
+
 def _pipeline_inputs(scratch: Path) -> None:
     files = scratch / "files"
     files.mkdir()
-    rng = random.Random(1)
-    for i in range(200):
-        (files / f"{rng.choice(_WORDS)}-{i:03d}").touch()
+    for name in _pipeline_names():
+        (files / name).touch()
+
+
+def _pipeline_command() -> List[str]:
+    # `files/*` as a shell expands it (sorted bytewise: LC_ALL=C), passed on
+    # to ls by pipeline.c, which so never depends on the directory's order.
+    return ["./pipeline", *sorted(f"files/{n}" for n in _pipeline_names())]
 
 
 #: Lines of the records file ``workers`` sorts and compresses.
@@ -79,9 +89,9 @@ def _workers_command() -> List[str]:
 #: name -> (what it is, how to make its input files in its directory, its
 #: command, C sources to build: the programs ``./<stem>``)
 WORKLOADS: Dict[str, Tuple[str, Callable[[Path], None], Callable[[], List[str]], Tuple[str, ...]]] = {
-    "pipeline": ("real programs: `ls files | sort | uniq -c` of the machine's coreutils, started as a shell "
+    "pipeline": ("real programs: `ls files/* | sort | uniq -c` of the machine's coreutils, started as a shell "
                  "would by workload_sources/s2/pipeline.c (4 processes, exec, pipes, the C library at two "
-                 "addresses)", _pipeline_inputs, lambda: ["./pipeline"], ("pipeline.c",)),
+                 "addresses)", _pipeline_inputs, _pipeline_command, ("pipeline.c",)),
     "sharing": ("a small C program (workload_sources/s2/sharing.c; 3 processes): a file mapped twice and by "
                 "each child at another colour, System V and shared anonymous memory, fork and copy-on-write",
                 lambda scratch: None, lambda: ["./sharing"], ("sharing.c",)),

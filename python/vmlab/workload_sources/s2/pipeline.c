@@ -1,4 +1,4 @@
-/* `ls files | sort | uniq -c`, run as a shell would run it, for study S2's
+/* `ls files/NAME... | sort | uniq -c`, run as a shell would run it, for study S2's
  * consistency policies (issue 25; python/vmlab/studies/s2_real.py): three
  * real programs of the machine's coreutils, connected by pipes, each
  * loading the C library (ls after libselinux and libpcre2, so at another
@@ -18,8 +18,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int main(void) {
-    char *const ls[] = {"/bin/ls", "files", 0};
+int main(int argc, char **argv) {
+    /* ls's operands are the launcher's own: every file of `files`, named
+     * as a shell's glob names them (sorted, C locale), so ls never reads
+     * the directory. Listing `files` itself took getdents' order, which is
+     * the filesystem's (ext4 orders a directory by a hash of the names
+     * seeded at mkfs), and ls's sort did more or less work on it: the same
+     * versions gave another trace on another machine. */
+    if (argc < 2) return 4;
+    argv[0] = "/bin/ls";
+    char *const *ls = argv;
     /* 8320K: the buffer sort chose itself on a host with memory to
      * spare (one mmap of 8,523,776 bytes), so the run is the same. */
     char *const sort[] = {"/usr/bin/sort", "-S", "8320K", 0};
