@@ -847,7 +847,9 @@ fn fork_modes_by_name() {
 /// Under the single lock each of those five hat calls is the hat lock
 /// alone; under the others, four page locks and five MMU locks, each
 /// logical lock its mutex twice. `pidlock` is taken by vfork and by the
-/// parent's wait. Fails on main, which has no vexec (`OpKind::Vexec`).
+/// parent's wait; the dispatcher lock four times (the child queued, the
+/// parent's switch in `vfwait`, the parent queued by `relvm`, `nulljob`'s
+/// last switch).
 #[test]
 fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
     for design in Design::ALL {
