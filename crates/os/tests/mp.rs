@@ -144,11 +144,12 @@ fn a_shoot_down_costs_more_with_more_cpus() {
     sim.check().expect("consistent");
 }
 
-/// A steal, by hand, under every design. The pool may hold one frame of
-/// level-2/3 tables (64 MB x 1/16384 = 4 KB: sixteen 256-byte blocks).
-/// Four processes of one data and one text page each use exactly sixteen
-/// (a level-2 and a level-3 table for text at 0x10000 and for data at
-/// 0x1000000; level-1 tables are not the pool's). Loading a heap page
+/// A steal, by hand, under every design. The pool may hold three frames
+/// of level-2/3 tables (64 MB x 3/16384 = 12 KB: forty-eight 256-byte
+/// blocks). Eight processes of one data page, one text page and one stack
+/// page each use exactly forty-eight (a level-2 and a level-3 table for
+/// text at 0x10000, for data at 0x1000000 and for the stack below
+/// 0xF0000000; level-1 tables are not the pool's). Loading a heap page
 /// (0x20000000) into space 1 needs a level-2 and a level-3 table, so the
 /// hat steals: the clock starts at the first table in (space, table)
 /// order, space 1's text table (index 0x10000 / 4 KB / 64 = 0), which maps
@@ -156,15 +157,15 @@ fn a_shoot_down_costs_more_with_more_cpus() {
 /// table: the two blocks the load needs. Space 1 also ran on CPU 1, which
 /// holds the text page in its TLB: the steal's shoot-down interrupts CPU 1
 /// (120 + 200 + 400 = 720 initiator cycles) and purges that one entry.
-/// The pool stays one frame; nothing is carved beyond the limit.
+/// The pool stays three frames; nothing is carved beyond the limit.
 #[test]
 fn a_table_steal_by_hand_under_each_design() {
     for design in Design::ALL {
         let mut p = MpParams::load("sparccenter-2000").expect("preset");
-        p.table_pool_fraction.value = 1.0 / 16384.0;
-        let mut sim = scripted_on(p, design, 2, 2, 1);
+        p.table_pool_fraction.value = 3.0 / 16384.0;
+        let mut sim = scripted_on(p, design, 2, 4, 1);
         let st = sim.steals();
-        assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 4096, 0, 0), "{design:?}");
+        assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (12288, 12288, 0, 0), "{design:?}");
         let (asid, _) = sim.process(0).expect("process 0");
         let (text, heap) = (0x0001_0000u64, 0x2000_0000u64);
         sim.push(1, vec![Step::Touch { asid, va: VirtAddr(text) }]);
@@ -187,7 +188,7 @@ fn a_table_steal_by_hand_under_each_design() {
         assert_eq!(log.last(), Some(&(false, Lock::As(asid))), "{design:?}");
         assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
-        assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 4096, 0), "{design:?}");
+        assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 12288, 0), "{design:?}");
         assert_eq!(sim.hat().lookup(asid, VirtAddr(text)), None, "{design:?}: the stolen table's page");
         assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(pfn), "{design:?}");
         let sd = sim.shootdowns();
@@ -206,8 +207,8 @@ fn a_pool_with_nothing_to_steal_overdraws_and_counts_it() {
     p.table_pool_fraction.value = 0.0;
     let sim = scripted_on(p, Design::MultiThreaded, 1, 1, 1);
     let st = sim.steals();
-    // Set-up's two level-2 and two level-3 tables came from one frame
-    // carved beyond a limit of none.
+    // Set-up's three level-2 and three level-3 tables (text, data, stack)
+    // came from one frame carved beyond a limit of none.
     assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 0, 1, 0));
 }
 
@@ -268,49 +269,54 @@ fn a_locks_taken(steps: &[Step]) -> Vec<(Asid, Mode)> {
 }
 
 /// A fork of two pages (parent space 1, child space 3 on a 2-process,
-/// 1-CPU machine), the child exiting at once: the locks each design takes
-/// and lets go, in order, worked from Solaris 8's VM (`vm_as.c`) and seed
-/// 003 section 4.4's protocol.
+/// 1-CPU machine) by a program that goes on writing its pages: the locks
+/// each design takes and lets go, in order, worked from Solaris 8's VM
+/// (`vm_as.c`), its fork and dispatcher (`fork.c`, `ts.c`, `disp.c`) and
+/// seed 003 section 4.4's protocol.
 ///
 /// The VM system holds the address spaces' `a_lock`s across the hat calls
 /// and the hat takes none of its own (it is not recursive: `as_dup` holds
 /// the parent's as writer when segvn_dup calls `hat_clrattr`):
 /// * `as_dup`: the parent's `a_lock` as writer, then the child's, both
-///   held to the end; inside, the parent's range write-protected by one
-///   call (the second class of section 4.4: the MMU descriptor's lock held
-///   across the range, no page lock) and the two anon slots' references.
-///   The child's translations are not copied (the SRMMU `hat_dup` does
-///   nothing).
+///   held to the end; inside, per private segment (the two data pages,
+///   then the stack's page) one write-protect call (the second class of
+///   section 4.4: the MMU descriptor's lock held across the range, no page
+///   lock) and each anon slot's reference. The child's translations are
+///   not copied (the SRMMU `hat_dup` does nothing).
+/// * `ts_forkret`: the dispatcher lock three times (the child queued, the
+///   parent queued, the switch that runs the child).
+/// * the child's return to user mode reads its stack: `as_fault` (reader)
+///   around one load: the MMU lock, inside it the stack page's lock (and
+///   the free list's mutex for the two tables the new space needs there).
 /// * the child's exit, `as_free`: the child's `a_lock` as writer across
-///   its unload (nothing to unload) and its destruction, one MMU lock each.
-/// * the parent's stores fault each page writable again: per page,
-///   `as_fault` holds its `a_lock` as reader across one load of the page
-///   with write permission (SunOS 4.1.3 `segvn_faultpage`'s `hat_memload`):
-///   the MMU lock, inside it the page's lock.
+///   the data unload (nothing loaded: its MMU lock alone), the stack
+///   page's unload (the MMU lock, inside it the page's) and the
+///   destruction (the MMU lock alone; the emptied tables go back under the
+///   free list's mutex); its last switch: the dispatcher lock.
+/// * the parent's `wait`: `pidlock`; the status stored on the stack: one
+///   protection fault (reader; a load with write permission, the MMU lock
+///   around the page's).
+/// * the parent's stores fault each data page writable again, the same way.
 ///
 /// Under the single lock every hat call is the hat lock alone. Each
 /// logical lock is section 4.4's monitor: its mutex taken to set the busy
-/// flag and again to clear it. This order fails on main, where the hat
-/// took `a_lock` itself after the VM had let it go.
+/// flag and again to clear it. Fails on main, where the processes have no
+/// stack and the fork takes no dispatcher lock.
 #[test]
 fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design() {
     for design in Design::ALL {
         let mut sim = scripted(design, 1, 2, 2);
         let (parent, data) = sim.process(0).expect("process");
         let (pfn0, pfn1) = (data[0], data[1]);
+        let stack = sim.stack(0).expect("stack");
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::Program).expect("fork");
         let (p, child) = (parent, Asid(parent.0 + 2));
+        let (r, w) = (Mode::Shared, Mode::Exclusive);
         let a_locks = a_locks_taken(&steps);
         assert_eq!(
             a_locks,
-            vec![
-                (p, Mode::Exclusive),
-                (child, Mode::Exclusive),
-                (child, Mode::Exclusive),
-                (p, Mode::Shared),
-                (p, Mode::Shared)
-            ],
+            vec![(p, w), (child, w), (child, r), (child, w), (p, r), (p, r), (p, r)],
             "{}",
             design.name()
         );
@@ -318,67 +324,76 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
         sim.push(0, steps);
         sim.drain().expect("fork runs without deadlock");
         sim.check().expect("consistent after fork");
-        let (anon0, anon1) = (Lock::Anon((pfn0.0 % 64) as u32), Lock::Anon((pfn1.0 % 64) as u32));
+        assert_eq!(sim.hat().prot_of(parent, STACK_VA), Some(Prot::RW), "{}", design.name());
+        assert_eq!(sim.hat().frame(stack).map(|f| f.mappings.len()), Some(1), "{}", design.name());
+        let anon = |pfn: Pfn| Lock::Anon((pfn.0 % 64) as u32);
         use Lock::*;
-        let held = |l: Lock| [(true, l), (false, l)];
-        // One hat call on space `a`: the design's locks around it.
-        let hat_call = |a: Asid| -> Vec<(bool, Lock)> {
-            match design.mmu(a) {
-                Guard::None => held(Hat).to_vec(),
-                Guard::Mutex(m) => held(m).to_vec(),
-                Guard::Logical { lock, mutex } => {
-                    vec![(true, mutex), (true, lock), (false, mutex), (true, mutex), (false, lock), (false, mutex)]
-                }
-            }
-        };
-        let mut want: Vec<(bool, Lock)> = held(Pidlock).to_vec();
-        // as_dup
+        let held = |l: Lock| vec![(true, l), (false, l)];
+        let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
+        let mut want: Vec<(bool, Lock)> = held(Pidlock);
+        // as_dup: the data segment, then the stack's
         want.extend([(true, As(p)), (true, As(child))]);
-        want.extend(hat_call(p));
-        want.extend(held(anon0));
-        want.extend(held(anon1));
+        want.extend(call(alone(design.mmu(p))));
+        want.extend(held(anon(pfn0)));
+        want.extend(held(anon(pfn1)));
+        want.extend(call(alone(design.mmu(p))));
+        want.extend(held(anon(stack)));
         want.extend([(false, As(child)), (false, As(p))]);
-        // the child's as_free
+        // ts_forkret
+        for _ in 0..3 {
+            want.extend(held(Dispatcher));
+        }
+        // the child's stack read
         want.push((true, As(child)));
-        want.extend(hat_call(child));
-        want.extend(hat_call(child));
+        want.extend(call(around(design.mmu(child), alone(design.page(stack)))));
         want.push((false, As(child)));
-        // the parent's protection faults, one per page
-        for pfn in [pfn0, pfn1] {
+        // the child's as_free and last switch
+        want.push((true, As(child)));
+        want.extend(call(alone(design.mmu(child))));
+        want.extend(call(around(design.mmu(child), alone(design.page(stack)))));
+        want.extend(call(alone(design.mmu(child))));
+        want.push((false, As(child)));
+        want.extend(held(Dispatcher));
+        // the parent's wait, then its protection faults: the stack, the data
+        want.extend(held(Pidlock));
+        for pfn in [stack, pfn0, pfn1] {
             want.push((true, As(p)));
-            match design.global() {
-                Some(h) => want.extend(held(h)),
-                None => {
-                    want.extend(take(design.mmu(p)));
-                    want.extend(take(design.page(pfn)));
-                    want.extend(drop_guard(design.page(pfn)));
-                    want.extend(drop_guard(design.mmu(p)));
-                }
-            }
+            want.extend(call(around(design.mmu(p), alone(design.page(pfn)))));
             want.push((false, As(p)));
         }
-        want.extend(held(Pidlock));
-        assert_eq!(taken_and_released(&sim), want, "{}", design.name());
+        let log: Vec<(bool, Lock)> =
+            taken_and_released(&sim).into_iter().filter(|(_, l)| !matches!(l, HatResource(_))).collect();
+        assert_eq!(log, want, "{}", design.name());
         let taken = |class: LockClass| {
             sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
                 - before.get(&class).map_or(0, |s| s.acquisitions)
         };
-        // The mutexes: twice per logical lock; the pages' only in the
-        // parent's two faults; the MMU descriptors' in five calls (the
-        // write-protect and two faults on the parent, two on the child).
-        // a_lock: five, none of them the hat's.
+        // Nine hat calls: two write-protects, the child's load, its two
+        // unloads and destruction, the parent's three loads. The mutexes:
+        // twice per logical lock; the pages' in five of them, the MMU
+        // descriptors' in all nine. The free lists (one mutex for every
+        // level, or one per level's list): the child's level-1, level-2
+        // and level-3 tables taken for its stack load (its first), the
+        // level-2 and level-3 given back as soon as its unload empties
+        // them, the level-1 at its destruction.
         let (page_mutex, mmu_mutex, hat_lock) = match design {
-            Design::SingleLock => (0, 0, 5),
+            Design::SingleLock => (0, 0, 9),
             Design::PerDescriptor => (0, 0, 0),
-            _ => (4, 10, 0),
+            _ => (10, 18, 0),
         };
-        let page_locks = if design == Design::SingleLock { 0 } else { 2 };
+        let resource = match design {
+            Design::SingleLock => 0,
+            Design::HashedFreeLists => 6,
+            _ => 3,
+        };
+        let page_locks = if design == Design::SingleLock { 0 } else { 5 };
         assert_eq!(taken(LockClass::PageMutex), page_mutex, "{}", design.name());
         assert_eq!(taken(LockClass::PageLogicalLock) + taken(LockClass::PageDescriptorMutex), page_locks);
         assert_eq!(taken(LockClass::MmuMutex), mmu_mutex, "{}", design.name());
         assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
-        assert_eq!(taken(LockClass::HatResourceMutex), 0, "{}", design.name());
-        assert_eq!(taken(LockClass::AsLock), 5, "{}", design.name());
+        assert_eq!(taken(LockClass::HatResourceMutex), resource, "{}", design.name());
+        assert_eq!(taken(LockClass::AsLock), 7, "{}", design.name());
+        assert_eq!(taken(LockClass::DispatcherLock), 4, "{}", design.name());
     }
 }
 
@@ -388,8 +403,9 @@ fn a_fork_write_protects_the_parent_without_copying_mappings_under_each_design()
 /// main the hat took `a_lock` as reader itself, so exec's and brk's
 /// unloads ran under a reader lock of their own, not `as_free`'s or
 /// `as_unmap`'s writer lock.
-/// * exec: `as_free` (writer) unloads the old text and data; the new
-///   image's text page and one data page come in by faults (reader each);
+/// * exec: `as_free` (writer) unloads the old text, data and stack; the
+///   new image's text page, its new stack page and one data page come in
+///   by faults (reader each);
 /// * brk of one page: `as_map` (writer, no hat call), the page's fault
 ///   (reader: reserve and load), `as_unmap` (writer: the unload);
 /// * copy-on-write fault: the unload of the old copy and the load of the
@@ -404,7 +420,17 @@ fn each_operation_runs_its_hat_calls_inside_the_vms_a_lock() {
     let cases = [
         (
             OpKind::Exec,
-            vec![("unload", &w), ("unload", &w), ("reserve", &r), ("load", &r), ("reserve", &r), ("load", &r)],
+            vec![
+                ("unload", &w),
+                ("unload", &w),
+                ("unload", &w),
+                ("reserve", &r),
+                ("load", &r),
+                ("reserve", &r),
+                ("load", &r),
+                ("reserve", &r),
+                ("load", &r),
+            ],
         ),
         (OpKind::Brk, vec![("reserve", &r), ("load", &r), ("unload", &w)]),
         (OpKind::CowFault, vec![("unload", &r), ("reserve", &r), ("load", &r)]),
@@ -718,18 +744,21 @@ fn alone(g: Guard) -> Vec<(bool, Lock)> {
 /// read as the hat copying translations; Solaris 2.6's x86 `hat_dup`),
 /// worked by hand for every design: the hat's locks in order.
 /// * `as_dup` (both spaces' `a_lock` as writer, as before): the parent's
-///   write-protect (one call: its MMU lock, no page lock), then one load
-///   per page into the child: the child's MMU lock, inside it the page's
-///   lock (its mapping list gains the child's entry);
-/// * the child's exit: its unload now finds both copies: the child's MMU
-///   lock across the range, inside it each page's lock; then its
+///   write-protects (data, stack: one call each, its MMU lock, no page
+///   lock), then one load per page into the child (both data pages, the
+///   stack's): the child's MMU lock, inside it the page's lock (its
+///   mapping list gains the child's entry);
+/// * the child's return to user mode finds its stack mapped: no fault;
+/// * the child's exit: its unloads now find the copies: the child's MMU
+///   lock across each range, inside it each page's lock; then its
 ///   destruction (the MMU lock alone);
-/// * the parent's protection faults: a load per page, as above.
+/// * the parent's protection faults: the stack's, then a load per data
+///   page, as above.
 ///
-/// Under the single lock each of those seven hat calls is the hat lock
-/// alone. The page locks taken: six (two copies, two unloads, two faults),
-/// against two in the write-protecting fork. Fails without the variant (the
-/// child gets no load, and its exit no page lock).
+/// Under the single lock each of those eleven hat calls is the hat lock
+/// alone. The page locks taken: nine (three copies, three unloads, three
+/// faults), against five in the write-protecting fork. Fails without the
+/// variant (the child gets no copy, and takes a fault for its stack).
 #[test]
 fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
     for design in Design::ALL {
@@ -737,6 +766,7 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         sim.set_fork_mode(ForkMode::CopyTranslations);
         let (parent, data) = sim.process(0).expect("process");
         let (pfn0, pfn1) = (data[0], data[1]);
+        let stack = sim.stack(0).expect("stack");
         let (p, child) = (parent, Asid(parent.0 + 2));
         let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::Program).expect("fork");
         let loads: Vec<(Asid, VirtAddr, Pfn)> = steps
@@ -752,7 +782,12 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
             })
             .collect();
         let data_va = loads.first().map(|l| l.1).expect("a copied page");
-        assert_eq!(loads, vec![(child, data_va, pfn0), (child, VirtAddr(data_va.0 + PAGE), pfn1)], "{}", design.name());
+        assert_eq!(
+            loads,
+            vec![(child, data_va, pfn0), (child, VirtAddr(data_va.0 + PAGE), pfn1), (child, STACK_VA, stack)],
+            "{}",
+            design.name()
+        );
         sim.log_locks(true);
         sim.push(0, steps);
         sim.drain().expect("fork runs without deadlock");
@@ -760,22 +795,27 @@ fn a_fork_that_copies_translations_takes_each_designs_locks_in_order() {
         assert!(sim.hat().space(child).is_none(), "the child's descriptor is gone");
         assert_eq!(sim.hat().frame(pfn0).map(|f| f.mappings.len()), Some(1), "only the parent's mapping is left");
         let (mmu_p, mmu_c) = (design.mmu(p), design.mmu(child));
-        let (page0, page1) = (design.page(pfn0), design.page(pfn1));
+        let (page0, page1, page_s) = (design.page(pfn0), design.page(pfn1), design.page(stack));
         let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
         let mut want = Vec::new();
-        // as_dup: write-protect the parent, then hat_dup's two loads.
+        // as_dup: write-protect the parent's data and stack, then
+        // hat_dup's three loads.
+        want.extend(call(alone(mmu_p)));
         want.extend(call(alone(mmu_p)));
         want.extend(call(around(mmu_c, alone(page0))));
         want.extend(call(around(mmu_c, alone(page1))));
-        // the child's as_free: the unload of both copies, the destruction.
+        want.extend(call(around(mmu_c, alone(page_s))));
+        // the child's as_free: the unload of the copies, the destruction.
         want.extend(call(around(mmu_c, [alone(page0), alone(page1)].concat())));
+        want.extend(call(around(mmu_c, alone(page_s))));
         want.extend(call(alone(mmu_c)));
         // the parent's protection faults.
+        want.extend(call(around(mmu_p, alone(page_s))));
         want.extend(call(around(mmu_p, alone(page0))));
         want.extend(call(around(mmu_p, alone(page1))));
         assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
         let page_locks = want.iter().filter(|(t, l)| *t && matches!(l, Lock::Page(_) | Lock::PageLogical(_))).count();
-        let expected = if design == Design::SingleLock { 0 } else { 6 };
+        let expected = if design == Design::SingleLock { 0 } else { 9 };
         assert_eq!(page_locks, expected, "{}", design.name());
     }
 }
@@ -807,7 +847,9 @@ fn fork_modes_by_name() {
 /// Under the single lock each of those five hat calls is the hat lock
 /// alone; under the others, four page locks and five MMU locks, each
 /// logical lock its mutex twice. `pidlock` is taken by vfork and by the
-/// parent's wait. Fails on main, which has no vexec (`OpKind::Vexec`).
+/// parent's wait; the dispatcher lock four times (the child queued, the
+/// parent's switch in `vfwait`, the parent queued by `relvm`, `nulljob`'s
+/// last switch).
 #[test]
 fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
     for design in Design::ALL {
@@ -887,6 +929,7 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
         assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
         assert_eq!(taken(LockClass::AsLock), 4, "{}", design.name());
         assert_eq!(taken(LockClass::Pidlock), 2, "{}", design.name());
+        assert_eq!(taken(LockClass::DispatcherLock), 4, "{}", design.name());
     }
 }
 
@@ -895,14 +938,18 @@ fn a_vexec_takes_each_designs_locks_in_order_and_leaves_the_parent_alone() {
 /// the loop only forks and waits. Process 0 (space 1, two data pages)
 /// forks twice on a 2-process, 1-CPU machine, worked by hand for every
 /// design; the children are spaces 3 and 4. Each fork is `as_dup`
-/// (space 1's then the child's `a_lock` as writer; the write-protect, one
-/// call: the parent's MMU lock alone) and the child's `as_free` (its
-/// `a_lock` as writer; the unload of a range it never loaded and its
-/// destruction, each its MMU lock alone). No protection fault follows:
-/// the parent's pages stay read-only after the first fork and the second
-/// write-protects them again. Fails on main, where every fork is followed
-/// by one protection fault per page (two more `a_lock`s as reader, two
-/// page locks).
+/// (space 1's then the child's `a_lock` as writer; the write-protects,
+/// one call per segment, data and stack: the parent's MMU lock alone),
+/// the child's stack read (its `a_lock` as reader; a load: its MMU lock
+/// around the stack page's), the child's `as_free` (its `a_lock` as
+/// writer; the unload of a data range it never loaded, its MMU lock
+/// alone, the stack page's unload, the MMU lock around the page's, and
+/// the destruction, the MMU lock alone) and the parent's stack fault on
+/// `wait(&status)` (space 1 as reader; a load). No data page faults:
+/// the parent's data pages stay read-only after the first fork and the
+/// second write-protects them again; its stack is writable after each.
+/// Fails on main, where the processes have no stack (no stack
+/// write-protect, no child's read, no parent's fault).
 #[test]
 fn a_bsd_suite_fork_leaves_the_parents_pages_read_only_under_each_design() {
     for design in Design::ALL {
@@ -913,17 +960,29 @@ fn a_bsd_suite_fork_leaves_the_parents_pages_read_only_under_each_design() {
         assert_eq!(sim.hat().prot_of(parent, data_va), Some(Prot::RW), "{}", design.name());
         sim.log_locks(true);
         let mut want = Vec::new();
+        let stack = sim.stack(0).expect("stack");
         for child in [Asid(p.0 + 2), Asid(p.0 + 3)] {
             let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::BsdSuite).expect("fork");
-            let w = Mode::Exclusive;
-            assert_eq!(a_locks_taken(&steps), vec![(p, w), (child, w), (child, w)], "{}", design.name());
+            let (r, w) = (Mode::Shared, Mode::Exclusive);
+            assert_eq!(
+                a_locks_taken(&steps),
+                vec![(p, w), (child, w), (child, r), (child, w), (p, r)],
+                "{}",
+                design.name()
+            );
             sim.push(0, steps);
             sim.drain().expect("fork runs without deadlock");
             sim.check().expect("consistent after fork");
             let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
+            let (mmu_c, page_s) = (design.mmu(child), design.page(stack));
             want.extend(call(alone(design.mmu(p))));
-            want.extend(call(alone(design.mmu(child))));
-            want.extend(call(alone(design.mmu(child))));
+            want.extend(call(alone(design.mmu(p))));
+            want.extend(call(around(mmu_c, alone(page_s))));
+            want.extend(call(alone(mmu_c)));
+            want.extend(call(around(mmu_c, alone(page_s))));
+            want.extend(call(alone(mmu_c)));
+            want.extend(call(around(design.mmu(p), alone(page_s))));
+            assert_eq!(sim.hat().prot_of(parent, STACK_VA), Some(Prot::RW), "{}", design.name());
             for k in 0..2 {
                 let va = VirtAddr(data_va.0 + k * PAGE);
                 assert_eq!(sim.hat().prot_of(parent, va), Some(Prot::R), "{}", design.name());
@@ -940,19 +999,24 @@ fn a_bsd_suite_fork_leaves_the_parents_pages_read_only_under_each_design() {
 /// the parent waits; 2 processes on 1 CPU, worked by hand for every
 /// design. The fork's copy is space 3, the null program's space 4.
 /// * fork: `as_dup` (spaces 1 and 3 as writer; the parent's
-///   write-protect: its MMU lock alone; an anon lock per page);
+///   write-protects of its data and its stack: its MMU lock alone each;
+///   an anon lock per page, the stack's last);
+/// * the child's return to user mode reads its stack (space 3 as reader:
+///   a load, the MMU lock around the stack page's lock);
 /// * the exec: `as_free` of the copy (space 3 as writer: the unload of a
-///   range never loaded, the destruction: the MMU lock alone each), then
+///   data range never loaded, the MMU lock alone; the stack page's, the
+///   MMU lock around the page's; the destruction, the MMU lock alone), then
 ///   the null program's image as vexec builds it: `as_map` (space 4 as
 ///   writer, no hat call), the text page's and the stack page's loads
 ///   (reader each: the MMU lock, inside it the page's lock), `nulljob`'s
 ///   exit (`as_free`, writer: two unloads, each page's lock inside the
-///   MMU lock, and the destruction).
+///   MMU lock, and the destruction);
+/// * the parent's `wait(&status)`: its stack's protection fault (space 1
+///   as reader: a load, the MMU lock around the page's).
 ///
-/// The parent keeps its space and frames, its pages read-only, and no
-/// frame is left in use. `pidlock` twice (fork, wait). Fails on main,
-/// whose exec unloads and reloads the caller's own image (space 1 as
-/// writer then reader, never a new space).
+/// The parent keeps its space and frames, its data pages read-only, its
+/// stack writable, and no frame is left in use. `pidlock` twice (fork,
+/// wait). Fails on main, whose processes have no stack.
 #[test]
 fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design() {
     for design in Design::ALL {
@@ -960,13 +1024,14 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
         let (parent, data) = sim.process(0).expect("process");
         let data = data.to_vec();
         let (p, copy, image) = (parent, Asid(parent.0 + 2), Asid(parent.0 + 3));
+        let stack = sim.stack(0).expect("stack");
         let frames_before = sim.hat().frames_in_use();
         let before = sim.lock_stats().clone();
         let steps = sim.op_steps(0, OpKind::Exec, 2 * PAGE, Caller::BsdSuite).expect("exec");
         let (r, w) = (Mode::Shared, Mode::Exclusive);
         assert_eq!(
             a_locks_taken(&steps),
-            vec![(p, w), (copy, w), (copy, w), (image, w), (image, r), (image, r), (image, w)],
+            vec![(p, w), (copy, w), (copy, r), (copy, w), (image, w), (image, r), (image, r), (image, w), (p, r)],
             "{}",
             design.name()
         );
@@ -977,7 +1042,8 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
                 _ => None,
             })
             .collect();
-        assert_eq!(anon, vec![Lock::Anon((data[0].0 % 64) as u32), Lock::Anon((data[1].0 % 64) as u32)]);
+        let anon_of = |pfn: Pfn| Lock::Anon((pfn.0 % 64) as u32);
+        assert_eq!(anon, vec![anon_of(data[0]), anon_of(data[1]), anon_of(stack)]);
         let pages_loaded: Vec<Pfn> = steps
             .iter()
             .filter_map(|s| match s {
@@ -985,8 +1051,9 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
                 _ => None,
             })
             .collect();
-        assert_eq!(pages_loaded.len(), 2, "the null program's text page and stack page");
-        let (text_pfn, stack_pfn) = (pages_loaded[0], pages_loaded[1]);
+        assert_eq!(pages_loaded.len(), 4, "the child's stack, the null program's text and stack, the parent's stack");
+        assert_eq!((pages_loaded[0], pages_loaded[3]), (stack, stack));
+        let (text_pfn, stack_pfn) = (pages_loaded[1], pages_loaded[2]);
         sim.log_locks(true);
         sim.push(0, steps);
         sim.drain().expect("exec runs without deadlock");
@@ -999,26 +1066,33 @@ fn a_bsd_suite_exec_forks_and_the_child_execs_the_null_program_under_each_design
             assert_eq!(sim.hat().lookup(parent, va), Some(pfn), "{}", design.name());
             assert_eq!(sim.hat().prot_of(parent, va), Some(Prot::R), "{}", design.name());
         }
+        assert_eq!(sim.hat().prot_of(parent, STACK_VA), Some(Prot::RW), "{}", design.name());
         let (mmu_c, mmu_i) = (design.mmu(copy), design.mmu(image));
+        let parent_stack = design.page(stack);
         let (text, stack) = (design.page(text_pfn), design.page(stack_pfn));
         let call = |inner: Vec<(bool, Lock)>| hat_call(design, inner);
         let mut want = Vec::new();
         want.extend(call(alone(design.mmu(p))));
+        want.extend(call(alone(design.mmu(p))));
+        want.extend(call(around(mmu_c, alone(parent_stack))));
         want.extend(call(alone(mmu_c)));
+        want.extend(call(around(mmu_c, alone(parent_stack))));
         want.extend(call(alone(mmu_c)));
         want.extend(call(around(mmu_i, alone(text))));
         want.extend(call(around(mmu_i, alone(stack))));
         want.extend(call(around(mmu_i, alone(text))));
         want.extend(call(around(mmu_i, alone(stack))));
         want.extend(call(alone(mmu_i)));
+        want.extend(call(around(design.mmu(p), alone(parent_stack))));
         assert_eq!(hat_locks_in_order(&sim), want, "{}", design.name());
         let taken = |class: LockClass| {
             sim.lock_stats().get(&class).map_or(0, |s| s.acquisitions)
                 - before.get(&class).map_or(0, |s| s.acquisitions)
         };
-        assert_eq!(taken(LockClass::AsLock), 7, "{}", design.name());
+        assert_eq!(taken(LockClass::AsLock), 9, "{}", design.name());
         assert_eq!(taken(LockClass::Pidlock), 2, "{}", design.name());
-        let hat_lock = if design == Design::SingleLock { 8 } else { 0 };
+        assert_eq!(taken(LockClass::DispatcherLock), 4, "{}", design.name());
+        let hat_lock = if design == Design::SingleLock { 12 } else { 0 };
         assert_eq!(taken(LockClass::HatLock), hat_lock, "{}", design.name());
     }
 }
@@ -1050,4 +1124,100 @@ fn the_bsd_suite_caller_is_for_fork_and_exec() {
         .collect();
     assert_eq!(callers.len(), 6);
     assert!(callers.iter().all(|c| c.1 == Caller::BsdSuite), "{callers:?}");
+}
+
+/// The time from event `a` to the next event after it, and from the event
+/// before `b` to `b`, in the lock log: what a fault costs outside its hat
+/// call.
+fn around_the_hat(log: &[(usize, u64, LockEvent)], a: usize, b: usize) -> (u64, u64) {
+    (log[a + 1].1 - log[a].1, log[b].1 - log[b - 1].1)
+}
+
+/// One fork of 4.3BSD-Net/2 `forks.c` (`Caller::BsdSuite`; process 0,
+/// space 1, two data pages; the child is space 3) on a fresh 1-CPU
+/// machine, worked by hand for every design: the stack's two faults and
+/// the dispatcher lock, with their locks and cycles.
+/// * The dispatcher lock four times, never found held: `ts_forkret`
+///   queues the child and the parent (`setbackdq`, `lock.disp_enqueue` 60
+///   instructions each) and switches to the child (`disp`,
+///   `lock.disp_dequeue` 50); the child's exit switches back (50). Its
+///   word is cold at first (the line over the bus, `atomic_cycles` 62),
+///   then this CPU's (a SuperCache hit, `l2_hit_cycles` 6), and kernel
+///   code runs warm at CPI 1: holds, acquisition to release, 62 + 60,
+///   6 + 60, 6 + 50 and 6 + 50 = 300 cycles.
+/// * The child's return to user mode reads its stack page: `as_fault` on
+///   space 3 as reader; the page loaded read-only. The parent's
+///   `wait(&status)` writes its stack page: `as_fault` on space 1 as
+///   reader; the page loaded writable, the same frame. Each: its
+///   `a_lock` word last touched by this CPU in `as_dup` (6 cycles), then
+///   `path.fault` 400 and `path.per_page_vm` 150 instructions, so the
+///   hat's first lock is taken exactly 556 cycles after the `a_lock`, and
+///   the `a_lock` is let go 6 cycles (the hat's last release, a hit)
+///   after the hat's last lock. The hat's locks between: the hat lock
+///   alone, or the space's MMU lock around the stack page's.
+///
+/// Fails on main, whose processes have no stack and whose fork takes no
+/// dispatcher lock.
+#[test]
+fn a_bsd_suite_forks_stack_faults_and_dispatcher_lock_by_hand_under_each_design() {
+    for design in Design::ALL {
+        let mut sim = scripted(design, 1, 2, 2);
+        let (parent, _) = sim.process(0).expect("process");
+        let stack = sim.stack(0).expect("stack");
+        let child = Asid(parent.0 + 2);
+        let before = sim.lock_stats().get(&LockClass::DispatcherLock).copied().unwrap_or_default();
+        let steps = sim.op_steps(0, OpKind::Fork, 2 * PAGE, Caller::BsdSuite).expect("fork");
+        let stack_loads: Vec<(Asid, Pfn, Prot)> = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Hat(HatStep::Load { asid, va, pfn, prot } | HatStep::LoadNow { asid, va, pfn, prot })
+                    if *va == STACK_VA =>
+                {
+                    Some((*asid, *pfn, *prot))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stack_loads, vec![(child, stack, Prot::R), (parent, stack, Prot::RW)], "{}", design.name());
+        sim.log_locks(true);
+        sim.push(0, steps);
+        sim.drain().expect("fork runs without deadlock");
+        sim.check().expect("consistent after fork");
+        let d = sim.lock_stats()[&LockClass::DispatcherLock];
+        let (a, p) = (sim.params().atomic_cycles.value as u64, sim.params().l2_hit_cycles.value as u64);
+        let (enq, deq) = (sim.params().lock.disp_enqueue.value as u64, sim.params().lock.disp_dequeue.value as u64);
+        assert_eq!((a, p, enq, deq), (62, 6, 60, 50));
+        assert_eq!(d.acquisitions - before.acquisitions, 4, "{}", design.name());
+        assert_eq!(d.contended - before.contended, 0, "{}", design.name());
+        assert_eq!(d.wait_cycles - before.wait_cycles, 0, "{}", design.name());
+        assert_eq!(d.hold_cycles - before.hold_cycles, (a + enq) + (p + enq) + 2 * (p + deq), "{}", design.name());
+        assert_eq!(d.hold_cycles - before.hold_cycles, 300);
+        let log = sim.lock_log().to_vec();
+        // Space 3's a_lock: as_dup's writer, the stack read's reader, then
+        // as_free's writer; space 1's: as_dup's writer, the stack fault's.
+        for (space, nth) in [(child, 1), (parent, 1)] {
+            let taken = (log.iter().enumerate())
+                .filter(|(_, x)| x.2 == LockEvent::Acquired(Lock::As(space)))
+                .nth(nth)
+                .expect("the stack fault's a_lock")
+                .0;
+            let released = taken
+                + log[taken..].iter().position(|x| x.2 == LockEvent::Released(Lock::As(space))).expect("released");
+            assert_eq!(around_the_hat(&log, taken, released), (p + 400 + 150, p), "{} {space:?}", design.name());
+            let inner: Vec<(bool, Lock)> = log[taken + 1..released]
+                .iter()
+                .filter_map(|e| match e.2 {
+                    LockEvent::Acquired(l) => Some((true, l)),
+                    LockEvent::Released(l) => Some((false, l)),
+                    LockEvent::Queued(_) => None,
+                })
+                .filter(|(_, l)| !matches!(l, Lock::HatResource(_)))
+                .collect();
+            let want = hat_call(design, around(design.mmu(space), alone(design.page(stack))));
+            assert_eq!(inner, want, "{}", design.name());
+        }
+        assert_eq!(sim.hat().prot_of(parent, STACK_VA), Some(Prot::RW), "{}", design.name());
+        assert!(sim.hat().space(child).is_none());
+        assert_eq!(sim.hat().frame(stack).map(|f| f.mappings.len()), Some(1), "{}", design.name());
+    }
 }

@@ -46,6 +46,13 @@ pub enum Lock {
     /// `srmmu_demap_mutex`: one broadcast demap on the bus at a time
     /// (Solaris sun4d, `uts/sun4d/vm/mach_srmmu.c`; `ShootDownMode::BroadcastDemap`).
     Demap,
+    /// The dispatcher's scheduling lock over the one global dispatch queue
+    /// of early Solaris 2 (Mauro and McDougall, *Solaris Internals*, 2001,
+    /// section 9.2: "a simple, global dispatch queue that was shared by all
+    /// processors", "a single scheduling lock"); seed 003 ran Solaris 2.1.
+    /// Later releases split it into one `disp_lock` per CPU's queue
+    /// (Solaris 8 `uts/common/disp/disp.c`).
+    Dispatcher,
 }
 
 /// What the lock tables group instances by.
@@ -65,10 +72,11 @@ pub enum LockClass {
     AnonLock,
     VnodeLock,
     DemapMutex,
+    DispatcherLock,
 }
 
 impl LockClass {
-    pub const ALL: [LockClass; 14] = [
+    pub const ALL: [LockClass; 15] = [
         LockClass::HatLock,
         LockClass::PageMutex,
         LockClass::MmuMutex,
@@ -83,6 +91,7 @@ impl LockClass {
         LockClass::AnonLock,
         LockClass::VnodeLock,
         LockClass::DemapMutex,
+        LockClass::DispatcherLock,
     ];
 
     /// Its name in the tables (the kernel's where it has one).
@@ -102,6 +111,7 @@ impl LockClass {
             LockClass::AnonLock => "anon_hash_mutex",
             LockClass::VnodeLock => "vnode lock",
             LockClass::DemapMutex => "srmmu_demap_mutex",
+            LockClass::DispatcherLock => "dispatcher lock",
         }
     }
 
@@ -138,6 +148,7 @@ impl Lock {
             Lock::Anon(_) => LockClass::AnonLock,
             Lock::Vnode(_) => LockClass::VnodeLock,
             Lock::Demap => LockClass::DemapMutex,
+            Lock::Dispatcher => LockClass::DispatcherLock,
         }
     }
 }

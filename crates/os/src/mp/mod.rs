@@ -16,6 +16,6 @@ pub use hat::MpHat;
 pub use lock::{Lock, LockClass, LockStats, Locks, Mode};
 pub use params::MpParams;
 pub use sim::{
-    CpuTime, ForkMode, HatStep, LockEvent, MpConfig, MpReport, MpSim, ShootDownMode, ShootDowns, Steals, Step,
+    CpuTime, ForkMode, HatStep, LockEvent, MpConfig, MpReport, MpSim, ShootDownMode, ShootDowns, Steals, Step, STACK_VA,
 };
 pub use workload::{Caller, OpKind, Workload};

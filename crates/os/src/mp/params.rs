@@ -42,6 +42,10 @@ pub struct KernelHolds {
     #[serde(rename = "as")]
     pub as_lock: Sourced,
     pub vnode: Sourced,
+    /// The dispatcher's scheduling lock while a thread is put on the
+    /// dispatch queue (`setbackdq`), and while one is taken off (`disp`).
+    pub disp_enqueue: Sourced,
+    pub disp_dequeue: Sourced,
 }
 
 /// One multiprocessor preset.
@@ -142,6 +146,8 @@ impl MpParams {
             ("lock.anon", &l.anon),
             ("lock.as", &l.as_lock),
             ("lock.vnode", &l.vnode),
+            ("lock.disp_enqueue", &l.disp_enqueue),
+            ("lock.disp_dequeue", &l.disp_dequeue),
         ] {
             put(k, s);
         }

@@ -39,11 +39,12 @@ const TEXT_VA: VirtAddr = VirtAddr(0x0001_0000);
 const DATA_VA: VirtAddr = VirtAddr(0x0100_0000);
 const HEAP_VA: VirtAddr = VirtAddr(0x2000_0000);
 const SHM_VA: VirtAddr = VirtAddr(0x4000_0000);
-/// The top page of a new image's stack: `USRSTACK` is `KERNELBASE` (a
+/// The top page of every process's stack, where `exec` copies the
+/// arguments and `main`'s frame sits: `USRSTACK` is `KERNELBASE` (a
 /// Solaris-style sun4 `vmparam.h`), 0xF000_0000 in a sun4m `param.h`; a
 /// level-1 region of its own, so its first fault needs level-2 and
 /// level-3 tables.
-const STACK_VA: VirtAddr = VirtAddr(0xF000_0000 - PAGE_BYTES);
+pub const STACK_VA: VirtAddr = VirtAddr(0xF000_0000 - PAGE_BYTES);
 /// Instructions to examine or set a logical lock's busy and wanted flags
 /// under its mutex (a few loads, tests and stores).
 const LOGICAL_CHECK: u64 = 12;
@@ -51,6 +52,15 @@ const LOGICAL_CHECK: u64 = 12;
 const LOCAL_FLUSH: u64 = 4;
 /// Anonymous-slot hash mutexes (Solaris `anon_hash_mutex` array size assumed).
 const ANON_LOCKS: u64 = 64;
+
+/// Which way the dispatcher moves a thread (`MpSim::dispatch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dispatch {
+    /// `setbackdq`: a thread made runnable joins the dispatch queue.
+    Enqueue,
+    /// `disp`, from `swtch`: the CPU takes the best runnable thread.
+    Dequeue,
+}
 
 /// A hat routine or one of its parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -287,6 +297,9 @@ struct Process {
     asid: Asid,
     program: usize,
     data: Vec<Pfn>,
+    /// The frame of the stack's top page (`STACK_VA`), private to the
+    /// process and copied on write after a fork.
+    stack: Pfn,
 }
 
 /// A run's set-up.
@@ -429,6 +442,7 @@ impl MpSim {
             let asid = self.fresh_asid();
             let program = i % self.text.len();
             let data = (0..self.w.data_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
+            let stack = self.alloc_frame()?;
             let cpu = CpuId((i % self.cpus.len()) as u32);
             let mut on = self.system.on(cpu);
             self.hat.join(&mut on, asid, cpu);
@@ -438,7 +452,8 @@ impl MpSim {
             for (k, &pfn) in self.text[program].iter().enumerate() {
                 Self::quiet_load(&mut self.hat, &mut on, cpu, asid, nth_page(TEXT_VA, k as u64), pfn, Prot::R)?;
             }
-            self.procs.push(Process { asid, program, data });
+            Self::quiet_load(&mut self.hat, &mut on, cpu, asid, STACK_VA, stack, Prot::RW)?;
+            self.procs.push(Process { asid, program, data, stack });
             self.runq.push_back(i);
         }
         self.peak_frames = self.hat.frames_in_use();
@@ -791,6 +806,7 @@ impl MpSim {
             .map(|(k, &f)| (nth_page(DATA_VA, k as u64), f, Prot::RW))
             .collect();
         want.extend(self.text[prog].iter().enumerate().map(|(k, &f)| (nth_page(TEXT_VA, k as u64), f, Prot::R)));
+        want.push((STACK_VA, self.procs[pi].stack, Prot::RW));
         let mut s = Vec::new();
         for (va, pfn, prot) in want {
             if self.hat.lookup(asid, va).is_some() {
@@ -811,7 +827,7 @@ impl MpSim {
     fn touch_working_set(&mut self, c: usize, pi: usize) {
         let asid = self.procs[pi].asid;
         let mut pages: Vec<VirtAddr> = (0..self.w.data_pages.min(8)).map(|k| nth_page(DATA_VA, u64::from(k))).collect();
-        pages.push(TEXT_VA);
+        pages.extend([TEXT_VA, STACK_VA]);
         for at in pages {
             let (Some(pfn), Some(prot)) = (self.hat.lookup(asid, at), self.hat.prot_of(asid, at)) else { continue };
             if let Some(tlb) = self.system.cpu_mut(CpuId(c as u32)).tlb_mut() {
@@ -824,45 +840,106 @@ impl MpSim {
         }
     }
 
-    /// `as_dup` of process `pi`'s first `pages` data pages into the new
-    /// space `child`: the parent's lock as writer, then the child's, both
-    /// held to the end. The parent's range is write-protected by one call
-    /// (segvn_dup's hat_chgprot over the segment) and each anon slot gains
-    /// a reference; the child's translations are not copied under
-    /// `ForkMode::WriteProtect` (the sources there: the SRMMU hat's
+    /// The private segments a fork duplicates: process `pi`'s first
+    /// `pages` data pages and its stack's top page, each (start, frames).
+    fn private_segments(&self, pi: usize, pages: u64) -> [(VirtAddr, Vec<Pfn>); 2] {
+        let pr = &self.procs[pi];
+        [(DATA_VA, pr.data[..pages as usize].to_vec()), (STACK_VA, vec![pr.stack])]
+    }
+
+    /// `as_dup` of process `pi`'s first `pages` data pages and its stack
+    /// into the new space `child`: the parent's lock as writer, then the
+    /// child's, both held to the end. Each segment (data, then stack:
+    /// both private, copy-on-write) is write-protected by one call
+    /// (segvn_dup's hat_chgprot over the segment) and each of its anon
+    /// slots gains a reference; the child's translations are not copied
+    /// under `ForkMode::WriteProtect` (the sources there: the SRMMU hat's
     /// hat_dup does nothing and the child faults its pages in when it
     /// runs), copied read-only under `CopyTranslations`.
     fn as_dup(&self, pi: usize, child: Asid, pages: u64) -> Vec<Step> {
         let asid = self.procs[pi].asid;
         let (as_hold, anon_hold, per_page) =
             (self.p.lock.as_lock.value as u64, self.p.lock.anon.value as u64, self.p.path.per_page_vm.value as u64);
+        let segments = self.private_segments(pi, pages);
         let mut dup = vec![Step::Run(as_hold)];
-        dup.extend(self.call(HatStep::ChangeProt { asid, va: DATA_VA, pages, prot: Prot::R }));
-        for k in 0..pages {
-            let pfn = self.procs[pi].data[k as usize];
-            let anon = Lock::Anon((pfn.0 % ANON_LOCKS) as u32);
-            dup.extend([Step::Lock(anon, Mode::Exclusive), Step::Run(anon_hold), Step::Unlock(anon)]);
-            dup.push(Step::Run(per_page));
+        for (va, frames) in &segments {
+            dup.extend(self.call(HatStep::ChangeProt { asid, va: *va, pages: frames.len() as u64, prot: Prot::R }));
+            for pfn in frames {
+                let anon = Lock::Anon((pfn.0 % ANON_LOCKS) as u32);
+                dup.extend([Step::Lock(anon, Mode::Exclusive), Step::Run(anon_hold), Step::Unlock(anon)]);
+                dup.push(Step::Run(per_page));
+            }
         }
         if self.fork_mode == ForkMode::CopyTranslations {
             // `hat_dup` after the segments' dups, still under both writer
             // locks (Solaris 2.6 `as_dup`).
-            for k in 0..pages {
-                let (va, pfn) = (nth_page(DATA_VA, k), self.procs[pi].data[k as usize]);
-                dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+            for (start, frames) in &segments {
+                for (k, &pfn) in frames.iter().enumerate() {
+                    let va = nth_page(*start, k as u64);
+                    dup.extend(self.call(HatStep::Load { asid: child, va, pfn, prot: Prot::R }));
+                }
             }
         }
         let dup = Self::under_a_lock(child, Mode::Exclusive, dup);
         Self::under_a_lock(asid, Mode::Exclusive, dup)
     }
 
-    /// `as_free` of a fork's copy of `pages` data pages (`as_dup`'s
-    /// `child`): its lock as writer across the unload and the hat's
-    /// teardown.
+    /// The forked child's first return to user mode reads its stack:
+    /// `cfork` flushed the parent's register windows to the stack before
+    /// `as_dup` (Solaris 8 `uts/common/os/fork.c`,
+    /// `flush_user_windows_to_stack`), so the child's window is filled
+    /// from its stack's top page, which its space does not map (the SRMMU
+    /// hat copies no translation): a read fault under `as_fault`'s reader
+    /// lock loads the still-shared page read-only (`segvn_fault`: an anon
+    /// slot with two references is never mapped writable). Under
+    /// `ForkMode::CopyTranslations` the page is already mapped.
+    fn child_stack_read(&self, pi: usize, child: Asid) -> Vec<Step> {
+        if self.fork_mode == ForkMode::CopyTranslations {
+            return Vec::new();
+        }
+        let (fault, per_page) = (self.p.path.fault.value as u64, self.p.path.per_page_vm.value as u64);
+        let pfn = self.procs[pi].stack;
+        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+        f.extend(self.call(HatStep::Load { asid: child, va: STACK_VA, pfn, prot: Prot::R }));
+        Self::under_a_lock(child, Mode::Shared, f)
+    }
+
+    /// The parent's first store to its stack after the child has gone:
+    /// `wait(&status)` stores the status into `main`'s frame (BSD
+    /// `forks.c` and `execs.c` loop on `wait(&status)`), so one
+    /// protection fault on the stack's top page, which `as_dup`
+    /// write-protected. The child has exited (Solaris's `ts_forkret` puts
+    /// the parent back on the dispatch queue and runs the child first;
+    /// `_exit` frees its space), so the anon slot has one reference again
+    /// and the fault copies nothing: it reloads the page writable (SunOS
+    /// 4.1.3 `segvn_faultpage`: `anon_getpage` grants write to an
+    /// unshared slot), an upgrade with no shoot-down.
+    fn parent_stack_write(&self, pi: usize) -> Vec<Step> {
+        let (fault, per_page) = (self.p.path.fault.value as u64, self.p.path.per_page_vm.value as u64);
+        let (asid, pfn) = (self.procs[pi].asid, self.procs[pi].stack);
+        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+        f.extend(self.call(HatStep::Load { asid, va: STACK_VA, pfn, prot: Prot::RW }));
+        Self::under_a_lock(asid, Mode::Shared, f)
+    }
+
+    /// `as_free` of a fork's copy (`as_dup`'s `child`) of `pages` data
+    /// pages and the stack: its lock as writer across the unloads and the
+    /// hat's teardown.
     fn free_copy(&self, child: Asid, pages: u64) -> Vec<Step> {
         let mut free = self.call(HatStep::UnloadRange { asid: child, va: DATA_VA, pages });
+        free.extend(self.call(HatStep::UnloadRange { asid: child, va: STACK_VA, pages: 1 }));
         free.extend(self.call(HatStep::Destroy { asid: child }));
         Self::under_a_lock(child, Mode::Exclusive, free)
+    }
+
+    /// The dispatcher putting a thread on the dispatch queue (`setbackdq`)
+    /// or taking one off to run (`disp`), each under its scheduling lock.
+    fn dispatch(&self, queue: Dispatch) -> Vec<Step> {
+        let hold = match queue {
+            Dispatch::Enqueue => self.p.lock.disp_enqueue.value,
+            Dispatch::Dequeue => self.p.lock.disp_dequeue.value,
+        } as u64;
+        vec![Step::Lock(Lock::Dispatcher, Mode::Exclusive), Step::Run(hold), Step::Unlock(Lock::Dispatcher)]
     }
 
     /// A child's exec of the null program `prog` into the new space
@@ -914,6 +991,9 @@ impl MpSim {
         free.push(Step::FreeFrame { pfn: stack });
         free.extend(self.call(HatStep::Destroy { asid: child }));
         s.extend(Self::under_a_lock(child, writer, free));
+        // The exiting thread's last switch (`thread_exit`,
+        // `swtch_from_zombie`) takes the parent off the dispatch queue.
+        s.extend(self.dispatch(Dispatch::Dequeue));
         Ok(s)
     }
 
@@ -1400,39 +1480,66 @@ impl MpSim {
         // `a_lock` of its own for them.
         let (reader, writer) = (Mode::Shared, Mode::Exclusive);
         match kind {
-            OpKind::Fork | OpKind::Vfork => {
+            OpKind::Fork => {
                 s.push(Step::Run(syscall));
                 s.extend(locked(Lock::Pidlock, pid_hold));
                 s.push(Step::Run(p.fork.value as u64));
-                if kind == OpKind::Fork {
-                    let child = self.fresh_asid();
-                    s.extend(self.as_dup(pi, child, pages));
-                    // The child exits at once, before it runs (it loads
-                    // nothing; under `CopyTranslations` its copies go).
-                    s.push(Step::Run(p.exit.value as u64));
-                    s.extend(self.free_copy(child, pages));
-                    // A program that goes on writing its pages then faults
-                    // each writable again, one protection fault per page
-                    // under `as_fault`'s reader lock: the anon slot is no
-                    // longer shared (the child has gone), so
-                    // `segvn_faultpage` copies nothing and reloads the
-                    // page with write permission by `hat_memload` (SunOS
-                    // 4.1.3 `sys/vm/seg_vn.c`: `anon_getpage` grants write
-                    // to an unshared slot, then the non-copy-on-write
-                    // path). An upgrade: no shoot-down. The BSD suite's
-                    // `forks` wrote its pages before its loop and never
-                    // again (`Caller::BsdSuite`): no fault.
-                    if caller == Caller::Program {
-                        for k in 0..pages {
-                            let (va, pfn) = (nth_page(DATA_VA, k), self.procs[pi].data[k as usize]);
-                            let mut f = vec![Step::Run(fault), Step::Run(per_page)];
-                            f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
-                            s.extend(Self::under_a_lock(asid, reader, f));
-                        }
+                let child = self.fresh_asid();
+                s.extend(self.as_dup(pi, child, pages));
+                // Solaris's `cfork` ends in the class's `forkret`
+                // (Solaris 8 `uts/common/disp/ts.c`, `ts_forkret`): the
+                // child is queued, the parent queues itself behind it and
+                // switches, so the child runs first.
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Dequeue));
+                // The child returns to user mode (its stack read in) and
+                // exits at once (`forks.c`: `_exit`); its `as_free`
+                // unloads what it loaded, and its last switch runs the
+                // parent, not asleep in `wait` yet, so no wake-up.
+                s.extend(self.child_stack_read(pi, child));
+                s.push(Step::Run(p.exit.value as u64));
+                s.extend(self.free_copy(child, pages));
+                s.extend(self.dispatch(Dispatch::Dequeue));
+                // The parent's `wait` reaps the zombie and stores the
+                // status on its stack.
+                s.extend(locked(Lock::Pidlock, pid_hold));
+                s.extend(self.parent_stack_write(pi));
+                // A program that goes on writing its pages then faults
+                // each writable again, one protection fault per page
+                // under `as_fault`'s reader lock: the anon slot is no
+                // longer shared (the child has gone), so
+                // `segvn_faultpage` copies nothing and reloads the
+                // page with write permission by `hat_memload` (SunOS
+                // 4.1.3 `sys/vm/seg_vn.c`: `anon_getpage` grants write
+                // to an unshared slot, then the non-copy-on-write
+                // path). An upgrade: no shoot-down. The BSD suite's
+                // `forks` wrote its pages before its loop and never
+                // again (`Caller::BsdSuite`): no fault.
+                if caller == Caller::Program {
+                    for k in 0..pages {
+                        let (va, pfn) = (nth_page(DATA_VA, k), self.procs[pi].data[k as usize]);
+                        let mut f = vec![Step::Run(fault), Step::Run(per_page)];
+                        f.extend(self.call(HatStep::Load { asid, va, pfn, prot: Prot::RW }));
+                        s.extend(Self::under_a_lock(asid, reader, f));
                     }
-                } else {
-                    s.push(Step::Run(p.exit.value as u64));
                 }
+            }
+            OpKind::Vfork => {
+                // The child borrows the parent's space and stack (SunOS
+                // 4.1.3 `fork1`), so nothing is write-protected and no
+                // stack page faults. Solaris 8 `cfork` queues the child;
+                // the parent sleeps in `vfwait` (a switch); the child's
+                // exit gives the space back (`relvm`), whose `cv_signal`
+                // queues the parent, and its last switch runs it.
+                s.push(Step::Run(syscall));
+                s.extend(locked(Lock::Pidlock, pid_hold));
+                s.push(Step::Run(p.fork.value as u64));
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Dequeue));
+                s.push(Step::Run(p.exit.value as u64));
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Dequeue));
                 s.extend(locked(Lock::Pidlock, pid_hold));
             }
             OpKind::Exec if caller == Caller::BsdSuite => {
@@ -1447,11 +1554,18 @@ impl MpSim {
                 s.extend(locked(Lock::Pidlock, pid_hold));
                 s.push(Step::Run(p.fork.value as u64));
                 s.extend(self.as_dup(pi, copy, pages));
+                // As `forks`: the child runs first and reads its stack
+                // on its way back to user mode, where it calls `execv`.
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Dequeue));
+                s.extend(self.child_stack_read(pi, copy));
                 // The exec frees the copy fork made (`as_free`) before it
                 // builds the null program's space.
                 let release = self.free_copy(copy, pages);
                 s.extend(self.null_job(image, prog, release)?);
                 s.extend(locked(Lock::Pidlock, pid_hold));
+                s.extend(self.parent_stack_write(pi));
             }
             OpKind::Exec => {
                 let prog = self.rng.gen_range(0..self.text.len());
@@ -1461,16 +1575,30 @@ impl MpSim {
                 // The old image goes under `as_free`'s writer lock; the
                 // new one's pages come in by faults, each under
                 // `as_fault`'s reader lock.
+                // The old stack goes with the old image; the new one is
+                // a fresh zero-filled page that `execve`'s copy of the
+                // arguments faults in (as `null_job`'s).
                 let text = u64::from(self.w.text_pages);
+                let (old_stack, new_stack) = (self.procs[pi].stack, self.alloc_frame()?);
+                self.procs[pi].stack = new_stack;
                 let mut free = vec![Step::Run(as_hold)];
                 free.extend(self.call(HatStep::UnloadRange { asid, va: TEXT_VA, pages: text }));
                 free.extend(self.call(HatStep::UnloadRange { asid, va: DATA_VA, pages }));
+                free.extend(self.call(HatStep::UnloadRange { asid, va: STACK_VA, pages: 1 }));
+                free.extend(locked(Lock::Freemem, free_hold));
+                free.push(Step::FreeFrame { pfn: old_stack });
                 s.extend(Self::under_a_lock(asid, writer, free));
                 for k in 0..text {
                     let pfn = self.text[prog][k as usize];
                     let load = self.call(HatStep::Load { asid, va: nth_page(TEXT_VA, k), pfn, prot: Prot::R });
                     s.extend(Self::under_a_lock(asid, reader, load));
                 }
+                let mut f = vec![Step::Run(fault)];
+                f.extend(locked(Lock::Freemem, free_hold));
+                f.push(Step::Zero { pfn: new_stack });
+                f.push(Step::Run(per_page));
+                f.extend(self.call(HatStep::Load { asid, va: STACK_VA, pfn: new_stack, prot: Prot::RW }));
+                s.extend(Self::under_a_lock(asid, reader, f));
                 for k in 0..pages {
                     let pfn = self.procs[pi].data[k as usize];
                     let mut fault = vec![Step::Run(per_page)];
@@ -1490,12 +1618,22 @@ impl MpSim {
                 // exec gives the borrowed space back without freeing it
                 // (`relvm`) and builds a new one (`kern_exec.c`,
                 // `getxfile`: `as_alloc`, the stack and text `as_map`s).
+                // The stack is borrowed with the space: the child's
+                // stores before its exec go through the parent's own
+                // writable translation, and the parent's `wait` finds its
+                // stack writable. The dispatcher as for vfork: the child
+                // queued, the parent asleep in `vfwait`, woken (queued)
+                // when the exec gives the space back (`relvm`'s
+                // `cv_signal`), and run by `nulljob`'s last switch.
                 let prog = self.rng.gen_range(0..self.text.len());
                 let child = self.fresh_asid();
                 s.push(Step::Run(syscall));
                 s.extend(locked(Lock::Pidlock, pid_hold));
                 s.push(Step::Run(p.fork.value as u64));
-                s.extend(self.null_job(child, prog, Vec::new())?);
+                s.extend(self.dispatch(Dispatch::Enqueue));
+                s.extend(self.dispatch(Dispatch::Dequeue));
+                let relvm = self.dispatch(Dispatch::Enqueue);
+                s.extend(self.null_job(child, prog, relvm)?);
                 s.extend(locked(Lock::Pidlock, pid_hold));
             }
             OpKind::MinorFault => {
@@ -1688,6 +1826,11 @@ impl MpSim {
     /// Process `index`'s space and data frames.
     pub fn process(&self, index: usize) -> Option<(Asid, &[Pfn])> {
         self.procs.get(index).map(|p| (p.asid, p.data.as_slice()))
+    }
+
+    /// The frame of process `index`'s stack page (`STACK_VA`).
+    pub fn stack(&self, index: usize) -> Option<Pfn> {
+        self.procs.get(index).map(|p| p.stack)
     }
 
     /// CPU `cpu`'s clock and where its time went.
