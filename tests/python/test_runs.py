@@ -104,6 +104,10 @@ def work_for_test(payload):
     what, value = payload
     if what == "sleep":
         time.sleep(value)
+    if what == "spin":
+        end = time.process_time() + value
+        while time.process_time() < end:
+            pass
     return [{"v": value, "pid": os.getpid()}]
 
 
@@ -166,6 +170,18 @@ def test_a_failing_batch_stops_the_sweep_and_keeps_the_others(tmp_path):
     with pytest.raises(RuntimeError, match="a batch of 2 runs returned 1 results"):
         execute(batches, work_for_test, Store(tmp_path / "runs.jsonl"), jobs=1, log=lambda s: None)
     assert list(Store(tmp_path / "runs.jsonl").load()) == [_key(0).digest]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_names_each_batch_and_its_cpu_time_not_its_wall_time(tmp_path, jobs):
+    batches = [Batch((_key(0),), ("sleep", 1.0), "asleep"), Batch((_key(1),), ("spin", 0.5), "busy")]
+    log: list[str] = []
+    execute(batches, work_for_test, Store(tmp_path / "runs.jsonl"), jobs=jobs, log=log.append, name="T")
+    line = {b: next(s for s in log if f": {b}, " in s) for b in ("asleep", "busy")}
+    cpu = {b: float(line[b].split(f": {b}, ")[1].split(" s CPU")[0]) for b in line}
+    # A second of sleep is (almost) no CPU; half a second of spinning is.
+    assert cpu["asleep"] < 0.2 and 0.5 <= cpu["busy"] < 1.0, log
+    assert log[-1].startswith("T: 2 batches, 2 runs, 1 s of CPU in the processes that ran them, "), log
 
 
 def test_run_resumes_by_key_and_runs_a_repeated_key_once(tmp_path):

@@ -41,6 +41,17 @@ class Batch:
 
     runs: tuple[RunKey, ...]
     payload: Any
+    #: What the progress line calls the batch (which trace, which shared pass).
+    label: str = ""
+
+
+def _timed(work: Callable[[Any], Sequence[dict]], payload: Any) -> tuple[Sequence[dict], float]:
+    """``work(payload)`` and the CPU seconds the process running it spent
+    on it: on a shared host, wall time says how busy the others were, CPU
+    time what the batch cost."""
+    start = time.process_time()
+    results = work(payload)
+    return results, time.process_time() - start
 
 
 @dataclass
@@ -53,15 +64,21 @@ class _Progress:
     start: float = field(default_factory=time.monotonic)
     batches_done: int = 0
     runs_done: int = 0
+    cpu: float = 0.0
 
-    def batch_done(self, n_runs: int) -> None:
+    def batch_done(self, n_runs: int, label: str = "", cpu: Optional[float] = None) -> None:
         self.batches_done += 1
         self.runs_done += n_runs
         elapsed = time.monotonic() - self.start
         left = self.batches - self.batches_done
         eta = f", about {elapsed / self.batches_done * left:.0f} s to go" if left else ""
-        self.log(f"  batch {self.batches_done}/{self.batches} done ({self.runs_done}/{self.runs} runs), "
-                 f"{elapsed:.0f} s{eta}")
+        what = f": {label}" if label else ""
+        spent = ""
+        if cpu is not None:
+            self.cpu += cpu
+            spent = f", {cpu:.1f} s CPU ({self.cpu:.0f} s so far)"
+        self.log(f"  batch {self.batches_done}/{self.batches} done ({self.runs_done}/{self.runs} runs){what}"
+                 f"{spent}, {elapsed:.0f} s{eta}")
 
     def interrupted(self) -> None:
         kept = self.before + self.runs_done
@@ -83,7 +100,7 @@ class _Recorder:
         #: Set while stopping: a further Ctrl-C must not cut the clean-up short.
         self.stopping = False
 
-    def record(self, batch: Batch, results: Sequence[dict]) -> None:
+    def record(self, batch: Batch, results: Sequence[dict], cpu: Optional[float] = None) -> None:
         if id(batch) in self.recorded:
             return
         if len(results) != len(batch.runs):
@@ -97,7 +114,7 @@ class _Recorder:
         self.recorded.add(id(batch))
         for k, r in zip(batch.runs, results):
             self.results[k.digest] = r
-        self.progress.batch_done(len(batch.runs))
+        self.progress.batch_done(len(batch.runs), batch.label, cpu)
         if self._interrupted and not self.stopping:
             raise KeyboardInterrupt
 
@@ -150,7 +167,7 @@ def execute(batches: Sequence[Batch], work: Callable[[Any], Sequence[dict]], sto
                 _on_dask(dask, batches, work, recorder)
             elif jobs <= 1:
                 for b in batches:
-                    recorder.record(b, work(b.payload))
+                    recorder.record(b, *_timed(work, b.payload))
             else:
                 _on_pool(min(jobs, len(batches)), batches, work, recorder)
     except KeyboardInterrupt:
@@ -158,6 +175,8 @@ def execute(batches: Sequence[Batch], work: Callable[[Any], Sequence[dict]], sto
         raise
     finally:
         store.close()
+    log(f"{name}: {len(batches)} batches, {runs} runs, {progress.cpu:.0f} s of CPU in the processes that ran them, "
+        f"{time.monotonic() - progress.start:.0f} s")
     return recorder.results
 
 
@@ -174,9 +193,9 @@ def _on_pool(jobs: int, batches: Sequence[Batch], work, recorder: _Recorder) -> 
     try:
         with _sigint_blocked():  # inherited by the workers started here, until they ignore it
             for b in batches:
-                futures[pool.submit(work, b.payload)] = b
+                futures[pool.submit(_timed, work, b.payload)] = b
         for fut in cf.as_completed(futures):
-            recorder.record(futures[fut], fut.result())
+            recorder.record(futures[fut], *fut.result())
     except BaseException:
         _stop_pool(pool, futures, recorder)
         raise
@@ -206,7 +225,7 @@ def _stop_pool(pool: cf.ProcessPoolExecutor, futures: dict, recorder: _Recorder)
         p.join(timeout=1)
     for f, b in futures.items():
         if f.done() and not f.cancelled() and f.exception() is None:
-            recorder.record(b, f.result())
+            recorder.record(b, *f.result())
 
 
 @contextlib.contextmanager
@@ -257,9 +276,9 @@ def _on_dask(address: str, batches: Sequence[Batch], work, recorder: _Recorder) 
     futures: dict = {}
     try:
         for b in batches:
-            futures[client.submit(work, b.payload, pure=False)] = b
+            futures[client.submit(_timed, work, b.payload, pure=False)] = b
         for fut in as_completed(list(futures), loop=client.loop):
-            recorder.record(futures[fut], fut.result())
+            recorder.record(futures[fut], *fut.result())
     except BaseException:
         recorder.stopping = True
         finished = [f for f in futures if f.status == "finished"]
@@ -267,7 +286,7 @@ def _on_dask(address: str, batches: Sequence[Batch], work, recorder: _Recorder) 
             client.cancel([f for f in futures if f.status != "finished"])
         for f in finished:
             with contextlib.suppress(Exception):
-                recorder.record(futures[f], f.result(timeout=DASK_CONNECT_SECONDS))
+                recorder.record(futures[f], *f.result(timeout=DASK_CONNECT_SECONDS))
         raise
     finally:
         with contextlib.suppress(Exception):

@@ -96,6 +96,23 @@ def _batches(todo: list[Point], size: int) -> list[list[Point]]:
     return out
 
 
+def _label(trace: str, batch: list[Point]) -> str:
+    """What the progress line calls a batch: its trace and, per shared
+    pass (``_one_pass``), the scheme(s), L1 size(s) and L1 line, so each
+    batch's CPU time can be put down to what it ran."""
+    passes: dict[tuple, list[Point]] = {}
+    for p in batch:
+        passes.setdefault(_one_pass(p), []).append(p)
+    parts = []
+    for pts in passes.values():
+        schemes = "+".join(dict.fromkeys(p.scheme for p in pts))
+        l1 = sorted({p.l1_kb for p in pts})
+        l1s = f"{l1[0]}K" if len(l1) == 1 else f"{l1[0]}-{l1[-1]}K"
+        roles = ",".join(sorted({p.role for p in pts} - {"sweep"}))
+        parts.append(f"{schemes} L1 {l1s}/{pts[0].l1_line} B x{len(pts)}" + (f" ({roles})" if roles else ""))
+    return f"{trace} " + "; ".join(parts)
+
+
 #: What S1 stores per run (``runs.RunKey.kind``): bump the number when
 #: ``_measured`` stores something new, so stored runs are not reused.
 RUN_KIND = "s1.vm_sweep/1"
@@ -120,7 +137,7 @@ def sweep(grid: Grid, trace_paths: dict[str, str], out_dir: Path, jobs: int, das
         for t in grid.traces:
             for b in _batches([point_of[k.digest] for k in todo if point_of[k.digest].trace == t], grid.batch):
                 out.append(Batch(tuple(keys[p] for p in b),
-                                 (trace_paths[t], [configs[p] for p in b], grid.max_events)))
+                                 (trace_paths[t], [configs[p] for p in b], grid.max_events), _label(t, b)))
         return out
 
     results = run_sweep(list(keys.values()), plan, _run_batch, out_dir / "runs.jsonl", jobs=jobs, dask=dask,
