@@ -224,6 +224,8 @@ def implied_hat_share(single: dict, multi: dict, increase: float = 0.38) -> Dict
     1 + increase, so h = increase / (k - 1). ``model_share`` is h in the
     model's own run."""
     calls = _acq(single, {"hat_lock"})
+    if not calls:  # a run whose transactions made no hat call (measured TPC-B faults rarely): nothing to imply
+        return dict(per_call=float("nan"), implied_share=float("nan"), model_share=0.0)
     k = _acq(multi, HAT_MUTEXES) / calls
     return dict(per_call=k, implied_share=increase / (k - 1), model_share=calls / _mutex_ops(single))
 
@@ -481,7 +483,7 @@ def verdict_diagnoses(reports: List[dict], t: Dict[str, List[dict]], verdicts: L
     by_scale = {sc: 100 * _contention(_find(reports, workload="tpcb", design="single-lock", cpus=8,
                                             user_work_scale=sc), "hat_lock") for sc in g["shares"]}
     waits = sorted(((v["wait_cycles"], k) for k, v in s8["locks"].items()), reverse=True)
-    acq = {k: m8["locks"][k]["acquisitions"] for k in ("page_mutex", "mmu_mutex", "hat_resource_mutex")}
+    acq = {k: m8["locks"].get(k, {}).get("acquisitions", 0) for k in ("page_mutex", "mmu_mutex", "hat_resource_mutex")}
     diag = t["tpcb_diagnosis"]
     flat = [r["user_work_scale"] for r in diag if r["single_flat_beyond_2"]]
     n = max(g["memory_cpus"])
