@@ -41,9 +41,7 @@ def test_lock_table_counts_agree_with_the_engine(small):
     single = {r["lock"]: r for r in rows if r["design"] == "single-lock"}
     mt = {r["lock"]: r for r in rows if r["design"] == "multi-threaded"}
     assert "hat_lock" in single and "hat_lock" not in mt
-    # The measured TPC-B mix (0.004 minor faults per transaction) may make no
-    # hat call in the small grid's runs: only locks that were taken are listed.
-    assert not {"page_mutex", "mmu_mutex", "hat_resource_mutex"} & set(single)
+    assert {"page_mutex", "mmu_mutex", "hat_resource_mutex"} <= set(mt)
     for r in rows:
         assert 0.0 <= float(r["contention_pct"]) <= 100.0
         assert int(r["acquisitions"]) > 0
@@ -73,7 +71,11 @@ def test_bad_run_is_one_vmlab_error():
 def test_memory_acts_through_the_table_pool(small):
     """The pool's limit is its share of memory (1/64 in the preset: 256 KB at
     16 MB, 2 MB at 128 MB); with the preset's share Microbench never fills
-    it, and the verdict says so; a pool of 1/4096 (4 KB at 16 MB) must steal."""
+    it, and the verdict says so; a pool of 1/4096 (4 KB at 16 MB: sixteen
+    256-byte blocks) cannot hold even the set-up's tables on 2 CPUs (per
+    process a level-2 and a level-3 table for its text and for its stack,
+    and for its 1 MB of data one level-2 and four level-3: 9, 18 in all),
+    so it overdraws one frame."""
     out, _ = small
     rows = list(__import__("csv").DictReader(open(out / "results" / "figure7_8_memory.csv")))
     limits = {int(r["memory_mb"]): int(r["pool_limit_bytes"]) for r in rows}
@@ -85,7 +87,7 @@ def test_memory_acts_through_the_table_pool(small):
         assert int(pools[(d, 1 / 64)]["steals"]) == 0
         tight = pools[(d, 1 / 4096)]
         assert int(tight["pool_limit_bytes"]) == 4096
-        assert int(tight["steals"]) > 0 and int(tight["stolen_pages"]) >= int(tight["steals"])
+        assert (int(tight["overdrafts"]), int(tight["pool_bytes"])) == (1, 8192)
     doc = json.load(open(out / "report" / "verdicts.json"))
     memory = [v for v in doc["verdicts"] if "16 MB" in v["claim"]]
     assert len(memory) == 1
@@ -93,7 +95,8 @@ def test_memory_acts_through_the_table_pool(small):
 
 
 def test_a_tiny_pool_steals_and_its_victims_fault_back():
-    spec = dict(workload="microbench", design="multi-threaded", cpus=2, memory_mb=16, transactions=2, seed=1)
+    # On 4 CPUs the run needs more tables than set-up's overdraft left free.
+    spec = dict(workload="microbench", design="multi-threaded", cpus=4, memory_mb=16, transactions=2, seed=1)
     roomy = json.loads(_engine.mp_run(json.dumps([spec])))[0]["steals"]
     tight = json.loads(_engine.mp_run(json.dumps([dict(spec, table_pool_fraction=1 / 4096)])))[0]["steals"]
     assert roomy["steals"] == roomy["refaults"] == 0
@@ -180,11 +183,8 @@ def test_shoot_down_mechanism_table_sets_the_sun4d_demap_beside_the_cross_call(s
             assert float(r["demap_mutex_pct"]) == 0.0
         else:
             assert float(r["interrupt_share"]) == 0.0
-    # Microbench, whose forks and copy-on-write faults shoot down (measured
-    # TPC-B has no pageout and almost no fault).
-    rep = json.loads(_engine.mp_run(json.dumps([dict(workload="microbench", design="multi-threaded", cpus=4,
-                                                     memory_mb=512, transactions=2, seed=1,
-                                                     shoot_down="broadcast-demap")])))[0]
+    rep = json.loads(_engine.mp_run(json.dumps([dict(workload="tpcb", design="multi-threaded", cpus=4, memory_mb=512,
+                                                     transactions=20, seed=1, shoot_down="broadcast-demap")])))[0]
     assert rep["locks"]["srmmu_demap_mutex"]["acquisitions"] == rep["shootdowns"]["calls"] > 0
     assert rep["shootdowns"]["targets"] == 0 and rep["time"]["interrupts"] == 0
     with pytest.raises(_engine.VmlabError, match="cross-call, broadcast-demap"):

@@ -1,7 +1,7 @@
 """Issue 21: S3's TPC-B mix is measured on PostgreSQL + pgbench
 (presets/mp/workloads/tpcb-pgbench.sh, vmlab.studies.s3_tpcb): fault
 classification and per-transaction arithmetic by hand on a small made-up
-sample, and the shipped tpcb.toml against a fresh derivation from the
+sample, and the shipped tpcb-pgbench.toml against a fresh derivation from the
 recorded run's summary (tpcb-pgbench.json)."""
 
 from __future__ import annotations
@@ -103,12 +103,12 @@ def test_a_directory_without_meta_is_an_error(tmp_path, capsys):
 def test_the_shipped_tpcb_mix_is_the_recorded_runs():
     s = json.loads((WORKLOADS / "tpcb-pgbench.json").read_text())
     d = s3_tpcb.derive(s)
-    toml = tomllib.loads((WORKLOADS / "tpcb.toml").read_text())
+    toml = tomllib.loads((WORKLOADS / "tpcb-pgbench.toml").read_text())
     ops = {o["kind"]: o["per_transaction"] for o in toml["op"]}
     assert ops == {"minor-fault": d["minor_fault"], "cow-fault": d["cow_fault"], "pageout": d["pageout"]}
     assert (toml["user_cycles"], toml["shared_pages"]) == (d["user_cycles"], d["shared_pages"])
     # The engine parses the shipped file to the same numbers.
-    shipped = {w["name"]: w for w in json.loads(_engine.mp_sources())["workloads"]}["tpcb"]
+    shipped = {w["name"]: w for w in json.loads(_engine.mp_sources())["workloads"]}["tpcb-pgbench"]
     assert shipped["user_cycles"] == d["user_cycles"]
     assert {o["kind"]: o["per_transaction"] for o in shipped["ops"]} == ops
     # What the mix leaves out was measured to be absent, not skipped.

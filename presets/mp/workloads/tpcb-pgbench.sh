@@ -1,6 +1,6 @@
 #!/bin/bash
 # Raw counters of a real TPC-B-like run, from which S3's TPC-B operation mix
-# (presets/mp/workloads/tpcb.toml) is derived: PostgreSQL serving pgbench's
+# (presets/mp/workloads/tpcb-pgbench.toml) is derived: PostgreSQL serving pgbench's
 # built-in "tpcb-like" script (BEGIN; UPDATE pgbench_accounts; SELECT;
 # UPDATE pgbench_tellers; UPDATE pgbench_branches; INSERT INTO
 # pgbench_history; END), several clients, each with its own server process
@@ -13,7 +13,7 @@
 # Debian's postgresql (apt-get install -y postgresql postgresql-contrib),
 # perf (linux-perf) and valgrind. Takes about 3 minutes on 2 cores. Not run
 # by CI or make test (CI has no PostgreSQL); the numbers it gave are in
-# tpcb.toml and tpcb-pgbench.json, which tests/python/test_s3_tpcb.py checks.
+# tpcb-pgbench.toml and tpcb-pgbench.json, which tests/python/test_s3_tpcb.py checks.
 #
 # What is measured, per window of WINDOW seconds after WARM seconds of
 # warm-up (each window bounded by two counts of pgbench_history, which gets
@@ -38,7 +38,7 @@ set -euo pipefail
 
 out=${1:?usage: tpcb-pgbench.sh OUTDIR}
 SCALE=${SCALE:-10}
-CLIENTS=${CLIENTS:-$((4 * $(nproc)))}   # 4 per CPU: tpcb.toml's processes_per_cpu
+CLIENTS=${CLIENTS:-$((4 * $(nproc)))}   # 4 per CPU: tpcb-pgbench.toml's processes_per_cpu
 WARM=${WARM:-10}
 WINDOW=${WINDOW:-15}
 WINDOWS=${WINDOWS:-3}

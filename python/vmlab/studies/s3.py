@@ -20,8 +20,9 @@ document (the clock, the TLB, the table pool's share of memory) and
 "assumed" otherwise (atomics, cross-calls, the other path lengths: no
 measured figure was found). Kenbus1's operation mix and user work are
 derived from a real capture's system-call markers and OS replay
-(``s3_mix``: S2's ``ls | sort | uniq -c`` pipeline); TPC-B's are measured
-on PostgreSQL serving pgbench's tpcb-like script (``s3_tpcb``). lmbench's
+(``s3_mix``: S2's ``ls | sort | uniq -c`` pipeline). TPC-B's is assumed;
+``tpcb-pgbench`` beside it has the mix measured on PostgreSQL + pgbench
+(``s3_tpcb``), almost no hat work per transaction. lmbench's
 whole-operation figures for the same machine (fork & exit, fork, exec &
 exit) are set beside the model's predictions as a check (``lmbench_check``),
 never fitted: the model's fork and exec are far shorter, and the table says
@@ -93,13 +94,14 @@ LMBENCH = [
 #: each with where it is documented: the check's diagnosis.
 LMBENCH_OMITS = [
     "the two context switches (parent to child and back) and the parent's wait, which lat_proc includes "
-    "(lmbench paper, 'Simple process creation'); lmbench's own context switch on the SC1000 is 107 us",
+    "(lmbench paper, 'Simple process creation'), beyond the dispatch queue's lock the model takes for them; "
+    "lmbench's own context switch on the SC1000 is 107 us",
     "the child running: returning from fork into user code and calling exit() in libc, taking a fault for each "
-    "page it touches (the model's child touches nothing and its exit is a path length)",
+    "page it touches (the model's child faults in only its stack page and its exit is a path length)",
     "process and LWP creation beyond the path length: proc slot, LWP and its kernel stack (segkp), credentials, "
     "the file table and signal state (one assumed 6000-instruction path.fork stands for all of it)",
     "every segment of a real image: text, data, bss, heap and stack of the program, of libc.so and of ld.so; "
-    "the model's process has one data range and one text range",
+    "the model's process has one data range, one text range and one stack page",
     "exec's loading of a dynamically linked program: the run-time linker mapping libc and binding symbols "
     "('shared libraries can introduce a substantial (tens of milliseconds) startup cost', lmbench paper); "
     "the model's exec loads 16 KB of text",
@@ -197,10 +199,12 @@ def _hat_wait(r: dict) -> int:
     return sum(v["wait_cycles"] for k, v in r["locks"].items() if k in hat)
 
 
-#: Lock classes that are not mutexes: the logical locks are busy flags, and
+#: Lock classes that are not mutexes: the logical locks are busy flags,
 #: a_lock is the address space's readers-writer lock, which section 5.3
-#: names apart from the "global mutexes" beside it.
-NOT_MUTEXES = {"page logical lock", "mmu logical lock", "a_lock"}
+#: names apart from the "global mutexes" beside it, and the dispatcher's
+#: lock is a dispatcher lock, taken by its own interfaces, not mutex_enter
+#: (Solaris Internals, 2001, section 3.8).
+NOT_MUTEXES = {"page logical lock", "mmu logical lock", "a_lock", "dispatcher lock"}
 
 #: The multi-threaded designs' own mutexes (the single lock's is hat_lock).
 HAT_MUTEXES = {"page_mutex", "mmu_mutex", "hat_resource_mutex", "page descriptor mutex", "mmu descriptor mutex"}
@@ -224,7 +228,7 @@ def implied_hat_share(single: dict, multi: dict, increase: float = 0.38) -> Dict
     1 + increase, so h = increase / (k - 1). ``model_share`` is h in the
     model's own run."""
     calls = _acq(single, {"hat_lock"})
-    if not calls:  # a run whose transactions made no hat call (measured TPC-B faults rarely): nothing to imply
+    if not calls:  # a run whose transactions made no hat call (tpcb-pgbench faults rarely): nothing to imply
         return dict(per_call=float("nan"), implied_share=float("nan"), model_share=0.0)
     k = _acq(multi, HAT_MUTEXES) / calls
     return dict(per_call=k, implied_share=increase / (k - 1), model_share=calls / _mutex_ops(single))
@@ -432,7 +436,7 @@ def findings(reports: List[dict], grid: str) -> List[Verdict]:
 #: Figure 3's categories the beyond-8-CPU claim names, and the kernel's
 #: locks outside the hat the model has (section 5.3 names none of them).
 BEYOND_EIGHT = ("fork", "exec")
-OTHER_KERNEL_LOCKS = ("pidlock", "freemem_lock", "anon_hash_mutex", "vnode lock", "a_lock")
+OTHER_KERNEL_LOCKS = ("pidlock", "freemem_lock", "anon_hash_mutex", "vnode lock", "a_lock", "dispatcher lock")
 
 
 def _other_wait(r: dict) -> Dict[str, float]:
@@ -500,8 +504,7 @@ def verdict_diagnoses(reports: List[dict], t: Dict[str, List[dict]], verdicts: L
              f"CPUs move by {100 * moved:.1f} % at most")
     dearer = [f"{c} at {k} CPUs" for (k, c), v in sorted(f3.items()) if v < 0 and k in (4, 8)]
     notes = [
-        "the hat's share of a TPC-B transaction, whose mix is measured on PostgreSQL + pgbench (0.004 minor faults, "
-        "no copy-on-write or pageout per transaction; tpcb.toml): hat_lock found held on "
+        "the hat's share of a TPC-B transaction, whose mix is assumed: hat_lock found held on "
         + ", ".join(f"{v:.1f} % at user work x{sc:g}" for sc, v in by_scale.items()),
         f"hat_lock waited {waits[0][0]} cycles, the next lock ({waits[1][1]}) {waits[1][0]}" if len(waits) > 1
         else "only one lock waited",
@@ -515,7 +518,7 @@ def verdict_diagnoses(reports: List[dict], t: Dict[str, List[dict]], verdicts: L
         f"the hat made {100 * share['implied_share']:.0f} % of Solaris's mutex operations under the single lock, "
         f"but {100 * share['model_share']:.0f} % of the model's, whose kernel outside the hat takes only the "
         "modelled locks (the rest of a TPC-B transaction's kernel work is not modelled)",
-        "the hat is too small a share of a TPC-B transaction at the measured mix for one lock to saturate "
+        "the hat is too small a share of a TPC-B transaction at the assumed mix for one lock to saturate "
         f"(kernel {100 * diag[0]['kernel_share_single_8']:.0f} % of busy time at 8 CPUs); the single lock "
         + (f"stops scaling beyond 2 CPUs only at user work x{max(flat):g} or less" if flat
            else "scales at every user-work scale tried") + demap,
@@ -540,9 +543,13 @@ def _beyond_eight_diagnosis(b: dict, params: Dict[str, dict]) -> str:
     top = max(b["per_lock"][n].items(), key=lambda kv: kv[1])[0]
     holds = ", ".join(f"{k} {params[key]['value']:g}" for k, key in
                       (("pidlock", "lock.pidlock"), ("freemem_lock", "lock.freemem"), ("anon_hash_mutex", "lock.anon"),
-                       ("vnode lock", "lock.vnode"), ("a_lock", "lock.as")) if key in params)
+                       ("vnode lock", "lock.vnode"), ("a_lock", "lock.as"),
+                       ("the dispatcher lock per enqueue", "lock.disp_enqueue"),
+                       ("per dequeue", "lock.disp_dequeue")) if key in params)
     kinds = sorted({params[key]["kind"] for key in ("lock.pidlock", "lock.freemem", "lock.anon", "lock.vnode",
-                                                    "lock.as") if key in params})
+                                                    "lock.as", "lock.disp_enqueue", "lock.disp_dequeue")
+                    if key in params})
+    disp = b["per_lock"][n].get("dispatcher lock", 0.0)
     saved = b["hat_wait_saved"][n] - b["hat_wait_saved"][8]
     grew = b["other_wait"][n] - b["other_wait"][8]
     out = (f"per Microbench iteration, the hat-lock wait the multi-threaded hat saves against the single lock grew "
@@ -553,12 +560,17 @@ def _beyond_eight_diagnosis(b: dict, params: Dict[str, dict]) -> str:
            f"at {n})"
            + (f": the other locks' wait would have to grow {saved / grew:.0f} times as fast to cut the gain"
               if grew > 0 and saved > grew else "")
-           + f"; the model's other kernel locks are pidlock, freemem_lock, the anon hash mutexes, vnode locks and "
-           f"a_lock, held for {holds} instructions ({', '.join(kinds)}); every Microbench process shares pidlock, "
-           "freemem_lock and its one program's vnode lock, the 64 anon hash mutexes by hashing, no a_lock; section 5.3 "
-           "names no lock outside the hat (\"other kernel locks\"; for Kenbus1 \"other kernel lock "
-           "bottlenecks\"), so no named lock is missing from the model, and the dispatcher's locks, which the "
-           "model leaves out, are one candidate it cannot judge")
+           + f"; the model's other kernel locks are pidlock, freemem_lock, the anon hash mutexes, vnode locks, "
+           f"a_lock and the dispatcher's one scheduling lock over early Solaris 2's global dispatch queue (taken "
+           f"four times by each fork, vfork, exec and vexec: two threads queued, two switches), held for {holds} "
+           f"instructions ({', '.join(kinds)}); every Microbench process shares pidlock, the dispatcher lock, "
+           "freemem_lock and its one program's vnode lock, the 64 anon hash mutexes by hashing, no a_lock; the "
+           f"dispatcher lock's wait at {n} CPUs is {disp:.0f} cycles per iteration (found held on "
+           f"{100 * b['contention'][8].get('dispatcher lock', 0.0):.0f} % of acquisitions at 8, "
+           f"{100 * b['contention'][n].get('dispatcher lock', 0.0):.0f} % at {n}); section 5.3 names no lock "
+           "outside the hat (\"other kernel locks\"; for Kenbus1 \"other kernel lock bottlenecks\"), so no named "
+           "lock is missing from the model; what is left is the assumed holds (no Solaris 2.1 hold time was found) "
+           "and locks no source names")
     if b["further"]:
         out += "; beyond the paper: " + "; ".join(
             f"{k} CPUs fork {v['fork']:.0f} %, exec {v['exec']:.0f} %" for k, v in sorted(b["further"].items()))
@@ -568,8 +580,7 @@ def _beyond_eight_diagnosis(b: dict, params: Dict[str, dict]) -> str:
 def diagnosis(t: Dict[str, List[dict]]) -> List[dict]:
     """What each shape rests on, computed from the tables: the hat's share of
     the CPUs' busy time, and how the single lock's TPC-B scaling moves when a
-    transaction's user work shrinks (the user work is a 2026 x86 backend's
-    instruction count taken as 1994 SuperSPARC cycles, so this is the
+    transaction's user work shrinks (the mix is assumed, so this is the
     number to argue about)."""
     rows = []
     tp = {(r["design"], r["cpus"], r["user_work_scale"]): r for r in t["tpcb_user_work"]}
@@ -746,7 +757,7 @@ def write_outputs(t: Dict[str, List[dict]], verdicts: List[Verdict], results_dir
                 "SRMMU rate); smaller shares, beyond the paper, show what the mechanism costs each design when it "
                 "does run.").table(t["table_pool"])
     rep.section("What the TPC-B verdict rests on: the user work per transaction",
-                "TPC-B's operation mix is measured on PostgreSQL + pgbench (presets/mp/workloads/tpcb.toml); its user work is an x86 instruction count taken as SuperSPARC cycles. Scaling its user work down "
+                "TPC-B's operation mix is assumed (presets/mp/workloads/tpcb.toml). Scaling its user work down "
                 "raises the hat's share of each transaction; this table shows how the single lock's scaling "
                 "depends on that share.").table(t["tpcb_diagnosis"])
     rep.section("Beyond the paper: 16-64 CPUs, hashed mutexes, a lock per free list").table(t["beyond_tpcb"])
@@ -794,7 +805,7 @@ def render(t: Dict[str, List[dict]], verdicts: List[Verdict]) -> str:
     lines.append(text_table(t["lmbench_check"], ["design", "operation", "lmbench_sc1000_us", "vmlab_us",
                                                   "measured_over_predicted", "kind"]))
     lines.append("")
-    lines.append("TPC-B against its user work per transaction (measured on x86, taken as cycles; Figure 4's verdict rests on it):")
+    lines.append("TPC-B against its user work per transaction (the mix is assumed; Figure 4's verdict rests on it):")
     lines.append(text_table(t["tpcb_diagnosis"]))
     lines.append("")
     for v, d in zip(verdicts, t["verdict_diagnoses"]):
