@@ -20,7 +20,9 @@ document (the clock, the TLB, the table pool's share of memory) and
 "assumed" otherwise (atomics, cross-calls, the other path lengths: no
 measured figure was found). Kenbus1's operation mix and user work are
 derived from a real capture's system-call markers and OS replay
-(``s3_mix``: S2's ``ls | sort | uniq -c`` pipeline). lmbench's
+(``s3_mix``: S2's ``ls | sort | uniq -c`` pipeline). TPC-B's is assumed;
+``tpcb-pgbench`` beside it has the mix measured on PostgreSQL + pgbench
+(``s3_tpcb``), almost no hat work per transaction. lmbench's
 whole-operation figures for the same machine (fork & exit, fork, exec &
 exit) are set beside the model's predictions as a check (``lmbench_check``),
 never fitted: the model's fork and exec are far shorter, and the table says
@@ -226,6 +228,8 @@ def implied_hat_share(single: dict, multi: dict, increase: float = 0.38) -> Dict
     1 + increase, so h = increase / (k - 1). ``model_share`` is h in the
     model's own run."""
     calls = _acq(single, {"hat_lock"})
+    if not calls:  # a run whose transactions made no hat call (tpcb-pgbench faults rarely): nothing to imply
+        return dict(per_call=float("nan"), implied_share=float("nan"), model_share=0.0)
     k = _acq(multi, HAT_MUTEXES) / calls
     return dict(per_call=k, implied_share=increase / (k - 1), model_share=calls / _mutex_ops(single))
 
@@ -483,7 +487,7 @@ def verdict_diagnoses(reports: List[dict], t: Dict[str, List[dict]], verdicts: L
     by_scale = {sc: 100 * _contention(_find(reports, workload="tpcb", design="single-lock", cpus=8,
                                             user_work_scale=sc), "hat_lock") for sc in g["shares"]}
     waits = sorted(((v["wait_cycles"], k) for k, v in s8["locks"].items()), reverse=True)
-    acq = {k: m8["locks"][k]["acquisitions"] for k in ("page_mutex", "mmu_mutex", "hat_resource_mutex")}
+    acq = {k: m8["locks"].get(k, {}).get("acquisitions", 0) for k in ("page_mutex", "mmu_mutex", "hat_resource_mutex")}
     diag = t["tpcb_diagnosis"]
     flat = [r["user_work_scale"] for r in diag if r["single_flat_beyond_2"]]
     n = max(g["memory_cpus"])

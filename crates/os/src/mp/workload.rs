@@ -138,6 +138,7 @@ pub struct Workload {
 const SHIPPED: [(&str, &str); 5] = [
     ("microbench", include_str!("../../../../presets/mp/workloads/microbench.toml")),
     ("tpcb", include_str!("../../../../presets/mp/workloads/tpcb.toml")),
+    ("tpcb-pgbench", include_str!("../../../../presets/mp/workloads/tpcb-pgbench.toml")),
     ("kenbus1", include_str!("../../../../presets/mp/workloads/kenbus1.toml")),
     ("specrate", include_str!("../../../../presets/mp/workloads/specrate.toml")),
     ("lmbench-proc", include_str!("../../../../presets/mp/workloads/lmbench-proc.toml")),
