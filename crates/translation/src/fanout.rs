@@ -199,9 +199,9 @@ impl L2Fanout {
         order.sort_by_key(|&t| (bytes(self.tail_at(own, t)), t));
         let mut included = vec![[None; 2]; n];
         for (k, &t) in order.iter().enumerate() {
-            for s in 0..2 {
+            for (s, slot) in included[t].iter_mut().enumerate() {
                 let Some((large, split)) = self.tail_at(own, t).direct_fill_cache(s) else { continue };
-                included[t][s] = order[..k]
+                *slot = order[..k]
                     .iter()
                     .copied()
                     .filter(|&p| {

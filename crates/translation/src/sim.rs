@@ -1167,7 +1167,7 @@ impl<S: L2Sweep> VmSim<S> {
     }
 
     /// Starts attributing the VM system's work to `m`, in this machine's
-    /// ledger and every fan-out machine's (`Ledger::enter`).
+    /// ledger and every machine of its sweep's (`Ledger::enter`, `L2Sweep`).
     fn enter(&mut self, m: Mechanism) -> Mechanism {
         self.mem.sweep_mut().enter(m);
         self.ledger.enter(m)
