@@ -12,8 +12,9 @@ pub mod sim;
 pub mod vmcpi;
 
 pub use config::{load, parse, with_overrides, HandlerConfig, Handlers, VmConfig};
-pub use fanout::{fanout_groups, fanout_refusal, l2_inclusion_refusal};
+pub use fanout::{fanout_groups, fanout_refusal, l2_inclusion_refusal, L2Fanout};
 pub use filter::filter_refusal;
+pub use memsys::{Alone, L2Sweep};
 pub use replay::{onepass_groups, replay_refusal, OnePass};
 pub use result::{SideEvents, VmResult, VmcpiRow};
 pub use scheme::{L1Tags, Scheme, TableKind, TlbCheck, TranslateAt};

@@ -5,8 +5,10 @@
 //! victim is written below. A NOTLB run is checked against that hierarchy
 //! counter for counter.
 //!
-//! Below the L1s is `fanout::Tails`: the machine's own L2 and memory, and
-//! in a sweep the further L2s fed the same L1 misses.
+//! Below the L1s is `Tail`: the machine's own L2 and memory. A sweep may
+//! add further L2s fed the same L1 outcomes (`L2Sweep`, implemented by
+//! `crate::fanout::L2Fanout`); a machine on its own has none (`Alone`),
+//! and every call to them compiles away.
 //!
 //! What it adds: the level that served each access (for VMCPI penalties and
 //! Table 1), and the machine crate's `TransferLog` of the transfers that
@@ -14,14 +16,15 @@
 //! write-through, so a scheme that translates at memory (SOFTVM, SPUR) can
 //! see the fills and write-backs it must translate.
 
-use vmlab_addr::VirtAddr;
+use vmlab_addr::{PhysAddr, VirtAddr};
 use vmlab_cache::{
     Cache, CacheStats, Flush, FlushStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
-use vmlab_machine::{MemoryStats, MissClasses, Reached, Transfer};
+use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, MissClasses, Reached, Transfer, TransferLog};
 
 use crate::config::VmConfig;
-use crate::fanout::{direct_check, Fanout, Tail, Tails};
+use crate::result::{SideEvents, VmResult};
+use crate::vmcpi::Vmcpi;
 
 /// Where the L1s serve an access, numbered as the machine's hierarchy
 /// numbers its levels (`Reached::Level(0)`); the L2s are `L2`, memory
@@ -30,14 +33,406 @@ pub const L1: Reached = Reached::Level(0);
 /// Where the L2s serve an access.
 pub const L2: Reached = Reached::Level(1);
 
+/// The L2s a sweep adds below a machine's L1s, each fed what those L1s
+/// send down, with the counts that depend on them (Table 1's levels below
+/// L1, the VMCPI ledger's requests): `crate::fanout::L2Fanout`, or none
+/// (`Alone`). A type parameter of `MemSys` and `VmSim`, so a machine on its
+/// own runs no code for it.
+///
+/// Contract: it never touches the L1s; `below_l1` hands `own` the outcome
+/// it was given exactly once (`Tail::below_l1`), in whatever order it runs
+/// its own L2s, and may tell `own` only a fill that is known to hit
+/// (`Fill::KnownHit`), so the machine's own results are those of the
+/// machine alone; the counting methods see each event once, in order.
+pub trait L2Sweep: std::fmt::Debug {
+    /// Whether it adds no L2.
+    fn is_empty(&self) -> bool;
+    /// What an L1 access's outcome sends below, to `own` and to each added
+    /// L2; returns the level that served the access on `own`.
+    fn below_l1(&mut self, own: &mut Tail, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached;
+    /// A dirty L1 line flushed (after `own` took it).
+    fn write_back(&mut self, r: LineRef, line: u64);
+    /// Writes back and invalidates the added L2s (after `own`).
+    fn flush_all(&mut self);
+    /// Adds the hits their direct probes found to their statistics.
+    fn settle(&mut self);
+    /// Turns their fast paths off, as `own`'s were.
+    fn set_general(&mut self, own: &Tail);
+    /// Probes by their direct checks, hit or miss.
+    fn direct_probes(&self) -> u64;
+    /// Fills they counted by inclusion.
+    fn included_fills(&self) -> u64;
+    /// A user piece of side `s` (0: I, 1: D) that missed L1.
+    fn count(&mut self, s: usize, tlb_miss: bool);
+    /// A request of `kind` that missed L1, for the running mechanism.
+    fn request(&mut self, kind: RefKind);
+    /// As `request`, under `m` (a replayed request).
+    fn request_as(&mut self, m: Mechanism, kind: RefKind);
+    /// The VM system's work is now `m`'s (`Ledger::enter`).
+    fn enter(&mut self, m: Mechanism);
+    fn leave(&mut self, prev: Mechanism);
+    /// Handler instructions run.
+    fn instructions(&mut self, n: u64);
+    /// Their configurations, in order.
+    fn configs(&self) -> impl Iterator<Item = &VmConfig>;
+    /// One result per added L2, built on the machine's `base` (whose L1
+    /// hits are every one's, `l1_sides`); `vmcpi` prices a ledger under a
+    /// configuration.
+    fn results(
+        &self,
+        base: &VmResult,
+        l1_sides: [SideEvents; 2],
+        vmcpi: &dyn Fn(&Ledger, &VmConfig) -> Vmcpi,
+    ) -> Vec<VmResult>;
+}
+
+/// No added L2: a machine on its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Alone;
+
+impl L2Sweep for Alone {
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn below_l1(&mut self, own: &mut Tail, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
+        own.below_l1(kind, r, size, line, out, Fill::LookUp)
+    }
+    #[inline(always)]
+    fn write_back(&mut self, _: LineRef, _: u64) {}
+    #[inline(always)]
+    fn flush_all(&mut self) {}
+    #[inline(always)]
+    fn settle(&mut self) {}
+    #[inline(always)]
+    fn set_general(&mut self, _: &Tail) {}
+    #[inline(always)]
+    fn direct_probes(&self) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn included_fills(&self) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn count(&mut self, _: usize, _: bool) {}
+    #[inline(always)]
+    fn request(&mut self, _: RefKind) {}
+    #[inline(always)]
+    fn request_as(&mut self, _: Mechanism, _: RefKind) {}
+    #[inline(always)]
+    fn enter(&mut self, _: Mechanism) {}
+    #[inline(always)]
+    fn leave(&mut self, _: Mechanism) {}
+    #[inline(always)]
+    fn instructions(&mut self, _: u64) {}
+    fn configs(&self) -> impl Iterator<Item = &VmConfig> {
+        std::iter::empty()
+    }
+    fn results(&self, _: &VmResult, _: [SideEvents; 2], _: &dyn Fn(&Ledger, &VmConfig) -> Vmcpi) -> Vec<VmResult> {
+        Vec::new()
+    }
+}
+
+// One L2 per machine, so the size difference between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+enum L2Level {
+    Unified(Cache),
+    Split { i: Cache, d: Cache },
+}
+
+/// Whether `Tail::below_l1` looks its fill up or knows it hits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    LookUp,
+    /// Every piece of the fill hits here (an included L2 hit it, or
+    /// `MemSys::l2_holds` found it in a direct-probed L2): it is counted,
+    /// not looked up, as a read hit in a direct-mapped level changes
+    /// nothing else.
+    KnownHit,
+}
+
+/// Everything below the L1s: the L2 (split or unified), memory, and the log
+/// of mapped transfers.
+#[derive(Debug)]
+pub struct Tail {
+    l2: L2Level,
+    memory: MemoryStats,
+    /// The transfers to and from memory of mapped lines; keeps none
+    /// (`TransferLog::new(None)`) where nobody reads them (schemes that do
+    /// not translate at memory, a sweep's added L2s).
+    log: TransferLog,
+    /// L2 hits finished by `Cache::lookup` (see `MemSys::access_fast`); off
+    /// in the general path the fast one is tested against.
+    fast: bool,
+    /// For the L2 serving each kind: the inline hit check of a direct-mapped,
+    /// VIVT, ASID-tagged, write-back level without 3C shadow (every S1 grid
+    /// machine), or `None`; as `MemSys::l1_direct`.
+    l2_direct: [Option<HitCheck>; 3],
+    /// Hits found by the direct probes, by kind, not yet added to the L2
+    /// statistics (`settle`).
+    direct_hits: [u64; 3],
+    direct_probes: u64,
+    /// Whether the latest `below_l1` sent a fill here and every piece of
+    /// it hit: then the fill hits every larger L2 that includes this one
+    /// (`crate::fanout::L2Fanout`).
+    fill_hit: bool,
+    /// Fills counted as hits because an included L2 hit them (never
+    /// reset): lets tests prove the one pass over L2 sizes ran.
+    included_fills: u64,
+}
+
+/// The inline hit check of `c` if a hit there needs no translation and no
+/// replacement update: one way, virtual index and tag with ASIDs.
+fn direct_check(c: &Cache) -> Option<HitCheck> {
+    c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
+}
+
+impl Tail {
+    /// The L2 and memory of `cfg`, keeping the transfers to and from
+    /// memory of lines below `unmapped_base` (or of none).
+    pub(crate) fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
+            (Some(u), _, _) => L2Level::Unified(Cache::new(u.clone(), MissClasses::Unsorted)?),
+            (None, Some(i), Some(d)) => L2Level::Split {
+                i: Cache::new(i.clone(), MissClasses::Unsorted)?,
+                d: Cache::new(d.clone(), MissClasses::Unsorted)?,
+            },
+            // VmConfig::check rejects anything else; an empty unified L2 of
+            // the L1's shape would be a silent wrong machine, so fail loudly.
+            _ => return Err(GeometryError("no L2 configured".into())),
+        };
+        let l2_direct = match &l2 {
+            L2Level::Unified(c) => [direct_check(c); 3],
+            L2Level::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
+        };
+        Ok(Self {
+            l2,
+            memory: MemoryStats::default(),
+            log: TransferLog::new(unmapped_base),
+            fast: true,
+            l2_direct,
+            direct_hits: [0; 3],
+            direct_probes: 0,
+            fill_hit: false,
+            included_fills: 0,
+        })
+    }
+
+    /// Turns the fast paths (direct probes, hits finished by `lookup`) off.
+    pub(crate) fn set_general(&mut self) {
+        self.fast = false;
+        self.l2_direct = [None; 3];
+    }
+
+    /// Whether the fast paths are off (`set_general`).
+    pub(crate) fn is_general(&self) -> bool {
+        !self.fast
+    }
+
+    /// The L2 serving the fills of side `s` (0: I, 1: D) and whether it is
+    /// split, if its direct probe is on.
+    pub(crate) fn direct_fill_cache(&self, s: usize) -> Option<(&Cache, bool)> {
+        let fill = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
+        self.l2_direct[fill as usize]?;
+        Some(match &self.l2 {
+            L2Level::Unified(c) => (c, false),
+            L2Level::Split { i, d } => (if s == 0 { i } else { d }, true),
+        })
+    }
+
+    /// Whether the latest `below_l1` sent a fill here and every piece of
+    /// it hit.
+    #[inline(always)]
+    pub(crate) fn fill_hit(&self) -> bool {
+        self.fill_hit
+    }
+
+    /// Counts a fill known to hit by inclusion (`hits`).
+    #[inline(always)]
+    pub(crate) fn count_included(&mut self, hits: bool) {
+        self.included_fills += u64::from(hits);
+    }
+
+    pub(crate) fn included_fills(&self) -> u64 {
+        self.included_fills
+    }
+
+    pub(crate) fn direct_probes(&self) -> u64 {
+        self.direct_probes
+    }
+
+    #[inline]
+    pub(crate) fn l2(&mut self, kind: RefKind) -> &mut Cache {
+        match &mut self.l2 {
+            L2Level::Unified(c) => c,
+            L2Level::Split { i, d } => {
+                if kind == RefKind::Ifetch {
+                    i
+                } else {
+                    d
+                }
+            }
+        }
+    }
+
+    pub(crate) fn settle(&mut self) {
+        for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
+            let n = std::mem::take(&mut self.direct_hits[kind as usize]);
+            self.l2(kind).count_repeat_hits(kind, n);
+        }
+    }
+
+    /// What an L1 access's outcome sends below: its fill, a write-through
+    /// write, its victim's write-back. Returns the level that served the
+    /// access (L1 if it was an L1 hit that sent nothing below).
+    pub(crate) fn below_l1(
+        &mut self,
+        kind: RefKind,
+        r: LineRef,
+        size: u64,
+        line: u64,
+        out: &Outcome,
+        fill: Fill,
+    ) -> Reached {
+        let mut level = if out.hit { L1 } else { L2 };
+        self.fill_hit = false;
+        if out.fetch {
+            let fill_kind = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
+            let a = r.line_start(line);
+            let l = if fill == Fill::KnownHit {
+                // The L1 line's pieces at L2 lines (`l2_request`'s split of
+                // an aligned line): one if the L2 line is the larger.
+                self.direct_hits[fill_kind as usize] +=
+                    (line >> self.l2(fill_kind).line_bytes().trailing_zeros()).max(1);
+                L2
+            } else {
+                self.l2_request(fill_kind, a, line)
+            };
+            self.fill_hit = l == L2;
+            level = level.max(l);
+        }
+        if out.write_through {
+            let l = self.l2_request(RefKind::Write, r, size);
+            if !out.hit || out.fetch {
+                level = level.max(l);
+            } else {
+                level = l;
+            }
+        }
+        if let Some(v) = out.writeback {
+            self.l2_request(RefKind::Write, v.line_ref(), line);
+        }
+        level
+    }
+
+    /// A request to L2, split at L2 line boundaries (an L1 line larger than
+    /// the L2 line spans several). Returns the worst level any piece reached.
+    pub(crate) fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
+        let line = self.l2(kind).line_bytes();
+        let mut level = L2;
+        let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
+        let mut va = vaddr;
+        let end = vaddr + size.max(1);
+        while va < end {
+            let next = (va & !(line - 1)) + line;
+            let chunk = next.min(end) - va;
+            let piece = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(paddr + (va - vaddr)), asid: r.asid };
+            level = level.max(self.l2_line(kind, piece, chunk, line));
+            va += chunk;
+        }
+        level
+    }
+
+    fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Reached {
+        let fast = self.fast;
+        let direct = self.l2_direct[kind as usize];
+        self.direct_probes += u64::from(direct.is_some());
+        let l2 = self.l2(kind);
+        let out = if let Some(hc) = &direct {
+            // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
+            let (set, key) = hc.virtual_locate(r.vaddr);
+            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
+                self.direct_hits[kind as usize] += 1;
+                return L2;
+            }
+            // As in `MemSys::l1_missed`: a level that fills in place.
+            l2.fill_or_access_missed(set, key, r, kind, size)
+        } else if fast {
+            // As in `MemSys::access_fast`: a hit that sends nothing below is done.
+            match l2.lookup(r, kind) {
+                Lookup::Hit(_) => return L2,
+                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
+                Lookup::Full => l2.access(r, kind, size),
+            }
+        } else {
+            l2.access(r, kind, size)
+        };
+        let mut level = if out.hit { L2 } else { Reached::Memory };
+        if out.fetch {
+            self.memory.read(line);
+            self.log.note(Cause::Fill, r.line_start(line).vaddr, r.asid);
+        }
+        if out.write_through {
+            self.memory.write(size);
+            self.log.note(Cause::WriteThrough, r.vaddr, r.asid);
+            level = Reached::Memory;
+        }
+        if let Some(v) = out.writeback {
+            self.memory.write(line);
+            self.log.note(Cause::WriteBack, v.vaddr, v.asid);
+        }
+        if out.hit && !out.write_through {
+            level = L2;
+        }
+        level
+    }
+
+    /// Writes back and invalidates the L2s (after the L1s wrote theirs
+    /// here); returns the states the lines were found in.
+    pub(crate) fn flush_all(&mut self) -> FlushStats {
+        let l2s: &[RefKind] = match self.l2 {
+            L2Level::Unified(_) => &[RefKind::Read],
+            L2Level::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
+        };
+        let mut found = FlushStats::default();
+        for &kind in l2s {
+            let line = self.l2(kind).line_bytes();
+            let (stats, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
+            found += stats;
+            for v in dirty {
+                self.memory.write(line);
+                self.log.note(Cause::WriteBack, v.vaddr, v.asid);
+            }
+        }
+        found
+    }
+
+    pub fn memory(&self) -> &MemoryStats {
+        &self.memory
+    }
+
+    /// The L2 caches with their names.
+    pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
+        match &self.l2 {
+            L2Level::Unified(c) => vec![("l2", c)],
+            L2Level::Split { i, d } => vec![("l2i", i), ("l2d", d)],
+        }
+    }
+}
+
 // The L2s first (`repr(C)`): an L1 miss hands them on, and with them at
 // offset 0 SOFTVM and SPUR run 0.1-0.2 % fewer instructions (callgrind,
 // docs/performance.md, session 17).
 #[repr(C)]
 #[derive(Debug)]
-pub struct MemSys {
-    /// The machine's own L2 and memory, and the sweep's fan-out of L2s.
-    below: Tails,
+pub struct MemSys<S = Alone> {
+    /// The machine's own L2 and memory.
+    own: Tail,
+    /// The L2s a sweep added below the same L1s (`L2Sweep`).
+    sweep: S,
     l1i: Cache,
     l1d: Cache,
     /// Per L1 side (I, D): the inline hit check of a direct-mapped, VIVT,
@@ -55,55 +450,61 @@ pub struct MemSys {
 }
 
 impl MemSys {
-    /// The machine of `cfg`, keeping the transfers to and from memory of
-    /// lines below `unmapped_base` (`transfers_since`), or of none.
+    /// The machine of `cfg` on its own, keeping the transfers to and from
+    /// memory of lines below `unmapped_base` (`transfers_since`), or of none.
     pub fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
-        let below = Tails::new(cfg, unmapped_base)?;
+        Self::with_sweep(cfg, unmapped_base, Alone)
+    }
+}
+
+impl<S: L2Sweep> MemSys<S> {
+    /// `new`, with `sweep`'s L2s below the same L1s.
+    pub fn with_sweep(cfg: &VmConfig, unmapped_base: Option<VirtAddr>, sweep: S) -> Result<Self, GeometryError> {
+        let own = Tail::new(cfg, unmapped_base)?;
         let l1i = Cache::new(cfg.l1i.clone(), MissClasses::Unsorted)?;
         let l1d = Cache::new(cfg.l1d.clone(), MissClasses::Unsorted)?;
         let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
-        Ok(Self { l1i, l1d, below, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
+        Ok(Self { own, sweep, l1i, l1d, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
     }
 
-    /// Adds the L2 of `cfg` below the same L1s: it sees every fill,
-    /// write-through and write-back the L1s send down, as the machine's own
-    /// L2 does. Only for schemes whose L1 traffic does not depend on the L2
-    /// (the caller checks): its transfers are never logged.
-    pub fn add_tail(&mut self, cfg: VmConfig) -> Result<(), GeometryError> {
-        self.below.add_tail(cfg)
-    }
-
-    /// The added L2s (`add_tail`) and the counts that depend on them.
+    /// The sweep's added L2s and the counts that depend on them.
     #[inline(always)]
-    pub fn fanout(&self) -> &Fanout {
-        self.below.fanout()
+    pub fn sweep(&self) -> &S {
+        &self.sweep
     }
 
     #[inline(always)]
-    pub fn fanout_mut(&mut self) -> &mut Fanout {
-        self.below.fanout_mut()
+    pub fn sweep_mut(&mut self) -> &mut S {
+        &mut self.sweep
+    }
+
+    /// The sweep's L2s with the machine's own (which they may need to
+    /// order themselves against: `crate::fanout::L2Fanout::add`).
+    pub(crate) fn sweep_and_own(&mut self) -> (&mut S, &Tail) {
+        (&mut self.sweep, &self.own)
     }
 
     /// The machine's own L2 and memory.
     pub fn own_tail(&self) -> &Tail {
-        self.below.own()
+        &self.own
     }
 
     /// Turns the fast paths (direct probes, hits finished by `lookup`) off:
     /// the general path the fast one is tested against.
     pub fn set_general(&mut self) {
         self.l1_direct = [None; 2];
-        self.below.set_general();
+        self.own.set_general();
+        self.sweep.set_general(&self.own);
     }
 
     /// Probes by the direct checks, hit or miss, at every level.
     pub fn direct_probes(&self) -> u64 {
-        self.direct_probes + self.below.direct_probes()
+        self.direct_probes + self.own.direct_probes() + self.sweep.direct_probes()
     }
 
-    /// Fills counted by inclusion at every L2 (`chain_tails`).
+    /// Fills counted by inclusion at every L2 (`crate::fanout::L2Fanout`).
     pub fn included_fills(&self) -> u64 {
-        self.below.included_fills()
+        self.own.included_fills() + self.sweep.included_fills()
     }
 
     /// Adds the hits the direct probes found to the caches' statistics;
@@ -113,7 +514,8 @@ impl MemSys {
             let n = std::mem::take(&mut self.direct_hits[kind as usize]);
             self.l1(kind).count_repeat_hits(kind, n);
         }
-        self.below.settle();
+        self.own.settle();
+        self.sweep.settle();
     }
 
     #[inline]
@@ -128,7 +530,7 @@ impl MemSys {
     /// The machine's own L2 serving `kind`.
     #[inline]
     pub fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        self.below.own_mut().l2(kind)
+        self.own.l2(kind)
     }
 
     /// Whether an access of `kind` to this line would be served by L1 or L2
@@ -237,7 +639,7 @@ impl MemSys {
     /// answer as `Cache::contains` there, in fewer steps).
     #[inline]
     pub fn l2_holds(&mut self, kind: RefKind, r: LineRef) -> bool {
-        let own = self.below.own_mut();
+        let own = &mut self.own;
         match own.l2_direct[kind as usize] {
             Some(hc) => {
                 let (set, key) = hc.virtual_locate(r.vaddr);
@@ -252,16 +654,13 @@ impl MemSys {
     /// the L2 hit it is instead of looked up again, where that is exact (a
     /// direct-probed L2, whose read hit changes nothing but a count, with
     /// lines no smaller than the L1's, so the fill is the one line
-    /// `l2_holds` tested; no fan-out). Same result and state as `l1_missed`.
+    /// `l2_holds` tested; no L2s added by a sweep). Same result and state as `l1_missed`.
     #[inline(never)]
     pub fn l1_missed_l2_hit(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Reached {
         let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
         let d = usize::from(kind != RefKind::Ifetch);
         let line = self.l1(kind).line_bytes();
-        if !self.below.fanout().is_empty()
-            || self.below.own().l2_direct[fill as usize].is_none()
-            || line > self.l2(fill).line_bytes()
-        {
+        if !self.sweep.is_empty() || self.own.l2_direct[fill as usize].is_none() || line > self.l2(fill).line_bytes() {
             return self.l1_missed(kind, set, key, r, size);
         }
         let direct = self.l1_direct[d].is_some();
@@ -271,42 +670,42 @@ impl MemSys {
         } else {
             l1.access_missed(set, key, r, kind, size)
         };
-        self.below.own_mut().below_l1(kind, r, size, line, &out, true)
+        self.own.below_l1(kind, r, size, line, &out, Fill::KnownHit)
     }
 
     #[inline(always)]
     fn below_l1(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
-        self.below.below_l1(kind, r, size, line, out)
+        self.sweep.below_l1(&mut self.own, kind, r, size, line, out)
     }
 
     pub fn memory(&self) -> &MemoryStats {
-        self.below.own().memory()
+        self.own.memory()
     }
 
     /// A position in the log of the machine's own memory transfers
     /// (`transfers_since`).
     #[inline(always)]
     pub fn transfer_mark(&self) -> usize {
-        self.below.own().log.mark()
+        self.own.log.mark()
     }
 
     /// Whether a transfer of a mapped line reached memory after `mark`.
     #[inline(always)]
     pub fn transferred_since(&self, mark: usize) -> bool {
-        self.below.own().log.grew_since(mark)
+        self.own.log.grew_since(mark)
     }
 
     /// Removes and yields, oldest first, the memory transfers of mapped
-    /// lines recorded after `mark` (only the machine's own L2's: the
-    /// fan-out's are never kept).
+    /// lines recorded after `mark` (only the machine's own L2's: a
+    /// sweep's are never kept).
     pub fn transfers_since(&mut self, mark: usize) -> impl Iterator<Item = Transfer> + '_ {
-        self.below.own_mut().log.since(mark)
+        self.own.log.since(mark)
     }
 
     /// Every cache with its name, L1 first (I before D).
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
         let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
-        v.extend(self.below.own().caches());
+        v.extend(self.own.caches());
         v
     }
 
@@ -316,7 +715,7 @@ impl MemSys {
 
     /// Writes back and invalidates everything, L1 first so its dirty lines
     /// land in every L2 before the L2s are flushed. Returns the states the
-    /// lines of `caches` were found in (the added L2s' are not counted).
+    /// lines of `caches` were found in (a sweep's L2s' are not counted).
     pub fn flush_all(&mut self) -> FlushStats {
         let mut found = FlushStats::default();
         for kind in [RefKind::Ifetch, RefKind::Read] {
@@ -324,10 +723,12 @@ impl MemSys {
             let (stats, dirty) = self.l1(kind).flush_all(Flush::WriteBack);
             found += stats;
             for v in dirty {
-                self.below.write_back(v.line_ref(), line);
+                self.own.l2_request(RefKind::Write, v.line_ref(), line);
+                self.sweep.write_back(v.line_ref(), line);
             }
         }
-        found += self.below.flush_all();
+        found += self.own.flush_all();
+        self.sweep.flush_all();
         found
     }
 }

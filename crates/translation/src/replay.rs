@@ -32,9 +32,9 @@ use vmlab_machine::Ledger;
 use vmlab_trace::PackedBlock;
 
 use crate::config::VmConfig;
-use crate::fanout::{fanout_groups, fanout_refusal, request_as, result_below};
+use crate::fanout::{fanout_groups, fanout_refusal, request_as, result_below, L2Fanout};
 use crate::filter::{filter_refusal, FilterGroup};
-use crate::memsys::{MemSys, L1};
+use crate::memsys::{L2Sweep, MemSys, L1};
 use crate::result::{NamedCache, SideEvents, VmResult};
 use crate::scheme::TranslateAt;
 use crate::sim::{Recorded, SimError, VmSim};
@@ -112,11 +112,11 @@ pub fn onepass_groups(cfgs: &[VmConfig]) -> Vec<Vec<Vec<usize>>> {
     merged
 }
 
-/// A machine (and its L2 fan-out, `MemSys::fanout`) replaying the record.
+/// A machine (and its L2 fan-out, `L2Fanout`) replaying the record.
 #[derive(Debug)]
 struct Replayer {
     cfg: VmConfig,
-    mem: MemSys,
+    mem: MemSys<L2Fanout>,
     sides: [SideEvents; 2],
     /// Only the kernel requests that missed L1, by the mechanism that
     /// made them: the VMCPI components read off the L2 and memory.
@@ -128,7 +128,7 @@ impl Replayer {
         let mut it = cfgs.into_iter();
         let first = it.next().ok_or_else(|| SimError::Config("an empty fan-out".into()))?;
         first.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
-        let mut mem = MemSys::new(&first, None).map_err(|e| SimError::Config(e.0))?;
+        let mut mem = MemSys::with_sweep(&first, None, L2Fanout::default()).map_err(|e| SimError::Config(e.0))?;
         for c in it {
             c.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
             mem.add_tail(c).map_err(|e| SimError::Config(e.0))?;
@@ -138,7 +138,7 @@ impl Replayer {
 
     /// How many configurations it runs: its own and its fan-out's.
     fn len(&self) -> usize {
-        1 + self.mem.fanout().len()
+        1 + self.mem.sweep().len()
     }
 
     fn replay(&mut self, refs: &[Recorded]) {
@@ -149,7 +149,7 @@ impl Replayer {
                     let s = usize::from(kind != RefKind::Ifetch);
                     self.sides[s].count(level, tlb_miss);
                     if level != L1 {
-                        self.mem.fanout_mut().count(s, tlb_miss);
+                        self.mem.sweep_mut().count(s, tlb_miss);
                     }
                 }
                 Recorded::Kernel { kind, r, size, mechanism } => {
@@ -157,7 +157,7 @@ impl Replayer {
                     // As `VmSim` records them: only what missed L1 is priced.
                     if level != L1 {
                         request_as(&mut self.ledger, mechanism, kind, level);
-                        self.mem.fanout_mut().request_as(mechanism, kind);
+                        self.mem.sweep_mut().request_as(mechanism, kind);
                     }
                 }
                 Recorded::Flush => {
@@ -172,7 +172,7 @@ impl Replayer {
     /// recording machine's L1 accesses and Table 1 events beyond those
     /// replayed. Then one result per configuration, built on the
     /// recording machine's `own`.
-    fn results(&mut self, own: &VmResult, recorder: &VmSim) -> Vec<VmResult> {
+    fn results(&mut self, own: &VmResult, recorder: &VmSim<L2Fanout>) -> Vec<VmResult> {
         self.mem.settle();
         let l1_accesses = |caches: &[NamedCache], name: &str, kind: RefKind| {
             caches.iter().find(|c| c.name == name).map_or(0, |c| c.stats.kind(kind).accesses)
@@ -207,7 +207,7 @@ impl Replayer {
         let mut out = Vec::with_capacity(self.len());
         let v = vmcpi(&self.ledger, &self.cfg);
         out.push(result_below(&base, &self.cfg, self.sides, self.sides, &v, self.mem.own_tail()));
-        out.extend(self.mem.fanout().results(&base, self.sides, vmcpi));
+        out.extend(self.mem.sweep().results(&base, self.sides, &vmcpi));
         out
     }
 }
@@ -222,7 +222,7 @@ pub struct OnePass(Pass);
 #[derive(Debug)]
 enum Pass {
     // Boxed: a `VmSim` is some 9 KB, a filter group a few hundred bytes.
-    Replay { recorder: Box<VmSim>, replayers: Vec<Replayer>, record: Vec<Recorded> },
+    Replay { recorder: Box<VmSim<L2Fanout>>, replayers: Vec<Replayer>, record: Vec<Recorded> },
     Filter(Box<FilterGroup>),
 }
 
@@ -335,7 +335,7 @@ impl OnePass {
 }
 
 /// Hands what the recorder recorded since the last call to every replayer.
-fn replay(recorder: &mut VmSim, replayers: &mut [Replayer], record: &mut Vec<Recorded>) {
+fn replay(recorder: &mut VmSim<L2Fanout>, replayers: &mut [Replayer], record: &mut Vec<Recorded>) {
     recorder.take_recorded(record);
     for r in replayers {
         r.replay(record);

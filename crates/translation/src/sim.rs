@@ -32,9 +32,8 @@ use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS, PACKED_ESCAPE};
 use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceError};
 
 use crate::config::VmConfig;
-use crate::fanout::fanout_refusal;
 use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
-use crate::memsys::{MemSys, L1};
+use crate::memsys::{Alone, L2Sweep, MemSys, L1};
 use crate::result::{SideEvents, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
 use crate::vmcpi::Vmcpi;
@@ -305,12 +304,14 @@ impl Memos {
     }
 }
 
+/// A translating machine; `S`: the L2s a sweep adds below its L1s
+/// (`L2Sweep`; `crate::fanout::L2Fanout` in a sweep), none on its own.
 #[derive(Debug)]
-pub struct VmSim {
+pub struct VmSim<S = Alone> {
     cfg: VmConfig,
     scheme: Scheme,
     at: TranslateAt,
-    mem: MemSys,
+    mem: MemSys<S>,
     tlbs: Option<TlbSet>,
     table: Option<Box<dyn PageTable>>,
     frames: FramePool,
@@ -415,11 +416,33 @@ fn side_of(kind: RefKind) -> Side {
 
 impl VmSim {
     pub fn new(cfg: VmConfig) -> Result<Self, SimError> {
+        Self::with_sweep(cfg, Alone)
+    }
+
+    /// A simulator without the fast paths: every user piece is looked up
+    /// in the TLB (plain hash probe) and accessed through the general
+    /// `Cache::access`, with no repeat-line shortcut. Slower, same results;
+    /// the reference the fast paths are tested against.
+    pub fn general(cfg: VmConfig) -> Result<Self, SimError> {
+        let mut sim = Self::new(cfg)?;
+        sim.fast = false;
+        sim.hit_ops = None;
+        sim.mem.set_general();
+        if let Some(t) = sim.tlbs.as_mut() {
+            t.set_memo(false);
+        }
+        Ok(sim)
+    }
+}
+
+impl<S: L2Sweep> VmSim<S> {
+    /// `new`, with `sweep`'s L2s below the same L1s.
+    pub(crate) fn with_sweep(cfg: VmConfig, sweep: S) -> Result<Self, SimError> {
         cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
         let scheme = cfg.scheme;
         let at = cfg.translate_at();
         let log_base = (at == TranslateAt::L2Miss).then_some(VirtAddr(UNMAPPED_BASE));
-        let mem = MemSys::new(&cfg, log_base).map_err(|e| SimError::Config(e.0))?;
+        let mem = MemSys::with_sweep(&cfg, log_base, sweep).map_err(|e| SimError::Config(e.0))?;
         let page = cfg.page_size.bytes();
         let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
         let table = match scheme.table() {
@@ -500,49 +523,14 @@ impl VmSim {
         self
     }
 
-    /// One simulator for several machines that differ only in their L2
-    /// (size, line, associativity, policies, split or unified): the L1s,
-    /// TLBs, tables and handlers run once, and every L1 fill and write-back
-    /// goes to each machine's L2. Exact only when nothing above L2 depends
-    /// on L2 state, so it refuses schemes that translate at an L2 miss
-    /// (SOFTVM, SPUR) and protection changes (which sweep L2); `results`
-    /// gives one result per configuration, in order, identical to separate
-    /// runs (tests/fanout.rs).
-    pub fn fanout(cfgs: Vec<VmConfig>) -> Result<Self, SimError> {
-        let mut it = cfgs.into_iter();
-        let first = it.next().ok_or_else(|| SimError::Config("a fan-out needs at least one configuration".into()))?;
-        let mut sim = Self::new(first)?;
-        for cfg in it {
-            if let Some(why) = fanout_refusal(&sim.cfg, &cfg) {
-                return Err(SimError::Config(format!(
-                    "configuration {:?} cannot share L1s with {:?}: {why}",
-                    cfg.name, sim.cfg.name
-                )));
-            }
-            cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
-            sim.mem.add_tail(cfg).map_err(|e| SimError::Config(e.0))?;
-        }
-        Ok(sim)
-    }
-
-    /// The configurations this simulator runs: its own, then its fan-out's.
+    /// The configurations this simulator runs: its own, then its sweep's.
     pub fn configs(&self) -> impl Iterator<Item = &VmConfig> {
-        std::iter::once(&self.cfg).chain(self.mem.fanout().configs())
+        std::iter::once(&self.cfg).chain(self.mem.sweep().configs())
     }
 
-    /// A simulator without the fast paths: every user piece is looked up
-    /// in the TLB (plain hash probe) and accessed through the general
-    /// `Cache::access`, with no repeat-line shortcut. Slower, same results;
-    /// the reference the fast paths are tested against.
-    pub fn general(cfg: VmConfig) -> Result<Self, SimError> {
-        let mut sim = Self::new(cfg)?;
-        sim.fast = false;
-        sim.hit_ops = None;
-        sim.mem.set_general();
-        if let Some(t) = sim.tlbs.as_mut() {
-            t.set_memo(false);
-        }
-        Ok(sim)
+    /// Its caches, for the sweep that adds L2s below them (`L2Sweep`).
+    pub(crate) fn mem_mut(&mut self) -> &mut MemSys<S> {
+        &mut self.mem
     }
 
     pub fn config(&self) -> &VmConfig {
@@ -595,7 +583,7 @@ impl VmSim {
     }
 
     /// L1 fills counted as L2 hits because a smaller direct-mapped L2 of
-    /// the fan-out hit them (`fanout::l2_inclusion_refusal`).
+    /// the sweep's L2 fan-out hit them (`fanout::l2_inclusion_refusal`).
     pub fn included_fills(&self) -> u64 {
         self.mem.included_fills()
     }
@@ -1147,7 +1135,7 @@ impl VmSim {
         };
         let prev = self.enter(mechanism);
         self.ledger.instructions(code.instructions);
-        self.mem.fanout_mut().instructions(code.instructions);
+        self.mem.sweep_mut().instructions(code.instructions);
         // `OnCpu::run_code`'s fetches, through this simulator's caches. A
         // fetch of the line the previous fetch left in a direct-probed L1 I
         // is a hit that changes nothing but the probe counts, as long as
@@ -1179,14 +1167,14 @@ impl VmSim {
     }
 
     /// Starts attributing the VM system's work to `m`, in this machine's
-    /// ledger and every fan-out machine's (`Ledger::enter`).
+    /// ledger and every machine of its sweep's (`Ledger::enter`, `L2Sweep`).
     fn enter(&mut self, m: Mechanism) -> Mechanism {
-        self.mem.fanout_mut().enter(m);
+        self.mem.sweep_mut().enter(m);
         self.ledger.enter(m)
     }
 
     fn leave(&mut self, prev: Mechanism) {
-        self.mem.fanout_mut().leave(prev);
+        self.mem.sweep_mut().leave(prev);
         self.ledger.leave(prev);
     }
 
@@ -1203,7 +1191,7 @@ impl VmSim {
             return;
         }
         self.ledger.request(kind, level);
-        self.mem.fanout_mut().request(kind);
+        self.mem.sweep_mut().request(kind);
         if let Some(m) = self.filter_marks.as_mut() {
             let s = side(kind);
             m.push((s, vaddr >> self.l1_shift[s]));
@@ -1216,8 +1204,8 @@ impl VmSim {
     #[inline(always)]
     fn count_side(&mut self, s: usize, level: Reached, tlb_miss: bool) {
         self.sides[s].count(level, tlb_miss);
-        if level != L1 && !self.mem.fanout().is_empty() {
-            self.mem.fanout_mut().count(s, tlb_miss);
+        if level != L1 && !self.mem.sweep().is_empty() {
+            self.mem.sweep_mut().count(s, tlb_miss);
         }
     }
 
@@ -1281,7 +1269,7 @@ impl VmSim {
     }
 }
 
-impl VmSim {
+impl<S: L2Sweep> VmSim<S> {
     /// Applies a slice of events; `first` numbers the first for errors.
     pub fn feed(&mut self, events: &[Event]) -> Result<(), SimError> {
         for ev in events {
@@ -1601,17 +1589,17 @@ impl VmSim {
     pub fn results(&mut self, origin: &str) -> Vec<VmResult> {
         let own = self.result(origin);
         let user = self.user_instructions();
-        let fan = self.mem.fanout();
-        let mut out = Vec::with_capacity(1 + fan.len());
-        out.extend(fan.results(&own, self.sides, |ledger, cfg| Vmcpi::priced(ledger, cfg.costs, user)));
-        out.insert(0, own);
+        let more = self.mem.sweep().results(&own, self.sides, &|ledger, cfg| Vmcpi::priced(ledger, cfg.costs, user));
+        let mut out = Vec::with_capacity(1 + more.len());
+        out.push(own);
+        out.extend(more);
         out
     }
 }
 
 /// The simulator's caches (its L1s and L2s; an added L2 of a fan-out
 /// follows its leader) and TLBs, as a context switch acts on them.
-impl SwitchSite for VmSim {
+impl<S: L2Sweep> SwitchSite for VmSim<S> {
     type Error = SimError;
 
     fn cache_configs(&self) -> Vec<&CacheConfig> {

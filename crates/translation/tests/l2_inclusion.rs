@@ -1,4 +1,4 @@
-//! One pass over the direct-mapped L2 sizes (`MemSys`, `chain_tails`): in
+//! One pass over the direct-mapped L2 sizes (`fanout::L2Fanout`): in
 //! a fan-out whose L2s differ in size only, a fill that hit the smaller L2
 //! is counted as a hit in the larger, not looked up. Every configuration
 //! of a one-pass group over L1 sizes, each L1 size with L2s of several
