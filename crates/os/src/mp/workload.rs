@@ -135,7 +135,7 @@ pub struct Workload {
     pub ops: Vec<OpMix>,
 }
 
-const SHIPPED: [(&str, &str); 5] = [
+const SHIPPED: [(&str, &str); 6] = [
     ("microbench", include_str!("../../../../presets/mp/workloads/microbench.toml")),
     ("tpcb", include_str!("../../../../presets/mp/workloads/tpcb.toml")),
     ("tpcb-pgbench", include_str!("../../../../presets/mp/workloads/tpcb-pgbench.toml")),
