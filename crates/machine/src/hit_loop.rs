@@ -200,7 +200,6 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
     let mut t = Tally::default();
     let mut res = Ok(());
     let MruStore { keys, frames, epoch } = mru;
-    let mut recent = MruLines::new(keys, mru_masks(&checks, mapper.page_size()), repeat, asid);
     let mut frames = FrameMemo::new(frames, epoch, (asid, mapper.generation()));
     // Per side, the last line a probe or `word` touched (its entry is
     // where the repeat line is taken from at the end).
@@ -217,6 +216,10 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
         };
         SLOT && below.takes_fills_above() && cache.is_physical_direct()
     });
+    let page = mapper.page_size();
+    let mut recent = MruLines::new(keys, mru_masks(&checks, page, slot_view), fixed_masks(&checks, page), repeat, asid);
+    // `repeats` finds keys with the table's masks (`Machine::new`).
+    debug_assert!(table.iter().all(|d| u64::from(d.memo_mask) == recent.mask[usize::from(d.side & 1)]));
     loop {
         // References to the most recent line of their set: hits that
         // change no replacement state (it is already the newest).
@@ -257,10 +260,24 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
                     let kind = REFS[k][0];
                     let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid };
                     let first_last = if cross { next - 1 } else { last };
-                    recent.set(slot, ln, slot_access(cache, &mut below, r, kind, first_last - va + 1));
+                    let dirty = match cache.physical_direct_hit(pa, kind) {
+                        Some(dirty) => dirty,
+                        None => {
+                            recent.filled(slot, ln);
+                            slot_miss(cache, &mut below, r, kind, first_last - va + 1)
+                        }
+                    };
+                    recent.set(slot, ln, dirty);
                     if cross {
                         let r = LineRef { vaddr: VirtAddr(next), paddr: pb, asid };
-                        recent.set(slot, last_ln, slot_access(cache, &mut below, r, kind, last - next + 1));
+                        let dirty = match cache.physical_direct_hit(pb, kind) {
+                            Some(dirty) => dirty,
+                            None => {
+                                recent.filled(slot, last_ln);
+                                slot_miss(cache, &mut below, r, kind, last - next + 1)
+                            }
+                        };
+                        recent.set(slot, last_ln, dirty);
                     }
                     last_touched[slot] = last_ln;
                     done = true;
@@ -362,10 +379,15 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
             };
             match line {
                 Ok(line) => {
-                    // Every line the word touched (its set was accessed),
-                    // then the last one if still resident.
+                    // Every line the word touched (its set was accessed;
+                    // on a slot side, any entry that may hold that set's
+                    // line), then the last one if still resident.
                     for l in ln..=last_ln {
-                        recent.forget(slot, l);
+                        if SLOT && slot_view[slot] {
+                            recent.forget_group(slot, l);
+                        } else {
+                            recent.forget(slot, l);
+                        }
                     }
                     if line.line != NO_LINE.line {
                         recent.set(slot, line.line, line.dirty);
@@ -694,14 +716,14 @@ struct Absent {
 /// many write keys.
 pub(crate) const MRU_LEN: usize = 2 * MRU_SETS * 2;
 /// Entries per side: the low bits of a top cache's set number that the
-/// virtual line fixes (more sets share an entry). 256: a physically
-/// indexed direct-mapped 8K cache of 16-byte lines on 4K pages (jm-base's
-/// shape, PIPT) has 256 sets fixed by the page offset, and with 64 entries
-/// four sets shared each, so most of its hits missed the memo and took
-/// the frame memo's longer check (`pipt-dm-8k-l2-512k`, callgrind, first
-/// 5 M references of the database trace: see docs/performance.md). Only
+/// virtual line fixes (more sets share an entry), or for a one-slot
+/// physical top (`slot_view` of `run_in`) the low bits of its virtual line
+/// as far as its set mask reaches. 512: a physically indexed direct-mapped
+/// 8K cache of 16-byte lines (`pipt-dm-8k-l2-512k`) has 512 sets; with 256
+/// entries (the bits a 4K page fixes) two sets shared each, and their
+/// alternating lines left the memo (session 21, docs/performance.md). Only
 /// the entries a machine's masks reach are cleared at each run.
-const MRU_SETS: usize = 256;
+const MRU_SETS: usize = 512;
 /// An empty key: no word's line (at most 56 address bits) equals it.
 const NO_KEY: u64 = u64::MAX;
 
@@ -716,15 +738,33 @@ const NO_KEY: u64 = u64::MAX;
 /// already dirty. A side's group is `line & mask`: for a top cache indexed
 /// by the virtual address the mask is the low bits of its set mask (lines
 /// of one set share an entry), otherwise 0 (one entry: the repeat line).
+/// On a one-slot physical side (direct-mapped, so a resident line is the
+/// newest of its set) the mask also takes virtual line bits past the page,
+/// which do not fix the set: lines of one physical set may then hold the
+/// entries of one group (entries equal in the page-fixed bits), so a fill
+/// in a set first forgets every other entry of its group (the victim's
+/// line can be held by no other entry). Forgetting only those whose line
+/// is in the filled set (each entry's physical set kept beside it) cost
+/// more than the entries it kept (pipt-dm: +0.4 % instructions against
+/// -3.1 % for forgetting the group; session 21).
 /// Valid for one run of one address space: rebuilt at each `run`.
 struct MruLines<'a> {
     keys: &'a mut [u64; MRU_LEN],
     mask: [u64; 2],
+    /// Per side, the bits of `mask` past those the page fixes: the bits in
+    /// which the entries of one group differ (0: groups of one entry).
+    group: [u64; 2],
 }
 
 impl<'a> MruLines<'a> {
     /// Empty but for the repeat lines of `asid`.
-    fn new(keys: &'a mut [u64; MRU_LEN], mask: [u64; 2], repeat: &[RepeatLine; 2], asid: Asid) -> Self {
+    fn new(
+        keys: &'a mut [u64; MRU_LEN],
+        mask: [u64; 2],
+        fixed: [u64; 2],
+        repeat: &[RepeatLine; 2],
+        asid: Asid,
+    ) -> Self {
         // Each side's read keys, then its write keys: the entries `at`
         // reaches (masks are below `MRU_SETS`), not the whole memo.
         for (side, &m) in mask.iter().enumerate() {
@@ -735,7 +775,8 @@ impl<'a> MruLines<'a> {
                 }
             }
         }
-        let mut m = Self { keys, mask };
+        let group = [mask[0] & !fixed[0], mask[1] & !fixed[1]];
+        let mut m = Self { keys, mask, group };
         for (slot, r) in repeat.iter().enumerate() {
             if r.asid == asid && r.line != NO_LINE.line {
                 m.set(slot, r.line, r.dirty);
@@ -768,6 +809,34 @@ impl<'a> MruLines<'a> {
     fn set(&mut self, slot: usize, line: u64, dirty: bool) {
         let j = self.at(slot, line);
         self.put(j, line, dirty);
+    }
+
+    /// `line` is about to be filled on `slot`'s side: the other entries of
+    /// its group, any of which may hold the victim, are forgotten; its own
+    /// entry is set next.
+    #[inline(always)]
+    fn filled(&mut self, slot: usize, line: u64) {
+        let g = self.group[slot & 1];
+        let j = self.at(slot, line);
+        // Each nonzero submask of the group bits: the other entries.
+        let mut x = g;
+        while x != 0 {
+            self.put((j ^ x as usize) & (MRU_LEN / 2 - 1), NO_KEY, false);
+            x = (x - 1) & g;
+        }
+    }
+
+    /// Some set of `line`'s group was accessed by `slot_word`, which does
+    /// not tell what it filled: every entry of the group is forgotten.
+    fn forget_group(&mut self, slot: usize, line: u64) {
+        let g = self.group[slot & 1];
+        let j = self.at(slot, line);
+        self.put(j, NO_KEY, false);
+        let mut x = g;
+        while x != 0 {
+            self.put(j ^ x as usize, NO_KEY, false);
+            x = (x - 1) & g;
+        }
     }
 
     /// The line held by `line`'s entry on `slot`'s side as a repeat line
@@ -807,7 +876,8 @@ fn put_keys(keys: &mut [u64], at: usize, line: u64, dirty: bool) {
 /// other line), or `words.len()`. A write needs the write key, which holds
 /// a line only if it is already dirty, so no word taken here changes any
 /// state. Two lines that are both their entry's line are in different sets
-/// (an entry holds one line, and lines of one set share an entry), so with
+/// (an entry holds one line, and lines of one set share an entry; on a
+/// one-slot side, two resident lines are in two slots), so with
 /// `MruLines` each is the newest of its set and neither access changes any
 /// replacement state, in whichever order they come. Free of calls, so the
 /// pointers stay in registers; inlined (out of line it cost
@@ -891,7 +961,17 @@ fn set_repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &
 /// one set share an entry. A virtually indexed cache's are all its index
 /// bits; a physically indexed cache's those below the page offset, which
 /// translation keeps (a 32K 8-way PIPT cache of 64-byte lines: all six).
-pub(crate) fn mru_masks(checks: &[HitCheck; 2], page: PageSize) -> [u64; 2] {
+///
+/// A side in `wide` (a one-slot physical top, `run_in`'s `slot_view`) takes
+/// all the virtual line's bits its set mask reaches (`MruLines`' groups).
+pub(crate) fn mru_masks(checks: &[HitCheck; 2], page: PageSize, wide: [bool; 2]) -> [u64; 2] {
+    let fixed = fixed_masks(checks, page);
+    [0, 1].map(|s| if wide[s] { checks[s].set_mask() & (MRU_SETS as u64 - 1) } else { fixed[s] })
+}
+
+/// The `MruLines` mask bits that a virtual line fixes in its set (see
+/// `mru_masks`).
+fn fixed_masks(checks: &[HitCheck; 2], page: PageSize) -> [u64; 2] {
     checks.map(|c| {
         let fixed = if c.index_virtual() {
             u64::MAX

@@ -306,7 +306,14 @@ impl Machine {
         let mut direct_ops = Box::new(DirectOp::table(&ops));
         let mut set_lines = Vec::new();
         match hit_loop {
-            HitLoop::Assoc(c) => hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c, mapper.page_size())),
+            HitLoop::Assoc(c) => {
+                // The sides the loop completes in their one slot
+                // (`hit_loop::run`'s `slot_view`; `top_in_one_slot`
+                // is that run's `takes_fills_above`).
+                let wide =
+                    [0, d_slot].map(|s| hierarchy.top_in_one_slot() && hierarchy.top_slot(s).is_physical_direct());
+                hit_loop::set_mru_masks(&mut direct_ops, hit_loop::mru_masks(&c, mapper.page_size(), wide))
+            }
             HitLoop::VirtualDirect(c) => match hit_loop::set_set_lines(&mut direct_ops, &c) {
                 Some(len) => set_lines = vec![u64::MAX; len],
                 // A copy too large to index in 32 bits: the general path.
