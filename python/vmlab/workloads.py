@@ -566,30 +566,7 @@ def _dependencies(compiled: bool, sqlite3: bool) -> dict[str, str]:
                 break
     deps["cpu_flags"] = " ".join(f for f in _VALGRIND_CPU_FLAGS if f in flags)
     deps["system"] = _os_release()
-    deps["auxv"] = _auxv_types()
     return deps
-
-
-def _auxv_types() -> str:
-    """The types of the auxiliary-vector entries the kernel gives a process
-    (``/proc/self/auxv``; every dynamically linked program gets the same
-    set). valgrind copies the vector onto the client's stack, turning the
-    types it does not know into AT_IGNORE but keeping their slots, so the
-    number of entries moves the initial stack pointer and with it every
-    stack address: a kernel that adds entries (AT_RSEQ_FEATURE_SIZE and
-    AT_RSEQ_ALIGN came in Linux 6.3) gives other traces with every other
-    version the same (docs/workloads.md, "Determinism")."""
-    try:
-        raw = Path("/proc/self/auxv").read_bytes()
-    except OSError:
-        return "unknown"
-    types = []
-    for i in range(0, len(raw) - 15, 16):
-        t = int.from_bytes(raw[i:i + 8], "little")
-        if t == 0:  # AT_NULL ends the vector
-            break
-        types.append(str(t))
-    return f"{len(types)} entries: {' '.join(types)}"
 
 
 def _os_release() -> str:

@@ -180,14 +180,13 @@ def describe(mix: dict, trace: Optional[str] = None) -> str:
 #: file, whoever starts it (docs/workloads.md, "Determinism"), and
 #: tests/python/test_s3_mix.py derives the mix from it again.
 KENBUS1_TRACE = "pipeline"
-KENBUS1_SHA256 = "acd496da1213bed4189e0b6786fefa8bbefe62f8903b0f0d198332ec61da00b9"
+KENBUS1_SHA256 = "5a66860682a5db7734df5472f9b2a464c1cafd59e963ebfcc334614600e446df"
 KENBUS1_DEPENDS_ON = {
     "valgrind": "valgrind-3.19.0",
     "libc": "ldd (Debian GLIBC 2.36-9+deb12u14) 2.36",
     "cc": "cc (Debian 12.2.0-14+deb12u1) 12.2.0",
     "cpu_flags": "pni ssse3 cx16 abm avx rdtscp bmi1 bmi2 avx2 f16c rdrand rdseed",
     "system": "Debian GNU/Linux 12 (bookworm) (x86_64)",
-    "auxv": "22 entries: 33 51 16 6 17 3 4 5 7 8 9 11 12 13 14 23 25 26 31 15 27 28",
     "coreutils": "ls (GNU coreutils) 9.1",
     "gzip": "gzip 1.12",
 }
