@@ -856,6 +856,62 @@ mod tests {
         assert_eq!((m.memory().writes, m.memory().bytes_written), (1, 4));
     }
 
+    /// `l1_missed_l2_hit` (the L2 hit counted, not looked up; its common
+    /// case inline, `Tail::below_l1_known_hit`) leaves what `l1_missed`
+    /// leaves: fills with and without a dirty victim, L2 lines of 16 and
+    /// 32 bytes under 16-byte L1 lines, reads and writes.
+    #[test]
+    fn an_l1_miss_known_to_hit_l2_moves_what_l1_missed_moves() {
+        use vmlab_cache::Lookup;
+        // (kind, address): 0x40, 0x80, 0xc0 share L1 D set 0; 0x44 dirties
+        // 0x40, so refetching 0x80 (in L2) evicts a dirty line; 0x88 is
+        // in 0x80's 32-byte L2 line but not its 16-byte one.
+        let refs = [
+            (RefKind::Read, 0x40),
+            (RefKind::Write, 0x44),
+            (RefKind::Read, 0x80),
+            (RefKind::Read, 0x40),
+            (RefKind::Write, 0x48),
+            (RefKind::Read, 0x80),
+            (RefKind::Read, 0x88),
+            (RefKind::Write, 0xc4),
+            (RefKind::Read, 0x40),
+            (RefKind::Read, 0x84),
+        ];
+        for l2_line in [16, 32] {
+            let cfg = load(
+                "jacob-mudge",
+                &["l1d.size=64".to_string(), "l2d.size=512".to_string(), format!("l2d.line={l2_line}")],
+            )
+            .expect("preset");
+            let (mut known, mut looked) = (
+                MemSys::new(&cfg, Some(VirtAddr(UNMAPPED))).expect("machine"),
+                MemSys::new(&cfg, Some(VirtAddr(UNMAPPED))).expect("machine"),
+            );
+            assert!(known.own.l2_direct[RefKind::Read as usize].is_some(), "the shortcut needs a direct-probed L2");
+            let mut shortcuts = 0;
+            for (kind, va) in refs {
+                let (mk, ml) = (known.transfer_mark(), looked.transfer_mark());
+                let level = match known.l1_lookup(kind, at(va)) {
+                    Lookup::Hit(_) => L1,
+                    Lookup::Miss { set, key } if known.l2_holds(kind, at(va)) => {
+                        shortcuts += 1;
+                        known.l1_missed_l2_hit(kind, set, key, at(va), 4)
+                    }
+                    Lookup::Miss { set, key } => known.l1_missed(kind, set, key, at(va), 4),
+                    Lookup::Full => known.access(kind, at(va), 4),
+                };
+                assert_eq!(level, looked.access_fast(kind, at(va), 4), "{kind:?} {va:#x}, L2 line {l2_line}");
+                assert_eq!(since(&mut known, mk), since(&mut looked, ml), "{kind:?} {va:#x}");
+            }
+            assert!(shortcuts >= 3, "L2 line {l2_line}: {shortcuts} shortcuts");
+            known.settle();
+            looked.settle();
+            assert_eq!(known.stats(), looked.stats(), "L2 line {l2_line}");
+            assert_eq!(known.memory(), looked.memory());
+        }
+    }
+
     #[test]
     fn nothing_is_kept_without_a_bound() {
         let mut m = MemSys::new(&tiny(), None).expect("machine");
