@@ -17,7 +17,10 @@
 //! SPUR configurations with equal L1s share one L1-hit filter (then the
 //! share is of words the first one's skips completed), unless
 //! `--no-filter` (each runs alone, as before the filter). `--l1=KB` keeps
-//! only the configurations with that L1 size per side.
+//! only the configurations with that L1 size per side, `--l1-line=B` those
+//! with that L1 line size. `--dump=FILE` writes every sampled
+//! configuration's result, one JSON line each (untimed), to diff a speed
+//! change's results before and after.
 
 use std::path::Path;
 use std::time::Instant;
@@ -28,7 +31,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let all: Vec<String> = std::env::args().collect();
     let onepass = all.iter().any(|a| a == "--onepass");
     let no_filter = all.iter().any(|a| a == "--no-filter");
+    let dump: Option<String> = all.iter().find_map(|a| a.strip_prefix("--dump=")).map(str::to_string);
+    let mut dumped = String::new();
     let l1_only: Option<u64> = all.iter().find_map(|a| a.strip_prefix("--l1=")).map(str::parse).transpose()?;
+    let line_only: Option<u64> = all.iter().find_map(|a| a.strip_prefix("--l1-line=")).map(str::parse).transpose()?;
     let schemes: Vec<String> = all
         .iter()
         .find_map(|a| a.strip_prefix("--schemes="))
@@ -45,7 +51,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for scheme in &schemes {
         // Per side, as s1.py's GRIDS["paper"].l2_kb.
         for l2 in [512, 1024, 2048] {
-            for (a, b) in [(16, 16), (16, 32), (16, 64), (32, 32), (32, 64), (64, 64), (64, 128)] {
+            for (a, b) in [(16, 16), (16, 32), (16, 64), (32, 32), (32, 64), (64, 64), (64, 128)]
+                .into_iter()
+                .filter(|&(a, _)| line_only.is_none_or(|o| o == a))
+            {
                 for l1 in [1, 2, 4, 8, 16, 32, 64, 128].into_iter().filter(|&k| l1_only.is_none_or(|o| o == k)) {
                     let mut o = vec![format!("scheme={scheme}")];
                     for c in ["l1i", "l1d"] {
@@ -91,6 +100,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         sim.feed_packed(&packed, packed.len())?;
         let s = t.elapsed().as_secs_f64();
+        if dump.is_some() {
+            for r in sim.results(path) {
+                dumped.push_str(&serde_json::to_string(&r)?);
+                dumped.push('\n');
+            }
+        }
         secs += s;
         runs += 1;
         let size = sim.len();
@@ -113,6 +128,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             n * *k as f64 / s / 1e6,
             100.0 * *hit as f64 / (packed.len() as f64 * *r as f64)
         );
+    }
+    if let Some(d) = &dump {
+        std::fs::write(d, dumped)?;
     }
     let rate = n * sampled_cfgs as f64 / secs;
     let grid_secs = grid.len() as f64 * 100e6 / rate / 2.0;
