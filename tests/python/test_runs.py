@@ -215,6 +215,13 @@ def long_trace(tmp_path_factory) -> Path:
     return vmt
 
 
+def _foreground_sigint():
+    # A shell's foreground job gets SIGINT at its default even when the shell
+    # running this test is itself a background job (SIGINT ignored, inherited
+    # across exec); without this the sweep would rightly stay shielded.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class _Sweep:
     """`vmlab reproduce s1 --grid test` on a given trace, in its own session
     (as a shell runs a job), its stderr read line by line."""
@@ -225,7 +232,7 @@ class _Sweep:
             [*vmlab_command(), "reproduce", "s1", "--grid", "test", "--trace", f"database={trace}", "--max-events",
              "0", "-j", str(jobs), "--results", "R", "--report", "rep"],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-            start_new_session=True, env=env)
+            start_new_session=True, env=env, preexec_fn=_foreground_sigint)
         self.lines: list[str] = []
         self.store = tmp_path / "R" / "test" / "runs.jsonl"
         threading.Thread(target=self._read, daemon=True).start()
