@@ -127,12 +127,17 @@ def test_ctrl_c_keeps_what_finished_after_it_and_does_not_wait_for_running_batch
     batches = [Batch((_key(0),), ("now", 0)), Batch((_key(1),), ("now", 1)), Batch((_key(2),), ("sleep", 120))]
     store = _SignalledWhileWriting(tmp_path / "runs.jsonl")
     log: list[str] = []
-    # Whatever SIGINT's handler was (a shell starts background jobs with it
-    # ignored), the loop must leave it as it found it.
-    before = signal.getsignal(signal.SIGINT)
-    start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        execute(batches, work_for_test, store, jobs=3, log=log.append, name="T")
+    # A foreground run's Ctrl-C, even when this test runs as a background job
+    # (started with SIGINT ignored); the loop leaves the handler as it found it.
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        before = signal.getsignal(signal.SIGINT)
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            execute(batches, work_for_test, store, jobs=3, log=log.append, name="T")
+        after = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, outer)
     assert time.monotonic() - start < 30  # the 120 s batch was not awaited
     kept = Store(tmp_path / "runs.jsonl").load()
     # The batch being written when the signal came, and the one that finished during that write.
@@ -141,7 +146,23 @@ def test_ctrl_c_keeps_what_finished_after_it_and_does_not_wait_for_running_batch
     assert log[-1] == "T: interrupted: 2 runs kept in the store (2 finished in this session), 1 remain; " \
                       "the same command resumes"
     assert multiprocessing.active_children() == []
-    assert signal.getsignal(signal.SIGINT) is before
+    assert after is before
+
+
+def test_a_sweep_started_with_sigint_ignored_stays_shielded(tmp_path):
+    # A background job of a shell: the SIGINT a terminal's Ctrl-C would send
+    # must not stop it, and the handler is still SIG_IGN afterwards.
+    batches = [Batch((_key(0),), ("now", 0)), Batch((_key(1),), ("now", 1))]
+    store = _SignalledWhileWriting(tmp_path / "runs.jsonl")
+    outer = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        execute(batches, work_for_test, store, jobs=2, log=lambda m: None, name="T")
+        during = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, outer)
+    assert store.signalled
+    assert sorted(r["result"]["v"] for r in Store(tmp_path / "runs.jsonl").load().values()) == [0, 1]
+    assert during is signal.SIG_IGN
 
 
 def test_a_failing_batch_stops_the_sweep_and_keeps_the_others(tmp_path):
@@ -194,6 +215,13 @@ def long_trace(tmp_path_factory) -> Path:
     return vmt
 
 
+def _foreground_sigint():
+    # A shell's foreground job gets SIGINT at its default even when the shell
+    # running this test is itself a background job (SIGINT ignored, inherited
+    # across exec); without this the sweep would rightly stay shielded.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class _Sweep:
     """`vmlab reproduce s1 --grid test` on a given trace, in its own session
     (as a shell runs a job), its stderr read line by line."""
@@ -204,7 +232,7 @@ class _Sweep:
             [*vmlab_command(), "reproduce", "s1", "--grid", "test", "--trace", f"database={trace}", "--max-events",
              "0", "-j", str(jobs), "--results", "R", "--report", "rep"],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-            start_new_session=True, env=env)
+            start_new_session=True, env=env, preexec_fn=_foreground_sigint)
         self.lines: list[str] = []
         self.store = tmp_path / "R" / "test" / "runs.jsonl"
         threading.Thread(target=self._read, daemon=True).start()

@@ -126,6 +126,11 @@ class _Recorder:
             else:
                 raise KeyboardInterrupt
 
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            # A shell starts a background job with SIGINT ignored so that a
+            # Ctrl-C at the terminal does not reach it: the sweep stays shielded.
+            yield
+            return
         try:
             previous = signal.signal(signal.SIGINT, on_sigint)
         except ValueError:  # not the main thread: signals are not ours to take
