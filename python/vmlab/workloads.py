@@ -566,7 +566,26 @@ def _dependencies(compiled: bool, sqlite3: bool) -> dict[str, str]:
                 break
     deps["cpu_flags"] = " ".join(f for f in _VALGRIND_CPU_FLAGS if f in flags)
     deps["system"] = _os_release()
+    deps["ld_so_cache"] = _ld_so_cache()
     return deps
+
+
+#: The dynamic loader's index of the installed shared libraries. ld.so
+#: searches it for every library a program loads, so the loader's own
+#: references (and so the trace) depend on its contents: the same workload,
+#: with every version above equal, captured with this file rebuilt by
+#: ``ldconfig`` from a different set of libraries (even one 80 bytes shorter,
+#: the same number of pages) gives another trace and another reference count
+#: (docs/workloads.md, "Determinism").
+LD_SO_CACHE = Path("/etc/ld.so.cache")
+
+
+def _ld_so_cache() -> str:
+    try:
+        data = LD_SO_CACHE.read_bytes()
+    except OSError as e:
+        return f"unreadable ({e.strerror})"
+    return f"sha256 {hashlib.sha256(data).hexdigest()[:16]}, {len(data)} bytes"
 
 
 def _os_release() -> str:

@@ -4,6 +4,7 @@ when captured again from elsewhere."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -205,7 +206,7 @@ def test_reference_hashes_are_shipped_for_every_small_trace() -> None:
         assert ref is not None, name
         assert re.fullmatch(r"[0-9a-f]{64}", ref["sha256"]), ref
         assert ref["references"] > 1_000_000, ref
-        assert {"valgrind", "libc", "cpu_flags", "system"} <= set(ref["depends_on"]), ref
+        assert {"valgrind", "libc", "cpu_flags", "system", "ld_so_cache"} <= set(ref["depends_on"]), ref
     assert data["traces"]["database-small"]["depends_on"]["sqlite3"]
     assert data["traces"]["compiler-small"]["depends_on"]["cc"]
     # The full traces are whole programs at the paper's scale (issue 20): at least 100 M references.
@@ -244,6 +245,24 @@ def test_comparison_with_the_reference_names_what_differs() -> None:
     assert workloads._compare_with_reference(ref, "cd" * 32, newer)["verdict"] == (
         "differs from the reference trace (auxv: '22 entries: 33 51' here, not recorded for the reference)")
 
+
+
+def test_the_loader_cache_is_a_dependency_by_its_contents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Proven on this project's machine: a capture with /etc/ld.so.cache rebuilt
+    # 80 bytes shorter is another trace, so the contents, not the size, count.
+    cache = tmp_path / "ld.so.cache"
+    monkeypatch.setattr(workloads, "LD_SO_CACHE", cache)
+    cache.write_bytes(b"glibc-ld.so.cache1.1" + bytes(60))
+    first = workloads._dependencies(False, False)["ld_so_cache"]
+    assert first == f"sha256 {hashlib.sha256(cache.read_bytes()).hexdigest()[:16]}, 80 bytes"
+    cache.write_bytes(b"glibc-ld.so.cache1.1" + bytes(59) + b"x")
+    second = workloads._dependencies(False, False)["ld_so_cache"]
+    assert second != first and second.endswith(", 80 bytes")
+    ref = {"sha256": "ab" * 32, "depends_on": {"ld_so_cache": first}}
+    assert workloads._compare_with_reference(ref, "cd" * 32, {"ld_so_cache": second})["verdict"] == (
+        f"differs from the reference trace (ld_so_cache: {second!r} here, {first!r} for the reference)")
+    cache.unlink()
+    assert workloads._dependencies(False, False)["ld_so_cache"] == "unreadable (No such file or directory)"
 
 
 def test_capture_dir_of_another_kind_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -187,6 +187,7 @@ KENBUS1_DEPENDS_ON = {
     "cc": "cc (Debian 12.2.0-14+deb12u1) 12.2.0",
     "cpu_flags": "pni ssse3 cx16 abm avx rdtscp bmi1 bmi2 avx2 f16c rdrand rdseed",
     "system": "Debian GNU/Linux 12 (bookworm) (x86_64)",
+    "ld_so_cache": "sha256 ae89f91c03eb0a58, 37911 bytes",
     "coreutils": "ls (GNU coreutils) 9.1",
     "gzip": "gzip 1.12",
 }
