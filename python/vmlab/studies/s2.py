@@ -27,6 +27,7 @@ import html
 import itertools
 import json
 import os
+from fractions import Fraction
 from typing import Dict, List, Tuple
 
 import click
@@ -116,20 +117,48 @@ def _row(counters: dict, fixed: Dict[str, float]) -> Tuple[np.ndarray, float]:
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Exact non-negative least squares by enumerating active sets (the
-    problem has six unknowns; numpy has no NNLS and scipy is not a dependency)."""
+    problem has six unknowns; numpy has no NNLS and scipy is not a dependency).
+    Each subset is solved in exact rational arithmetic and its loss compared
+    exactly: numpy's lstsq goes through the BLAS kernel OpenBLAS picks for the
+    CPU at run time, and an AVX-512 kernel gave other last bits than an AVX2
+    one, which moved every fitted parameter and every S2 table derived from
+    them from one machine to the next."""
+    rows = [[Fraction(float(v)) for v in r] for r in a]
+    rhs = [Fraction(float(v)) for v in b]
     n = a.shape[1]
-    best, best_loss = np.zeros(n), float(np.sum(b * b))
+    best, best_loss = [Fraction(0)] * n, sum(v * v for v in rhs)
+    margin = Fraction(1e-12)
     for k in range(1, n + 1):
         for cols in itertools.combinations(range(n), k):
-            x_sub, *_ = np.linalg.lstsq(a[:, cols], b, rcond=None)
-            if np.any(x_sub < 0):
+            x_sub = _least_squares_exact([[r[c] for c in cols] for r in rows], rhs)
+            if x_sub is None or any(v < 0 for v in x_sub):
                 continue
-            x = np.zeros(n)
-            x[list(cols)] = x_sub
-            loss = float(np.sum((a @ x - b) ** 2))
-            if loss < best_loss - 1e-12:
+            x = [Fraction(0)] * n
+            for c, v in zip(cols, x_sub):
+                x[c] = v
+            loss = sum((sum(r[j] * x[j] for j in cols) - y) ** 2 for r, y in zip(rows, rhs))
+            if loss < best_loss - margin:
                 best, best_loss = x, loss
-    return best
+    return np.array([float(v) for v in best])
+
+
+def _least_squares_exact(a: List[List[Fraction]], b: List[Fraction]):
+    """The least-squares solution of ``a x = b`` from the normal equations,
+    solved exactly (Gauss-Jordan over fractions); None where the columns are
+    linearly dependent (a smaller subset spans the same fits)."""
+    n = len(a[0])
+    m = [[sum(r[i] * r[j] for r in a) for j in range(n)] + [sum(r[i] * y for r, y in zip(a, b))]
+         for i in range(n)]
+    for col in range(n):
+        pivot = next((i for i in range(col, n) if m[i][col] != 0), None)
+        if pivot is None:
+            return None
+        m[col], m[pivot] = m[pivot], m[col]
+        for i in range(n):
+            if i != col and m[i][col] != 0:
+                f = m[i][col] / m[col][col]
+                m[i] = [u - f * v for u, v in zip(m[i], m[col])]
+    return [m[i][n] / m[i][i] for i in range(n)]
 
 
 def fit(ms: List[dict], targets: List[Tuple[str, str, int, float]], cycle_ns: float,
