@@ -143,8 +143,8 @@ pub enum Backing {
 /// One mapping of a process, in trace addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Mapping {
-    pub start: u64,
-    pub end: u64,
+    pub start: VirtAddr,
+    pub end: VirtAddr,
     pub prot: Prot,
     /// `MAP_SHARED` (else private, copy-on-write).
     pub shared: bool,
@@ -153,7 +153,36 @@ pub struct Mapping {
     pub offset: u64,
     /// Where the model put it (the folded address, or where the policy
     /// moved it).
-    pub model_start: u64,
+    pub model_start: VirtAddr,
+}
+
+/// A mapping moves as one piece: its trace range, its model range and its
+/// range of the backing object keep the same distances.
+impl Mapping {
+    /// Its length in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.end.0 - self.start.0
+    }
+    /// Whether trace address `va` lies in it.
+    pub fn contains(&self, va: VirtAddr) -> bool {
+        self.start <= va && va < self.end
+    }
+    /// The model address of trace address `va` (within or at the end of it).
+    pub fn model_of(&self, va: VirtAddr) -> VirtAddr {
+        VirtAddr(self.model_start.0 + (va.0 - self.start.0))
+    }
+    /// The first model address past it.
+    pub fn model_end(&self) -> VirtAddr {
+        self.model_of(self.end)
+    }
+    /// The byte of the backing object that trace address `va` maps.
+    pub fn offset_of(&self, va: VirtAddr) -> u64 {
+        self.offset + (va.0 - self.start.0)
+    }
+    /// Trace range `[from, to)` of it, as a mapping of its own.
+    fn part(&self, from: VirtAddr, to: VirtAddr) -> Mapping {
+        Mapping { start: from, end: to, offset: self.offset_of(from), model_start: self.model_of(from), ..*self }
+    }
 }
 
 /// A mapping a system call asks for, in trace addresses: `len` bytes at
@@ -167,6 +196,21 @@ struct NewMapping {
     shared: bool,
     backing: Backing,
     offset: u64,
+}
+
+impl NewMapping {
+    /// This mapping, put by the model at `model_start`.
+    fn placed(self, model_start: u64) -> Mapping {
+        Mapping {
+            start: VirtAddr(self.start),
+            end: VirtAddr(self.start + self.len),
+            prot: self.prot,
+            shared: self.shared,
+            backing: self.backing,
+            offset: self.offset,
+            model_start: VirtAddr(model_start),
+        }
+    }
 }
 
 /// Where a new mapping may go.
@@ -600,8 +644,10 @@ impl Replay<'_> {
     /// The model address of trace address `va`, mapping its page on first
     /// touch if no call mapped it.
     fn model_of(&mut self, p: usize, va: u64, n: u64) -> Result<u64, String> {
-        if let Some(m) = self.procs[p].maps.range(..=va).next_back().map(|(_, m)| *m).filter(|m| va < m.end) {
-            return Ok(m.model_start + (va - m.start));
+        if let Some(m) =
+            self.procs[p].maps.range(..=va).next_back().map(|(_, m)| *m).filter(|m| m.contains(VirtAddr(va)))
+        {
+            return Ok(m.model_of(VirtAddr(va)).0);
         }
         let (vpage, fpage) = (self.round_down(va), self.round_down(fold(va)));
         if self.model == Model::RegionPerAsid {
@@ -741,9 +787,9 @@ impl Replay<'_> {
                     .range(..=old)
                     .next_back()
                     .map(|(_, m)| *m)
-                    .filter(|m| old < m.end)
+                    .filter(|m| m.contains(VirtAddr(old)))
                     .ok_or_else(|| format!("mremap of {old:#x}, which is not mapped"))?;
-                let offset = m.offset + (old - m.start);
+                let offset = m.offset_of(VirtAddr(old));
                 self.remove(p, old, old_len)?;
                 let moved =
                     NewMapping { start: ret, len: new_len, prot: m.prot, shared: m.shared, backing: m.backing, offset };
@@ -774,7 +820,7 @@ impl Replay<'_> {
                     .copied()
                     .filter(|m| matches!(m.backing, Backing::SysV(_)))
                     .ok_or_else(|| format!("shmdt of {at:#x}, where no segment is attached"))?;
-                self.remove(p, m.start, m.end - m.start)?;
+                self.remove(p, m.start.0, m.bytes())?;
             }
             SYS_CLONE if c.arg(0) & CLONE_VM != 0 => self.pending.push(Pending { pid: c.ret, proc: p }),
             SYS_CLONE3 => self.pending.push(Pending { pid: c.ret, proc: p }),
@@ -858,8 +904,8 @@ impl Replay<'_> {
 
     /// Maps `[m.start, m.start+m.len)` of process `p` where `placement`
     /// says.
-    fn install(&mut self, p: usize, m: NewMapping, placement: Placement) -> Result<(), String> {
-        let NewMapping { start, len, prot, shared, backing, offset } = m;
+    fn install(&mut self, p: usize, new: NewMapping, placement: Placement) -> Result<(), String> {
+        let NewMapping { start, len, prot, shared, backing, offset } = new;
         if len == 0 {
             return Ok(());
         }
@@ -872,14 +918,14 @@ impl Replay<'_> {
         // A mapping placed next to, or over part of, one the policy moved
         // moves with it (ld.so maps a library's data at a fixed distance
         // from its text).
-        let moved = |m: &Mapping| m.model_start != fold(m.start);
+        let moved = |m: &Mapping| m.model_start.0 != fold(m.start.0);
         let near = self.procs[p]
             .maps
             .range(..=start)
             .next_back()
             .map(|(_, m)| *m)
-            .filter(|m| m.end >= start && moved(m))
-            .map(|m| m.model_start + (start - m.start));
+            .filter(|m| m.end.0 >= start && moved(m))
+            .map(|m| m.model_of(VirtAddr(start)).0);
         if placement == Placement::Fixed {
             self.remove(p, start, len)?;
         } else if let Some(m) = self.overlapping(p, start, len).first() {
@@ -896,9 +942,7 @@ impl Replay<'_> {
         if let Some(at) = near.filter(|&at| at + len <= USER_LIMIT.0) {
             if self.os.map(space, region(at)).is_ok() {
                 self.out.relocated += 1;
-                self.procs[p]
-                    .maps
-                    .insert(start, Mapping { start, end: start + len, prot, shared, backing, offset, model_start: at });
+                self.procs[p].maps.insert(start, new.placed(at));
                 return Ok(());
             }
         }
@@ -907,7 +951,7 @@ impl Replay<'_> {
         // then it moves too, as if refused.
         let taken_by_moved = |r: &Self| {
             let (lo, hi) = (fold(start), fold(start) + len);
-            r.procs[p].maps.values().any(|m| moved(m) && m.model_start < hi && lo < m.model_start + (m.end - m.start))
+            r.procs[p].maps.values().any(|m| moved(m) && m.model_start.0 < hi && lo < m.model_end().0)
         };
         let model = match self.os.map(space, region(fold(start))) {
             Ok(()) => fold(start),
@@ -928,14 +972,13 @@ impl Replay<'_> {
                 if let Some(g) = global {
                     let same = |m: &Mapping| {
                         m.backing == backing
-                            && m.model_start <= g
-                            && g + len <= m.model_start + (m.end - m.start)
-                            && m.offset + (g - m.model_start) == offset
+                            && m.model_start.0 <= g
+                            && g + len <= m.model_end().0
+                            && m.offset + (g - m.model_start.0) == offset
                     };
                     if self.procs[p].maps.values().any(same) {
                         self.out.relocated += 1;
-                        let m = Mapping { start, end: start + len, prot, shared, backing, offset, model_start: g };
-                        self.procs[p].maps.insert(start, m);
+                        self.procs[p].maps.insert(start, new.placed(g));
                         return Ok(());
                     }
                 }
@@ -959,15 +1002,14 @@ impl Replay<'_> {
         if shared && self.policy == Policy::GlobalShared {
             self.global.entry(object).or_insert(model.wrapping_sub(offset));
         }
-        let m = Mapping { start, end: start + len, prot, shared, backing, offset, model_start: model };
-        self.procs[p].maps.insert(start, m);
+        self.procs[p].maps.insert(start, new.placed(model));
         Ok(())
     }
 
     fn overlapping(&self, p: usize, start: u64, len: u64) -> Vec<Mapping> {
         let end = start + len;
         let maps = &self.procs[p].maps;
-        let from = maps.range(..start).next_back().filter(|(_, m)| m.end > start).map_or(start, |(&s, _)| s);
+        let from = maps.range(..start).next_back().filter(|(_, m)| m.end.0 > start).map_or(start, |(&s, _)| s);
         maps.range(from..end).map(|(_, m)| *m).collect()
     }
 
@@ -993,32 +1035,22 @@ impl Replay<'_> {
         let end = start + len;
         let space = self.procs[p].space;
         for m in self.overlapping(p, start, len) {
-            let (a, b) = (m.start.max(start), m.end.min(end));
-            let (ma, mb) = (m.model_start + (a - m.start), m.model_start + (b - m.start));
+            let (a, b) = (m.start.max(VirtAddr(start)), m.end.min(VirtAddr(end)));
+            let (ma, mb) = (m.model_of(a), m.model_of(b));
             // Kept while another mapping of the process is the same model
             // range (see `install`, global-shared).
-            let shared_model = self.procs[p]
-                .maps
-                .values()
-                .any(|o| o.start != m.start && o.model_start < mb && ma < o.model_start + (o.end - o.start));
+            let shared_model =
+                self.procs[p].maps.values().any(|o| o.start != m.start && o.model_start < mb && ma < o.model_end());
             if !shared_model {
-                self.os.unmap(space, VirtAddr(ma), b - a).map_err(os_err)?;
+                self.os.unmap(space, ma, b.0 - a.0).map_err(os_err)?;
             }
             let maps = &mut self.procs[p].maps;
-            maps.remove(&m.start);
+            maps.remove(&m.start.0);
             if m.start < a {
-                maps.insert(m.start, Mapping { end: a, ..m });
+                maps.insert(m.start.0, m.part(m.start, a));
             }
             if b < m.end {
-                maps.insert(
-                    b,
-                    Mapping {
-                        start: b,
-                        offset: m.offset + (b - m.start),
-                        model_start: m.model_start + (b - m.start),
-                        ..m
-                    },
-                );
+                maps.insert(b.0, m.part(b, m.end));
             }
         }
         self.drop_implicit(p, start, len)
@@ -1028,24 +1060,16 @@ impl Replay<'_> {
         let end = start + len;
         let space = self.procs[p].space;
         for m in self.overlapping(p, start, len) {
-            let (a, b) = (m.start.max(start), m.end.min(end));
-            self.os.protect(space, VirtAddr(m.model_start + (a - m.start)), b - a, prot).map_err(os_err)?;
+            let (a, b) = (m.start.max(VirtAddr(start)), m.end.min(VirtAddr(end)));
+            self.os.protect(space, m.model_of(a), b.0 - a.0, prot).map_err(os_err)?;
             let maps = &mut self.procs[p].maps;
-            maps.remove(&m.start);
-            let piece = |s: u64, e: u64, prot: Prot| Mapping {
-                start: s,
-                end: e,
-                prot,
-                offset: m.offset + (s - m.start),
-                model_start: m.model_start + (s - m.start),
-                ..m
-            };
+            maps.remove(&m.start.0);
             if m.start < a {
-                maps.insert(m.start, piece(m.start, a, m.prot));
+                maps.insert(m.start.0, m.part(m.start, a));
             }
-            maps.insert(a, piece(a, b, prot));
+            maps.insert(a.0, Mapping { prot, ..m.part(a, b) });
             if b < m.end {
-                maps.insert(b, piece(b, m.end, m.prot));
+                maps.insert(b.0, m.part(b, m.end));
             }
         }
         let (fs, fe) = (self.round_down(fold(start)), fold(start) + len);
@@ -1112,8 +1136,8 @@ impl Replay<'_> {
                     && last.prot == m.prot
                     && last.shared == m.shared
                     && last.backing == m.backing
-                    && last.offset + (last.end - last.start) == m.offset
-                    && last.model_start + (last.end - last.start) == m.model_start;
+                    && last.offset_of(last.end) == m.offset
+                    && last.model_end() == m.model_start;
                 if joins {
                     last.end = m.end;
                     continue;

@@ -77,7 +77,8 @@ fn run(events: Vec<Event>, machine: &str, policy: Policy) -> Result<ReplayOutcom
 }
 
 fn map(start: u64, end: u64, prot: Prot, shared: bool, backing: Backing, offset: u64) -> Mapping {
-    Mapping { start, end, prot, shared, backing, offset, model_start: start % USER_LIMIT.0 }
+    let model_start = VirtAddr(start % USER_LIMIT.0);
+    Mapping { start: VirtAddr(start), end: VirtAddr(end), prot, shared, backing, offset, model_start }
 }
 
 #[test]
@@ -162,8 +163,8 @@ fn shared_file_across_processes_is_placed_by_the_policy() {
     for (policy, model) in [(Policy::CacheAligned, 0x1234_6000), (Policy::GlobalShared, 0x1000_0000)] {
         let out = run(t.clone(), "mips-r4000", policy).unwrap();
         assert_eq!(out.relocated, 1, "{}", policy.name());
-        assert_eq!(out.processes[1].mappings[0].start, second);
-        assert_eq!(out.processes[1].mappings[0].model_start, model, "{}", policy.name());
+        assert_eq!(out.processes[1].mappings[0].start, VirtAddr(second));
+        assert_eq!(out.processes[1].mappings[0].model_start, VirtAddr(model), "{}", policy.name());
         assert_eq!(out.violation_count, 0, "{}", policy.name());
     }
     // Without the identity the two opens are two files: no sharing at all.
@@ -240,7 +241,7 @@ fn a_mapping_whose_place_a_moved_alias_took_moves_too() {
     t.push(acc(Load, 1, LIB + 0x2000 + 0x40));
     t.push(acc(Load, 1, LIB + 0x40));
     let out = run(t, "mips-r4000", Policy::CacheAligned).unwrap();
-    let model: Vec<(u64, u64)> = out.processes[0].mappings.iter().map(|m| (m.start, m.model_start)).collect();
+    let model: Vec<(u64, u64)> = out.processes[0].mappings.iter().map(|m| (m.start.0, m.model_start.0)).collect();
     let base = LIB % USER_LIMIT.0;
     // LIB+0x2000 is taken by the moved LIB+0x1000, LIB+0x3000 is colour 1.
     assert_eq!(model, vec![(LIB, base), (LIB + 0x1000, base + 0x2000), (LIB + 0x2000, base + 0x4000)]);
@@ -279,7 +280,7 @@ fn global_shared_keeps_library_text_in_one_global_segment() {
     assert_eq!((user_misses(&roa), roa.faults.pseudo), (2, 0));
     let gs = run(t.clone(), "hp9000-834", Policy::GlobalShared).unwrap();
     assert_eq!((user_misses(&gs), gs.faults.pseudo, gs.relocated), (1, 0, 0));
-    assert_eq!(gs.processes[2].mappings[0].model_start, elsewhere % USER_LIMIT.0);
+    assert_eq!(gs.processes[2].mappings[0].model_start, VirtAddr(elsewhere % USER_LIMIT.0));
     // the third process's load through its own address: its own line, and
     // the one class live at a time (pseudo-aliasing) for a private alias
     t.push(acc(Load, 3, elsewhere + 0x40));
