@@ -31,7 +31,6 @@ from fractions import Fraction
 from typing import Dict, List, Tuple
 
 import click
-import numpy as np
 
 from vmlab import _engine, optional
 from vmlab.report import Verdict
@@ -101,7 +100,7 @@ def calibration_targets() -> List[Tuple[str, str, int, float]]:
     return out
 
 
-def _row(counters: dict, fixed: Dict[str, float]) -> Tuple[np.ndarray, float]:
+def _row(counters: dict, fixed: Dict[str, float]) -> Tuple[List[float], float]:
     """Design-matrix row (cycles per unit of each fitted parameter) and the
     cycles of the parameters held fixed. Uncached references are tied to
     the miss cost (one memory access each)."""
@@ -112,20 +111,20 @@ def _row(counters: dict, fixed: Dict[str, float]) -> Tuple[np.ndarray, float]:
             n += counters["uncached"]
         row.append(float(n))
     fixed_cycles = sum(v * counters[COUNTER_OF[k]] for k, v in fixed.items())
-    return np.array(row), fixed_cycles
+    return row, fixed_cycles
 
 
-def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _nnls(a: List[List[float]], b: List[float]) -> List[float]:
     """Exact non-negative least squares by enumerating active sets (the
-    problem has six unknowns; numpy has no NNLS and scipy is not a dependency).
+    problem has six unknowns; neither numpy nor scipy is a dependency).
     Each subset is solved in exact rational arithmetic and its loss compared
-    exactly: numpy's lstsq goes through the BLAS kernel OpenBLAS picks for the
+    exactly: numpy's lstsq (used here before) goes through the BLAS kernel OpenBLAS picks for the
     CPU at run time, and an AVX-512 kernel gave other last bits than an AVX2
     one, which moved every fitted parameter and every S2 table derived from
     them from one machine to the next."""
     rows = [[Fraction(float(v)) for v in r] for r in a]
     rhs = [Fraction(float(v)) for v in b]
-    n = a.shape[1]
+    n = len(a[0])
     best, best_loss = [Fraction(0)] * n, sum(v * v for v in rhs)
     margin = Fraction(1e-12)
     for k in range(1, n + 1):
@@ -139,7 +138,7 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             loss = sum((sum(r[j] * x[j] for j in cols) - y) ** 2 for r, y in zip(rows, rhs))
             if loss < best_loss - margin:
                 best, best_loss = x, loss
-    return np.array([float(v) for v in best])
+    return [float(v) for v in best]
 
 
 def _least_squares_exact(a: List[List[Fraction]], b: List[Fraction]):
@@ -168,9 +167,9 @@ def fit(ms: List[dict], targets: List[Tuple[str, str, int, float]], cycle_ns: fl
     for group, variant, nbytes, us in targets:
         row, fixed_cycles = _row(_find(ms, group, variant, nbytes)["counters"], fixed)
         target_cycles = us * 1000.0 / cycle_ns
-        rows.append(row / target_cycles)
+        rows.append([v / target_cycles for v in row])
         rhs.append((target_cycles - fixed_cycles) / target_cycles)
-    x = _nnls(np.array(rows), np.array(rhs))
+    x = _nnls(rows, rhs)
     return dict(zip(FITTED, (float(v) for v in x)))
 
 
