@@ -35,7 +35,7 @@ use crate::config::VmConfig;
 use crate::fanout::{fanout_groups, fanout_refusal, request_as, result_below, L2Fanout};
 use crate::filter::{filter_refusal, FilterGroup};
 use crate::memsys::{L2Sweep, MemSys, L1};
-use crate::result::{NamedCache, SideEvents, VmResult};
+use crate::result::{NamedCache, SideEvents, TlbLookup, VmResult};
 use crate::scheme::TranslateAt;
 use crate::sim::{Recorded, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
@@ -147,7 +147,7 @@ impl Replayer {
                 Recorded::User { kind, r, size, tlb_miss } => {
                     let level = self.mem.access_fast(kind, r, size);
                     let s = usize::from(kind != RefKind::Ifetch);
-                    self.sides[s].count(level, tlb_miss);
+                    self.sides[s].count(level, TlbLookup::of_miss(tlb_miss));
                     if level != L1 {
                         self.mem.sweep_mut().count(s, tlb_miss);
                     }

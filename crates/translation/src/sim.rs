@@ -34,7 +34,7 @@ use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceErro
 use crate::config::VmConfig;
 use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Alone, L2Sweep, MemSys, L1};
-use crate::result::{SideEvents, VmResult};
+use crate::result::{SideEvents, TlbLookup, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
 use crate::vmcpi::Vmcpi;
 
@@ -810,7 +810,7 @@ impl<S: L2Sweep> VmSim<S> {
         let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
         let level = match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
-                self.sides[s].count(L1, false);
+                self.sides[s].count(L1, TlbLookup::Hit);
                 self.memo.last[s] = Some((asid, ln));
                 return Ok(());
             }
@@ -849,7 +849,7 @@ impl<S: L2Sweep> VmSim<S> {
     ) -> Result<(), SimError> {
         let s = side(kind);
         let ln = va >> self.l1_shift[s];
-        self.sides[s].count(level, false);
+        self.sides[s].count(level, TlbLookup::Hit);
         self.memo.last[s] = (kind != RefKind::Write || level == L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
     }
@@ -1203,7 +1203,7 @@ impl<S: L2Sweep> VmSim<S> {
     /// are this machine's, so only the levels below are counted there).
     #[inline(always)]
     fn count_side(&mut self, s: usize, level: Reached, tlb_miss: bool) {
-        self.sides[s].count(level, tlb_miss);
+        self.sides[s].count(level, TlbLookup::of_miss(tlb_miss));
         if level != L1 && !self.mem.sweep().is_empty() {
             self.mem.sweep_mut().count(s, tlb_miss);
         }
