@@ -190,7 +190,7 @@ WORKLOADS: dict[str, Workload] = {
             "4 MB and 1 GB regions, where MACH's page tables cost more than ULTRIX's",
             _sparse,
             inputs=lambda build_dir: [build_dir / "sparse"],
-            build=(("sparse/sparse.c", ("-ldl", "-lpthread")),),
+            build=(("sparse/sparse.c", ("-ldl",)),),
             expected={"small": 15_000_000, "full": 110_000_000},
             stands_for="WINWORD",
             # Its threads: under valgrind, which thread runs after a clone
