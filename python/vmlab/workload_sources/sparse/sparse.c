@@ -17,17 +17,18 @@
  *    over all the regions (a load, a store, and every 64th step zlib's crc32
  *    over 256 bytes of the region).
  * The workers are ucontext coroutines (makecontext/swapcontext), not
- * pthreads. They always ran one at a time (create, join), but under
- * valgrind which thread runs after clone, and whether pthread_join finds
- * the thread already gone, is the host scheduler's choice: a few hundred
- * references moved from capture to capture (docs/workloads.md,
+ * pthreads. As threads they already ran one at a time (create, join), but
+ * under valgrind which thread runs after clone, and whether pthread_join
+ * finds the thread already gone, is the host scheduler's choice: a few
+ * hundred references moved from capture to capture (docs/workloads.md,
  * Determinism). A coroutine is entered and left where the program says, so
  * the trace is the same file every time, while the address space keeps
  * what the threads gave it: a 256 KB stack per worker at its own address.
- * (These stacks were the program's own before too, given by
- * pthread_attr_setstack, for which glibc adds no guard page; the one
- * difference is that glibc no longer puts a thread descriptor and TLS
- * block at each stack's top.) Their stacks are never reused.
+ * They still run one after another, not interleaved, as the threads did.
+ * (The stacks were the program's own before too, given by
+ * pthread_attr_setstack, for which glibc adds no guard page; what is gone
+ * is the thread descriptor and TLS block glibc put at each stack's top.)
+ * No stack is reused.
  * Prints the number of libraries, regions and a checksum. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
