@@ -185,18 +185,15 @@ WORKLOADS: dict[str, Workload] = {
         ),
         Workload(
             "sparse",
-            "sparse.c: 30 dlopened libraries, 128 regions at spread-out fixed addresses, 8 thread stacks",
+            "sparse.c: 30 dlopened libraries, 128 regions at spread-out fixed addresses, 8 worker stacks "
+            "(coroutines, one after another)",
             "a large, sparse address space (experiments.md S1 finding 4): pages spread over many "
             "4 MB and 1 GB regions, where MACH's page tables cost more than ULTRIX's",
             _sparse,
             inputs=lambda build_dir: [build_dir / "sparse"],
-            build=(("sparse/sparse.c", ("-ldl", "-lpthread")),),
+            build=(("sparse/sparse.c", ("-ldl",)),),
             expected={"small": 15_000_000, "full": 110_000_000},
             stands_for="WINWORD",
-            # Its threads: under valgrind, which thread runs after a clone
-            # and whether pthread_join has to wait are up to the host's
-            # scheduler, so a few hundred references move or appear.
-            repeatable=False,
         ),
     ]
 }
