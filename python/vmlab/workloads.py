@@ -222,9 +222,18 @@ def ensure_interleaved(name: str, size: str, trace_dir: Optional[Union[str, "os.
     _check_size(size)
     inputs, quantum = INTERLEAVED[name]
     out = Path(trace_dir or default_trace_dir()) / f"{name}-{size}.vmt"
-    if out.exists():
-        return out
+    # The inputs are ensured first (each is captured again if its sources
+    # changed), and the interleaving is reused only if it was made from
+    # exactly these input files and this quantum.
     paths = [ensure(n, size, trace_dir, progress) for n in inputs]
+    made_from = [{"trace": p.name, "sha256": json.loads(sidecar_path(p).read_text()).get("sha256")} for p in paths]
+    if out.exists():
+        try:
+            side = json.loads(sidecar_path(out).read_text())
+        except (OSError, ValueError):
+            side = {}
+        if side.get("inputs") == made_from and side.get("quantum") == quantum:
+            return out
     tmp = out.with_name(out.name + ".partial")
     started = time.monotonic()
     if progress:
@@ -241,8 +250,7 @@ def ensure_interleaved(name: str, size: str, trace_dir: Optional[Union[str, "os.
     sha = file_sha256(out)
     summary = json.loads(data) if isinstance(data, str) else data
     record = {"trace": out.name, "sha256": sha, "references": summary.get("events") if isinstance(summary, dict) else None,
-              "inputs": [{"trace": p.name, "sha256": json.loads(sidecar_path(p).read_text()).get("sha256")}
-                         for p in paths], "quantum": quantum}
+              "inputs": made_from, "quantum": quantum}
     sidecar_path(out).write_text(json.dumps(record, indent=2) + "\n")
     if progress:
         print(f"vmlab workloads: {out}: {time.monotonic() - started:.0f} s, sha256 {sha}", file=sys.stderr, flush=True)
@@ -330,14 +338,20 @@ def ensure(
     w = get(name)
     _check_size(size)
     out = w.trace_path(size, Path(trace_dir) if trace_dir is not None else None)
-    if out.exists() and not force:
+    native = default_build_dir()
+    key = workload_key(name, size, native)
+    if out.exists() and not force and captured_with(out, key):
         return out
     log = (lambda s: print(f"vmlab workloads: {s}", file=sys.stderr, flush=True)) if progress else (lambda s: None)
     missing = missing_tools(name)
     if missing:
-        raise WorkloadError(f"{name}: cannot capture without {', '.join(missing)} "
+        stale = (f"{out} was captured from other sources or by another capture revision (its sidecar's "
+                 "capture_key differs), and it ") if out.exists() else ""
+        raise WorkloadError(f"{name}: {stale}cannot capture without {', '.join(missing)} "
                             f"(apt-get install {' '.join(missing)})")
-    native = default_build_dir()
+    if out.exists() and not force:
+        log(f"{out.name}: the stored trace was made from other sources or by another capture revision "
+            "(its sidecar's capture_key differs); capturing it again")
     build(name, native, log=log)
     out.parent.mkdir(parents=True, exist_ok=True)
     machine = dependencies(name)
@@ -363,6 +377,7 @@ def ensure(
         "command": cmd,
         "stdout": output,
         "depends_on": machine,
+        "capture_key": key,
     }
     reference = reference_for(name, size)
     record["reference"] = _compare_with_reference(reference, sha, machine)
@@ -421,6 +436,26 @@ def capture_key(command: Sequence[str], depends_on: dict, sources: Sequence[Path
            "sources_sha256": {Path(src).name: file_sha256(src) for src in sources},
            "inputs_sha256": tree_sha256(inputs) if inputs is not None else None, "depends_on": depends_on}
     return {**key, **more}
+
+
+def workload_key(name: str, size: str, build_dir: Optional[Path] = None) -> dict:
+    """What an S1 workload trace is reused by (:func:`capture_key`): the
+    command, the C sources it is built from with their flags, and the input
+    files it reads (the programs built from those sources are keyed by the
+    sources). A trace in the cache with another key (the sources changed,
+    as sparse's threads became coroutines in session 24, or a trace from
+    before the key was recorded) is captured again. The machine's versions
+    are not part of it: they are recorded as ``depends_on`` and judged
+    against the reference capture, and a trace captured before, say, a
+    library update is still a real trace of the same program."""
+    w = get(name)
+    native = Path(build_dir or default_build_dir())
+    sources = [SOURCES / src for src, _ in w.build]
+    sources += [f for f in w.inputs(native) if SOURCES in Path(f).parents]
+    # The command names its files relative to the capture directory, so
+    # no path of this checkout or of the cache enters the key.
+    cmd = w.command(size, native, Path(os.environ.get("VMLAB_CAPTURE_DIR") or CAPTURE_DIR) / name)
+    return capture_key(cmd, {}, sources=sources, build=[[src, "-O2", *extra] for src, extra in w.build])
 
 
 def captured_with(trace: Path, key: dict) -> bool:

@@ -1,6 +1,7 @@
 """A stored capture is keyed by everything that made it
 (``vmlab.workloads.capture_key``) and is never reused for other inputs:
-S2's real workloads, S4's read programs and S5's lmbench-like programs. A
+S1's workloads (and their interleavings), S2's real workloads, S4's read
+programs and S5's lmbench-like programs. A
 trace in the cache whose sidecar records another key (another C source, another input, another capture
 revision, or no key at all: the stale ``grep-read.vmt`` of session 17) is
 captured again; one with the same key is reused without running valgrind.
@@ -112,3 +113,59 @@ def test_an_s5_trace_keyed_by_its_source_alone_is_captured_again(no_capture):
     stored(trace, command=cmd, source_sha256=key["sources_sha256"][source.name])
     with pytest.raises(Captured):
         wl.ensure_lmbench("pipe", progress=False)
+
+
+def test_an_s1_trace_is_reused_only_with_its_key_and_captured_again_after_its_source_changed(no_capture, monkeypatch):
+    trace = wl.get("sparse").trace_path("small")
+    key = wl.workload_key("sparse", "small")
+    assert set(key["sources_sha256"]) == {"sparse.c"} and key["command"] == ["./sparse", "128", "8", "2000"]
+    assert key["build"] == [["sparse/sparse.c", "-O2", "-ldl"]] and key["depends_on"] == {}
+    stored(trace, capture_key=key)
+    assert wl.ensure("sparse", "small", progress=False) == trace
+    # what session 24 found: a trace of the thread version, from before the key was recorded
+    stored(trace, trace=trace.name, sha256="0" * 64)
+    with pytest.raises(Captured):
+        wl.ensure("sparse", "small", progress=False)
+    # the source changed under a stored key
+    sources = no_capture / "sources"
+    shutil.copytree(wl.SOURCES / "sparse", sources / "sparse")
+    (sources / "sparse" / "sparse.c").write_text((sources / "sparse" / "sparse.c").read_text() + "\n/* changed */\n")
+    monkeypatch.setattr(wl, "SOURCES", sources)
+    assert wl.workload_key("sparse", "small")["sources_sha256"] != key["sources_sha256"]
+    stored(trace, capture_key=key)
+    with pytest.raises(Captured):
+        wl.ensure("sparse", "small", progress=False)
+
+
+def test_an_s1_input_file_is_part_of_the_key_and_the_size_too(no_capture):
+    small, full = wl.workload_key("database", "small"), wl.workload_key("database", "full")
+    assert set(small["sources_sha256"]) == {"queries.sql", "vortex.sql"} and small["command"] != full["command"]
+
+
+def test_a_stale_s1_trace_without_valgrind_is_one_clear_error(no_capture, monkeypatch):
+    trace = stored(wl.get("sparse").trace_path("small"), trace="sparse-small.vmt")
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **kw: None if name == "valgrind" else f"/usr/bin/{name}")
+    with pytest.raises(wl.WorkloadError, match=r"captured from other sources.*cannot capture without valgrind"):
+        wl.ensure("sparse", "small", progress=False)
+    assert trace.exists()
+
+
+def test_an_interleaving_is_reused_only_from_the_same_input_traces(no_capture, monkeypatch):
+    name = next(iter(wl.INTERLEAVED))
+    inputs, quantum = wl.INTERLEAVED[name]
+    for n in inputs:
+        stored(wl.get(n).trace_path("small"), sha256=f"{n}-sha", capture_key=wl.workload_key(n, "small"))
+    out = wl.default_trace_dir() / f"{name}-small.vmt"
+    made_from = [{"trace": wl.get(n).trace_path("small").name, "sha256": f"{n}-sha"} for n in inputs]
+    stored(out, inputs=made_from, quantum=quantum)
+    assert wl.ensure_interleaved(name, "small", progress=False) == out
+
+    def interleave(*a, **k):
+        raise Captured("interleave")
+
+    from vmlab import _engine
+
+    monkeypatch.setattr(_engine, "trace_interleave", interleave)
+    stored(out, inputs=[{**made_from[0], "sha256": "another capture"}, *made_from[1:]], quantum=quantum)
+    with pytest.raises(Captured):
+        wl.ensure_interleaved(name, "small", progress=False)

@@ -91,6 +91,7 @@ def test_commands_trace_the_worker_process_itself(tmp_path: Path) -> None:
 def test_an_existing_trace_is_not_captured_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     existing = tmp_path / "bigfoot-full.vmt"
     existing.write_bytes(b"anything")
+    workloads.sidecar_path(existing).write_text(json.dumps({"capture_key": workloads.workload_key("bigfoot", "full")}))
 
     def no_capture(*a, **k):
         raise AssertionError("capture must not run when the trace exists")
