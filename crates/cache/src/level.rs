@@ -1198,6 +1198,37 @@ impl Cache {
         Some((fetch, writeback))
     }
 
+    /// Whether a write that misses here allocates nothing and changes
+    /// nothing but counters (no write-allocate, no 3C shadows): then
+    /// `count_write_miss_passed` is `access_missed`'s whole effect, and the
+    /// line stays absent until a fill of it.
+    #[inline(always)]
+    pub fn write_misses_pass_below(&self) -> bool {
+        !self.write_allocate && self.classifier.is_none()
+    }
+
+    /// Lines fetched into this level so far (`CacheStats::fetches`). Where
+    /// `write_misses_pass_below` holds, a line enters only by a read's
+    /// fill, which every path but two counts here at once (not
+    /// `access_tag_only`, which counts nothing, nor a `VirtualDirect` view,
+    /// which counts at its settle): so where neither runs, a line found
+    /// absent is still absent while this is unchanged (flushes and purges
+    /// only take lines out).
+    #[inline(always)]
+    pub fn lines_fetched(&self) -> u64 {
+        self.stats.fetches
+    }
+
+    /// `access_missed` of a write of `size` bytes where
+    /// `write_misses_pass_below` holds: the miss counted, and the write it
+    /// passes below (the caller passes it, as for `Outcome::write_through`).
+    #[inline(always)]
+    pub fn count_write_miss_passed(&mut self, size: u64) {
+        self.stats.count_miss(RefKind::Write, 1 << self.line_shift, Fetch::Nothing, Writeback::Nothing);
+        self.stats.write_throughs += 1;
+        self.stats.bytes_out += size;
+    }
+
     /// Counts the write a write-through hit passes below, as `access`
     /// counts it (`write_throughs`, `bytes_out`); the hit itself is
     /// counted with `count_repeat_hits`, its replacement update made by

@@ -1098,6 +1098,59 @@ proptest! {
     }
 }
 
+/// Stores to the line a store just missed in a write-through top that
+/// allocates nothing on a write miss (the line `hit_loop` remembers as
+/// absent and then takes without a look-up), with what must end that
+/// memo in between: a load's fill of the line, a modify's (left to `word`),
+/// a word over two lines, another line's fill in the same set, a flush
+/// (an escape). Every counter equals the naive simulator's and the public
+/// path's, and the loop completed every store.
+#[test]
+fn stores_to_a_line_just_missed_equal_naive_reference() {
+    let mut d = CacheConfig::simple(256, 16, 2);
+    (d.write, d.write_miss, d.indexing) = (WritePolicy::WriteThrough, WriteMissPolicy::NoWriteAllocate, Indexing::Vipt);
+    let mut l2 = CacheConfig::simple(1024, 16, 4);
+    l2.indexing = Indexing::Pipt;
+    let tiers = [TierShape::Split(CacheConfig::simple(256, 16, 2), d), TierShape::Unified(l2)];
+    let at = |kind: AccessKind, a: u64| (Event::access(kind, VirtAddr(a), 4, Asid(0)), 0);
+    let (st, ld, md) = (|a| at(AccessKind::Store, a), |a| at(AccessKind::Load, a), |a| at(AccessKind::Modify, a));
+    let mut raw = vec![
+        // A miss, then the same miss twice; the load fills the line: hits.
+        st(0x100),
+        st(0x104),
+        st(0x108),
+        ld(0x10c),
+        st(0x100),
+        st(0x104),
+        // A miss twice; the modify's read fills: a hit.
+        st(0x200),
+        st(0x204),
+        md(0x208),
+        st(0x20c),
+        // A miss; a load of another line of the same set (8 sets of 16
+        // bytes) fills there; the same miss again.
+        st(0x300),
+        ld(0x380),
+        st(0x304),
+        // A miss; a load over two lines fills both: a hit.
+        st(0x400),
+        (Event::access(AccessKind::Load, VirtAddr(0x3fe), 4, Asid(0)), 0),
+        st(0x404),
+        // A miss; a flush (a new run); the same miss; a fill; a hit.
+        st(0x500),
+        (Event::FlushAll, 0),
+        st(0x504),
+        ld(0x508),
+        st(0x50c),
+    ];
+    // Evicted again by loads of its set, then missed by a run of stores.
+    raw.extend([ld(0x1100), ld(0x2100), ld(0x3100), st(0x100), st(0x104), st(0x108), ld(0x100), st(0x10c)]);
+    let stores = raw.iter().filter(|(e, _)| matches!(e, Event::Access(a) if a.kind == AccessKind::Store)).count();
+    let m = check_machine(4096, &tiers, raw, false, false).expect("equal to the naive simulator");
+    assert_eq!(m.inner_loop(), "associative");
+    assert_eq!(m.writes_through_in_loop(), stores as u64);
+}
+
 /// A physically indexed top cache of many sets (256-1024, lines of 8 or
 /// 16 bytes, one or two ways): on 4K pages up to 256 sets are fixed by the
 /// page offset, so the memo of most recent lines (`hit_loop::MruLines`)

@@ -257,3 +257,70 @@ fn run_over_a_dropping_source_equals_a_plain_run() {
         assert_eq!(r.events.references() + r.events.context_switches, events.len() as u64);
     }
 }
+
+/// A data-only machine: an L1D alone at level 1 (256 B, 16 B lines, 2
+/// ways), a 1 KiB direct-mapped L2 under it.
+fn data_only() -> Machine {
+    let mut cfg = MachineConfig::bare("data", MemoryConfig::sequential(PageSize::new(4096).expect("page"), 1 << 24));
+    cfg.l1d = Some(CacheConfig::simple(256, 16, 2));
+    cfg.l2 = Some(CacheConfig::simple(1024, 16, 1));
+    assert!(cfg.data_only());
+    Machine::new(cfg).expect("a data-only machine")
+}
+
+/// A data-only machine takes a block whose source dropped every fetch word
+/// (`FetchSkip::EVERY_FETCH`, `PackedBlock::holds_no_fetch`) as it is, to
+/// its loop: every counter as when each block holds every fetch word (which
+/// the machine takes out itself) and as the events one at a time, for
+/// blocks packed by `PackedBlock::pack` and by the `.vmt` v2 reader.
+#[test]
+fn a_data_only_machine_counts_blocks_without_fetch_words_exactly() {
+    let mut events = program(30_000);
+    // Fetches that have no word in a block (escapes): another address
+    // space, 16 bytes.
+    events.insert(100, Event::access(AccessKind::Ifetch, VirtAddr(0x4000), 4, Asid(3)));
+    events.insert(5000, Event::access(AccessKind::Ifetch, VirtAddr(0x4010), 16, Asid(0)));
+    let fetches = events.iter().filter(|e| matches!(e, Event::Access(a) if a.kind == AccessKind::Ifetch)).count();
+
+    let mut plain = data_only();
+    for (k, c) in events.chunks(3000).enumerate() {
+        let b = packed(c, None);
+        assert!(!b.holds_no_fetch());
+        plain.feed_packed(&b, "prog", (k * 3000) as u64).expect("runs");
+    }
+    let want = plain.result("prog");
+    assert_eq!((want.fetches_not_simulated, want.events.ifetch), (fetches as u64, fetches as u64));
+    assert!(want.caches[0].stats.misses() > 100, "{:?}", want.caches[0].stats);
+
+    let mut stepped = data_only();
+    for e in &events {
+        stepped.step(e).expect("runs");
+    }
+    assert_eq!(stepped.result("prog"), want);
+
+    let mut m = data_only();
+    assert_eq!(m.fetch_skip(), Some(FetchSkip::EVERY_FETCH));
+    for (k, c) in events.chunks(3000).enumerate() {
+        let b = packed(c, m.fetch_skip());
+        assert!(b.holds_no_fetch());
+        assert!(b.words().iter().all(|w| (w >> 56) as u8 >= 15), "a fetch word left");
+        m.feed_packed(&b, "prog", (k * 3000) as u64).expect("runs");
+    }
+    assert_eq!(m.result("prog"), want);
+
+    let opts = vmlab_trace::VmtOptions {
+        block_events: 3000,
+        encoding: vmlab_trace::vmt::Encoding::BasicBlocks,
+        ..vmlab_trace::VmtOptions::default()
+    };
+    let mut w =
+        vmlab_trace::VmtWriter::with_options(Vec::new(), vmlab_trace::VmtHeader::default(), opts).expect("header");
+    w.write_all(&events).expect("write");
+    let bytes = w.finish().expect("finish");
+    let mut r = vmlab_trace::VmtReader::new(&bytes[..], "prog").expect("open");
+    let mut b = PackedBlock::with_fetch_skip(Some(FetchSkip::EVERY_FETCH));
+    assert!(r.fill_packed(&mut b).expect("decodes") && b.holds_no_fetch() && b.skipped > 1000);
+    let mut r = vmlab_trace::VmtReader::new(&bytes[..], "prog").expect("open");
+    let got = data_only().run(&mut r, "prog", &mut |_: Progress| Ok(())).expect("runs");
+    assert_eq!(got, want);
+}

@@ -258,6 +258,5 @@ fn a_data_only_preset_loads_and_others_refuse_it_by_name() {
     let m = Machine::from_preset(bench, &[]).expect("bench machine");
     assert!(m.config().data_only());
     assert_eq!(m.inner_loop(), "associative");
-    let widest = vmlab_trace::FetchSkip { line_shift: vmlab_trace::FetchSkip::MAX_SHIFT, across_data: true };
-    assert_eq!(m.fetch_skip(), Some(widest));
+    assert_eq!(m.fetch_skip(), Some(vmlab_trace::FetchSkip::EVERY_FETCH));
 }

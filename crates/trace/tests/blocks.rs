@@ -332,3 +332,66 @@ fn views_of_every_length_are_copied_whole() {
         assert_eq!(at, events.len());
     }
 }
+
+/// Under `FetchSkip::EVERY_FETCH` the v2 reader and `pack` drop every
+/// fetch word, a raw event's too, and say so (`holds_no_fetch`): the
+/// words are the block's with its direct fetch words taken out, `skipped`
+/// counts those. The v1 reader keeps every fetch and does not say so, nor
+/// does any other rule. Every rule is within it.
+#[test]
+fn every_fetch_leaves_no_fetch_word() {
+    let mut rng = Pcg64::seed_from_u64(0xe7e5);
+    let mut v1_kept = 0;
+    for case in 0..40 {
+        let n = rng.gen_range(1..5000);
+        let mut events = program(&mut rng, n);
+        // A fetch that no shape can hold (it runs past 2^56): a raw event
+        // with a direct word.
+        let at = rng.gen_range(0..=events.len());
+        events.insert(at, Event::access(AccessKind::Ifetch, VirtAddr(ADDR_MASK - 1), 4, Asid(0)));
+        let block_events = if case % 2 == 0 { rng.gen_range(1..80) } else { 65536 };
+        for encoding in [Encoding::BasicBlocks, Encoding::Delta] {
+            let opts = VmtOptions { block_events, encoding, ..VmtOptions::default() };
+            let mut w = VmtWriter::with_options(Vec::new(), VmtHeader::default(), opts).expect("header");
+            w.write_all(&events).expect("write");
+            let bytes = w.finish().expect("finish");
+            let mut r = VmtReader::new(&bytes[..], "mem").expect("open");
+            let mut p = PackedBlock::with_fetch_skip(Some(FetchSkip::EVERY_FETCH));
+            let mut at = 0usize;
+            while r.fill_packed(&mut p).expect("fill") {
+                let block = &events[at..at + p.events() as usize];
+                let mut full = PackedBlock::new();
+                full.pack(block);
+                assert!(!full.holds_no_fetch());
+                let data: Vec<u64> = full.words().iter().copied().filter(|w| (w >> ADDR_BITS) as u8 >= 15).collect();
+                let mut packed = PackedBlock::with_fetch_skip(Some(FetchSkip::EVERY_FETCH));
+                packed.pack(block);
+                assert!(packed.holds_no_fetch());
+                let want = (&data[..], &full.extra, (full.len() - data.len()) as u64);
+                assert_eq!((packed.words(), &packed.extra, packed.skipped), want, "case {case} at {at}");
+                // The v1 reader packs a block with an address near 2^56 from
+                // its events (`decode_block_packed`), which drops them too.
+                if encoding == Encoding::BasicBlocks || p.holds_no_fetch() {
+                    assert!(p.holds_no_fetch(), "case {case} at {at}");
+                    assert_eq!((p.words(), &p.extra, p.skipped), want, "case {case} at {at}");
+                } else {
+                    assert_eq!((p.words(), p.skipped), (full.words(), 0), "case {case} at {at}");
+                    v1_kept += 1;
+                }
+                at += p.events() as usize;
+            }
+            assert_eq!(at, events.len(), "case {case}");
+        }
+    }
+    assert!(v1_kept > 40, "{v1_kept}");
+    let rules = [
+        FetchSkip { line_shift: 2, across_data: false },
+        FetchSkip { line_shift: FetchSkip::MAX_SHIFT, across_data: true },
+    ];
+    for s in rules {
+        assert!(s.within(FetchSkip::EVERY_FETCH) && !FetchSkip::EVERY_FETCH.within(s), "{s:?}");
+        let mut p = PackedBlock::with_fetch_skip(Some(s));
+        p.pack(&[Event::access(AccessKind::Ifetch, VirtAddr(0x100), 4, Asid(0))]);
+        assert!(!p.holds_no_fetch() && p.len() == 1);
+    }
+}

@@ -487,6 +487,7 @@ pub(crate) fn decode(
     out.extra.clear();
     out.skipped = 0;
     out.len = 0;
+    out.no_fetch_words = false;
     if raw_len < HEADER_LEN || raw.len() < raw_len + PAD {
         return Err(fail(0, 0, format!("a {raw_len}-byte payload is shorter than its {HEADER_LEN}-byte header")));
     }
@@ -518,6 +519,9 @@ pub(crate) fn decode(
         table.clear();
     }
     table.set_skip(out.fetch_skip);
+    // Under `FetchSkip::EVERY_FETCH` the views hold no fetch (`build_record`),
+    // and a raw event's fetch word is dropped below.
+    let every_fetch = out.fetch_skip.is_some_and(|s| FetchDropper::new(s).every);
     if table.shapes.len() + n_defs > MAX_SHAPES {
         return Err(fail(
             0,
@@ -594,6 +598,11 @@ pub(crate) fn decode(
                 out.extra.push(e);
                 u64::from(PACKED_ESCAPE) << ADDR_BITS
             });
+            if every_fetch && is_fetch((word >> ADDR_BITS) as u8) {
+                skipped += 1;
+                c += 1;
+                continue;
+            }
             if w >= words.len() {
                 grow(words, w, cap);
             }
@@ -631,6 +640,7 @@ pub(crate) fn decode(
     }
     out.len = w;
     out.skipped = skipped;
+    out.no_fetch_words = every_fetch;
     Ok(())
 }
 

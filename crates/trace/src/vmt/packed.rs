@@ -37,6 +37,9 @@ pub use super::format::DIRECT as OPS;
 /// where data references cannot evict an instruction line. A source may
 /// drop fewer fetches than allowed (the `.vmt` v2 decoder drops only those
 /// inside one basic-block record); it never drops more.
+///
+/// One rule is not about lines: [`FetchSkip::EVERY_FETCH`], for a consumer
+/// that simulates no fetch at all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FetchSkip {
     pub line_shift: u32,
@@ -46,6 +49,19 @@ pub struct FetchSkip {
 impl FetchSkip {
     /// The largest line shift accepted: an address has 56 bits.
     pub const MAX_SHIFT: u32 = 40;
+
+    /// The line shift of [`FetchSkip::EVERY_FETCH`], past every address
+    /// bit (one at or above it is that rule; one between `MAX_SHIFT` and
+    /// it means `MAX_SHIFT`).
+    pub const EVERY_SHIFT: u32 = 64;
+
+    /// Every fetch may go, the first of each run too: the leave of a
+    /// consumer that simulates no fetch and only counts them (a data-only
+    /// machine). Every other rule is `within` it. A source that packs
+    /// under it and drops every fetch word says so
+    /// ([`PackedBlock::holds_no_fetch`]), so that the consumer need not
+    /// look for them.
+    pub const EVERY_FETCH: FetchSkip = FetchSkip { line_shift: Self::EVERY_SHIFT, across_data: true };
 
     /// Whether every fetch this rule drops, `wider` drops too: its lines
     /// lie within `wider`'s (aligned powers of two, no longer), and it
@@ -62,6 +78,8 @@ impl FetchSkip {
 pub(crate) struct FetchDropper {
     shift: u32,
     across_data: bool,
+    /// `FetchSkip::EVERY_FETCH`: every fetch goes.
+    pub(crate) every: bool,
     /// The last line of the latest fetch word, while a fetch within it may
     /// be dropped.
     line: Option<u64>,
@@ -69,12 +87,20 @@ pub(crate) struct FetchDropper {
 
 impl FetchDropper {
     pub(crate) fn new(skip: FetchSkip) -> Self {
-        Self { shift: skip.line_shift.min(FetchSkip::MAX_SHIFT), across_data: skip.across_data, line: None }
+        Self {
+            shift: skip.line_shift.min(FetchSkip::MAX_SHIFT),
+            across_data: skip.across_data,
+            every: skip.line_shift >= FetchSkip::EVERY_SHIFT,
+            line: None,
+        }
     }
 
     /// A fetch of `size` bytes at `addr`: true if it goes (no word).
     #[inline(always)]
     pub(crate) fn fetch(&mut self, addr: u64, size: u64) -> bool {
+        if self.every {
+            return true;
+        }
         let (first, last) = (addr >> self.shift, (addr + size - 1) >> self.shift);
         if first == last && self.line == Some(first) {
             return true;
@@ -146,10 +172,14 @@ pub struct PackedBlock {
     pub skipped: u64,
     /// Scratch for sources that only produce `Event`s.
     pub(crate) scratch: Vec<Event>,
+    /// Set by a source that packed under `FetchSkip::EVERY_FETCH` and
+    /// dropped every fetch word (see `holds_no_fetch`); false when unknown.
+    pub(crate) no_fetch_words: bool,
 }
 
-/// Equal when they hold the same events: the words past `len` and the
-/// scratch are not part of the block.
+/// Equal when they hold the same events: the words past `len`, the
+/// scratch and whether the source vouched for the absence of fetch words
+/// are not part of the block.
 impl PartialEq for PackedBlock {
     fn eq(&self, other: &Self) -> bool {
         (self.words(), &self.extra, self.fetch_skip, self.skipped)
@@ -199,12 +229,25 @@ impl PackedBlock {
         self.len = 0;
         self.extra.clear();
         self.skipped = 0;
+        self.no_fetch_words = false;
+    }
+
+    /// Whether its source dropped every instruction-fetch word (it packed
+    /// under `FetchSkip::EVERY_FETCH`, and each fetch is in `skipped` or,
+    /// as an escape word's event, in `extra`): a consumer that simulates
+    /// no fetch may then take the words as they are. False when the source
+    /// does not say (it may have kept some: the `.vmt` v1 decoder drops
+    /// none).
+    #[inline]
+    pub fn holds_no_fetch(&self) -> bool {
+        self.no_fetch_words
     }
 
     /// Makes the block's words those of `src` that `keep` accepts, in order
     /// (the rest of the block stays). Each word is written and the count
     /// advanced by `keep`'s answer, so the loop has no branch on it.
     pub fn set_words_kept(&mut self, src: &[u64], keep: impl Fn(u64) -> bool) {
+        self.no_fetch_words = false;
         if self.words.len() < src.len() {
             self.words.resize(src.len(), 0);
         }
@@ -260,6 +303,7 @@ impl PackedBlock {
             self.words.push(word);
         }
         self.len = self.words.len();
+        self.no_fetch_words = drop.is_some_and(|d| d.every);
     }
 
     /// The events back, appended to `out` (dropped fetches are not).

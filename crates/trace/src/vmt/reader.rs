@@ -326,6 +326,10 @@ pub(crate) fn decode_block_packed(
     // Overwritten in place, like `decode_block`'s events.
     out.words.resize(count, 0);
     out.len = count;
+    // Every fetch kept, whatever `fetch_skip` allows (and none dropped: the
+    // buffer may hold a block packed from events under a leave).
+    out.skipped = 0;
+    out.no_fetch_words = false;
     let (mut pi, mut pd) = (0u64, 0u64);
     let mut asid = Asid(0);
     let mut dpos = 0usize;
