@@ -166,6 +166,9 @@ impl<S: Sink + ?Sized> Under for S {
 /// `Ledger` keeps a count for.
 pub const MAX_LEVELS: usize = 4;
 
+/// One level of a hierarchy: one cache for instructions and data, or an
+/// instruction and a data cache side by side. The translating simulator's
+/// L2 (`vmlab-translation`'s `memsys::Tail`) is one too.
 // Split levels are the common case and there is one `Level` per level, so the
 // size difference between the variants costs nothing worth a Box.
 #[allow(clippy::large_enum_variant)]
@@ -176,8 +179,10 @@ pub enum Level {
 }
 
 impl Level {
+    /// The cache that serves `kind`: a split level's instruction cache
+    /// serves fetches, its data cache reads and writes.
     #[inline]
-    fn serving(&mut self, kind: RefKind) -> &mut Cache {
+    pub fn serving(&mut self, kind: RefKind) -> &mut Cache {
         match self {
             Level::Unified(c) => c,
             Level::Split { i, d } => {
@@ -190,6 +195,14 @@ impl Level {
         }
     }
     fn caches_mut(&mut self) -> Vec<&mut Cache> {
+        match self {
+            Level::Unified(c) => vec![c],
+            Level::Split { i, d } => vec![i, d],
+        }
+    }
+
+    /// Its caches, the instruction cache first in a split level.
+    pub fn caches(&self) -> Vec<&Cache> {
         match self {
             Level::Unified(c) => vec![c],
             Level::Split { i, d } => vec![i, d],

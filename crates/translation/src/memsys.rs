@@ -20,6 +20,7 @@ use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{
     Cache, CacheStats, Flush, FlushStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
+use vmlab_machine::hierarchy::Level;
 use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, MissClasses, Reached, Transfer, TransferLog};
 
 use crate::config::VmConfig;
@@ -135,14 +136,6 @@ impl L2Sweep for Alone {
     }
 }
 
-// One L2 per machine, so the size difference between variants costs nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum L2Level {
-    Unified(Cache),
-    Split { i: Cache, d: Cache },
-}
-
 /// Whether `Tail::below_l1` looks its fill up or knows it hits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
@@ -158,7 +151,8 @@ pub enum Fill {
 /// of mapped transfers.
 #[derive(Debug)]
 pub struct Tail {
-    l2: L2Level,
+    /// The machine's own L2, a level of the machine crate's hierarchy.
+    l2: Level,
     memory: MemoryStats,
     /// The transfers to and from memory of mapped lines; keeps none
     /// (`TransferLog::new(None)`) where nobody reads them (schemes that do
@@ -200,8 +194,8 @@ impl Tail {
     /// memory of lines below `unmapped_base` (or of none).
     pub(crate) fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
-            (Some(u), _, _) => L2Level::Unified(Cache::new(u.clone(), MissClasses::Unsorted)?),
-            (None, Some(i), Some(d)) => L2Level::Split {
+            (Some(u), _, _) => Level::Unified(Cache::new(u.clone(), MissClasses::Unsorted)?),
+            (None, Some(i), Some(d)) => Level::Split {
                 i: Cache::new(i.clone(), MissClasses::Unsorted)?,
                 d: Cache::new(d.clone(), MissClasses::Unsorted)?,
             },
@@ -210,13 +204,13 @@ impl Tail {
             _ => return Err(GeometryError("no L2 configured".into())),
         };
         let l2_direct = match &l2 {
-            L2Level::Unified(c) => [direct_check(c); 3],
-            L2Level::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
+            Level::Unified(c) => [direct_check(c); 3],
+            Level::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
         };
         let shift = |c: &Cache| c.line_bytes().trailing_zeros();
         let l2_line_shift = match &l2 {
-            L2Level::Unified(c) => [shift(c); 3],
-            L2Level::Split { i, d } => [shift(i), shift(d), shift(d)],
+            Level::Unified(c) => [shift(c); 3],
+            Level::Split { i, d } => [shift(i), shift(d), shift(d)],
         };
         Ok(Self {
             l2,
@@ -249,8 +243,8 @@ impl Tail {
         let fill = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
         self.l2_direct[fill as usize]?;
         Some(match &self.l2 {
-            L2Level::Unified(c) => (c, false),
-            L2Level::Split { i, d } => (if s == 0 { i } else { d }, true),
+            Level::Unified(c) => (c, false),
+            Level::Split { i, d } => (if s == 0 { i } else { d }, true),
         })
     }
 
@@ -277,16 +271,7 @@ impl Tail {
 
     #[inline]
     pub(crate) fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        match &mut self.l2 {
-            L2Level::Unified(c) => c,
-            L2Level::Split { i, d } => {
-                if kind == RefKind::Ifetch {
-                    i
-                } else {
-                    d
-                }
-            }
-        }
+        self.l2.serving(kind)
     }
 
     pub(crate) fn settle(&mut self) {
@@ -425,8 +410,8 @@ impl Tail {
     /// here); returns the states the lines were found in.
     pub(crate) fn flush_all(&mut self) -> FlushStats {
         let l2s: &[RefKind] = match self.l2 {
-            L2Level::Unified(_) => &[RefKind::Read],
-            L2Level::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
+            Level::Unified(_) => &[RefKind::Read],
+            Level::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
         };
         let mut found = FlushStats::default();
         for &kind in l2s {
@@ -448,8 +433,8 @@ impl Tail {
     /// The L2 caches with their names.
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
         match &self.l2 {
-            L2Level::Unified(c) => vec![("l2", c)],
-            L2Level::Split { i, d } => vec![("l2i", i), ("l2d", d)],
+            Level::Unified(c) => vec![("l2", c)],
+            Level::Split { i, d } => vec![("l2i", i), ("l2d", d)],
         }
     }
 }
