@@ -19,7 +19,7 @@
 //! "space-hash"`) and is part of the OS model's outputs (its violations). `u32::MAX` itself is the
 //! TLB's key for global entries and never a space.
 
-use crate::{Asid, VirtAddr};
+use crate::{Asid, PhysAddr, VirtAddr};
 
 /// User virtual addresses lie below this; kernel-mapped addresses above.
 pub const USER_LIMIT: VirtAddr = VirtAddr(1 << 31);
@@ -32,7 +32,14 @@ pub const KERNEL_WINDOW: VirtAddr = USER_LIMIT;
 /// The cache address of unmapped physical memory in the translating
 /// machine: `UNMAPPED_BASE | pa`, above every virtual address a trace or a
 /// table layout uses, so such lines never alias a mapped one.
-pub const UNMAPPED_BASE: u64 = 1 << 56;
+pub const UNMAPPED_BASE: VirtAddr = VirtAddr(1 << 56);
+
+/// The cache address of unmapped physical address `pa` in the translating
+/// machine (`UNMAPPED_BASE | pa`).
+#[inline(always)]
+pub const fn unmapped(pa: PhysAddr) -> VirtAddr {
+    VirtAddr(UNMAPPED_BASE.0 | pa.0)
+}
 
 /// The kernel's address-space id where the OS model numbers the spaces
 /// (user spaces from 1); its physical (absolute) accesses, with virtual

@@ -15,6 +15,7 @@ macro_rules! newtype_u64 {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(transparent)]
+        #[repr(transparent)]
         pub struct $name(pub u64);
 
         impl fmt::LowerHex for $name {
@@ -40,6 +41,12 @@ newtype_u64!(
 newtype_u64!(
     /// A physical frame number (physical address >> page shift).
     Pfn
+);
+newtype_u64!(
+    /// A cache line number: a byte address shifted right by a level's line
+    /// shift. Virtual or physical as the level indexes and tags it; a level
+    /// tagged by line number uses it as its tag key.
+    LineNo
 );
 newtype_u64!(
     /// A count of processor cycles. Integer, never floating point.

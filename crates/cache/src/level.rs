@@ -10,10 +10,10 @@
 use crate::config::{CacheConfig, IndexFn, Indexing, Replacement, WriteMissPolicy, WritePolicy};
 use crate::geometry::{Geometry, GeometryError};
 use crate::shadow::{Allocate, MissClass, MissClassifier, RealLookup};
-use crate::stats::{CacheStats, Fetch, FlushStats, RefKind, ViewCounts, Writeback};
+use crate::stats::{CacheStats, DataRef, Fetch, FlushStats, RefKind, ViewCounts, Writeback};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use vmlab_addr::{Asid, PhysAddr, VirtAddr};
+use vmlab_addr::{Asid, LineNo, PhysAddr, VirtAddr};
 
 /// Tag key of an empty slot. Real keys are line numbers (address >> line
 /// shift, line >= 4 bytes), so they never reach this value.
@@ -150,14 +150,14 @@ impl HitCheck {
     /// the tag is physical (the key is then the physical line number);
     /// `None` for a virtual tag.
     #[inline(always)]
-    pub fn physical_address(&self, key: u64, vaddr: VirtAddr) -> Option<PhysAddr> {
-        (!self.tag_virtual).then(|| PhysAddr((key << self.shift) | (vaddr.0 & ((1 << self.shift) - 1))))
+    pub fn physical_address(&self, key: LineNo, vaddr: VirtAddr) -> Option<PhysAddr> {
+        (!self.tag_virtual).then(|| PhysAddr((key.0 << self.shift) | (vaddr.0 & ((1 << self.shift) - 1))))
     }
     /// The set of virtual line number `line` when `needs_translation` is
     /// false (index and tag virtual: the key is the line number itself).
     #[inline(always)]
-    pub fn virtual_set(&self, line: u64) -> usize {
-        (line & self.mask) as usize
+    pub fn virtual_set(&self, line: LineNo) -> usize {
+        (line.0 & self.mask) as usize
     }
     /// `locate` when `needs_translation` is false, without testing the
     /// index and tag flags: the key is the virtual line number of `vaddr`
@@ -165,7 +165,7 @@ impl HitCheck {
     #[inline(always)]
     pub fn virtual_locate(&self, vaddr: VirtAddr) -> (usize, u64) {
         let line = vaddr.0 >> self.shift;
-        (self.virtual_set(line), line)
+        (self.virtual_set(LineNo(line)), line)
     }
 }
 
@@ -190,15 +190,15 @@ pub struct VirtualDirect<'a> {
 }
 
 impl VirtualDirect<'_> {
-    /// Whether virtual line `line` of `asid` is resident; on a hit a write
+    /// Whether virtual line `line` of `asid` is resident; on a hit a store
     /// sets the dirty bit, exactly as `Cache::lookup` does for a hit in a
     /// direct-mapped write-back level (which keeps no replacement state).
     /// The caller counts the access (`Cache::count_repeat_hits`).
     #[inline(always)]
-    pub fn hit(&mut self, line: u64, asid: Asid, write: bool) -> bool {
-        match self.tags.get_mut((line & self.mask) as usize) {
-            Some(s) if s.key == line && s.asid == asid => {
-                s.dirty |= write;
+    pub fn hit(&mut self, line: LineNo, asid: Asid, access: DataRef) -> bool {
+        match self.tags.get_mut((line.0 & self.mask) as usize) {
+            Some(s) if s.key == line.0 && s.asid == asid => {
+                s.dirty |= access.stores();
                 true
             }
             _ => false,
@@ -227,15 +227,15 @@ impl VirtualDirect<'_> {
     /// must be translated first) and `fill_deferred` refuses. Always false
     /// with ASID tags.
     #[inline(always)]
-    pub fn homonym(&self, line: u64, asid: Asid) -> bool {
+    pub fn homonym(&self, line: LineNo, asid: Asid) -> bool {
         self.untagged
-            && matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid != asid)
+            && matches!(self.tags.get((line.0 & self.mask) as usize), Some(s) if s.key == line.0 && s.asid != asid)
     }
 
     /// `hit` without the write: whether the line is resident.
     #[inline(always)]
-    pub fn resident(&self, line: u64, asid: Asid) -> bool {
-        matches!(self.tags.get((line & self.mask) as usize), Some(s) if s.key == line && s.asid == asid)
+    pub fn resident(&self, line: LineNo, asid: Asid) -> bool {
+        matches!(self.tags.get((line.0 & self.mask) as usize), Some(s) if s.key == line.0 && s.asid == asid)
     }
 
     /// `Cache::fill` of virtual line `line` (the line of `r.vaddr`) after
@@ -252,7 +252,7 @@ impl VirtualDirect<'_> {
     #[inline(always)]
     pub fn fill_deferred(
         &mut self,
-        line: u64,
+        line: LineNo,
         r: LineRef,
         kind: RefKind,
         size: u64,
@@ -270,15 +270,15 @@ impl VirtualDirect<'_> {
     #[inline(always)]
     pub fn fill_deferred_in_place(
         &mut self,
-        line: u64,
+        line: LineNo,
         r: LineRef,
         kind: RefKind,
         size: u64,
     ) -> Option<(bool, Option<Evicted>)> {
         debug_assert!(self.fills, "fill_deferred_in_place on a level that does not fill in place");
         let shift = self.shift;
-        let s = self.tags.get_mut((line & self.mask) as usize)?;
-        Some(fill_one_way(s, &mut self.counts, shift, true, Missed { key: line, r, kind, size }))
+        let s = self.tags.get_mut((line.0 & self.mask) as usize)?;
+        Some(fill_one_way(s, &mut self.counts, shift, true, Missed { key: line.0, r, kind, size }))
     }
 
     /// Adds what `fill_deferred` counted to the level's counters.
@@ -907,7 +907,7 @@ impl Cache {
             None
         } else {
             let way = self.find_way::<TRANSLATED>(hc, set, key, asid)?;
-            self.hit_way::<TRANSLATED>(hc, set, way, key, asid, write)
+            self.hit_way::<TRANSLATED>(hc, set, way, key, asid, DataRef::of_store_bit(write))
         }
     }
 
@@ -958,7 +958,7 @@ impl Cache {
         way: usize,
         key: u64,
         asid: Asid,
-        write: bool,
+        access: DataRef,
     ) -> Option<bool> {
         let slot = set * hc.ways + way;
         let s = self.tags.get_mut(slot)?;
@@ -967,7 +967,7 @@ impl Cache {
         }
         // The dirty bit and the replacement state are independent: one
         // lookup of the frame serves both.
-        s.dirty |= write;
+        s.dirty |= access.stores();
         let dirty = s.dirty;
         if hc.lru {
             // `touch` for LRU, the common policy, without its dispatch.
@@ -1388,14 +1388,14 @@ impl Cache {
     /// counted here: the caller counts the whole reference once
     /// (`count_reference`). Returns whether the line was resident. Not for
     /// a level with 3C shadows (the mode refuses them).
-    pub fn access_tag_only(&mut self, r: LineRef, write: bool) -> bool {
+    pub fn access_tag_only(&mut self, r: LineRef, kind: RefKind) -> bool {
         let set = self.set_of(&r) as usize;
         let key = self.key_of(&r);
         if let Some(slot) = self.find_slot(set * self.ways, key, r.asid) {
             self.touch(set, slot);
             return true;
         }
-        if write && !self.write_allocate {
+        if kind == RefKind::Write && !self.write_allocate {
             return false;
         }
         let s = self.victim(set);
@@ -1413,12 +1413,12 @@ impl Cache {
 
     /// Counts one whole reference of `kind` that `access_tag_only` applied
     /// line by line: one access, and one miss if any of its lines missed
-    /// (Cachegrind's rule); each of the `filled` lines allocated on a miss
-    /// is one fetch of a whole line.
-    pub fn count_reference(&mut self, kind: RefKind, missed: bool, filled: u64) {
+    /// (`missed_lines` of them: Cachegrind's rule); each of the `filled`
+    /// lines allocated on a miss is one fetch of a whole line.
+    pub fn count_reference(&mut self, kind: RefKind, missed_lines: u64, filled: u64) {
         let ks = self.stats.kind_mut(kind);
         ks.accesses += 1;
-        ks.misses += u64::from(missed);
+        ks.misses += u64::from(missed_lines > 0);
         self.stats.fetches += filled;
         self.stats.bytes_in += filled * self.geo.line_bytes();
     }
@@ -1669,10 +1669,10 @@ mod tests {
             c.access(r(0x10, 0x10, 7), RefKind::Write, 4);
         }
         let mut v = top.virtual_direct().expect("a direct VIVT level with ASIDs");
-        assert!(!v.hit(3, Asid(7), false));
+        assert!(!v.hit(LineNo(3), Asid(7), DataRef::Load));
         let victim = Evicted { vaddr: VirtAddr(0x10), paddr: PhysAddr(0x10), asid: Asid(7), dirty: true };
-        assert_eq!(v.fill_deferred(3, r(0x30, 0x30, 7), RefKind::Read, 4), Some((true, Some(victim))));
-        assert_eq!(v.fill_deferred(4, r(0x40, 0x40, 7), RefKind::Write, 16), Some((false, None)));
+        assert_eq!(v.fill_deferred(LineNo(3), r(0x30, 0x30, 7), RefKind::Read, 4), Some((true, Some(victim))));
+        assert_eq!(v.fill_deferred(LineNo(4), r(0x40, 0x40, 7), RefKind::Write, 16), Some((false, None)));
         v.settle();
         twin.access(r(0x30, 0x30, 7), RefKind::Read, 4);
         twin.access(r(0x40, 0x40, 7), RefKind::Write, 16);
@@ -1719,13 +1719,13 @@ mod tests {
         // A frame holding another key, or a way outside the set: no hit,
         // nothing changed (line 0 stays the least recent).
         assert!(!c.way_holds::<true>(&hc, 0, 2, 1, Asid(0)));
-        assert_eq!(c.hit_way::<true>(&hc, 0, 2, 1, Asid(0), true), None);
-        assert_eq!(c.hit_way::<true>(&hc, 0, 4, 1, Asid(0), false), None);
-        assert_eq!(c.hit_way::<true>(&hc, 1, 0, 0, Asid(0), false), None);
+        assert_eq!(c.hit_way::<true>(&hc, 0, 2, 1, Asid(0), DataRef::Store), None);
+        assert_eq!(c.hit_way::<true>(&hc, 0, 4, 1, Asid(0), DataRef::Load), None);
+        assert_eq!(c.hit_way::<true>(&hc, 1, 0, 0, Asid(0), DataRef::Load), None);
         // Line 1 (way 1) hit for a write: dirty, and the newest. Then line
         // 0 (way 0): the least recent is now line 2, which a miss evicts.
-        assert_eq!(c.hit_way::<true>(&hc, 0, 1, 1, Asid(0), true), Some(true));
-        assert_eq!(c.hit_way::<true>(&hc, 0, 0, 0, Asid(0), false), Some(false));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 1, 1, Asid(0), DataRef::Store), Some(true));
+        assert_eq!(c.hit_way::<true>(&hc, 0, 0, 0, Asid(0), DataRef::Load), Some(false));
         assert!(!c.access(r(64, 64, 0), RefKind::Read, 4).hit);
         let lines: Vec<(u64, bool)> = c.resident().iter().map(|e| (e.paddr.0, e.dirty)).collect();
         assert_eq!(lines, vec![(0, false), (16, true), (64, false), (48, false)]);

@@ -14,4 +14,4 @@ pub use level::{
     VirtualDirectBelow,
 };
 pub use shadow::{Allocate, RealLookup};
-pub use stats::{CacheStats, Fetch, FlushStats, KindStats, RefKind, Writeback};
+pub use stats::{CacheStats, DataRef, Fetch, FlushStats, KindStats, RefKind, Writeback};

@@ -24,6 +24,33 @@ impl RefKind {
     }
 }
 
+/// A data reference: a load or a store (a store dirties a write-back line
+/// it hits). `Load` is 0 and `Store` 1, so converting a decoded store bit
+/// costs nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum DataRef {
+    Load = 0,
+    Store = 1,
+}
+
+impl DataRef {
+    /// The data reference a decoded trace word's store bit names.
+    #[inline(always)]
+    pub fn of_store_bit(store: bool) -> Self {
+        if store {
+            DataRef::Store
+        } else {
+            DataRef::Load
+        }
+    }
+    /// Whether the reference writes the line.
+    #[inline(always)]
+    pub fn stores(self) -> bool {
+        self == DataRef::Store
+    }
+}
+
 /// Counts for one request kind at one level. `compulsory + capacity + conflict
 /// == misses` when miss classification is on, all three zero when it is off.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

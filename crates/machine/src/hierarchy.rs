@@ -10,8 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 use vmlab_cache::{
-    Cache, Evicted, Flush, FlushStats, GeometryError, HitCheck, LineRef, LineState, MissClasses, Outcome, RefKind,
-    VirtualDirectBelow,
+    Cache, DataRef, Evicted, Flush, FlushStats, GeometryError, HitCheck, LineRef, LineState, MissClasses, Outcome,
+    RefKind, VirtualDirectBelow,
 };
 
 use crate::config::LevelConfig;
@@ -887,13 +887,16 @@ impl<B: Backing> Below<'_, B> {
         let m = self.written;
         // `probe::<false, true>` in two steps, the search of the set
         // skipped while the remembered frame still holds the line.
-        let mut hit =
-            if m.set == set && m.key == key { cache.hit_way::<true>(&hc, set, m.way, key, r.asid, true) } else { None };
+        let mut hit = if m.set == set && m.key == key {
+            cache.hit_way::<true>(&hc, set, m.way, key, r.asid, DataRef::Store)
+        } else {
+            None
+        };
         if hit.is_none() {
             if let Some(way) = cache.find_way::<true>(&hc, set, key, r.asid) {
                 self.written = WrittenFrame { set, way, key };
                 self.written_searched += 1;
-                hit = cache.hit_way::<true>(&hc, set, way, key, r.asid, true);
+                hit = cache.hit_way::<true>(&hc, set, way, key, r.asid, DataRef::Store);
             }
         }
         if hit.is_some() {

@@ -38,8 +38,8 @@
 //! (every line read before any is written for a modify). The property test
 //! `inline_loops_equal_naive_reference` runs machines that select each loop.
 
-use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
-use vmlab_cache::{Cache, HitCheck, LineRef, RefKind, VirtualDirect};
+use vmlab_addr::{Asid, LineNo, PageSize, PhysAddr, VirtAddr};
+use vmlab_cache::{Cache, DataRef, HitCheck, LineRef, RefKind, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK};
 
 use crate::hierarchy::{Backing, Below, DirectLowers, Lower, MemoryStats};
@@ -348,7 +348,9 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
                 for &kind in REFS[k] {
                     let write = kind == RefKind::Write;
                     for (d, (set, way, key)) in dirty.iter_mut().zip([a, b]) {
-                        if let Some(x) = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, write) {
+                        if let Some(x) =
+                            cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, DataRef::of_store_bit(write))
+                        {
                             *d = x;
                             t.pend[kind as usize] += 1;
                         }
@@ -448,7 +450,7 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
             // as a translation now. Else the line's page is mapped (its
             // fill translated it), so translating allocates nothing, as
             // `word`'s translation would not.
-            let pa = match hc.physical_address(key, VirtAddr(va)) {
+            let pa = match hc.physical_address(LineNo(key), VirtAddr(va)) {
                 Some(pa) => pa,
                 None => {
                     let Ok(pa) = mapper.translate(asid, VirtAddr(va)) else { return None };
@@ -457,10 +459,11 @@ fn write_through_word<const TRANSLATE: bool, B: Backing>(
             };
             if k == MODIFY {
                 // The read half: `probe`'s hit.
-                cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false);
+                cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, DataRef::Load);
             }
-            // The write half: `Cache::access`'s hit in a write-through level.
-            let dirty = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, false).unwrap_or(false);
+            // The write half: `Cache::access`'s hit in a write-through
+            // level, which leaves the line clean as a load's hit does.
+            let dirty = cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, DataRef::Load).unwrap_or(false);
             cache.count_write_through(size);
             below.write_through(LineRef { vaddr: VirtAddr(va), paddr: pa, asid }, size);
             recent.set(slot, ln, dirty);
@@ -626,13 +629,20 @@ impl<'a> FrameMemo<'a> {
         let asid = self.asid;
         if let Some(f) = self.remembered(at.side, at.ln) {
             // Checks the frame, so the common case costs one check.
-            if let Some(dirty) = cache.hit_way::<TRANSLATE>(hc, f.set as usize, f.way as usize, f.key, asid, write) {
+            if let Some(dirty) = cache.hit_way::<TRANSLATE>(
+                hc,
+                f.set as usize,
+                f.way as usize,
+                f.key,
+                asid,
+                DataRef::of_store_bit(write),
+            ) {
                 return Ok(dirty);
             }
         }
         let (set, way, key) = self.look_up::<TRANSLATE>(cache, hc, mapper, at.side, at.va, at.ln)?;
         // Always `Some`: the frame was just found.
-        cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, write).ok_or(None)
+        cache.hit_way::<TRANSLATE>(hc, set, way, key, asid, DataRef::of_store_bit(write)).ok_or(None)
     }
 
     /// Where virtual line `ln` (bytes at `va` on) lives in `cache`: set,
@@ -679,7 +689,7 @@ impl<'a> FrameMemo<'a> {
             let (set, key) = hc.locate(VirtAddr(va), pa);
             (set, key, Some(pa))
         } else {
-            (hc.virtual_set(ln), ln, None)
+            (hc.virtual_set(LineNo(ln)), ln, None)
         };
         let Some(way) = cache.find_way::<TRANSLATE>(hc, set, key, asid) else {
             return Err(pa.map(|pa| Absent { set, key, pa }));
@@ -1394,7 +1404,7 @@ impl SetLines<'_> {
                 let done = if self.keys.get(read_key) == Some(&key) {
                     // Resident but not taken by `repeats`: a write onto a
                     // clean line, which is now dirty.
-                    v.hit(ln, self.asid, true);
+                    v.hit(LineNo(ln), self.asid, DataRef::Store);
                     d.one += 1;
                     Ok(true)
                 } else {
@@ -1489,14 +1499,14 @@ fn pieces<L: Lower, const U: bool>(
     // A homonym (untagged top) is a hit the views do not take: the whole
     // word is left to `word` before any piece is done. A piece's fill
     // brings in a line of the run's own address space, so none appears.
-    if U && ((va >> shift)..=(last >> shift)).any(|ln| v.homonym(ln, asid)) {
+    if U && ((va >> shift)..=(last >> shift)).any(|ln| v.homonym(LineNo(ln), asid)) {
         return Ok(false);
     }
     let mut a = va;
     loop {
         let ln = a >> shift;
         let piece_last = last.min(((ln + 1) << shift) - 1);
-        if v.hit(ln, asid, d.write) {
+        if v.hit(LineNo(ln), asid, DataRef::of_store_bit(d.write)) {
             c.t.pend[kind as usize] += 1;
         } else {
             // With the hierarchy filling in place (checked above) the view
@@ -1530,7 +1540,7 @@ fn one_line_miss<L: Lower, const U: bool>(
     }
     c.t.done[usize::from(d.k & 3)] += 1;
     if d.modify {
-        v.hit(ln, c.asid, true);
+        v.hit(LineNo(ln), c.asid, DataRef::Store);
         c.t.pend[RefKind::Write as usize] += 1;
     }
     Ok(true)
@@ -1556,7 +1566,7 @@ fn second_line<L: Lower, const U: bool>(
     let size = ((w & ADDR_MASK) + u64::from(d.size)).saturating_sub(start);
     if resident {
         // The second line's hit; the first line's is counted below.
-        v.hit(next, c.asid, d.write);
+        v.hit(LineNo(next), c.asid, DataRef::of_store_bit(d.write));
         c.t.pend[d.first as usize] += 1;
     } else if !line_miss(v, c, start, next, d.first, size, d.shift)? {
         return Ok(false);
@@ -1614,7 +1624,7 @@ fn fill_as<const K: u8, L: Lower, const U: bool>(
         READ => RefKind::Read,
         _ => RefKind::Write,
     };
-    if U && v.homonym(ln, c.asid) {
+    if U && v.homonym(LineNo(ln), c.asid) {
         // A hit on another address space's line: `word`'s, which
         // translates first.
         return Ok(false);
@@ -1622,7 +1632,7 @@ fn fill_as<const K: u8, L: Lower, const U: bool>(
     let pa = c.mapper.translate_in(c.page, c.asid, VirtAddr(va))?;
     let r = LineRef { vaddr: VirtAddr(va), paddr: pa, asid: c.asid };
     // `line_miss` found the chain filling in place, this level included.
-    let Some((fetch, victim)) = v.fill_deferred_in_place(ln, r, kind, size) else {
+    let Some((fetch, victim)) = v.fill_deferred_in_place(LineNo(ln), r, kind, size) else {
         // Not reached where the chain fills in place; exact all the same.
         return Ok(false);
     };
@@ -1735,7 +1745,7 @@ fn word<const DIRECT: bool, const TRANSLATE: bool, B: Backing>(
                 continue;
             }
             let pa = if TRANSLATE { mapper.translate(asid, VirtAddr(a))? } else { PhysAddr(0) };
-            let (set, key) = if TRANSLATE { hc.locate(VirtAddr(a), pa) } else { (hc.virtual_set(ln), ln) };
+            let (set, key) = if TRANSLATE { hc.locate(VirtAddr(a), pa) } else { (hc.virtual_set(LineNo(ln)), ln) };
             let dirty = match cache.probe::<DIRECT, TRANSLATE>(hc, set, key, asid, write) {
                 Some(dirty) => {
                     pend[kind as usize] += 1;

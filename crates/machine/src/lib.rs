@@ -24,7 +24,7 @@ pub use cpu::{Code, CodeFetch, Cpu};
 pub use decode_ahead::decode_ahead;
 pub use hierarchy::{Hierarchy, MemoryStats, Sink, MAX_LEVELS};
 pub use ledger::{Ledger, Mechanism, Tally};
-pub use machine::{Machine, Progress, RangeError, RunError};
+pub use machine::{Machine, Progress, RangeError, RangeStart, RunError};
 pub use mapper::{FrameAllocation, MapError, PageMapper};
 pub use preset::ConfigError;
 pub use request::{Reached, Request, Served};

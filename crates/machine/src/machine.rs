@@ -66,19 +66,40 @@ fn event_at(event: u64, dropped: u64) -> String {
 
 /// A flush or purge range that passes the last address, 2^64 - 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the {space} range of {len} bytes at {start:#x} passes the last address, 0xffffffffffffffff")]
+#[error("the {} range of {len} bytes at {:#x} passes the last address, 0xffffffffffffffff", start.space(), start.bits())]
 pub struct RangeError {
-    pub space: &'static str,
-    pub start: u64,
+    pub start: RangeStart,
     pub len: u64,
 }
 
+/// Where a refused flush range starts, in the space it was given in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeStart {
+    Virtual(VirtAddr),
+    Physical(PhysAddr),
+}
+
+impl RangeStart {
+    fn space(self) -> &'static str {
+        match self {
+            RangeStart::Virtual(_) => "virtual",
+            RangeStart::Physical(_) => "physical",
+        }
+    }
+    fn bits(self) -> u64 {
+        match self {
+            RangeStart::Virtual(va) => va.0,
+            RangeStart::Physical(pa) => pa.0,
+        }
+    }
+}
+
 /// The last address of `[start, start + len)`, `None` for an empty range.
-fn range_last(space: &'static str, start: u64, len: u64) -> Result<Option<u64>, RangeError> {
+fn range_last(start: RangeStart, len: u64) -> Result<Option<u64>, RangeError> {
     if len == 0 {
         return Ok(None);
     }
-    start.checked_add(len - 1).map(Some).ok_or(RangeError { space, start, len })
+    start.bits().checked_add(len - 1).map(Some).ok_or(RangeError { start, len })
 }
 
 /// Progress of a run, handed to the caller's callback between blocks.
@@ -651,10 +672,10 @@ impl Machine {
             for ln in (va >> shift)..=(last >> shift) {
                 let lva = va.max(ln << shift);
                 let r = LineRef { vaddr: VirtAddr(lva), paddr: PhysAddr(pa_of(lva)), asid: a.asid };
-                last_hit = cache.access_tag_only(r, write);
+                last_hit = cache.access_tag_only(r, kind);
                 missed += u64::from(!last_hit);
             }
-            cache.count_reference(kind, missed > 0, if allocates { missed } else { 0 });
+            cache.count_reference(kind, missed, if allocates { missed } else { 0 });
             if t == 0 {
                 let slot = self.slot_of[a.kind as usize & 3];
                 self.repeat[slot] = if last_hit || allocates {
@@ -1030,9 +1051,9 @@ impl Machine {
         len: u64,
         how: Flush,
     ) -> Result<FlushStats, RangeError> {
+        let Some(last) = range_last(RangeStart::Virtual(va), len)? else { return Ok(FlushStats::default()) };
         let va = va.0;
         let mut total = FlushStats::default();
-        let Some(last) = range_last("virtual", va, len)? else { return Ok(total) };
         self.forget_repeats();
         let page = self.mapper.page_size();
         for t in 0..self.system.cpu(CPU).levels().levels() {
@@ -1092,10 +1113,9 @@ impl Machine {
     /// or dirty. `len` 0 flushes nothing; a range past the last address is
     /// refused.
     pub fn flush_physical_range(&mut self, pa: PhysAddr, len: u64, how: Flush) -> Result<FlushStats, RangeError> {
-        let pa = pa.0;
-        let Some(last) = range_last("physical", pa, len)? else { return Ok(FlushStats::default()) };
+        let Some(last) = range_last(RangeStart::Physical(pa), len)? else { return Ok(FlushStats::default()) };
         self.forget_repeats();
-        Ok(self.system.levels_mut(CPU).flush_physical_range(PhysAddr(pa), PhysAddr(last), how))
+        Ok(self.system.levels_mut(CPU).flush_physical_range(pa, PhysAddr(last), how))
     }
 
     /// Flushes or purges every cache whole, top level first; every frame

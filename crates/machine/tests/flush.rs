@@ -5,7 +5,7 @@
 
 use vmlab_addr::{Asid, PageSize, PhysAddr, VirtAddr};
 use vmlab_cache::{CacheConfig, FlushStats, Indexing};
-use vmlab_machine::{Flush, Machine, MachineConfig, MemoryConfig, RangeError};
+use vmlab_machine::{Flush, Machine, MachineConfig, MemoryConfig, RangeError, RangeStart};
 use vmlab_trace::{AccessKind, Event};
 
 fn r(a: u64) -> Event {
@@ -190,7 +190,7 @@ fn empty_ranges_and_the_end_of_the_address_space() {
     );
     // One byte further is refused, and changes nothing.
     let e = m.flush_virtual_range(Asid(0), VirtAddr(top), 0x11, Flush::WriteBack).expect_err("past the end");
-    assert_eq!(e, RangeError { space: "virtual", start: top, len: 0x11 });
+    assert_eq!(e, RangeError { start: RangeStart::Virtual(VirtAddr(top)), len: 0x11 });
     assert_eq!(
         e.to_string(),
         "the virtual range of 17 bytes at 0xfffffffffffffff0 passes the last address, 0xffffffffffffffff"

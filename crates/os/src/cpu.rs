@@ -59,12 +59,9 @@ impl Span {
     }
 }
 
-/// A data reference: a load or a store.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DataRef {
-    Load,
-    Store,
-}
+/// A data reference: a load or a store. The cache's own type, so the OS
+/// passes it straight down.
+pub use vmlab_cache::DataRef;
 
 /// What a flush does with a dirty line: PA-RISC `fdc` writes it back,
 /// `pdc` (a purge) drops it. Both invalidate the line. The cache's own

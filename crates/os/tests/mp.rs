@@ -165,7 +165,7 @@ fn a_table_steal_by_hand_under_each_design() {
         p.table_pool_fraction.value = 3.0 / 16384.0;
         let mut sim = scripted_on(p, design, 2, 4, 1);
         let st = sim.steals();
-        assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (12288, 12288, 0, 0), "{design:?}");
+        assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.steals, st.waits), (12288, 12288, 0, 0), "{design:?}");
         let (asid, _) = sim.process(0).expect("process 0");
         let (text, heap) = (0x0001_0000u64, 0x2000_0000u64);
         sim.push(1, vec![Step::Touch { asid, va: VirtAddr(text) }]);
@@ -188,7 +188,7 @@ fn a_table_steal_by_hand_under_each_design() {
         assert_eq!(log.last(), Some(&(false, Lock::As(asid))), "{design:?}");
         assert_eq!(log.iter().filter(|e| matches!(e.1, Lock::As(_))).count(), 2, "{design:?}");
         let st = sim.steals();
-        assert_eq!((st.steals, st.pages, st.pool_bytes, st.overdrafts), (1, 1, 12288, 0), "{design:?}");
+        assert_eq!((st.steals, st.pages, st.pool_bytes, st.waits), (1, 1, 12288, 0), "{design:?}");
         assert_eq!(sim.hat().lookup(asid, VirtAddr(text)), None, "{design:?}: the stolen table's page");
         assert_eq!(sim.hat().lookup(asid, VirtAddr(heap)), Some(pfn), "{design:?}");
         let sd = sim.shootdowns();
@@ -199,17 +199,128 @@ fn a_table_steal_by_hand_under_each_design() {
     }
 }
 
-/// With no room in the pool at all, a load that finds nothing to steal
-/// (only its own table maps anything) carves beyond the limit and says so.
+/// A pool below its floor is an error at set-up that names both. Two
+/// CPUs, one process each with a data, a text and a stack page: three
+/// level-2 tables per process (regions 0x01, 0x00 and 0xEF of 16 MB),
+/// six in all, plus one level-3 table per CPU = 8 blocks of 256 B, one
+/// 4 KB frame. A share of 1/32768 of 64 MB is 2 KB, which is no whole
+/// frame: no pool at all. One frame (1/16384) is enough: set-up's twelve
+/// tables fit in its sixteen blocks without a steal.
 #[test]
-fn a_pool_with_nothing_to_steal_overdraws_and_counts_it() {
-    let mut p = MpParams::load("sparccenter-2000").expect("preset");
-    p.table_pool_fraction.value = 0.0;
-    let sim = scripted_on(p, Design::MultiThreaded, 1, 1, 1);
+fn a_pool_below_its_floor_is_an_error_at_set_up() {
+    let text = "name = \"t\"\ndescription = \"t\"\nsource = \"test\"\nuser_cycles = 0\nprocesses_per_cpu = 1\n\
+                data_pages = 1\ntext_pages = 1\nprograms = 1\nop = []\n";
+    let run = |share: f64| {
+        let mut p = MpParams::load("sparccenter-2000").expect("preset");
+        p.table_pool_fraction.value = share;
+        let w = Workload::parse("test.toml", text).expect("test workload");
+        let cfg = MpConfig { cpus: 2, design: Design::MultiThreaded, memory_bytes: 64 << 20, transactions: 0, seed: 7 };
+        MpSim::new(p, w, &cfg)
+    };
+    let err = run(1.0 / 32768.0).expect_err("no frame for tables");
+    assert!(err.contains("a table pool of 0 KB"), "{err}");
+    assert!(err.contains("below its floor of 4 KB"), "{err}");
+    assert!(err.contains("6 level-2 tables"), "{err}");
+    assert!(err.contains("each of 2 CPUs"), "{err}");
+    assert!(err.contains("at least 0.000061"), "{err}");
+    let sim = run(1.0 / 16384.0).expect("one frame is the floor");
     let st = sim.steals();
-    // Set-up's three level-2 and three level-3 tables (text, data, stack)
-    // came from one frame carved beyond a limit of none.
-    assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.overdrafts, st.steals), (4096, 0, 1, 0));
+    assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.steals), (4096, 4096, 0));
+}
+
+/// A load that finds the pool full and nothing to steal sleeps on the
+/// pool until an unload gives blocks back, under the multi-threaded hat.
+/// Eight processes (four per CPU) of one text page, all the same frame,
+/// and a stack page; the pool is two frames (64 MB x 2/16384: 32 blocks).
+/// Set-up fills it exactly: 8 x (text and stack, a level-2 and a level-3
+/// table each). The stacks are unloaded (16 blocks back), and each space
+/// maps the text frame again at 0x40000000 (16 blocks: the pool is full
+/// again, and every level-3 table maps one page of that frame). CPU 0
+/// then unloads the frame from all sixteen places (interface 2, under
+/// the page's lock): the unload empties every table at once and gives
+/// the 32 blocks back only after its eight shoot-downs. CPU 1, 500
+/// cycles in, loads a heap page into space 1: it wants a level-2 and a
+/// level-3 table, the pool has none free and the tree no table left to
+/// steal, so it lets go of its hat locks and sleeps. It is woken when
+/// CPU 0's release of the blocks ends (CPU 0 lets go of
+/// `hat_resource_mutex` at that instant), runs again 300 cycles
+/// (`wakeup_cycles`) later, takes its blocks and loads the page. Had
+/// the unload given each page's tables back at once, the load would have
+/// found them; under interface 2 the blocks come back after the
+/// shoot-downs (seed 003 section 5.3's "delays freeing the memory until
+/// its task is complete").
+#[test]
+fn a_load_sleeps_on_the_pool_until_an_unload_gives_blocks_back() {
+    let mut p = MpParams::load("sparccenter-2000").expect("preset");
+    p.table_pool_fraction.value = 2.0 / 16384.0;
+    let text = "name = \"t\"\ndescription = \"t\"\nsource = \"test\"\nuser_cycles = 0\nprocesses_per_cpu = 4\n\
+                data_pages = 0\ntext_pages = 1\nprograms = 1\nop = []\n";
+    let w = Workload::parse("test.toml", text).expect("test workload");
+    let cfg = MpConfig { cpus: 2, design: Design::MultiThreaded, memory_bytes: 64 << 20, transactions: 0, seed: 7 };
+    let mut sim = MpSim::new(p, w, &cfg).expect("sim");
+    sim.drain().expect("idle");
+    let st = sim.steals();
+    assert_eq!((st.pool_bytes, st.pool_limit_bytes, st.steals), (8192, 8192, 0));
+    assert_eq!(sim.hat().pool_free_bytes(), 0);
+    let (stack, shm, heap) = (VirtAddr(STACK_VA.0), VirtAddr(0x4000_0000), VirtAddr(0x2000_0000));
+    let spaces: Vec<Asid> = (0..8).map(|i| sim.process(i).expect("process").0).collect();
+    let shared = sim.hat().lookup(spaces[0], VirtAddr(0x0001_0000)).expect("text");
+    for &asid in &spaces {
+        let call =
+            MpSim::under_a_lock(asid, Mode::Exclusive, sim.call(HatStep::UnloadRange { asid, va: stack, pages: 1 }));
+        sim.push(0, call);
+        sim.drain().expect("stack unloaded");
+        let call = MpSim::under_a_lock(
+            asid,
+            Mode::Shared,
+            sim.call(HatStep::Load { asid, va: shm, pfn: shared, prot: Prot::R }),
+        );
+        sim.push(0, call);
+        sim.drain().expect("text mapped again");
+    }
+    assert_eq!((sim.steals().pool_bytes, sim.hat().pool_free_bytes(), sim.steals().steals), (8192, 0, 0));
+    assert_eq!(sim.hat().frame(shared).map(|f| f.mappings.len()), Some(16));
+    let pfn = sim.alloc_frame().expect("frame");
+    let space = spaces[0];
+    sim.log_locks(true);
+    let unload = sim.call(HatStep::UnloadFrame { pfn: shared });
+    sim.push(0, unload);
+    // CPU 1 has been idle since set-up: it starts 500 cycles after CPU 0.
+    let mut load = vec![Step::User(sim.cpu_clock(0).0 - sim.cpu_clock(1).0 + 500)];
+    load.extend(MpSim::under_a_lock(
+        space,
+        Mode::Shared,
+        sim.call(HatStep::Load { asid: space, va: heap, pfn, prot: Prot::RW }),
+    ));
+    sim.push(1, load);
+    sim.drain().expect("the load is woken and done");
+    let log = sim.lock_log().to_vec();
+    let slept = log.iter().find(|e| e.2 == LockEvent::PoolSleep).expect("the load slept");
+    let woken = log.iter().find(|e| e.2 == LockEvent::PoolWoken).expect("and was woken");
+    assert_eq!((slept.0, woken.0), (1, 1));
+    // The unload's release: CPU 0's last release of hat_resource_mutex
+    // before CPU 1 wakes ends the return of the blocks.
+    let returned = log
+        .iter()
+        .rfind(|e| e.0 == 0 && e.2 == LockEvent::Released(Lock::HatResource(0)) && e.1 <= woken.1)
+        .expect("the blocks came back")
+        .1;
+    assert!(slept.1 < returned, "slept at {} before the blocks came back at {returned}", slept.1);
+    assert_eq!(woken.1, returned + 300);
+    let st = sim.steals();
+    assert_eq!((st.waits, st.wait_cycles, st.steals), (1, returned + 300 - slept.1, 0));
+    assert_eq!(sim.cpu_clock(1).1.pool_wait, st.wait_cycles);
+    // Woken, CPU 1 takes the pool's mutex only after the blocks are back.
+    let took = log.iter().find(|e| e.0 == 1 && e.2 == LockEvent::Acquired(Lock::HatResource(0))).expect("reserve").1;
+    assert!(took >= woken.1, "took the pool at {took}, woken at {}", woken.1);
+    assert_eq!(sim.hat().lookup(space, heap), Some(pfn));
+    assert_eq!(sim.hat().frame(shared).map_or(0, |f| f.mappings.len()), 0);
+    // This run's clock: asleep at 20467, blocks back at 24928, running at
+    // 25228: 4761 cycles on the pool.
+    assert_eq!((slept.1, returned, woken.1, st.wait_cycles), (20467, 24928, 25228, 4761));
+    // Two of the 32 blocks are in space 1's heap tables now.
+    assert_eq!(sim.hat().pool_free_bytes(), 30 * 256);
+    sim.check().expect("consistent");
 }
 
 fn sim_call(sim: &MpSim, h: HatStep) -> Vec<Step> {
@@ -252,7 +363,7 @@ fn taken_and_released(sim: &MpSim) -> Vec<(bool, Lock)> {
         .filter_map(|e| match e.2 {
             LockEvent::Acquired(l) => Some((true, l)),
             LockEvent::Released(l) => Some((false, l)),
-            LockEvent::Queued(_) => None,
+            LockEvent::Queued(_) | LockEvent::PoolSleep | LockEvent::PoolWoken => None,
         })
         .collect()
 }
@@ -499,10 +610,18 @@ fn op() -> impl Strategy<Value = Op> {
 /// One random interleaving of hat operations: `script` as (CPU, operation)
 /// pairs, the CPU taken modulo `cpus`, over three spaces whose processes
 /// start on CPUs 0-2 and migrate with the script. With `tight`, the
-/// table pool has no room at all, so every load that needs a table steals
-/// one (or, with nothing to steal, overdraws). Afterwards no TLB holds a
+/// table pool is at its floor (`tight_pool`), so loads that need a table
+/// steal one or, with nothing to steal, sleep on the pool. Afterwards no TLB holds a
 /// translation the hat unloaded or downgraded, every mapping list agrees
 /// with the page tables, and no lock is left held (no deadlock).
+/// The floor of `scripted_on`'s pool for `cpus` CPUs of one process each
+/// with six data pages: three level-2 tables a process and one level-3
+/// table a CPU, in whole frames of sixteen blocks, as a share of 64 MB.
+fn tight_pool(cpus: usize) -> f64 {
+    let frames = (3 * cpus as u64 + cpus as u64).div_ceil(16);
+    frames as f64 * 4096.0 / (64u64 << 20) as f64
+}
+
 fn interleaving_stays_consistent(
     design: Design,
     cpus: usize,
@@ -512,7 +631,7 @@ fn interleaving_stays_consistent(
 ) -> Result<(), TestCaseError> {
     let mut p = MpParams::load("sparccenter-2000").expect("preset");
     if tight {
-        p.table_pool_fraction.value = 0.0;
+        p.table_pool_fraction.value = tight_pool(cpus);
     }
     let mut sim = scripted_on(p, design, cpus, 1, 6);
     if broadcast {
@@ -1209,7 +1328,7 @@ fn a_bsd_suite_forks_stack_faults_and_dispatcher_lock_by_hand_under_each_design(
                 .filter_map(|e| match e.2 {
                     LockEvent::Acquired(l) => Some((true, l)),
                     LockEvent::Released(l) => Some((false, l)),
-                    LockEvent::Queued(_) => None,
+                    LockEvent::Queued(_) | LockEvent::PoolSleep | LockEvent::PoolWoken => None,
                 })
                 .filter(|(_, l)| !matches!(l, Lock::HatResource(_)))
                 .collect();
@@ -1219,5 +1338,42 @@ fn a_bsd_suite_forks_stack_faults_and_dispatcher_lock_by_hand_under_each_design(
         assert_eq!(sim.hat().prot_of(parent, STACK_VA), Some(Prot::RW), "{}", design.name());
         assert!(sim.hat().space(child).is_none());
         assert_eq!(sim.hat().frame(stack).map(|f| f.mappings.len()), Some(1), "{}", design.name());
+    }
+}
+
+/// A run's lock table lists every lock class of its design and of the
+/// kernel around it, a class never taken with zero counts, and no class
+/// the design lacks: a scripted run that takes no lock at all lists them
+/// all at zero; a TPC-B run takes none outside its design's list.
+#[test]
+fn every_lock_class_of_a_design_is_reported_zero_counts_included() {
+    let kernel = ["a_lock", "pidlock", "freemem_lock", "anon_hash_mutex", "vnode lock", "dispatcher lock"];
+    for design in Design::ALL {
+        let mut want: Vec<&str> = design.hat_lock_classes().iter().map(|k| k.name()).collect();
+        want.extend(kernel);
+        want.sort_unstable();
+        let p = MpParams::load("sparccenter-2000").expect("preset");
+        let text = "name = \"t\"\ndescription = \"t\"\nsource = \"test\"\nuser_cycles = 0\nprocesses_per_cpu = 1\n\
+                    data_pages = 1\ntext_pages = 1\nprograms = 1\nop = []\n";
+        let w = Workload::parse("test.toml", text).expect("test workload");
+        let cfg = MpConfig { cpus: 2, design, memory_bytes: 64 << 20, transactions: 0, seed: 7 };
+        let r = MpSim::new(p, w, &cfg).expect("sim").run().expect("run");
+        assert_eq!(r.locks.keys().copied().collect::<Vec<_>>(), want, "{design:?}");
+        assert!(r.locks.values().all(|s| *s == LockStats::default()), "{design:?}");
+        let p = MpParams::load("sparccenter-2000").expect("preset");
+        let cfg = MpConfig { cpus: 4, design, memory_bytes: 512 << 20, transactions: 20, seed: 3 };
+        let mut sim = MpSim::new(p, Workload::load("tpcb").expect("workload"), &cfg).expect("sim");
+        let r = sim.run().expect("run");
+        assert_eq!(r.locks.keys().copied().collect::<Vec<_>>(), want, "{design:?}");
+        assert!(r.locks.values().any(|s| s.acquisitions > 0), "{design:?}");
+        let mut broadcast = MpSim::new(
+            MpParams::load("sparccenter-2000").expect("preset"),
+            Workload::load("tpcb").expect("workload"),
+            &cfg,
+        )
+        .expect("sim");
+        broadcast.set_shoot_down_mode(ShootDownMode::BroadcastDemap);
+        let r = broadcast.run().expect("run");
+        assert!(r.locks.contains_key("srmmu_demap_mutex"), "{design:?}");
     }
 }

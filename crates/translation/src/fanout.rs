@@ -20,7 +20,7 @@ use vmlab_machine::{Ledger, Mechanism, Reached};
 
 use crate::config::VmConfig;
 use crate::memsys::{Fill, L2Sweep, MemSys, Tail, L1};
-use crate::result::{NamedCache, SideEvents, VmResult};
+use crate::result::{NamedCache, SideEvents, TlbLookup, VmResult};
 use crate::scheme::TranslateAt;
 use crate::sim::{component_rows, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
@@ -330,7 +330,7 @@ impl L2Sweep for L2Fanout {
     #[inline(never)]
     fn count(&mut self, s: usize, tlb_miss: bool) {
         for v in &mut self.variants {
-            v.sides[s].count(v.level, tlb_miss);
+            v.sides[s].count(v.level, TlbLookup::of_miss(tlb_miss));
         }
     }
 

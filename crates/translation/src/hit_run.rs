@@ -18,8 +18,8 @@
 //! (folding moves whole 4 MB regions, so a raw page folds to one page, and
 //! the line offset is unchanged).
 
-use vmlab_addr::Asid;
-use vmlab_cache::VirtualDirect;
+use vmlab_addr::{Asid, LineNo};
+use vmlab_cache::{DataRef, VirtualDirect};
 use vmlab_trace::vmt::packed::{ADDR_BITS, ADDR_MASK, OPS};
 use vmlab_trace::AccessKind;
 
@@ -185,7 +185,7 @@ pub(crate) fn hits<const PAGED: bool>(
         let ln = va.wrapping_shr(d.shift);
         let v = &mut views[s];
         if w & d.cross <= d.lim {
-            if !v.hit(ln, asid, d.write) {
+            if !v.hit(LineNo(ln), asid, DataRef::of_store_bit(d.write)) {
                 return words.len() - rest.len() - 1;
             }
             d.one += 1;
@@ -196,12 +196,12 @@ pub(crate) fn hits<const PAGED: bool>(
         let last = va.wrapping_add(u64::from(d.span));
         if last.wrapping_shr(d.shift) != ln + 1
             || (PAGED && (last ^ va).wrapping_shr(page_shift) != 0)
-            || !v.resident(ln, asid)
-            || !v.hit(ln + 1, asid, d.write)
+            || !v.resident(LineNo(ln), asid)
+            || !v.hit(LineNo(ln + 1), asid, DataRef::of_store_bit(d.write))
         {
             return words.len() - rest.len() - 1;
         }
-        v.hit(ln, asid, d.write);
+        v.hit(LineNo(ln), asid, DataRef::of_store_bit(d.write));
         d.two += 1;
     }
     words.len()

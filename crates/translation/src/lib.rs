@@ -16,7 +16,7 @@ pub use fanout::{fanout_groups, fanout_refusal, l2_inclusion_refusal, L2Fanout};
 pub use filter::filter_refusal;
 pub use memsys::{Alone, L2Sweep};
 pub use replay::{onepass_groups, replay_refusal, OnePass};
-pub use result::{SideEvents, VmResult, VmcpiRow};
+pub use result::{SideEvents, TlbLookup, VmResult, VmcpiRow};
 pub use scheme::{L1Tags, Scheme, TableKind, TlbCheck, TranslateAt};
 pub use sim::{Recorded, SimError, VmSim};
 pub use vmcpi::{Component, Costs, ProtectionSweep, Vmcpi};

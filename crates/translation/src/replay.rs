@@ -35,7 +35,7 @@ use crate::config::VmConfig;
 use crate::fanout::{fanout_groups, fanout_refusal, request_as, result_below, L2Fanout};
 use crate::filter::{filter_refusal, FilterGroup};
 use crate::memsys::{L2Sweep, MemSys, L1};
-use crate::result::{NamedCache, SideEvents, VmResult};
+use crate::result::{NamedCache, SideEvents, TlbLookup, VmResult};
 use crate::scheme::TranslateAt;
 use crate::sim::{Recorded, SimError, VmSim};
 use crate::vmcpi::Vmcpi;
@@ -147,7 +147,7 @@ impl Replayer {
                 Recorded::User { kind, r, size, tlb_miss } => {
                     let level = self.mem.access_fast(kind, r, size);
                     let s = usize::from(kind != RefKind::Ifetch);
-                    self.sides[s].count(level, tlb_miss);
+                    self.sides[s].count(level, TlbLookup::of_miss(tlb_miss));
                     if level != L1 {
                         self.mem.sweep_mut().count(s, tlb_miss);
                     }
@@ -215,7 +215,9 @@ impl Replayer {
 /// One pass over a trace for a one-pass group (`onepass_groups`): the
 /// first fan-out records, the others replay; or, for machines that
 /// translate at L2 misses, each a fan-out of one, one L1-hit filter for
-/// all (`crate::filter`).
+/// all (`crate::filter`); or one configuration alone, which runs no
+/// fan-out (`VmSim<Alone>`): the L2 fan-out is a sweep's concern, paid
+/// only where a sweep shares L1s.
 #[derive(Debug)]
 pub struct OnePass(Pass);
 
@@ -224,6 +226,7 @@ enum Pass {
     // Boxed: a `VmSim` is some 9 KB, a filter group a few hundred bytes.
     Replay { recorder: Box<VmSim<L2Fanout>>, replayers: Vec<Replayer>, record: Vec<Recorded> },
     Filter(Box<FilterGroup>),
+    Alone(Box<VmSim>),
 }
 
 impl OnePass {
@@ -237,6 +240,11 @@ impl OnePass {
             && fans.iter().all(|f| filter_refusal(&fans[0][0], &f[0]).is_none())
         {
             return Ok(Self(Pass::Filter(Box::new(FilterGroup::new(fans.into_iter().flatten().collect())?))));
+        }
+        if let [one] = &fans[..] {
+            if let [cfg] = &one[..] {
+                return Ok(Self(Pass::Alone(Box::new(VmSim::new(cfg.clone())?))));
+            }
         }
         let mut it = fans.into_iter();
         let first = it.next().ok_or_else(|| SimError::Config("a one-pass group needs a configuration".into()))?;
@@ -268,6 +276,7 @@ impl OnePass {
                 fed
             }
             Pass::Filter(g) => g.feed_packed(block, n),
+            Pass::Alone(sim) => sim.feed_packed(block, n),
         }
     }
 
@@ -285,6 +294,7 @@ impl OnePass {
                 out
             }
             Pass::Filter(g) => g.results(origin),
+            Pass::Alone(sim) => sim.results(origin),
         }
     }
 
@@ -296,6 +306,7 @@ impl OnePass {
                 recorder.included_fills() + replayers.iter().map(|r| r.mem.included_fills()).sum::<u64>()
             }
             Pass::Filter(g) => g.sims().map(VmSim::included_fills).sum(),
+            Pass::Alone(sim) => sim.included_fills(),
         }
     }
 
@@ -307,6 +318,7 @@ impl OnePass {
         match &self.0 {
             Pass::Replay { recorder, .. } => recorder.hit_run_words(),
             Pass::Filter(g) => g.skipped_words().first().copied().unwrap_or(0),
+            Pass::Alone(sim) => sim.hit_run_words(),
         }
     }
 
@@ -314,7 +326,7 @@ impl OnePass {
     /// its general path (`crate::filter`); empty without a filter.
     pub fn filtered_words(&self) -> Vec<u64> {
         match &self.0 {
-            Pass::Replay { .. } => Vec::new(),
+            Pass::Replay { .. } | Pass::Alone(_) => Vec::new(),
             Pass::Filter(g) => g.skipped_words(),
         }
     }
@@ -326,6 +338,7 @@ impl OnePass {
                 recorder.configs().count() + replayers.iter().map(Replayer::len).sum::<usize>()
             }
             Pass::Filter(g) => g.len(),
+            Pass::Alone(_) => 1,
         }
     }
 

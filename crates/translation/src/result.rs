@@ -9,6 +9,25 @@ use vmlab_mmu::{NamedTlbStats, TableMemory, TlbStats};
 
 use crate::memsys::L1;
 
+/// What the TLB did for a user reference: Table 1's two columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TlbLookup {
+    Hit,
+    Miss,
+}
+
+impl TlbLookup {
+    /// The lookup a simulator's `tlb_miss` flag records.
+    #[inline(always)]
+    pub fn of_miss(tlb_miss: bool) -> Self {
+        if tlb_miss {
+            TlbLookup::Miss
+        } else {
+            TlbLookup::Hit
+        }
+    }
+}
+
 /// User references of one side (I or D) by where they were served and
 /// whether the TLB missed: Table 1's six events.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,15 +41,15 @@ pub struct SideEvents {
 }
 
 impl SideEvents {
-    pub fn count(&mut self, level: Reached, tlb_miss: bool) {
-        let c = match (level, tlb_miss) {
-            (L1, false) => &mut self.l1_hit_tlb_hit,
-            (L1, true) => &mut self.l1_hit_tlb_miss,
-            (Reached::Memory, false) => &mut self.l2_miss_tlb_hit,
-            (Reached::Memory, true) => &mut self.l2_miss_tlb_miss,
+    pub fn count(&mut self, level: Reached, tlb: TlbLookup) {
+        let c = match (level, tlb) {
+            (L1, TlbLookup::Hit) => &mut self.l1_hit_tlb_hit,
+            (L1, TlbLookup::Miss) => &mut self.l1_hit_tlb_miss,
+            (Reached::Memory, TlbLookup::Hit) => &mut self.l2_miss_tlb_hit,
+            (Reached::Memory, TlbLookup::Miss) => &mut self.l2_miss_tlb_miss,
             // A translating machine has two levels: below L1 is its L2.
-            (Reached::Level(_), false) => &mut self.l2_hit_tlb_hit,
-            (Reached::Level(_), true) => &mut self.l2_hit_tlb_miss,
+            (Reached::Level(_), TlbLookup::Hit) => &mut self.l2_hit_tlb_hit,
+            (Reached::Level(_), TlbLookup::Miss) => &mut self.l2_hit_tlb_miss,
         };
         *c += 1;
     }

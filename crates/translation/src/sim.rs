@@ -19,9 +19,9 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 use thiserror::Error;
-use vmlab_addr::layout::{TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
-use vmlab_addr::{Asid, PhysAddr, VirtAddr, Vpn};
-use vmlab_cache::{CacheConfig, FlushStats, LineRef, Lookup, RefKind};
+use vmlab_addr::layout::{unmapped, TRACE_KERNEL_SPACE, UNMAPPED_BASE, USER_LIMIT};
+use vmlab_addr::{Asid, LineNo, PhysAddr, VirtAddr, Vpn};
+use vmlab_cache::{CacheConfig, DataRef, FlushStats, LineRef, Lookup, RefKind};
 use vmlab_machine::{Cause, Code, FrameAllocation, Ledger, MapError, Mechanism, PageMapper, Reached};
 use vmlab_mmu::pagetable::TableParams;
 use vmlab_mmu::{
@@ -34,7 +34,7 @@ use vmlab_trace::{Access, AccessKind, Event, EventSource, PackedBlock, TraceErro
 use crate::config::VmConfig;
 use crate::hit_run::{self, HitOp, ResidentFrames, ResidentPages, NO_PAGE, NO_RESIDENT};
 use crate::memsys::{Alone, L2Sweep, MemSys, L1};
-use crate::result::{SideEvents, VmResult};
+use crate::result::{SideEvents, TlbLookup, VmResult};
 use crate::scheme::{Scheme, TranslateAt};
 use crate::vmcpi::Vmcpi;
 
@@ -441,7 +441,7 @@ impl<S: L2Sweep> VmSim<S> {
         cfg.check("translation config").map_err(|e| SimError::Config(e.to_string()))?;
         let scheme = cfg.scheme;
         let at = cfg.translate_at();
-        let log_base = (at == TranslateAt::L2Miss).then_some(VirtAddr(UNMAPPED_BASE));
+        let log_base = (at == TranslateAt::L2Miss).then_some(UNMAPPED_BASE);
         let mem = MemSys::with_sweep(&cfg, log_base, sweep).map_err(|e| SimError::Config(e.0))?;
         let page = cfg.page_size.bytes();
         let mut frames = FramePool::new(page, FIRST_FRAME, cfg.frames.saturating_sub(FIRST_FRAME));
@@ -810,7 +810,7 @@ impl<S: L2Sweep> VmSim<S> {
         let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
         let level = match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
-                self.sides[s].count(L1, false);
+                self.sides[s].count(L1, TlbLookup::Hit);
                 self.memo.last[s] = Some((asid, ln));
                 return Ok(());
             }
@@ -849,7 +849,7 @@ impl<S: L2Sweep> VmSim<S> {
     ) -> Result<(), SimError> {
         let s = side(kind);
         let ln = va >> self.l1_shift[s];
-        self.sides[s].count(level, false);
+        self.sides[s].count(level, TlbLookup::Hit);
         self.memo.last[s] = (kind != RefKind::Write || level == L1).then_some((asid, ln));
         self.after_access(mark, Some((va, asid)))
     }
@@ -1127,7 +1127,7 @@ impl<S: L2Sweep> VmSim<S> {
         };
         let base = HANDLER_PA[h as usize];
         let code = Code {
-            start: VirtAddr(UNMAPPED_BASE | base),
+            start: unmapped(PhysAddr(base)),
             phys: PhysAddr(base),
             space: TRACE_KERNEL_SPACE,
             instructions: hc.instructions,
@@ -1160,7 +1160,7 @@ impl<S: L2Sweep> VmSim<S> {
         for i in 0..hc.admin_loads {
             let pa = ADMIN_PA + i * ADMIN_STRIDE;
             self.admin_loads += 1;
-            self.kernel_access(RefKind::Read, UNMAPPED_BASE | pa, pa, 4)?;
+            self.kernel_access(RefKind::Read, unmapped(PhysAddr(pa)).0, pa, 4)?;
         }
         self.leave(prev);
         Ok(())
@@ -1203,7 +1203,7 @@ impl<S: L2Sweep> VmSim<S> {
     /// are this machine's, so only the levels below are counted there).
     #[inline(always)]
     fn count_side(&mut self, s: usize, level: Reached, tlb_miss: bool) {
-        self.sides[s].count(level, tlb_miss);
+        self.sides[s].count(level, TlbLookup::of_miss(tlb_miss));
         if level != L1 && !self.mem.sweep().is_empty() {
             self.mem.sweep_mut().count(s, tlb_miss);
         }
@@ -1229,7 +1229,7 @@ impl<S: L2Sweep> VmSim<S> {
                     (va, pa)
                 }
             },
-            PteAddr::Physical(PhysAddr(pa)) => (UNMAPPED_BASE | pa, pa),
+            PteAddr::Physical(PhysAddr(pa)) => (unmapped(PhysAddr(pa)).0, pa),
         };
         let prev = self.enter(match pte.tier {
             Tier::User => Mechanism::UserPte,
@@ -1483,7 +1483,7 @@ impl<S: L2Sweep> VmSim<S> {
             return held;
         }
         let kind = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
-        self.mem.l1(kind).virtual_direct().is_some_and(|v| v.resident(line, Asid(asid)))
+        self.mem.l1(kind).virtual_direct().is_some_and(|v| v.resident(LineNo(line), Asid(asid)))
     }
 
     /// Words a filter completed as L1 hits (`crate::filter`), where the
@@ -1502,7 +1502,7 @@ impl<S: L2Sweep> VmSim<S> {
         if !dirty.is_empty() {
             if let Some(mut d) = self.mem.l1(RefKind::Write).virtual_direct() {
                 for &line in dirty {
-                    let hit = d.hit(line, Asid(asid), true);
+                    let hit = d.hit(LineNo(line), Asid(asid), DataRef::Store);
                     debug_assert!(hit, "a filtered write to line {line:#x} missed");
                 }
             }

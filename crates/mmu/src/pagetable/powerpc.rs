@@ -199,7 +199,7 @@ impl PageTable for HashedPageTable {
         let (vpn, pfn) = (vpn.0, pfn.0);
         Self::check(space, vpn)?;
         check_pfn20(pfn)?;
-        let gvpn = self.segments.global_vpn(space, vpn);
+        let gvpn = self.segments.global_vpn(space, Vpn(vpn)).0;
         if let Some(i) = self.scan(gvpn, |_| {}) {
             if let Some(p) = self.slots[i].as_mut() {
                 p.pfn = pfn;
@@ -222,7 +222,7 @@ impl PageTable for HashedPageTable {
     fn remove(&mut self, space: Asid, vpn: Vpn, _frames: &mut FramePool) -> Result<(), TableError> {
         let vpn = vpn.0;
         Self::check(space, vpn)?;
-        let gvpn = self.segments.global_vpn(space, vpn);
+        let gvpn = self.segments.global_vpn(space, Vpn(vpn)).0;
         let i = self.scan(gvpn, |_| {}).ok_or(TableError::NotMapped { space, vpn: Vpn(vpn) })?;
         self.slots[i] = None;
         self.valid -= 1;
@@ -235,7 +235,7 @@ impl PageTable for HashedPageTable {
     fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
         let vpn = vpn.0;
         Self::check(space, vpn).ok()?;
-        let i = self.scan(self.segments.global_vpn(space, vpn), |_| {})?;
+        let i = self.scan(self.segments.global_vpn(space, Vpn(vpn)).0, |_| {})?;
         self.slots[i].map(|p| Pfn(p.pfn))
     }
 
@@ -246,7 +246,7 @@ impl PageTable for HashedPageTable {
             return Err(TableError::OutOfRange { va: VirtAddr(va), bits: EA_BITS });
         }
         let base = self.htab_base().0;
-        self.scan(self.segments.global_vpn(space, va / PAGE_BYTES), |i| {
+        self.scan(self.segments.global_vpn(space, Vpn(va / PAGE_BYTES)).0, |i| {
             out.push(PteRef {
                 at: PteAddr::Physical(PhysAddr(base + i * PTE_BYTES)),
                 tier: Tier::User,

@@ -107,7 +107,7 @@ impl Puma {
 
     /// Global virtual address of the PTE of effective page `vpn` of `space`.
     pub fn upte_addr(&self, space: Asid, vpn: Vpn) -> VirtAddr {
-        VirtAddr(TABLE_BASE + self.segments.global_vpn(space, vpn.0) * PTE_BYTES)
+        VirtAddr(TABLE_BASE + self.segments.global_vpn(space, vpn).0 * PTE_BYTES)
     }
 
     /// Physical address of `space`'s root table, once it has one.
@@ -155,7 +155,7 @@ impl PageTable for Puma {
             self.root_owner.insert(f, space.0 / 2);
         }
         self.root_spaces.insert(space.0);
-        let g = self.segments.global_vpn(space, vpn);
+        let g = self.segments.global_vpn(space, Vpn(vpn)).0;
         let fresh = self.table.get(g).is_none();
         if let PageChange::Allocated { pfn: f, .. } = self.table.set(g, pfn, frames)? {
             if let Err(e) = check_pfn20(f) {
@@ -172,7 +172,7 @@ impl PageTable for Puma {
     fn remove(&mut self, space: Asid, vpn: Vpn, frames: &mut FramePool) -> Result<(), TableError> {
         let vpn = vpn.0;
         Self::check(space, vpn)?;
-        let g = self.segments.global_vpn(space, vpn);
+        let g = self.segments.global_vpn(space, Vpn(vpn)).0;
         self.table.clear(g, frames)?.ok_or(TableError::NotMapped { space, vpn: Vpn(vpn) })?;
         if let Some(n) = self.per_vsid.get_mut(&((g >> 16) as u32)) {
             *n -= 1;
@@ -183,7 +183,7 @@ impl PageTable for Puma {
     fn lookup(&self, space: Asid, vpn: Vpn) -> Option<Pfn> {
         let vpn = vpn.0;
         Self::check(space, vpn).ok()?;
-        self.table.get(self.segments.global_vpn(space, vpn)).map(Pfn)
+        self.table.get(self.segments.global_vpn(space, Vpn(vpn)).0).map(Pfn)
     }
 
     fn walk(&self, space: Asid, va: VirtAddr, out: &mut Vec<PteRef>) -> Result<(), TableError> {

@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
-use vmlab_addr::Asid;
+use vmlab_addr::{Asid, Vpn};
 
 use super::TableError;
 
@@ -87,10 +87,11 @@ impl SegmentRegisters {
     }
 
     /// The 52-bit global virtual page number of effective page `vpn`
-    /// (`ea >> 12`) of `space`: `vsid << 16 | page index`.
-    pub fn global_vpn(&self, space: Asid, vpn: u64) -> u64 {
-        let segment = (vpn >> 16) as usize & (SEGMENTS - 1);
-        u64::from(self.vsid(space, segment)) << 16 | (vpn & 0xFFFF)
+    /// (`ea >> 12`) of `space`: `vsid << 16 | page index`, a page of the
+    /// one global virtual space every segment maps into.
+    pub fn global_vpn(&self, space: Asid, vpn: Vpn) -> Vpn {
+        let segment = (vpn.0 >> 16) as usize & (SEGMENTS - 1);
+        Vpn(u64::from(self.vsid(space, segment)) << 16 | (vpn.0 & 0xFFFF))
     }
 
     /// The lowest segment of `space` among `segments` holding `vsid`.

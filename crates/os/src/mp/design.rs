@@ -11,7 +11,7 @@
 
 use vmlab_addr::{Asid, Pfn};
 
-use super::lock::Lock;
+use super::lock::{Lock, LockClass};
 
 /// Mutexes in each hashed array (`hashed`, `hashed-free-lists`): the
 /// paper gives no size; 64 is vmlab's choice, a power of two several
@@ -99,6 +99,19 @@ impl Design {
             Design::SingleLock => None,
             Design::HashedFreeLists => Some(Lock::HatResource(level as u32)),
             _ => Some(Lock::HatResource(0)),
+        }
+    }
+
+    /// The classes of the hat's own locks this design has: what its
+    /// lock table lists, with zero counts for a class a run never took.
+    pub fn hat_lock_classes(self) -> &'static [LockClass] {
+        use LockClass::*;
+        match self {
+            Design::SingleLock => &[HatLock],
+            Design::PerDescriptor => &[PageDescriptorMutex, MmuDescriptorMutex, HatResourceMutex],
+            Design::MultiThreaded | Design::Hashed | Design::HashedFreeLists => {
+                &[PageMutex, MmuMutex, HatResourceMutex, PageLogicalLock, MmuLogicalLock]
+            }
         }
     }
 

@@ -113,8 +113,6 @@ pub struct MpHat {
     /// (`table_pool_fraction` of memory), and how many it has carved.
     pool_limit_frames: u64,
     pool_frames: u64,
-    /// Frames carved beyond the limit because no table could be stolen.
-    overdrafts: u64,
     /// The steal clock's hand: the last level-3 table stolen (space, the
     /// table's index `vpn / 64`).
     hand: Option<(Asid, u64)>,
@@ -176,7 +174,6 @@ impl MpHat {
             at,
             pool_limit_frames: (memory_bytes as f64 * p.table_pool_fraction.value / PAGE_BYTES as f64).floor() as u64,
             pool_frames: 0,
-            overdrafts: 0,
             hand: None,
         })
     }
@@ -216,10 +213,10 @@ impl MpHat {
         Some((a, VirtAddr(t * LEAF_PAGES * PAGE_BYTES), n))
     }
 
-    /// The pool's frames for level-2 and level-3 tables: carved, the
-    /// limit, and how many were carved beyond it.
-    pub fn pool_frames(&self) -> (u64, u64, u64) {
-        (self.pool_frames, self.pool_limit_frames, self.overdrafts)
+    /// The pool's frames for level-2 and level-3 tables: carved, and the
+    /// limit.
+    pub fn pool_frames(&self) -> (u64, u64) {
+        (self.pool_frames, self.pool_limit_frames)
     }
 
     /// A data frame for the VM system (not a hat routine: the caller
@@ -275,6 +272,8 @@ impl MpHat {
 
     /// Takes one block of each level in `levels` from the free resource
     /// pool for `cpu` (refilling a list from a fresh frame when empty).
+    /// The caller has made sure the blocks fit (`fits`): a fixed pool
+    /// cannot carve beyond its limit.
     pub fn reserve(&mut self, on: &mut OnCpu<'_>, cpu: CpuId, levels: &[usize]) -> Result<(), String> {
         for &l in levels {
             load(on, self.at.pool_head(l), 8);
@@ -284,12 +283,15 @@ impl MpHat {
                 self.free[l].push(b);
             }
             if self.free[l].is_empty() {
+                if LIMITED.contains(&l) && self.pool_frames >= self.pool_limit_frames {
+                    return Err(format!(
+                        "mp: the table pool is at its limit of {} frames and a reserve did not first steal or wait",
+                        self.pool_limit_frames
+                    ));
+                }
                 let f = self.memory.alloc().map_err(|e| format!("mp: no memory for page tables: {e}"))?;
                 if LIMITED.contains(&l) {
                     self.pool_frames += 1;
-                    if self.pool_frames > self.pool_limit_frames {
-                        self.overdrafts += 1;
-                    }
                 }
                 let n = PAGE_BYTES / TABLE_BYTES[l];
                 self.free[l].extend((0..n).rev().map(|i| PhysAddr(self.page.frame_base(f).0 + i * TABLE_BYTES[l])));

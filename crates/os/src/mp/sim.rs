@@ -24,7 +24,7 @@ use serde::Serialize;
 use vmlab_addr::layout::OS_KERNEL_SPACE;
 use vmlab_addr::{Asid, CpuId, Pfn, PhysAddr, VirtAddr};
 use vmlab_machine::{Code, CodeFetch, Mechanism, MissClasses, OnCpu, System, Tally, MAX_LEVELS};
-use vmlab_mmu::pagetable::srmmu::PAGE_BYTES;
+use vmlab_mmu::pagetable::srmmu::{LEVEL_BITS, PAGE_BYTES, TABLE_BYTES};
 use vmlab_mmu::{Switch, TlbConfig};
 
 use crate::prot::Prot;
@@ -50,6 +50,8 @@ pub const STACK_VA: VirtAddr = VirtAddr(0xF000_0000 - PAGE_BYTES);
 const LOGICAL_CHECK: u64 = 12;
 /// Instructions per local TLB flush of one page (an SRMMU flush-probe store).
 const LOCAL_FLUSH: u64 = 4;
+/// A level-2 table maps the 16 MB a level-1 entry covers: `va[23:12]`.
+const L2_REGION_SHIFT: u32 = 12 + LEVEL_BITS[1] + LEVEL_BITS[2];
 /// Anonymous-slot hash mutexes (Solaris `anon_hash_mutex` array size assumed).
 const ANON_LOCKS: u64 = 64;
 
@@ -133,6 +135,9 @@ pub enum Step {
     },
     Begin(OpKind),
     Done(OpKind),
+    /// Asleep on the table pool (`MpSim::pool_wait`) until blocks come
+    /// back to it or a table goes into the tree that could be stolen.
+    PoolWait,
 }
 
 /// What happened to a lock, for the lock log (`MpSim::log_locks`).
@@ -141,6 +146,10 @@ pub enum LockEvent {
     Acquired(Lock),
     Queued(Lock),
     Released(Lock),
+    /// A load found the table pool full and nothing to steal: it sleeps.
+    PoolSleep,
+    /// A load asleep on the pool runs again (at the logged time).
+    PoolWoken,
 }
 
 /// Where a CPU's time went, in cycles.
@@ -152,6 +161,8 @@ pub struct CpuTime {
     pub lock_wait: u64,
     /// Serving other CPUs' shoot-down cross-calls.
     pub interrupts: u64,
+    /// Asleep on the table pool, waiting for table memory.
+    pub pool_wait: u64,
     /// Sending cross-calls and waiting for their acknowledgements.
     pub shootdown: u64,
 }
@@ -234,16 +245,20 @@ impl ForkMode {
 
 /// The table pool at its limit (seed 003 section 6.2): level-3 tables
 /// stolen, the translations they held, the faults that loaded them again
-/// when their process next ran, and the pool's size against its limit.
+/// when their process next ran, the loads that slept on the pool because
+/// nothing could be stolen and how long they slept, and the pool's size
+/// against its limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Steals {
     pub steals: u64,
     pub pages: u64,
     pub refaults: u64,
+    /// Times a load went to sleep on the pool.
+    pub waits: u64,
+    /// Cycles loads slept on the pool, wake-ups included.
+    pub wait_cycles: u64,
     pub pool_bytes: u64,
     pub pool_limit_bytes: u64,
-    /// Frames carved beyond the limit because no table could be stolen.
-    pub overdrafts: u64,
 }
 
 /// What an operation kind cost, start to end (locks waited for included).
@@ -285,6 +300,8 @@ struct CpuState {
     blocked: Option<u64>,
     /// Asleep on a logical lock examined under this mutex.
     sleeping: Option<Lock>,
+    /// Asleep on the table pool (since when).
+    pool_wait: Option<u64>,
     stolen: u64,
     process: Option<usize>,
     op_start: u64,
@@ -351,6 +368,8 @@ pub struct MpSim {
     log: Option<Vec<(usize, u64, LockEvent)>>,
     shoot_down_mode: ShootDownMode,
     fork_mode: ForkMode,
+    /// CPUs asleep on the table pool, in the order they went to sleep.
+    pool_sleepers: Vec<usize>,
 }
 
 fn price(p: &MpParams, before: &Tally, after: &Tally) -> u64 {
@@ -422,6 +441,7 @@ impl MpSim {
             log: None,
             shoot_down_mode: ShootDownMode::default(),
             fork_mode: ForkMode::default(),
+            pool_sleepers: Vec::new(),
             p,
             w,
         };
@@ -438,21 +458,23 @@ impl MpSim {
         }
         self.shm = (0..self.w.shared_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
         let n = self.cpus.len() * self.w.processes_per_cpu as usize;
+        self.check_pool_floor(n)?;
         for i in 0..n {
             let asid = self.fresh_asid();
             let program = i % self.text.len();
             let data = (0..self.w.data_pages).map(|_| self.alloc_frame()).collect::<Result<Vec<_>, _>>()?;
             let stack = self.alloc_frame()?;
             let cpu = CpuId((i % self.cpus.len()) as u32);
-            let mut on = self.system.on(cpu);
-            self.hat.join(&mut on, asid, cpu);
-            for (k, &pfn) in data.iter().enumerate() {
-                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, nth_page(DATA_VA, k as u64), pfn, Prot::RW)?;
+            self.hat.join(&mut self.system.on(cpu), asid, cpu);
+            let mut pages: Vec<(VirtAddr, Pfn, Prot)> =
+                data.iter().enumerate().map(|(k, &pfn)| (nth_page(DATA_VA, k as u64), pfn, Prot::RW)).collect();
+            pages.extend(
+                self.text[program].iter().enumerate().map(|(k, &pfn)| (nth_page(TEXT_VA, k as u64), pfn, Prot::R)),
+            );
+            pages.push((STACK_VA, stack, Prot::RW));
+            for (va, pfn, prot) in pages {
+                self.quiet_load(cpu, asid, va, pfn, prot)?;
             }
-            for (k, &pfn) in self.text[program].iter().enumerate() {
-                Self::quiet_load(&mut self.hat, &mut on, cpu, asid, nth_page(TEXT_VA, k as u64), pfn, Prot::R)?;
-            }
-            Self::quiet_load(&mut self.hat, &mut on, cpu, asid, STACK_VA, stack, Prot::RW)?;
             self.procs.push(Process { asid, program, data, stack });
             self.runq.push_back(i);
         }
@@ -463,18 +485,83 @@ impl MpSim {
         Ok(())
     }
 
-    fn quiet_load(
-        hat: &mut MpHat,
-        on: &mut OnCpu<'_>,
-        cpu: CpuId,
-        asid: Asid,
-        va: VirtAddr,
-        pfn: Pfn,
-        prot: Prot,
-    ) -> Result<(), String> {
-        let levels = hat.blocks_wanted(cpu, asid, va);
-        hat.reserve(on, cpu, &levels)?;
-        hat.load(on, cpu, asid, va, pfn, prot).map(|_| ())
+    /// The least table pool the set-up's processes can run in: every
+    /// process's level-2 tables (one per 16 MB region it maps; never
+    /// stolen, as only level-3 tables are) and one level-3 table per CPU
+    /// (the table a CPU's load is filling, which no steal may take), in
+    /// whole frames, as the pool carves them. A pool below it could never
+    /// hold the spaces' tables, whatever it stole: a clear error, as a
+    /// boot-sized pool has a floor (seed 003 section 6.2: "a function of
+    /// the total amount of physical memory (plus perhaps a function of
+    /// the number of CPUs)").
+    fn check_pool_floor(&self, processes: usize) -> Result<(), String> {
+        let regions = |base: VirtAddr, pages: u64| -> u64 {
+            if pages == 0 {
+                return 0;
+            }
+            let (first, last) = (base.0 >> L2_REGION_SHIFT, nth_page(base, pages - 1).0 >> L2_REGION_SHIFT);
+            last - first + 1
+        };
+        let per_process = regions(DATA_VA, u64::from(self.w.data_pages))
+            + regions(TEXT_VA, u64::from(self.w.text_pages))
+            + regions(STACK_VA, 1);
+        let blocks = per_process * processes as u64 + self.cpus.len() as u64;
+        let floor_frames = (blocks * TABLE_BYTES[2]).div_ceil(PAGE_BYTES);
+        let limit = self.hat.pool_frames().1;
+        if limit < floor_frames {
+            let mb = self.memory_bytes >> 20;
+            return Err(format!(
+                "mp: a table pool of {} KB ({} of {mb} MB) is below its floor of {} KB: {processes} processes' \
+                 {} level-2 tables, never stolen, and one level-3 table for each of {} CPUs, in whole 4 KB frames; \
+                 a table_pool_fraction of at least {:.6} is needed",
+                (limit * PAGE_BYTES) >> 10,
+                self.p.table_pool_fraction.value,
+                (floor_frames * PAGE_BYTES) >> 10,
+                per_process * processes as u64,
+                self.cpus.len(),
+                (floor_frames * PAGE_BYTES) as f64 / self.memory_bytes as f64,
+            ));
+        }
+        Ok(())
+    }
+
+    /// A set-up load (not timed): when the pool is full it steals a
+    /// level-3 table as a timed load would, quietly (the victim's pages
+    /// leave every TLB; its process faults them in again when it runs).
+    fn quiet_load(&mut self, cpu: CpuId, asid: Asid, va: VirtAddr, pfn: Pfn, prot: Prot) -> Result<(), String> {
+        loop {
+            let levels = self.hat.blocks_wanted(cpu, asid, va);
+            if self.hat.fits(&levels) {
+                let mut on = self.system.on(cpu);
+                self.hat.reserve(&mut on, cpu, &levels)?;
+                return self.hat.load(&mut on, cpu, asid, va, pfn, prot).map(|_| ());
+            }
+            let Some((victim, from, mapped)) = self.hat.victim(asid, va) else {
+                return Err(format!(
+                    "mp: set-up found the table pool full and no table to steal loading space {} page {:#x}",
+                    asid.0, va.0
+                ));
+            };
+            self.steals.steals += 1;
+            self.steals.pages += mapped;
+            let mut on = self.system.on(cpu);
+            let gone: Vec<VirtAddr> = (0..LEAF_PAGES)
+                .map(|k| nth_page(from, k))
+                .filter(|&v| self.hat.unload(&mut on, cpu, victim, v).is_some())
+                .collect();
+            let blocks = self.hat.take_emptied(cpu);
+            self.hat.release(&mut on, &blocks);
+            for t in 0..self.cpus.len() {
+                if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
+                    for &v in &gone {
+                        tlb.purge_page(victim, v);
+                    }
+                }
+                for &v in &gone {
+                    self.tlb_rights[t].remove(&(victim, v));
+                }
+            }
+        }
     }
 
     fn fresh_asid(&mut self) -> Asid {
@@ -498,7 +585,28 @@ impl MpSim {
             cpu.now = cpu.now.max(t);
             self.advance(c)?;
         }
+        if self.completed < self.target {
+            return Err(self.stuck());
+        }
         Ok(self.report())
+    }
+
+    /// Why a run stopped short: every CPU left is asleep, on the table
+    /// pool or on a lock.
+    fn stuck(&self) -> String {
+        let (carved, limit) = self.hat.pool_frames();
+        format!(
+            "mp: {} of {} transactions done when no CPU could go on: {} asleep on the table pool ({} of its {} KB \
+             carved, {} KB free), {} waiting for a lock; the pool is too small for this workload on {} CPUs",
+            self.completed,
+            self.target,
+            self.pool_sleepers.len(),
+            (carved * PAGE_BYTES) >> 10,
+            (limit * PAGE_BYTES) >> 10,
+            self.hat.pool_free_bytes() >> 10,
+            self.cpus.iter().filter(|c| c.blocked.is_some()).count(),
+            self.cpus.len()
+        )
     }
 
     /// Takes steps on CPU `c` until one takes time or blocks.
@@ -664,6 +772,13 @@ impl MpSim {
                     self.schedule(c, t);
                     return Ok(());
                 }
+                Step::PoolWait => {
+                    self.note(c, now, LockEvent::PoolSleep);
+                    self.steals.waits += 1;
+                    self.cpus[c].pool_wait = Some(now);
+                    self.pool_sleepers.push(c);
+                    return Ok(());
+                }
                 Step::Begin(_) => self.cpus[c].op_start = now,
                 Step::Done(kind) => {
                     let s = self.ops.entry(kind).or_default();
@@ -731,6 +846,25 @@ impl MpSim {
         }
         // A CPU not yet blocked (between queuing and sleeping) finds the
         // lock held at its `Sleep` step.
+    }
+
+    /// The table pool changed at `at` (blocks came back, or a table went
+    /// into the tree that a load could steal): every CPU asleep on it
+    /// runs again `wakeup_cycles` later and tries its reserve again
+    /// (a broadcast: each sleeper checks the pool for itself).
+    fn wake_pool(&mut self, at: u64) {
+        let delay = self.p.wakeup_cycles.value as u64;
+        for w in std::mem::take(&mut self.pool_sleepers) {
+            let cpu = &mut self.cpus[w];
+            let Some(since) = cpu.pool_wait.take() else { continue };
+            let slept = at.saturating_sub(since) + delay;
+            cpu.time.pool_wait += slept;
+            self.steals.wait_cycles += slept;
+            cpu.now = cpu.now.max(at) + delay;
+            let t = cpu.now;
+            self.note(w, t, LockEvent::PoolWoken);
+            self.schedule(w, t);
+        }
     }
 
     /// Runs `f` on CPU `c` under mechanism `m`; returns its cycles.
@@ -1157,6 +1291,28 @@ impl MpSim {
                         }
                         return Ok(None);
                     }
+                    // Nothing to steal: every other table is in another
+                    // CPU's hands (taken for its load, or emptied by its
+                    // unload and not yet returned). A fixed pool cannot
+                    // carve beyond its limit, so the load sleeps on the
+                    // pool, letting go of its hat locks as a condition
+                    // variable's wait lets go of its mutex, and starts
+                    // again when woken.
+                    let steps = if let Some(global) = d.global() {
+                        vec![
+                            Step::Unlock(global),
+                            Step::PoolWait,
+                            Step::Lock(global, Mode::Exclusive),
+                            Step::Hat(HatStep::Reserve { asid, va }),
+                        ]
+                    } else {
+                        let (mut steps, load) = self.back_out_of_load(c, asid, va)?;
+                        steps.push(Step::PoolWait);
+                        steps.extend(self.call(load));
+                        steps
+                    };
+                    self.push_front(c, steps);
+                    return Ok(None);
                 }
                 let mut steps = Vec::new();
                 if single {
@@ -1179,13 +1335,21 @@ impl MpSim {
                 Ok(None)
             }
             HatStep::ReserveNow { levels } => {
+                // The pool was looked at before its mutex was taken:
+                // another CPU may have taken the blocks since. Then take
+                // none; the load finds them wanting and reserves again
+                // (steals, or sleeps on the pool).
+                if !self.hat.fits(&levels) {
+                    return Ok(None);
+                }
                 let mut r = Ok(());
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.reserve(on, cpu, &levels));
                 r.map(|_| Some(cyc))
             }
             HatStep::LoadNow { asid, va, pfn, prot } => {
                 // A page's unload elsewhere (interface 2 holds only the page
-                // lock) may have emptied a table since this CPU reserved.
+                // lock) may have emptied a table since this CPU reserved, or
+                // the reserve found the blocks gone and took none.
                 if !self.hat.blocks_wanted(cpu, asid, va).is_empty() {
                     let again = vec![
                         Step::Hat(HatStep::Reserve { asid, va }),
@@ -1194,8 +1358,12 @@ impl MpSim {
                     self.push_front(c, again);
                     return Ok(None);
                 }
+                let adds_table = !self.hat.table().missing(asid, self.page.vpn(va)).is_empty();
                 let mut r = Ok(false);
                 let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| r = hat.load(on, cpu, asid, va, pfn, prot));
+                if adds_table {
+                    self.wake_pool(self.cpus[c].now + cyc);
+                }
                 if r? {
                     self.cpus[c].steps.push_front(Step::Hat(HatStep::ShootDown { asid, pages: vec![va] }));
                 }
@@ -1314,7 +1482,9 @@ impl MpSim {
                 Ok(None)
             }
             HatStep::ReleaseNow { blocks } => {
-                Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| hat.release(on, &blocks))))
+                let cyc = self.on_cpu(c, Mechanism::PteUpdate, |on, hat| hat.release(on, &blocks));
+                self.wake_pool(self.cpus[c].now + cyc);
+                Ok(Some(cyc))
             }
             HatStep::JoinNow { asid } => Ok(Some(self.on_cpu(c, Mechanism::PteUpdate, |on, hat| {
                 hat.join(on, asid, cpu);
@@ -1722,6 +1892,7 @@ impl MpSim {
             time.lock_wait += c.time.lock_wait;
             time.interrupts += c.time.interrupts;
             time.shootdown += c.time.shootdown;
+            time.pool_wait += c.time.pool_wait;
         }
         let tb = self.hat.table().table_bytes();
         MpReport {
@@ -1733,7 +1904,11 @@ impl MpSim {
             transactions: self.completed,
             elapsed_cycles: elapsed,
             throughput: self.completed as f64 / (elapsed as f64 * self.p.cycle_ns() * 1e-9),
-            locks: self.locks.stats().iter().map(|(k, v)| (k.name(), *v)).collect(),
+            locks: self
+                .lock_classes()
+                .into_iter()
+                .map(|k| (k.name(), self.locks.stats().get(&k).copied().unwrap_or_default()))
+                .collect(),
             ops: self.ops.iter().map(|(k, v)| (k.name(), *v)).collect(),
             time,
             shootdowns: self.shootdowns,
@@ -1742,6 +1917,33 @@ impl MpSim {
             table_bytes: tb.iter().sum(),
             pool_free_bytes: self.hat.pool_free_bytes(),
         }
+    }
+
+    /// Every lock class of this run's kernel: the design's hat locks, the
+    /// VM's and the rest of the kernel's the model takes (`a_lock`,
+    /// `pidlock`, `freemem_lock`, the anon hash, vnode and dispatcher
+    /// locks), and `srmmu_demap_mutex` under the broadcast demap. The
+    /// report lists each, a class never taken with zero counts; a class
+    /// taken but not listed is listed too, so nothing is hidden.
+    pub fn lock_classes(&self) -> Vec<LockClass> {
+        let mut classes = self.design.hat_lock_classes().to_vec();
+        classes.extend([
+            LockClass::AsLock,
+            LockClass::Pidlock,
+            LockClass::FreememLock,
+            LockClass::AnonLock,
+            LockClass::VnodeLock,
+            LockClass::DispatcherLock,
+        ]);
+        if self.shoot_down_mode == ShootDownMode::BroadcastDemap {
+            classes.push(LockClass::DemapMutex);
+        }
+        for k in self.locks.stats().keys() {
+            if !classes.contains(k) {
+                classes.push(*k);
+            }
+        }
+        classes
     }
 
     /// The invariants a property test checks after any interleaving: every
@@ -1782,7 +1984,8 @@ impl MpSim {
 
     /// Appends `steps` to CPU `cpu`'s queue (a scripted run).
     pub fn push(&mut self, cpu: usize, steps: Vec<Step>) {
-        let idle = self.cpus[cpu].steps.is_empty() && self.cpus[cpu].blocked.is_none();
+        let idle =
+            self.cpus[cpu].steps.is_empty() && self.cpus[cpu].blocked.is_none() && self.cpus[cpu].pool_wait.is_none();
         self.cpus[cpu].steps.extend(steps);
         if idle {
             let t = self.cpus[cpu].now;
@@ -1798,7 +2001,7 @@ impl MpSim {
             cpu.now = cpu.now.max(t);
             self.advance(c)?;
         }
-        match self.cpus.iter().position(|c| !c.steps.is_empty() || c.blocked.is_some()) {
+        match self.cpus.iter().position(|c| !c.steps.is_empty() || c.blocked.is_some() || c.pool_wait.is_some()) {
             Some(c) => Err(format!("CPU {c} is stuck waiting for a lock (deadlock)")),
             None => Ok(()),
         }
@@ -1840,13 +2043,8 @@ impl MpSim {
 
     /// Steals so far, with the pool's size and limit.
     pub fn steals(&self) -> Steals {
-        let (carved, limit, over) = self.hat.pool_frames();
-        Steals {
-            pool_bytes: carved * PAGE_BYTES,
-            pool_limit_bytes: limit * PAGE_BYTES,
-            overdrafts: over,
-            ..self.steals
-        }
+        let (carved, limit) = self.hat.pool_frames();
+        Steals { pool_bytes: carved * PAGE_BYTES, pool_limit_bytes: limit * PAGE_BYTES, ..self.steals }
     }
 
     pub fn shootdowns(&self) -> ShootDowns {
