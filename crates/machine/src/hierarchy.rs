@@ -390,6 +390,43 @@ impl Hierarchy {
         self.all().serve(from, r)
     }
 
+    /// `request` for `size` bytes within one line of level `t` (which must
+    /// exist) that its caller's probe of that level's hit check
+    /// (`Cache::probe` at `HitCheck::locate`'s or `virtual_locate`'s `set`,
+    /// `key`) just found missing, nothing touched since: the miss completed
+    /// as `request` completes it (`Cache::fill_or_access_missed`, then what
+    /// the outcome sends below), without looking the line up again. For a
+    /// caller that keeps its own hit check in front of this path (the
+    /// translating simulator's L2, `vmlab-translation`'s `memsys::Tail`,
+    /// counting its hits later); tested against `request` in
+    /// tests/request_missed.rs.
+    pub fn request_missed(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, set: usize, key: u64) -> Served {
+        let mut below = self.all();
+        let last = t + 1 == below.levels.len();
+        let cache = below.levels[t].serving(kind);
+        let line = cache.line_bytes();
+        let out = cache.fill_or_access_missed(set, key, r, kind, size);
+        let level = if last && !out.write_through {
+            // Over memory, a fill and a victim are `fill_below`'s two
+            // counts, without `send`'s calls; the level is the one
+            // `access_line` gives (the fill's; `send`'s start below `t`
+            // for a victim alone).
+            below.fill_below(t + 1, kind, r, line, out.fetch, out.writeback);
+            if out.fetch {
+                Reached::Memory
+            } else if out.writeback.is_some() {
+                Reached::level(t + 1)
+            } else {
+                Reached::level(t)
+            }
+        } else if out.fetch || out.write_through || out.writeback.is_some() {
+            Reached::level(t).max(below.send(t + 1, kind, r, size, line, &out))
+        } else {
+            Reached::level(t)
+        };
+        Served { level, lines: 1, last: out }
+    }
+
     /// Completes an access to the top level that `Cache::lookup` found to
     /// miss (`set`, `key` from its `Miss`), with everything it causes below.
     /// Returns whether the line is resident afterwards, and if so dirty.
@@ -449,6 +486,15 @@ impl Hierarchy {
         self.all().flush_all(how)
     }
 
+    /// `flush_all` with what leaves the last level (every dirty line the
+    /// flush writes back) also handed to `sink`, after memory counted it:
+    /// for an owner that must see each write-back, as the translating
+    /// simulator's log of memory transfers does (`vmlab-translation`'s
+    /// `memsys::Tail`).
+    pub fn flush_all_into<S: Sink + ?Sized>(&mut self, how: Flush, sink: &mut S) -> FlushStats {
+        self.over(|sent| Sunk { sent, sink }).flush_all(how)
+    }
+
     /// Flushes or purges, top-down as `flush_all`, every copy in every
     /// cache of every line whose physical address lies in `[pa, last]`
     /// (`Cache::flush_physical_range`: a line of the range with no copy in
@@ -462,8 +508,10 @@ impl Hierarchy {
         self.all().copy_back_all();
     }
 
-    /// The cache of level `t` that serves `kind`, if there is a level `t`.
-    pub(crate) fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
+    /// The cache of level `t` that serves `kind`, if there is a level `t`:
+    /// for queries, counts and flushes of that cache alone (its geometry,
+    /// which the hierarchy's hit checks copy, never changes).
+    pub fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
         self.levels.get_mut(t).map(|level| level.serving(kind))
     }
 
