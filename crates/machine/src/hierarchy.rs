@@ -400,18 +400,19 @@ impl Hierarchy {
     /// translating simulator's L2, `vmlab-translation`'s `memsys::Tail`,
     /// counting its hits later); tested against `request` in
     /// tests/request_missed.rs.
+    #[inline]
     pub fn request_missed(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, set: usize, key: u64) -> Served {
-        let mut below = self.all();
-        let last = t + 1 == below.levels.len();
-        let cache = below.levels[t].serving(kind);
+        let last = t + 1 == self.levels.len();
+        let cache = self.levels[t].serving(kind);
         let line = cache.line_bytes();
         let out = cache.fill_or_access_missed(set, key, r, kind, size);
         let level = if last && !out.write_through {
-            // Over memory, a fill and a victim are `fill_below`'s two
-            // counts, without `send`'s calls; the level is the one
-            // `access_line` gives (the fill's; `send`'s start below `t`
-            // for a victim alone).
-            below.fill_below(t + 1, kind, r, line, out.fetch, out.writeback);
+            // Over memory, a fill and a victim are two counts there
+            // (`beyond_fill`, as `Below::fill_below` past the last level),
+            // without building a `Below` or `send`'s calls; the level is
+            // the one `access_line` gives (the fill's; `send`'s, which
+            // starts below `t`, for a victim alone).
+            beyond_fill(&mut &mut self.memory, kind, r, line, out.fetch, out.writeback);
             if out.fetch {
                 Reached::Memory
             } else if out.writeback.is_some() {
@@ -420,7 +421,7 @@ impl Hierarchy {
                 Reached::level(t)
             }
         } else if out.fetch || out.write_through || out.writeback.is_some() {
-            Reached::level(t).max(below.send(t + 1, kind, r, size, line, &out))
+            Reached::level(t).max(self.all().send(t + 1, kind, r, size, line, &out))
         } else {
             Reached::level(t)
         };
