@@ -5,7 +5,10 @@
 //! victim is written below. A NOTLB run is checked against that hierarchy
 //! counter for counter.
 //!
-//! Below the L1s is `Tail`: the machine's own L2 and memory. A sweep may
+//! Below the L1s is `Tail`: the machine's own L2 and memory, a one-level
+//! `vmlab_machine::Hierarchy` whose public path (`Hierarchy::request`,
+//! `request_missed` after `Tail`'s own direct probe missed) serves every
+//! L2 line; only the L1s are still walked here. A sweep may
 //! add further L2s fed the same L1 outcomes (`L2Sweep`, implemented by
 //! `crate::fanout::L2Fanout`); a machine on its own has none (`Alone`),
 //! and every call to them compiles away.
