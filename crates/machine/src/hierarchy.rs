@@ -166,6 +166,9 @@ impl<S: Sink + ?Sized> Under for S {
 /// `Ledger` keeps a count for.
 pub const MAX_LEVELS: usize = 4;
 
+/// One level of a hierarchy: one cache for instructions and data, or an
+/// instruction and a data cache side by side. The translating simulator's
+/// L2 (`vmlab-translation`'s `memsys::Tail`) is one too.
 // Split levels are the common case and there is one `Level` per level, so the
 // size difference between the variants costs nothing worth a Box.
 #[allow(clippy::large_enum_variant)]
@@ -176,8 +179,10 @@ pub enum Level {
 }
 
 impl Level {
+    /// The cache that serves `kind`: a split level's instruction cache
+    /// serves fetches, its data cache reads and writes.
     #[inline]
-    fn serving(&mut self, kind: RefKind) -> &mut Cache {
+    pub fn serving(&mut self, kind: RefKind) -> &mut Cache {
         match self {
             Level::Unified(c) => c,
             Level::Split { i, d } => {
@@ -190,6 +195,14 @@ impl Level {
         }
     }
     fn caches_mut(&mut self) -> Vec<&mut Cache> {
+        match self {
+            Level::Unified(c) => vec![c],
+            Level::Split { i, d } => vec![i, d],
+        }
+    }
+
+    /// Its caches, the instruction cache first in a split level.
+    pub fn caches(&self) -> Vec<&Cache> {
         match self {
             Level::Unified(c) => vec![c],
             Level::Split { i, d } => vec![i, d],
@@ -377,6 +390,44 @@ impl Hierarchy {
         self.all().serve(from, r)
     }
 
+    /// `request` for `size` bytes within one line of level `t` (which must
+    /// exist) that its caller's probe of that level's hit check
+    /// (`Cache::probe` at `HitCheck::locate`'s or `virtual_locate`'s `set`,
+    /// `key`) just found missing, nothing touched since: the miss completed
+    /// as `request` completes it (`Cache::fill_or_access_missed`, then what
+    /// the outcome sends below), without looking the line up again. For a
+    /// caller that keeps its own hit check in front of this path (the
+    /// translating simulator's L2, `vmlab-translation`'s `memsys::Tail`,
+    /// counting its hits later); tested against `request` in
+    /// tests/request_missed.rs.
+    #[inline]
+    pub fn request_missed(&mut self, t: usize, kind: RefKind, r: LineRef, size: u64, set: usize, key: u64) -> Served {
+        let last = t + 1 == self.levels.len();
+        let cache = self.levels[t].serving(kind);
+        let line = cache.line_bytes();
+        let out = cache.fill_or_access_missed(set, key, r, kind, size);
+        let level = if last && !out.write_through {
+            // Over memory, a fill and a victim are two counts there
+            // (`beyond_fill`, as `Below::fill_below` past the last level),
+            // without building a `Below` or `send`'s calls; the level is
+            // the one `access_line` gives (the fill's; `send`'s, which
+            // starts below `t`, for a victim alone).
+            beyond_fill(&mut &mut self.memory, kind, r, line, out.fetch, out.writeback);
+            if out.fetch {
+                Reached::Memory
+            } else if out.writeback.is_some() {
+                Reached::level(t + 1)
+            } else {
+                Reached::level(t)
+            }
+        } else if out.fetch || out.write_through || out.writeback.is_some() {
+            Reached::level(t).max(self.all().send(t + 1, kind, r, size, line, &out))
+        } else {
+            Reached::level(t)
+        };
+        Served { level, lines: 1, last: out }
+    }
+
     /// Completes an access to the top level that `Cache::lookup` found to
     /// miss (`set`, `key` from its `Miss`), with everything it causes below.
     /// Returns whether the line is resident afterwards, and if so dirty.
@@ -436,6 +487,15 @@ impl Hierarchy {
         self.all().flush_all(how)
     }
 
+    /// `flush_all` with what leaves the last level (every dirty line the
+    /// flush writes back) also handed to `sink`, after memory counted it:
+    /// for an owner that must see each write-back, as the translating
+    /// simulator's log of memory transfers does (`vmlab-translation`'s
+    /// `memsys::Tail`).
+    pub fn flush_all_into<S: Sink + ?Sized>(&mut self, how: Flush, sink: &mut S) -> FlushStats {
+        self.over(|sent| Sunk { sent, sink }).flush_all(how)
+    }
+
     /// Flushes or purges, top-down as `flush_all`, every copy in every
     /// cache of every line whose physical address lies in `[pa, last]`
     /// (`Cache::flush_physical_range`: a line of the range with no copy in
@@ -449,8 +509,10 @@ impl Hierarchy {
         self.all().copy_back_all();
     }
 
-    /// The cache of level `t` that serves `kind`, if there is a level `t`.
-    pub(crate) fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
+    /// The cache of level `t` that serves `kind`, if there is a level `t`:
+    /// for queries, counts and flushes of that cache alone (its geometry,
+    /// which the hierarchy's hit checks copy, never changes).
+    pub fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
         self.levels.get_mut(t).map(|level| level.serving(kind))
     }
 

@@ -5,7 +5,10 @@
 //! victim is written below. A NOTLB run is checked against that hierarchy
 //! counter for counter.
 //!
-//! Below the L1s is `Tail`: the machine's own L2 and memory. A sweep may
+//! Below the L1s is `Tail`: the machine's own L2 and memory, a one-level
+//! `vmlab_machine::Hierarchy` whose public path (`Hierarchy::request`,
+//! `request_missed` after `Tail`'s own direct probe missed) serves every
+//! L2 line; only the L1s are still walked here. A sweep may
 //! add further L2s fed the same L1 outcomes (`L2Sweep`, implemented by
 //! `crate::fanout::L2Fanout`); a machine on its own has none (`Alone`),
 //! and every call to them compiles away.
@@ -20,7 +23,10 @@ use vmlab_addr::{Asid, PhysAddr, VirtAddr};
 use vmlab_cache::{
     Cache, CacheStats, Flush, FlushStats, GeometryError, HitCheck, LineRef, Lookup, Outcome, RefKind, VirtualDirect,
 };
-use vmlab_machine::{Cause, Ledger, Mechanism, MemoryStats, MissClasses, Reached, Transfer, TransferLog};
+use vmlab_machine::{
+    Cause, Hierarchy, Ledger, LevelConfig, Mechanism, MemoryStats, MissClasses, Reached, Request, Sink, Transfer,
+    TransferLog,
+};
 
 use crate::config::VmConfig;
 use crate::result::{SideEvents, VmResult};
@@ -135,14 +141,6 @@ impl L2Sweep for Alone {
     }
 }
 
-// One L2 per machine, so the size difference between variants costs nothing.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-enum L2Level {
-    Unified(Cache),
-    Split { i: Cache, d: Cache },
-}
-
 /// Whether `Tail::below_l1` looks its fill up or knows it hits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
@@ -158,15 +156,19 @@ pub enum Fill {
 /// of mapped transfers.
 #[derive(Debug)]
 pub struct Tail {
-    l2: L2Level,
-    memory: MemoryStats,
-    /// The transfers to and from memory of mapped lines; keeps none
-    /// (`TransferLog::new(None)`) where nobody reads them (schemes that do
-    /// not translate at memory, a sweep's added L2s).
+    /// The machine's own L2 over memory: a one-level hierarchy of the
+    /// machine crate, so an L2 request that is looked up takes the one
+    /// public access path (`Hierarchy::request`) and memory is counted
+    /// there (`Hierarchy::memory`).
+    l2: Hierarchy,
+    /// The transfers to and from memory of mapped lines, noted from the
+    /// L2's outcome for each line (what a last level sends to memory is
+    /// its fill, its write passed on and its dirty victim, in that order);
+    /// keeps none (`TransferLog::new(None)`) where nobody reads them
+    /// (schemes that do not translate at memory, a sweep's added L2s).
     log: TransferLog,
-    /// L2 hits finished by `Cache::lookup` (see `MemSys::access_fast`); off
-    /// in the general path the fast one is tested against.
-    fast: bool,
+    /// Whether the fast paths are off (`set_general`).
+    general: bool,
     /// For the L2 serving each kind: the inline hit check of a direct-mapped,
     /// VIVT, ASID-tagged, write-back level without 3C shadow (every S1 grid
     /// machine), or `None`; as `MemSys::l1_direct`.
@@ -189,6 +191,18 @@ pub struct Tail {
     l2_line_shift: [u32; 3],
 }
 
+/// Notes on `log` the transfers between a `Tail`'s L2 and memory that a
+/// flush causes: every one is a dirty line written back.
+struct FlushedToMemory<'a>(&'a mut TransferLog);
+
+impl Sink for FlushedToMemory<'_> {
+    fn request(&mut self, _: RefKind, r: LineRef, _: u64) {
+        self.0.note(Cause::WriteBack, r.vaddr, r.asid);
+    }
+
+    fn flush_all(&mut self) {}
+}
+
 /// The inline hit check of `c` if a hit there needs no translation and no
 /// replacement update: one way, virtual index and tag with ASIDs.
 fn direct_check(c: &Cache) -> Option<HitCheck> {
@@ -199,30 +213,29 @@ impl Tail {
     /// The L2 and memory of `cfg`, keeping the transfers to and from
     /// memory of lines below `unmapped_base` (or of none).
     pub(crate) fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
-        let l2 = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
-            (Some(u), _, _) => L2Level::Unified(Cache::new(u.clone(), MissClasses::Unsorted)?),
-            (None, Some(i), Some(d)) => L2Level::Split {
-                i: Cache::new(i.clone(), MissClasses::Unsorted)?,
-                d: Cache::new(d.clone(), MissClasses::Unsorted)?,
-            },
+        let level = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
+            (Some(u), _, _) => LevelConfig::Unified { name: "l2".into(), cache: u.clone() },
+            (None, Some(i), Some(d)) => {
+                LevelConfig::Split { i_name: "l2i".into(), i: i.clone(), d_name: "l2d".into(), d: d.clone() }
+            }
             // VmConfig::check rejects anything else; an empty unified L2 of
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
         };
-        let l2_direct = match &l2 {
-            L2Level::Unified(c) => [direct_check(c); 3],
-            L2Level::Split { i, d } => [direct_check(i), direct_check(d), direct_check(d)],
-        };
-        let shift = |c: &Cache| c.line_bytes().trailing_zeros();
-        let l2_line_shift = match &l2 {
-            L2Level::Unified(c) => [shift(c); 3],
-            L2Level::Split { i, d } => [shift(i), shift(d), shift(d)],
-        };
+        let mut l2 = Hierarchy::new(&[level], MissClasses::Unsorted)?;
+        let mut serving = |kind: RefKind| l2.serving_mut(0, kind).map(|c| (direct_check(c), c.line_bytes()));
+        let (mut l2_direct, mut l2_line_shift) = ([None; 3], [0; 3]);
+        for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
+            let Some((check, line)) = serving(kind) else {
+                return Err(GeometryError("no L2 configured".into()));
+            };
+            l2_direct[kind as usize] = check;
+            l2_line_shift[kind as usize] = line.trailing_zeros();
+        }
         Ok(Self {
             l2,
-            memory: MemoryStats::default(),
             log: TransferLog::new(unmapped_base),
-            fast: true,
+            general: false,
             l2_direct,
             direct_hits: [0; 3],
             direct_probes: 0,
@@ -232,15 +245,15 @@ impl Tail {
         })
     }
 
-    /// Turns the fast paths (direct probes, hits finished by `lookup`) off.
+    /// Turns the fast paths (direct probes) off.
     pub(crate) fn set_general(&mut self) {
-        self.fast = false;
+        self.general = true;
         self.l2_direct = [None; 3];
     }
 
     /// Whether the fast paths are off (`set_general`).
     pub(crate) fn is_general(&self) -> bool {
-        !self.fast
+        self.general
     }
 
     /// The L2 serving the fills of side `s` (0: I, 1: D) and whether it is
@@ -248,10 +261,8 @@ impl Tail {
     pub(crate) fn direct_fill_cache(&self, s: usize) -> Option<(&Cache, bool)> {
         let fill = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
         self.l2_direct[fill as usize]?;
-        Some(match &self.l2 {
-            L2Level::Unified(c) => (c, false),
-            L2Level::Split { i, d } => (if s == 0 { i } else { d }, true),
-        })
+        let split = self.l2.caches_in(0) == 2;
+        Some((self.l2.level_cache(0, usize::from(split && s == 1))?, split))
     }
 
     /// Whether the latest `below_l1` sent a fill here and every piece of
@@ -277,16 +288,8 @@ impl Tail {
 
     #[inline]
     pub(crate) fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        match &mut self.l2 {
-            L2Level::Unified(c) => c,
-            L2Level::Split { i, d } => {
-                if kind == RefKind::Ifetch {
-                    i
-                } else {
-                    d
-                }
-            }
-        }
+        // `new` found a level 0 serving every kind.
+        self.l2.serving_mut(0, kind).expect("a Tail's hierarchy has its L2")
     }
 
     pub(crate) fn settle(&mut self) {
@@ -360,7 +363,8 @@ impl Tail {
     }
 
     /// A request to L2, split at L2 line boundaries (an L1 line larger than
-    /// the L2 line spans several). Returns the worst level any piece reached.
+    /// the L2 line spans several), so that each piece's outcome names the
+    /// transfers it sent to memory. Returns the worst level any piece reached.
     pub(crate) fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
         let line = 1 << self.l2_line_shift[kind as usize];
         let mut level = L2;
@@ -377,80 +381,56 @@ impl Tail {
         level
     }
 
+    /// One request within one L2 line: the hierarchy's access path, then
+    /// the transfers the L2's outcome sent to memory noted in the log.
     fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Reached {
-        let fast = self.fast;
-        let direct = self.l2_direct[kind as usize];
-        self.direct_probes += u64::from(direct.is_some());
-        let l2 = self.l2(kind);
-        let out = if let Some(hc) = &direct {
-            // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe and a count.
+        let served = if let Some(hc) = self.l2_direct[kind as usize] {
+            // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe
+            // and a count (added at `settle`); a miss is the hierarchy's.
+            self.direct_probes += 1;
             let (set, key) = hc.virtual_locate(r.vaddr);
-            if l2.probe::<true, false>(hc, set, key, r.asid, kind == RefKind::Write).is_some() {
+            let write = kind == RefKind::Write;
+            if self.l2(kind).probe::<true, false>(&hc, set, key, r.asid, write).is_some() {
                 self.direct_hits[kind as usize] += 1;
                 return L2;
             }
-            // As in `MemSys::l1_missed`: a level that fills in place.
-            l2.fill_or_access_missed(set, key, r, kind, size)
-        } else if fast {
-            // As in `MemSys::access_fast`: a hit that sends nothing below is done.
-            match l2.lookup(r, kind) {
-                Lookup::Hit(_) => return L2,
-                Lookup::Miss { set, key } => l2.access_missed(set, key, r, kind, size),
-                Lookup::Full => l2.access(r, kind, size),
-            }
+            self.l2.request_missed(0, kind, r, size, set, key)
         } else {
-            l2.access(r, kind, size)
+            self.l2.request(0, Request::new(kind, r.vaddr, r.paddr, r.asid, size))
         };
-        let mut level = if out.hit { L2 } else { Reached::Memory };
+        let out = served.last;
         if out.fetch {
-            self.memory.read(line);
             self.log.note(Cause::Fill, r.line_start(line).vaddr, r.asid);
         }
         if out.write_through {
-            self.memory.write(size);
             self.log.note(Cause::WriteThrough, r.vaddr, r.asid);
-            level = Reached::Memory;
         }
         if let Some(v) = out.writeback {
-            self.memory.write(line);
             self.log.note(Cause::WriteBack, v.vaddr, v.asid);
         }
-        if out.hit && !out.write_through {
-            level = L2;
+        // Level 0 of the L2's own hierarchy is level 1 of the machine's
+        // path; past it (`Level(1)`: `send` names the level under the one
+        // that sent, memory here) is memory.
+        match served.level {
+            Reached::Level(0) => L2,
+            _ => Reached::Memory,
         }
-        level
     }
 
     /// Writes back and invalidates the L2s (after the L1s wrote theirs
     /// here); returns the states the lines were found in.
     pub(crate) fn flush_all(&mut self) -> FlushStats {
-        let l2s: &[RefKind] = match self.l2 {
-            L2Level::Unified(_) => &[RefKind::Read],
-            L2Level::Split { .. } => &[RefKind::Ifetch, RefKind::Read],
-        };
-        let mut found = FlushStats::default();
-        for &kind in l2s {
-            let line = self.l2(kind).line_bytes();
-            let (stats, dirty) = self.l2(kind).flush_all(Flush::WriteBack);
-            found += stats;
-            for v in dirty {
-                self.memory.write(line);
-                self.log.note(Cause::WriteBack, v.vaddr, v.asid);
-            }
-        }
-        found
+        self.l2.flush_all_into(Flush::WriteBack, &mut FlushedToMemory(&mut self.log))
     }
 
     pub fn memory(&self) -> &MemoryStats {
-        &self.memory
+        self.l2.memory()
     }
 
     /// The L2 caches with their names.
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
-        match &self.l2 {
-            L2Level::Unified(c) => vec![("l2", c)],
-            L2Level::Split { i, d } => vec![("l2i", i), ("l2d", d)],
-        }
+        let names: &[&'static str] = if self.l2.caches_in(0) == 1 { &["l2"] } else { &["l2i", "l2d"] };
+        names.iter().enumerate().filter_map(|(c, &n)| Some((n, self.l2.level_cache(0, c)?))).collect()
     }
 }
 
@@ -837,6 +817,30 @@ mod tests {
             assert!(!m.transferred_since(mark));
             assert_eq!(m.memory().reads, 4);
             assert_eq!(m.memory().writes, 1);
+        }
+    }
+
+    /// The L2's flush (`Hierarchy::flush_all_into`) hands the log every
+    /// dirty line it writes to memory, as a write-back; an L1 line flushed
+    /// into a dirty-able L2 reaches memory only through it.
+    #[test]
+    fn a_flush_logs_each_dirty_line_it_writes_to_memory_as_a_write_back() {
+        for general in [false, true] {
+            let mut m = MemSys::new(&tiny(), Some(VirtAddr(UNMAPPED))).expect("machine");
+            if general {
+                m.set_general();
+            }
+            // 0x40 dirtied in L1 D set 0, then written back into L2 (a hit
+            // there: its fill brought it) by 0x80; 0x50 dirtied in L1 D set 1.
+            m.access_fast(RefKind::Write, at(0x44), 4);
+            m.access_fast(RefKind::Read, at(0x80), 4);
+            m.access_fast(RefKind::Write, at(0x54), 4);
+            let (mark, writes) = (m.transfer_mark(), m.memory().writes);
+            let found = m.flush_all();
+            assert_eq!(since(&mut m, mark), [(Cause::WriteBack, 0x40), (Cause::WriteBack, 0x50)]);
+            assert_eq!(m.memory().writes - writes, 2);
+            // Found: L1 D's dirty 0x50 and clean 0x80, L2's dirty 0x40 and 0x50, clean 0x80.
+            assert_eq!((found.dirty, found.clean), (3, 2));
         }
     }
 
