@@ -36,6 +36,11 @@ if [ ! -x "$before/release/icount" ] || [ ! -x "$before/release/examples/vmrate"
     rm -rf "$before/src"
     mkdir -p "$before/src"
     git archive "$rev" | tar -x -C "$before/src"
+    # git archive gives every file its commit's time, older than the copied
+    # artifacts below, and cargo fingerprints a path crate by its sources'
+    # mtimes against its dep-info: without this the "before" binaries would
+    # be this tree's, copied and taken as fresh (found in session 24).
+    find "$before/src" -type f -exec touch {} +
     # Dependencies built for this tree are the same crates from the same
     # registry paths: reuse them, so only the workspace's crates rebuild.
     if [ ! -d "$before/release" ] && [ -d "${CARGO_TARGET_DIR:-$root/target}/release/deps" ]; then
