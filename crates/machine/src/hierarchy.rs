@@ -168,7 +168,8 @@ pub const MAX_LEVELS: usize = 4;
 
 /// One level of a hierarchy: one cache for instructions and data, or an
 /// instruction and a data cache side by side. The translating simulator's
-/// L2 (`vmlab-translation`'s `memsys::Tail`) is one too.
+/// L2 (`vmlab-translation`'s `memsys::Tail`) is one, inside a one-level
+/// `Hierarchy` (reached through `Hierarchy::serving_mut`).
 // Split levels are the common case and there is one `Level` per level, so the
 // size difference between the variants costs nothing worth a Box.
 #[allow(clippy::large_enum_variant)]
@@ -182,7 +183,7 @@ impl Level {
     /// The cache that serves `kind`: a split level's instruction cache
     /// serves fetches, its data cache reads and writes.
     #[inline]
-    pub fn serving(&mut self, kind: RefKind) -> &mut Cache {
+    fn serving(&mut self, kind: RefKind) -> &mut Cache {
         match self {
             Level::Unified(c) => c,
             Level::Split { i, d } => {
@@ -195,14 +196,6 @@ impl Level {
         }
     }
     fn caches_mut(&mut self) -> Vec<&mut Cache> {
-        match self {
-            Level::Unified(c) => vec![c],
-            Level::Split { i, d } => vec![i, d],
-        }
-    }
-
-    /// Its caches, the instruction cache first in a split level.
-    pub fn caches(&self) -> Vec<&Cache> {
         match self {
             Level::Unified(c) => vec![c],
             Level::Split { i, d } => vec![i, d],

@@ -781,6 +781,16 @@ mod tests {
         LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(1) }
     }
 
+    /// `tiny()` keeping the transfers of lines below `UNMAPPED`, with its
+    /// fast paths off if `general`.
+    fn logging(general: bool) -> MemSys {
+        let mut m = MemSys::new(&tiny(), Some(VirtAddr(UNMAPPED))).expect("machine");
+        if general {
+            m.set_general();
+        }
+        m
+    }
+
     /// The transfers after `mark`, every one of space 1.
     fn since(m: &mut MemSys, mark: usize) -> Vec<(Cause, u64)> {
         let kept: Vec<Transfer> = m.transfers_since(mark).collect();
@@ -791,10 +801,7 @@ mod tests {
     #[test]
     fn fills_and_write_backs_reach_the_log_with_their_cause() {
         for general in [false, true] {
-            let mut m = MemSys::new(&tiny(), Some(VirtAddr(UNMAPPED))).expect("machine");
-            if general {
-                m.set_general();
-            }
+            let mut m = logging(general);
             // Cold read: L1 D and L2 D miss, the line comes from memory.
             let mark = m.transfer_mark();
             assert_eq!(m.access_fast(RefKind::Read, at(0x40), 4), Reached::Memory);
@@ -826,10 +833,7 @@ mod tests {
     #[test]
     fn a_flush_logs_each_dirty_line_it_writes_to_memory_as_a_write_back() {
         for general in [false, true] {
-            let mut m = MemSys::new(&tiny(), Some(VirtAddr(UNMAPPED))).expect("machine");
-            if general {
-                m.set_general();
-            }
+            let mut m = logging(general);
             // 0x40 dirtied in L1 D set 0, then written back into L2 (a hit
             // there: its fill brought it) by 0x80; 0x50 dirtied in L1 D set 1.
             m.access_fast(RefKind::Write, at(0x44), 4);
