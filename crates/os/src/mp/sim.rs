@@ -552,14 +552,7 @@ impl MpSim {
             let blocks = self.hat.take_emptied(cpu);
             self.hat.release(&mut on, &blocks);
             for t in 0..self.cpus.len() {
-                if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
-                    for &v in &gone {
-                        tlb.purge_page(victim, v);
-                    }
-                }
-                for &v in &gone {
-                    self.tlb_rights[t].remove(&(victim, v));
-                }
+                self.purge_on(t, victim, &gone);
             }
         }
     }
@@ -1543,15 +1536,8 @@ impl MpSim {
         let me = CpuId(c as u32);
         let local = self.on_cpu(c, Mechanism::TlbPurge, |on, _| {
             on.run_code(code(LOCAL_FLUSH * pages.len() as u64), CodeFetch::Counted);
-            if let Some(tlb) = on.cpu().tlb_mut() {
-                for &va in pages {
-                    tlb.purge_page(asid, va);
-                }
-            }
         });
-        for &va in pages {
-            self.tlb_rights[c].remove(&(asid, va));
-        }
+        self.purge_on(c, asid, pages);
         let targets = self.hat.targets(asid, me);
         let s = &mut self.shootdowns;
         s.calls += 1;
@@ -1563,14 +1549,7 @@ impl MpSim {
         s.targets += targets.len() as u64;
         let receive = self.p.xcall_receive_cycles.value as u64;
         for &t in &targets {
-            if let Some(tlb) = self.system.cpu_mut(t).tlb_mut() {
-                for &va in pages {
-                    self.shootdowns.entries_purged += u64::from(tlb.purge_page(asid, va));
-                }
-            }
-            for &va in pages {
-                self.tlb_rights[t.index()].remove(&(asid, va));
-            }
+            self.shootdowns.entries_purged += self.purge_on(t.index(), asid, pages);
             let target = &mut self.cpus[t.index()];
             target.stolen += receive;
             target.time.interrupts += receive;
@@ -1582,6 +1561,21 @@ impl MpSim {
         self.shootdowns.initiator_cycles += send;
         self.cpus[c].time.shootdown += send;
         local + send
+    }
+
+    /// Takes `pages` of `asid` out of CPU `t`'s TLB and out of its record
+    /// of the rights its TLB holds; returns how many TLB entries went.
+    fn purge_on(&mut self, t: usize, asid: Asid, pages: &[VirtAddr]) -> u64 {
+        let mut purged = 0;
+        if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
+            for &va in pages {
+                purged += u64::from(tlb.purge_page(asid, va));
+            }
+        }
+        for &va in pages {
+            self.tlb_rights[t].remove(&(asid, va));
+        }
+        purged
     }
 
     /// Broadcast demaps of `pages` of `asid` (`ShootDownMode::BroadcastDemap`):
@@ -1600,16 +1594,9 @@ impl MpSim {
         s.pages += pages.len() as u64;
         s.initiator_cycles += bus;
         for t in 0..self.cpus.len() {
-            if let Some(tlb) = self.system.cpu_mut(CpuId(t as u32)).tlb_mut() {
-                for &va in pages {
-                    let purged = u64::from(tlb.purge_page(asid, va));
-                    if t != c {
-                        self.shootdowns.entries_purged += purged;
-                    }
-                }
-            }
-            for &va in pages {
-                self.tlb_rights[t].remove(&(asid, va));
+            let purged = self.purge_on(t, asid, pages);
+            if t != c {
+                self.shootdowns.entries_purged += purged;
             }
         }
         self.cpus[c].time.shootdown += bus;
