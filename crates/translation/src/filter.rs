@@ -11,11 +11,14 @@
 //! that hits the filter, on unmarked sets only, hits the machine's L1: no
 //! translation (a hit reaches no memory), nothing moves but counts and,
 //! for a write, a dirty bit; the skip does exactly that
-//! (`VmSim::count_filtered`). Every other word (a *stop*) goes through the
+//! (`VmSim::filtered_run`, and `VmSim::count_filtered` once per block, as
+//! counts are sums read only by the results). Every other word (a *stop*) goes through the
 //! machine's general path (`VmSim::feed_word`). Only two things change a
 //! set's line: a user piece, after which the machine's tag is compared with
 //! the filter's (which then holds that word's line) and the set unmarked
-//! iff they are equal; and a kernel reference (handler fetch, PTE or
+//! iff they are equal (without the comparison when no kernel reference
+//! missed L1 during the word: then nothing evicted what its pieces left);
+//! and a kernel reference (handler fetch, PTE or
 //! administrative load, its own L2 misses' write-back translations) that
 //! missed L1, which marks its set (`VmSim::take_marks`). A flush empties
 //! the filter (so every set misses it until refilled), and so does a
@@ -28,7 +31,10 @@
 //! escapes) come from the filter's pass; a machine's own ones are the
 //! next word (after the current one) on each marked set, kept in a heap
 //! and found by binary search in the block's per-set lists of hit words.
-//! Counts over a skipped run are differences of per-word prefix sums.
+//! A pending stop whose set a later stop unmarked is dropped (the word is
+//! then a filter hit on unmarked sets: every marked set has its next hit
+//! pending). Counts over a block's skips are differences of per-word
+//! prefix sums, less the filter hits taken as own stops.
 //!
 //! Folding: a region's fold slot depends only on the order in which user
 //! references first touch regions, so the filter's own `Fold` gives every
