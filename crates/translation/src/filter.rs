@@ -11,11 +11,14 @@
 //! that hits the filter, on unmarked sets only, hits the machine's L1: no
 //! translation (a hit reaches no memory), nothing moves but counts and,
 //! for a write, a dirty bit; the skip does exactly that
-//! (`VmSim::count_filtered`). Every other word (a *stop*) goes through the
+//! (`VmSim::filtered_run`, and `VmSim::count_filtered` once per block, as
+//! counts are sums read only by the results). Every other word (a *stop*) goes through the
 //! machine's general path (`VmSim::feed_word`). Only two things change a
 //! set's line: a user piece, after which the machine's tag is compared with
 //! the filter's (which then holds that word's line) and the set unmarked
-//! iff they are equal; and a kernel reference (handler fetch, PTE or
+//! iff they are equal (without the comparison when no kernel reference
+//! missed L1 during the word: then nothing evicted what its pieces left);
+//! and a kernel reference (handler fetch, PTE or
 //! administrative load, its own L2 misses' write-back translations) that
 //! missed L1, which marks its set (`VmSim::take_marks`). A flush empties
 //! the filter (so every set misses it until refilled), and so does a
@@ -28,7 +31,10 @@
 //! escapes) come from the filter's pass; a machine's own ones are the
 //! next word (after the current one) on each marked set, kept in a heap
 //! and found by binary search in the block's per-set lists of hit words.
-//! Counts over a skipped run are differences of per-word prefix sums.
+//! A pending stop whose set a later stop unmarked is dropped (the word is
+//! then a filter hit on unmarked sets: every marked set has its next hit
+//! pending). Counts over a block's skips are differences of per-word
+//! prefix sums, less the filter hits taken as own stops.
 //!
 //! Folding: a region's fold slot depends only on the order in which user
 //! references first touch regions, so the filter's own `Fold` gives every
@@ -320,19 +326,20 @@ impl Member {
         let mut extra = block.extra.iter();
         let mut asid = 0u32;
         let (mut pos, mut next_stop, mut next_write) = (0usize, 0usize, 0usize);
+        // Filter hits this machine took as stops: the general path counted
+        // them, so the block's skip counts leave them out.
+        let mut own = [0u32; 7];
         loop {
             let shared = f.stops.get(next_stop).map_or(f.n, |&p| p as usize);
-            let own = self.heap.peek().map_or(f.n, |r| r.0 .0 as usize);
-            let j = shared.min(own);
-            if j > pos {
-                self.skip(f, pos, j, &mut next_write, asid);
-            }
+            let pending = self.heap.peek().map_or(f.n, |r| r.0 .0 as usize);
+            let j = shared.min(pending);
             if j >= f.n {
-                return Ok(());
+                break;
             }
-            if j == shared {
-                next_stop += 1;
-            }
+            // A pending stop whose set a later word unmarked is stale: every
+            // marked set has its next filter hit pending (`schedule`), so a
+            // word whose sets are all unmarked now is a filter hit on
+            // unmarked sets, a skip.
             self.touched.clear();
             while let Some(&Reverse((p, k))) = self.heap.peek() {
                 if p as usize != j {
@@ -342,10 +349,37 @@ impl Member {
                 if self.scheduled[k as usize] == p {
                     self.scheduled[k as usize] = NONE;
                 }
-                self.touched.push(k as usize);
+                if self.marked[k as usize] {
+                    self.touched.push(k as usize);
+                }
+            }
+            if j == shared {
+                next_stop += 1;
+            } else if self.touched.is_empty() {
+                continue;
+            } else {
+                for (o, (x, y)) in own.iter_mut().zip(f.prefix[j + 1].iter().zip(&f.prefix[j])) {
+                    *o += x - y;
+                }
+            }
+            if j > pos {
+                self.skip(f, pos, j, &mut next_write, asid);
             }
             self.sim.feed_word(words[j], &mut extra, &mut asid)?;
             self.sim.take_marks(&mut self.marks);
+            let wl = f.lines[j];
+            if self.marks.is_empty() && wl.first != NO_LINE && wl.last - wl.first <= f.mask[wl.side] {
+                // No kernel reference missed L1, so nothing evicted the
+                // word's lines after its pieces left them in L1 (a read
+                // always does, a write allocates), each in its own set:
+                // the sets hold the filter's lines. (Popped keys are among
+                // these sets.)
+                for line in wl.first..=wl.last {
+                    self.marked[f.key(wl.side, line)] = false;
+                }
+                pos = j + 1;
+                continue;
+            }
             for &(s, line) in &self.marks {
                 let k = f.key(s, line);
                 self.marked[k] = true;
@@ -353,7 +387,6 @@ impl Member {
             }
             // After the kernel's marks: the user lines' sets hold what
             // the word left, whatever ran before.
-            let wl = f.lines[j];
             if wl.first != NO_LINE {
                 for line in wl.first..=wl.last {
                     let k = f.key(wl.side, line);
@@ -369,12 +402,19 @@ impl Member {
             }
             pos = j + 1;
         }
+        if f.n > pos {
+            self.skip(f, pos, f.n, &mut next_write, asid);
+        }
+        let (a, b) = (f.prefix[0], f.prefix[f.n]);
+        let d: [u64; 7] = std::array::from_fn(|k| u64::from(b[k] - a[k] - own[k]));
+        self.sim.count_filtered([d[0], d[1], d[2], d[3]], [d[4], d[5], d[6]]);
+        self.skipped += d[..4].iter().sum::<u64>();
+        Ok(())
     }
 
-    /// Completes words `pos..end`, every one a filter hit on unmarked sets.
+    /// Completes words `pos..end`, every one a filter hit on unmarked
+    /// sets, but their counts (`run` adds a block's at once).
     fn skip(&mut self, f: &Shared, pos: usize, end: usize, next_write: &mut usize, asid: u32) {
-        let (a, b) = (f.prefix[pos], f.prefix[end]);
-        let d: [u64; 7] = std::array::from_fn(|k| u64::from(b[k] - a[k]));
         self.dirty.clear();
         while f.writes.get(*next_write).is_some_and(|&p| (p as usize) < pos) {
             *next_write += 1;
@@ -384,8 +424,7 @@ impl Member {
             self.dirty.extend(wl.first..=wl.last);
             *next_write += 1;
         }
-        self.sim.count_filtered([d[0], d[1], d[2], d[3]], [d[4], d[5], d[6]], &self.dirty, asid);
-        self.skipped += (end - pos) as u64;
+        self.sim.filtered_run(&self.dirty, asid);
     }
 }
 

@@ -1489,15 +1489,24 @@ impl<S: L2Sweep> VmSim<S> {
     /// Words a filter completed as L1 hits (`crate::filter`), where the
     /// general path would have counted them: `words` by `AccessKind`
     /// index, `pieces` per request kind (fetch, read, write), every one an
-    /// L1 hit (no TLB before memory); `dirty`, the L1 D lines of `asid` they
-    /// wrote, each resident. The latest user reference was `asid`'s.
-    pub(crate) fn count_filtered(&mut self, words: [u64; 4], pieces: [u64; 3], dirty: &[u64], asid: u32) {
+    /// L1 hit (no TLB before memory). Sums, read only by the results, so a
+    /// filter adds a block's at once.
+    pub(crate) fn count_filtered(&mut self, words: [u64; 4], pieces: [u64; 3]) {
         for (c, n) in self.access_counts.iter_mut().zip(words) {
             *c += n;
         }
         self.sides[0].l1_hit_tlb_hit += pieces[0];
         self.sides[1].l1_hit_tlb_hit += pieces[1] + pieces[2];
         self.mem.count_l1_hits(pieces);
+    }
+
+    /// What a run of words a filter completed as L1 hits leaves besides
+    /// counts, before the next word this machine takes itself: `asid` as
+    /// the latest user reference's space, and the dirty bits of `dirty`,
+    /// the L1 D lines of `asid` the run wrote, each resident (a later
+    /// eviction writes them back).
+    #[inline]
+    pub(crate) fn filtered_run(&mut self, dirty: &[u64], asid: u32) {
         self.current_space = asid;
         if !dirty.is_empty() {
             if let Some(mut d) = self.mem.l1(RefKind::Write).virtual_direct() {

@@ -147,6 +147,44 @@ fn a_handler_that_evicts_a_user_line_stops_the_next_word_on_its_set() {
     }
 }
 
+/// Worked by hand: a pending stop on a set that a later word unmarked
+/// is dropped. Folded, fetch line A (raw 0x40_0010) is L1 I set 1 and C
+/// (raw 0x40_0020, same page) set 2. Trace: A, then C three times.
+///
+/// - A: a filter miss (shared stop). L2 misses; under SOFTVM the handler's
+///   fetches fill sets 0-2 (marking them), then A fills set 1 (unmarked).
+///   Sets 0 and 2 stay marked, so the next filter hit on set 2, the second
+///   C, is pending as a stop.
+/// - C1: a filter miss on set 2 (shared stop): whatever runs for it, C is
+///   left in set 2, the filter's line there: set 2 unmarked.
+/// - C2: the pending stop, but its set is unmarked: skipped, as is C3.
+///
+/// So every machine skips C2 and C3 (2 of 4); taking the stale stop would
+/// have skipped only C3 under SOFTVM. SPUR runs no handler code, so set 2
+/// is never marked.
+#[test]
+fn a_pending_stop_on_a_set_unmarked_since_is_a_skip() {
+    let fetch = |raw| Event::access(AccessKind::Ifetch, VirtAddr(raw), 4, Asid(1));
+    let mut events = vec![fetch(0x40_0010)];
+    events.extend((0..3).map(|_| fetch(0x40_0020)));
+    let cfgs = machines();
+    let fans: Vec<_> = cfgs.iter().map(|c| vec![c.clone()]).collect();
+    let mut one = OnePass::new(fans).unwrap();
+    let mut block = PackedBlock::new();
+    block.pack(&events);
+    one.feed_packed(&block, block.len()).unwrap();
+    assert_eq!(one.filtered_words(), vec![2, 2, 2]);
+    for (r, c) in one.results("t").iter().zip(&cfgs) {
+        let mut alone = VmSim::new(c.clone()).unwrap();
+        alone.feed(&events).unwrap();
+        let own = alone.result("t");
+        assert_eq!(r, &own);
+        // A and C1 missed L1 I; C2 and C3 hit.
+        assert_eq!(own.accesses[AccessKind::Ifetch as usize], 4);
+        assert_eq!(own.i_side.l1_hit_tlb_hit, 2);
+    }
+}
+
 /// The paper grid's SOFTVM and SPUR configurations with equal L1s form
 /// one filter group each (per L1 size and line), and the TLB schemes'
 /// groups are untouched.
