@@ -288,7 +288,7 @@ impl VirtualDirect<'_> {
 }
 
 /// A level under the top, direct-mapped, indexed and tagged by virtual
-/// address with ASID tags, whose misses `Cache::fill` completes
+/// address, with ASID tags or without, whose misses `Cache::fill` completes
 /// (`Cache::fills_in_place`): `Cache::virtual_direct_below`, borrowed for a
 /// run so a fill from the level above or a write-back into it is a few
 /// instructions (the slots' address, mask and counters in registers, no
@@ -297,6 +297,10 @@ impl VirtualDirect<'_> {
 pub struct VirtualDirectBelow<'a> {
     tags: &'a mut [Tag],
     mask: u64,
+    /// No ASID tags: a line of any address space at the virtual line is a
+    /// hit, as `Cache::find_slot` has it (a request reaching this level
+    /// was translated above, so a homonym here needs nothing more).
+    untagged: bool,
     /// The level's counters; `access` counts in `counts`, added to them by
     /// `settle`.
     stats: &'a mut CacheStats,
@@ -324,7 +328,9 @@ impl VirtualDirectBelow<'_> {
         let shift = self.shift;
         // Not reached past the slots: the mask selects one of them.
         let Some(s) = self.tags.get_mut((line & self.mask) as usize) else { return (false, false) };
-        if s.key == line && s.asid == r.asid {
+        // The untagged test only past an ASID mismatch: a tagged level's
+        // hit path is as it was.
+        if s.key == line && (s.asid == r.asid || self.untagged) {
             s.dirty |= kind == RefKind::Write;
             self.counts.hits[kind as usize] += 1;
             return (false, false);
@@ -805,14 +811,20 @@ impl Cache {
         })
     }
 
-    /// This level as a `VirtualDirectBelow`, when it is one: one way,
-    /// virtual index and tag with ASIDs, an inline hit check
-    /// (`hit_check`), and misses completed in place (`fills_in_place`).
+    /// Whether `virtual_direct_below` gives a view: one way, virtual index
+    /// and tag (with ASIDs or without), an inline hit check (`hit_check`),
+    /// and misses completed in place (`fills_in_place`).
+    pub fn is_virtual_direct_below(&self) -> bool {
+        self.hit_check().is_some_and(|hc| hc.direct() && hc.virtual_tags()) && self.fills
+    }
+
+    /// This level as a `VirtualDirectBelow`, when it is one
+    /// (`is_virtual_direct_below`).
     pub fn virtual_direct_below(&mut self) -> Option<VirtualDirectBelow<'_>> {
-        let hc = self.hit_check()?;
-        (hc.direct() && !hc.needs_translation() && self.fills).then(|| VirtualDirectBelow {
+        self.is_virtual_direct_below().then(|| VirtualDirectBelow {
             tags: &mut self.tags,
             mask: self.mask,
+            untagged: !self.asid_tags,
             stats: &mut self.stats,
             counts: ViewCounts::default(),
             shift: self.line_shift,

@@ -572,6 +572,19 @@ impl Hierarchy {
         self.physical_lower
     }
 
+    /// Whether the levels under the top are one level of direct-mapped
+    /// VIVT caches (with ASID tags or without) that fill in place, over
+    /// memory: the virtual-direct loop then completes its misses' fetches
+    /// and write-backs through `DirectLower`'s views (`Below::direct_lower`).
+    pub fn misses_through_direct_lower(&self) -> bool {
+        self.simple
+            && match self.levels.get(1..) {
+                Some([Level::Unified(c)]) => c.is_virtual_direct_below(),
+                Some([Level::Split { i, d }]) => i.is_virtual_direct_below() && d.is_virtual_direct_below(),
+                _ => false,
+            }
+    }
+
     /// Whether a top cache is one slot per set, physically indexed and
     /// tagged, filling in place over levels that take its fills
     /// (`Cache::is_physical_direct`, `nested`): the associative loop then
@@ -1196,7 +1209,7 @@ impl<B: Backing> Lower for Below<'_, B> {
 }
 
 /// The levels under the top when they are one level of direct-mapped VIVT
-/// caches with ASID tags that fill in place, over memory (`Below::direct_lower`),
+/// caches (with ASID tags or without) that fill in place, over memory (`Below::direct_lower`),
 /// borrowed as `VirtualDirectBelow` views for a run: a top-level miss's
 /// fetch and write-back are then each one slot compare and, on a miss
 /// there, one slot replaced and memory counted, without the general

@@ -463,6 +463,15 @@ impl Machine {
         self.system.cpu(CPU).levels().misses_through_physical_lower()
     }
 
+    /// Whether the virtual-direct loop completes its top misses' fetches
+    /// and write-backs through views of one level of direct-mapped VIVT
+    /// caches over memory (`Hierarchy::misses_through_direct_lower`): a
+    /// diagnostic, so tests can assert that path is taken.
+    pub fn misses_through_direct_lower(&self) -> bool {
+        matches!(self.hit_loop, HitLoop::VirtualDirect(_))
+            && self.system.cpu(CPU).levels().misses_through_direct_lower()
+    }
+
     /// Whether the associative loop completes some top cache's words
     /// past its memo of recent lines in that cache's one slot per set
     /// (`Hierarchy::top_in_one_slot`: direct-mapped PIPT, filling in

@@ -467,6 +467,24 @@ fn direct_lower_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = Tie
     prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
 }
 
+/// `direct_lower_tier_strategy` with or without ASID tags on each cache
+/// (vivt-dm-unified-l2-untagged's L2 at a small size): without them a line
+/// of another address space at the same virtual line is a hit there.
+fn direct_lower_any_tags_tier_strategy(page: u64, line: u64) -> impl Strategy<Value = TierShape> {
+    let one = move || {
+        (cache_strategy(page), prop::sample::select(vec![1u64, 2, 4, 8, 16]), any::<bool>()).prop_map(
+            move |(mut c, sets, tagged)| {
+                c.line.0 = c.line.0.max(line);
+                c.write_miss = WriteMissPolicy::WriteAllocate;
+                let mut c = direct_vivt(c, sets);
+                c.asid_tags = tagged;
+                c
+            },
+        )
+    };
+    prop_oneof![one().prop_map(TierShape::Unified), (one(), one()).prop_map(|(i, d)| TierShape::Split(i, d))]
+}
+
 /// A lower tier of direct-mapped PIPT caches, write-back and
 /// write-allocate (pipt-dm-8k-l2-512k's L2 at a small size), 1 to 16 sets:
 /// under any top whose lines are no longer, a top miss filled in place is
@@ -655,6 +673,27 @@ proptest! {
         let tiers = with_chain(vec![write_allocate(top)], vec![low], 1);
         let (m, _) = build(&tiers, page, false);
         prop_assert!(m.misses_fill_in_place(), "the chain should be simple: {tiers:?}");
+        prop_assert!(m.misses_through_direct_lower(), "the lower tier should be direct: {tiers:?}");
+        let inner = check(page, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "virtual-direct");
+    }
+
+    /// The virtual-direct loop, its top with or without ASID tags, over one
+    /// level of direct-mapped VIVT caches with or without them
+    /// (vivt-dm-unified-l2-untagged's shape), on references of several
+    /// address spaces: a homonym in an untagged lower cache is a hit there,
+    /// completed through `DirectLower`'s views.
+    #[test]
+    fn virtual_direct_any_tags_over_direct_lower_equals_naive_reference(
+        page in prop::sample::select(vec![256u64, 4096]),
+        top in virtual_direct_any_tags_strategy(256),
+        low in direct_lower_any_tags_tier_strategy(256, 8),
+        raw in prop::collection::vec((event_strategy(), 0u64..4), 1..300),
+        share in any::<bool>(),
+    ) {
+        let tiers = with_chain(vec![write_allocate(top)], vec![low], 1);
+        let (m, _) = build(&tiers, page, false);
+        prop_assert!(m.misses_through_direct_lower(), "the lower tier should be direct: {tiers:?}");
         let inner = check(page, &tiers, raw, share, false)?;
         prop_assert_eq!(inner, "virtual-direct");
     }
