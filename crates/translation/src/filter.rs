@@ -11,7 +11,7 @@
 //! that hits the filter, on unmarked sets only, hits the machine's L1: no
 //! translation (a hit reaches no memory), nothing moves but counts and,
 //! for a write, a dirty bit; the skip does exactly that
-//! (`VmSim::filtered_run`, and `VmSim::count_filtered` once per block, as
+//! (`VmSim::filtered_write`, `VmSim::filtered_run`, and `VmSim::count_filtered` once per block, as
 //! counts are sums read only by the results). Every other word (a *stop*) goes through the
 //! machine's general path (`VmSim::feed_word`). Only two things change a
 //! set's line: a user piece, after which the machine's tag is compared with
@@ -292,7 +292,6 @@ struct Member {
     heap: BinaryHeap<Reverse<(u32, u32)>>,
     marks: Vec<(usize, u64)>,
     touched: Vec<usize>,
-    dirty: Vec<u64>,
     /// Words completed by skips.
     skipped: u64,
 }
@@ -414,17 +413,38 @@ impl Member {
 
     /// Completes words `pos..end`, every one a filter hit on unmarked
     /// sets, but their counts (`run` adds a block's at once).
+    #[inline(always)]
     fn skip(&mut self, f: &Shared, pos: usize, end: usize, next_write: &mut usize, asid: u32) {
-        self.dirty.clear();
         while f.writes.get(*next_write).is_some_and(|&p| (p as usize) < pos) {
             *next_write += 1;
         }
-        while let Some(&p) = f.writes.get(*next_write).filter(|&&p| (p as usize) < end) {
-            let wl = f.lines[p as usize];
-            self.dirty.extend(wl.first..=wl.last);
+        let from = *next_write;
+        while f.writes.get(*next_write).is_some_and(|&p| (p as usize) < end) {
             *next_write += 1;
         }
-        self.sim.filtered_run(&self.dirty, asid);
+        // Most runs write nothing: they pay the scans, not a call.
+        if from < *next_write {
+            self.written(f, from..*next_write, asid);
+        }
+        self.sim.filtered_run(asid);
+    }
+
+    /// The dirty bits of the skipped writes `f.writes[writes]`.
+    #[inline(never)]
+    fn written(&mut self, f: &Shared, writes: std::ops::Range<usize>, asid: u32) {
+        for &p in &f.writes[writes] {
+            let wl = f.lines[p as usize];
+            // `first..=last` by hand: a `RangeInclusive`'s end test cost
+            // more than the probe (`first <= last` for a filter hit).
+            let mut line = wl.first;
+            loop {
+                self.sim.filtered_write(line, asid);
+                if line >= wl.last {
+                    break;
+                }
+                line += 1;
+            }
+        }
     }
 }
 
@@ -459,7 +479,6 @@ impl FilterGroup {
                 heap: BinaryHeap::new(),
                 marks: Vec::new(),
                 touched: Vec::new(),
-                dirty: Vec::new(),
                 skipped: 0,
             });
         }

@@ -642,6 +642,19 @@ impl<S: L2Sweep> MemSys<S> {
         Some(l1.probe::<true, false>(&hc, set, key, asid, false).is_some())
     }
 
+    /// A store's hit on the L1 D by its direct probe: whether it holds the
+    /// line of `vaddr` of `asid`, and if so its dirty bit set, as a write
+    /// hit through `l1_lookup` leaves it, but counted by the caller
+    /// (`count_l1_hits`); `None` where the L1 D has no direct probe. A
+    /// filter's skipped runs mark their writes this way (`VmSim::filtered_run`):
+    /// building a `VirtualDirect` view per run was most of a skip's cost.
+    #[inline]
+    pub fn l1d_store_hit(&mut self, vaddr: u64, asid: Asid) -> Option<bool> {
+        let hc = self.l1_direct[1]?;
+        let (set, key) = hc.virtual_locate(VirtAddr(vaddr));
+        Some(self.l1d.probe::<true, false>(&hc, set, key, asid, true).is_some())
+    }
+
     /// Completes an L1 miss that `l1_lookup` found, with everything below.
     #[inline(never)]
     pub fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Reached {

@@ -1501,21 +1501,29 @@ impl<S: L2Sweep> VmSim<S> {
     }
 
     /// What a run of words a filter completed as L1 hits leaves besides
-    /// counts, before the next word this machine takes itself: `asid` as
-    /// the latest user reference's space, and the dirty bits of `dirty`,
-    /// the L1 D lines of `asid` the run wrote, each resident (a later
-    /// eviction writes them back).
+    /// counts and dirty bits (`filtered_write`), before the next word this
+    /// machine takes itself: `asid` as the latest user reference's space.
     #[inline]
-    pub(crate) fn filtered_run(&mut self, dirty: &[u64], asid: u32) {
+    pub(crate) fn filtered_run(&mut self, asid: u32) {
         self.current_space = asid;
-        if !dirty.is_empty() {
-            if let Some(mut d) = self.mem.l1(RefKind::Write).virtual_direct() {
-                for &line in dirty {
-                    let hit = d.hit(LineNo(line), Asid(asid), DataRef::Store);
-                    debug_assert!(hit, "a filtered write to line {line:#x} missed");
-                }
-            }
-        }
+    }
+
+    /// A write such a run made to L1 D line `line` of `asid`, resident:
+    /// its dirty bit (a later eviction writes it back).
+    #[inline]
+    pub(crate) fn filtered_write(&mut self, line: u64, asid: u32) {
+        // The direct probe per line, not a view per run: building a view
+        // was most of a run's cost. A filter's L1 D always has the probe
+        // (`filter_refusal`); the view stays for any other.
+        let hit = match self.mem.l1d_store_hit(line << self.l1_shift[1], Asid(asid)) {
+            Some(hit) => hit,
+            None => self
+                .mem
+                .l1(RefKind::Write)
+                .virtual_direct()
+                .is_some_and(|mut d| d.hit(LineNo(line), Asid(asid), DataRef::Store)),
+        };
+        debug_assert!(hit, "a filtered write to line {line:#x} missed");
     }
 
     /// Runs a whole trace, block by block (memory stays bounded).
