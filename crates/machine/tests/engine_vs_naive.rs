@@ -750,6 +750,31 @@ proptest! {
         prop_assert_eq!(inner, "associative");
     }
 
+    /// pipt-dm-8k-l2-512k's shape at small sizes: a top of direct-mapped
+    /// PIPT caches larger than a page, completed in its slots, over one
+    /// tier of direct-mapped PIPT caches that fill in place. Its misses
+    /// and the lower tier's accesses are counted in the run loop
+    /// (`hit_loop::SlotCounts`) and added to the caches' counters when
+    /// it ends, before any escape, flush or read of them: every counter
+    /// equals the naive simulator's and the public path's.
+    #[test]
+    fn one_slot_physical_top_over_physical_direct_lower_equals_naive_reference(
+        top in prop_oneof![
+            one_slot_top().prop_map(TierShape::Unified),
+            (one_slot_top(), one_slot_top()).prop_map(|(i, d)| TierShape::Split(i, d)),
+        ],
+        low in physical_direct_tier_strategy(256),
+        raw in run_strategy(),
+        share in any::<bool>(),
+    ) {
+        let tiers = with_chain(vec![top], vec![low], 1);
+        let (m, _) = build(&tiers, 256, false);
+        prop_assert!(m.top_in_one_slot(), "the top should be completed in its slots: {tiers:?}");
+        prop_assert!(m.misses_through_physical_lower(), "the lower tier should be physical-direct: {tiers:?}");
+        let inner = check(256, &tiers, raw, share, false)?;
+        prop_assert_eq!(inner, "associative");
+    }
+
     /// The virtual-direct loop over any lower tiers (misses through `word`
     /// where the chain does not fill in place), on runs of one address space.
     #[test]
