@@ -649,9 +649,9 @@ impl<S: L2Sweep> MemSys<S> {
     /// filter's skipped runs mark their writes this way (`VmSim::filtered_run`):
     /// building a `VirtualDirect` view per run was most of a skip's cost.
     #[inline]
-    pub fn l1d_store_hit(&mut self, vaddr: u64, asid: Asid) -> Option<bool> {
+    pub fn l1d_store_hit(&mut self, vaddr: VirtAddr, asid: Asid) -> Option<bool> {
         let hc = self.l1_direct[1]?;
-        let (set, key) = hc.virtual_locate(VirtAddr(vaddr));
+        let (set, key) = hc.virtual_locate(vaddr);
         Some(self.l1d.probe::<true, false>(&hc, set, key, asid, true).is_some())
     }
 

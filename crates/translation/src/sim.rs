@@ -1515,7 +1515,7 @@ impl<S: L2Sweep> VmSim<S> {
         // The direct probe per line, not a view per run: building a view
         // was most of a run's cost. A filter's L1 D always has the probe
         // (`filter_refusal`); the view stays for any other.
-        let hit = match self.mem.l1d_store_hit(line << self.l1_shift[1], Asid(asid)) {
+        let hit = match self.mem.l1d_store_hit(VirtAddr(line << self.l1_shift[1]), Asid(asid)) {
             Some(hit) => hit,
             None => self
                 .mem

@@ -135,6 +135,17 @@ fn machines() -> Vec<vmlab_translation::VmConfig> {
         .collect()
 }
 
+/// `machines()`, one filter group, fed `events` in one packed block.
+fn filtered(events: &[Event]) -> (Vec<vmlab_translation::VmConfig>, OnePass) {
+    let cfgs = machines();
+    let fans: Vec<_> = cfgs.iter().map(|c| vec![c.clone()]).collect();
+    let mut one = OnePass::new(fans).unwrap();
+    let mut block = PackedBlock::new();
+    block.pack(events);
+    one.feed_packed(&block, block.len()).unwrap();
+    (cfgs, one)
+}
+
 /// Worked by hand. Folded, fetch line A (raw 0x40_0010, the first region
 /// touched, so folded 0x10) is L1 I set 1; the user handler's 10
 /// instructions at 0x1000 span sets 0, 1 and 2. Trace: A fetched four
@@ -161,12 +172,7 @@ fn a_handler_that_evicts_a_user_line_stops_the_next_word_on_its_set() {
     let mut events: Vec<Event> = (0..4).map(|_| a()).collect();
     events.push(Event::access(AccessKind::Load, VirtAddr(0x80_0000), 4, Asid(1)));
     events.extend((0..4).map(|_| a()));
-    let cfgs = machines();
-    let fans: Vec<_> = cfgs.iter().map(|c| vec![c.clone()]).collect();
-    let mut one = OnePass::new(fans).unwrap();
-    let mut block = PackedBlock::new();
-    block.pack(&events);
-    one.feed_packed(&block, block.len()).unwrap();
+    let (cfgs, mut one) = filtered(&events);
     assert_eq!(one.filtered_words(), vec![6, 6, 7]);
     for ((r, c), misses) in one.results("t").iter().zip(&cfgs).zip([2, 2, 1]) {
         let mut alone = VmSim::new(c.clone()).unwrap();
@@ -200,12 +206,7 @@ fn a_pending_stop_on_a_set_unmarked_since_is_a_skip() {
     let fetch = |raw| Event::access(AccessKind::Ifetch, VirtAddr(raw), 4, Asid(1));
     let mut events = vec![fetch(0x40_0010)];
     events.extend((0..3).map(|_| fetch(0x40_0020)));
-    let cfgs = machines();
-    let fans: Vec<_> = cfgs.iter().map(|c| vec![c.clone()]).collect();
-    let mut one = OnePass::new(fans).unwrap();
-    let mut block = PackedBlock::new();
-    block.pack(&events);
-    one.feed_packed(&block, block.len()).unwrap();
+    let (cfgs, mut one) = filtered(&events);
     assert_eq!(one.filtered_words(), vec![2, 2, 2]);
     for (r, c) in one.results("t").iter().zip(&cfgs) {
         let mut alone = VmSim::new(c.clone()).unwrap();

@@ -15,9 +15,12 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use common::CacheChoice;
 use proptest::prelude::*;
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
-use vmlab_cache::{CacheConfig, Indexing, LineRef, Lookup, RefKind, Replacement, WriteMissPolicy, WritePolicy};
+use vmlab_cache::{CacheConfig, Indexing, LineRef, Lookup, RefKind, Replacement};
 use vmlab_machine::{Hierarchy, LevelConfig, MissClasses, Request};
 use vmlab_translation::memsys::{MemSys, L1};
 use vmlab_translation::{load, VmConfig};
@@ -32,14 +35,9 @@ fn cache() -> impl Strategy<Value = CacheConfig> {
         prop::sample::select(vec![true, true, false]),
         any::<bool>(),
     )
-        .prop_map(|(line, sets, ways, indexing, replacement, wb, wa)| {
-            let mut c = CacheConfig::simple(line * sets * u64::from(ways), line, ways);
-            c.indexing = indexing;
-            c.asid_tags = indexing == Indexing::Vivt;
-            c.replacement = replacement;
-            c.write = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
-            c.write_miss = if wa { WriteMissPolicy::WriteAllocate } else { WriteMissPolicy::NoWriteAllocate };
-            c
+        .prop_map(|(line, sets, ways, indexing, replacement, write_back, write_allocate)| {
+            let choice = CacheChoice { sets, ways, replacement, write_back, write_allocate, seed: 0 };
+            common::cache(&choice, line, indexing)
         })
 }
 
