@@ -2,7 +2,7 @@
 # One digest per output family, to check that a refactor changes nothing
 # measurable (issue 24): whole-trace results of the presets, the translation
 # schemes and the OS model on a real trace, every row and the printed text of
-# `vmlab reproduce s1 --grid test`, every table of `vmlab reproduce s2` and `s4`, the page-table sizes.
+# `vmlab reproduce s1 --grid test`, every table of `vmlab reproduce s2`, `s3`, `s4` and `s5`, the page-table sizes.
 #
 #   bash bench/golden.sh            print the digests
 #   bash bench/golden.sh --check    compare with bench/golden.txt (exit 1 if any differs)
