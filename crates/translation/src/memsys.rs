@@ -153,14 +153,20 @@ pub enum Fill {
 }
 
 /// Everything below the L1s: the L2 (split or unified), memory, and the log
-/// of mapped transfers.
+/// of mapped transfers; for the machine's own (`MemSys`), the L1s too, as
+/// level 0 of the same hierarchy.
 #[derive(Debug)]
 pub struct Tail {
-    /// The machine's own L2 over memory: a one-level hierarchy of the
-    /// machine crate, so an L2 request that is looked up takes the one
-    /// public access path (`Hierarchy::request`) and memory is counted
-    /// there (`Hierarchy::memory`).
+    /// The L2 over memory, a hierarchy of the machine crate, so an L2
+    /// request that is looked up takes the one public access path
+    /// (`Hierarchy::request`) and memory is counted there
+    /// (`Hierarchy::memory`). The machine's own has its L1s (split) as
+    /// level 0 and its L2 as level 1 (`Tail::with_l1s`); a sweep's added
+    /// L2 is level 0 of a hierarchy of its own (`Tail::new`).
     l2: Hierarchy,
+    /// The level of `l2` that is the L2: 1 under the machine's own L1s,
+    /// 0 for a sweep's added L2.
+    base: usize,
     /// The transfers to and from memory of mapped lines, noted from the
     /// L2's outcome for each line (what a last level sends to memory is
     /// its fill, its write passed on and its dirty victim, in that order);
@@ -211,8 +217,19 @@ fn direct_check(c: &Cache) -> Option<HitCheck> {
 
 impl Tail {
     /// The L2 and memory of `cfg`, keeping the transfers to and from
-    /// memory of lines below `unmapped_base` (or of none).
+    /// memory of lines below `unmapped_base` (or of none): a sweep's added
+    /// L2, fed the L1 outcomes of the machine's own L1s.
     pub(crate) fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        Self::build(cfg, unmapped_base, false)
+    }
+
+    /// `new` under `cfg`'s L1s (level 0 of the same hierarchy): the
+    /// machine's own.
+    fn with_l1s(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        Self::build(cfg, unmapped_base, true)
+    }
+
+    fn build(cfg: &VmConfig, unmapped_base: Option<VirtAddr>, l1s: bool) -> Result<Self, GeometryError> {
         let level = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
             (Some(u), _, _) => LevelConfig::Unified { name: "l2".into(), cache: u.clone() },
             (None, Some(i), Some(d)) => {
@@ -222,8 +239,19 @@ impl Tail {
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
         };
-        let mut l2 = Hierarchy::new(&[level], MissClasses::Unsorted)?;
-        let mut serving = |kind: RefKind| l2.serving_mut(0, kind).map(|c| (direct_check(c), c.line_bytes()));
+        let mut levels = Vec::with_capacity(2);
+        if l1s {
+            levels.push(LevelConfig::Split {
+                i_name: "l1i".into(),
+                i: cfg.l1i.clone(),
+                d_name: "l1d".into(),
+                d: cfg.l1d.clone(),
+            });
+        }
+        levels.push(level);
+        let base = usize::from(l1s);
+        let mut l2 = Hierarchy::new(&levels, MissClasses::Unsorted)?;
+        let mut serving = |kind: RefKind| l2.serving_mut(base, kind).map(|c| (direct_check(c), c.line_bytes()));
         let (mut l2_direct, mut l2_line_shift) = ([None; 3], [0; 3]);
         for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
             let Some((check, line)) = serving(kind) else {
@@ -234,6 +262,7 @@ impl Tail {
         }
         Ok(Self {
             l2,
+            base,
             log: TransferLog::new(unmapped_base),
             general: false,
             l2_direct,
@@ -261,8 +290,8 @@ impl Tail {
     pub(crate) fn direct_fill_cache(&self, s: usize) -> Option<(&Cache, bool)> {
         let fill = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
         self.l2_direct[fill as usize]?;
-        let split = self.l2.caches_in(0) == 2;
-        Some((self.l2.level_cache(0, usize::from(split && s == 1))?, split))
+        let split = self.l2.caches_in(self.base) == 2;
+        Some((self.l2.level_cache(self.base, usize::from(split && s == 1))?, split))
     }
 
     /// Whether the latest `below_l1` sent a fill here and every piece of
@@ -288,8 +317,21 @@ impl Tail {
 
     #[inline]
     pub(crate) fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        // `new` found a level 0 serving every kind.
-        self.l2.serving_mut(0, kind).expect("a Tail's hierarchy has its L2")
+        // `build` found a level `base` serving every kind.
+        self.l2.serving_mut(self.base, kind).expect("a Tail's hierarchy has its L2")
+    }
+
+    /// The L1 serving `kind` (level 0 of a `with_l1s` tail).
+    #[inline]
+    fn l1(&mut self, kind: RefKind) -> &mut Cache {
+        debug_assert_eq!(self.base, 1, "only the machine's own tail has L1s");
+        self.l2.serving_mut(0, kind).expect("the machine's own tail has its L1s")
+    }
+
+    /// Both L1s (I, D).
+    #[inline]
+    fn l1_pair(&mut self) -> (&mut Cache, &mut Cache) {
+        self.l2.split_mut(0).expect("the machine's own tail has split L1s")
     }
 
     pub(crate) fn settle(&mut self) {
@@ -394,9 +436,9 @@ impl Tail {
                 self.direct_hits[kind as usize] += 1;
                 return L2;
             }
-            self.l2.request_missed(0, kind, r, size, set, key)
+            self.l2.request_missed(self.base, kind, r, size, set, key)
         } else {
-            self.l2.request(0, Request::new(kind, r.vaddr, r.paddr, r.asid, size))
+            self.l2.request(self.base, Request::new(kind, r.vaddr, r.paddr, r.asid, size))
         };
         let out = served.last;
         if out.fetch {
@@ -408,11 +450,11 @@ impl Tail {
         if let Some(v) = out.writeback {
             self.log.note(Cause::WriteBack, v.vaddr, v.asid);
         }
-        // Level 0 of the L2's own hierarchy is level 1 of the machine's
-        // path; past it (`Level(1)`: `send` names the level under the one
-        // that sent, memory here) is memory.
+        // Level `base` is the L2 (level 1 of the machine's path); past it
+        // (`Level(base + 1)`: `send` names the level under the one that
+        // sent, memory here) is memory.
         match served.level {
-            Reached::Level(0) => L2,
+            Reached::Level(l) if usize::from(l) == self.base => L2,
             _ => Reached::Memory,
         }
     }
@@ -420,7 +462,7 @@ impl Tail {
     /// Writes back and invalidates the L2s (after the L1s wrote theirs
     /// here); returns the states the lines were found in.
     pub(crate) fn flush_all(&mut self) -> FlushStats {
-        self.l2.flush_all_into(Flush::WriteBack, &mut FlushedToMemory(&mut self.log))
+        self.l2.flush_from_into(self.base, Flush::WriteBack, &mut FlushedToMemory(&mut self.log))
     }
 
     pub fn memory(&self) -> &MemoryStats {
@@ -429,8 +471,8 @@ impl Tail {
 
     /// The L2 caches with their names.
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
-        let names: &[&'static str] = if self.l2.caches_in(0) == 1 { &["l2"] } else { &["l2i", "l2d"] };
-        names.iter().enumerate().filter_map(|(c, &n)| Some((n, self.l2.level_cache(0, c)?))).collect()
+        let names: &[&'static str] = if self.l2.caches_in(self.base) == 1 { &["l2"] } else { &["l2i", "l2d"] };
+        names.iter().enumerate().filter_map(|(c, &n)| Some((n, self.l2.level_cache(self.base, c)?))).collect()
     }
 }
 
@@ -440,12 +482,12 @@ impl Tail {
 #[repr(C)]
 #[derive(Debug)]
 pub struct MemSys<S = Alone> {
-    /// The machine's own L2 and memory.
+    /// The machine's own L1s, L2 and memory: one `Hierarchy`, the L1s its
+    /// level 0, walked here (the direct probes, the L1 outcome handed to
+    /// the sweep's hook), the L2 below through `Tail`.
     own: Tail,
     /// The L2s a sweep added below the same L1s (`L2Sweep`).
     sweep: S,
-    l1i: Cache,
-    l1d: Cache,
     /// Per L1 side (I, D): the inline hit check of a direct-mapped, VIVT,
     /// ASID-tagged, write-back level without 3C shadow, or `None`. Such a
     /// level's hit is `Cache::probe` (a dirty bit at most; no replacement
@@ -471,11 +513,9 @@ impl MemSys {
 impl<S: L2Sweep> MemSys<S> {
     /// `new`, with `sweep`'s L2s below the same L1s.
     pub fn with_sweep(cfg: &VmConfig, unmapped_base: Option<VirtAddr>, sweep: S) -> Result<Self, GeometryError> {
-        let own = Tail::new(cfg, unmapped_base)?;
-        let l1i = Cache::new(cfg.l1i.clone(), MissClasses::Unsorted)?;
-        let l1d = Cache::new(cfg.l1d.clone(), MissClasses::Unsorted)?;
-        let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
-        Ok(Self { own, sweep, l1i, l1d, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
+        let mut own = Tail::with_l1s(cfg, unmapped_base)?;
+        let l1_direct = [direct_check(own.l1(RefKind::Ifetch)), direct_check(own.l1(RefKind::Read))];
+        Ok(Self { own, sweep, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
     }
 
     /// The sweep's added L2s and the counts that depend on them.
@@ -531,11 +571,7 @@ impl<S: L2Sweep> MemSys<S> {
 
     #[inline]
     pub fn l1(&mut self, kind: RefKind) -> &mut Cache {
-        if kind == RefKind::Ifetch {
-            &mut self.l1i
-        } else {
-            &mut self.l1d
-        }
+        self.own.l1(kind)
     }
 
     /// The machine's own L2 serving `kind`.
@@ -583,7 +619,7 @@ impl<S: L2Sweep> MemSys<S> {
     #[inline(always)]
     pub fn l1_lookup(&mut self, kind: RefKind, r: LineRef) -> Lookup {
         let d = usize::from(kind != RefKind::Ifetch);
-        let l1 = if d == 0 { &mut self.l1i } else { &mut self.l1d };
+        let l1 = self.own.l1(kind);
         if let Some(hc) = &self.l1_direct[d] {
             // VIVT with ASIDs: the key is the virtual line number and the set
             // its low bits, as `lookup` computes them; a miss changes nothing.
@@ -607,7 +643,8 @@ impl<S: L2Sweep> MemSys<S> {
         if self.l1_direct.iter().any(Option::is_none) {
             return None;
         }
-        match (self.l1i.virtual_direct(), self.l1d.virtual_direct()) {
+        let (i, d) = self.own.l1_pair();
+        match (i.virtual_direct(), d.virtual_direct()) {
             (Some(i), Some(d)) => Some([i, d]),
             _ => None,
         }
@@ -637,7 +674,7 @@ impl<S: L2Sweep> MemSys<S> {
     #[inline]
     pub fn l1_holds(&mut self, s: usize, vaddr: u64, asid: Asid) -> Option<bool> {
         let hc = self.l1_direct[s]?;
-        let l1 = if s == 0 { &mut self.l1i } else { &mut self.l1d };
+        let l1 = self.own.l1(if s == 0 { RefKind::Ifetch } else { RefKind::Read });
         let (set, key) = hc.virtual_locate(VirtAddr(vaddr));
         Some(l1.probe::<true, false>(&hc, set, key, asid, false).is_some())
     }
@@ -744,7 +781,8 @@ impl<S: L2Sweep> MemSys<S> {
 
     /// Every cache with its name, L1 first (I before D).
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
-        let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
+        let l1 = |c| self.own.l2.level_cache(0, c).expect("the machine's own tail has split L1s");
+        let mut v = vec![("l1i", l1(0)), ("l1d", l1(1))];
         v.extend(self.own.caches());
         v
     }
