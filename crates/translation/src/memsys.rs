@@ -689,7 +689,7 @@ impl<S: L2Sweep> MemSys<S> {
     pub fn l1d_store_hit(&mut self, vaddr: VirtAddr, asid: Asid) -> Option<bool> {
         let hc = self.l1_direct[1]?;
         let (set, key) = hc.virtual_locate(vaddr);
-        Some(self.l1d.probe::<true, false>(&hc, set, key, asid, true).is_some())
+        Some(self.own.l1(RefKind::Write).probe::<true, false>(&hc, set, key, asid, true).is_some())
     }
 
     /// Completes an L1 miss that `l1_lookup` found, with everything below.
