@@ -486,7 +486,30 @@ impl Hierarchy {
     /// simulator's log of memory transfers does (`vmlab-translation`'s
     /// `memsys::Tail`).
     pub fn flush_all_into<S: Sink + ?Sized>(&mut self, how: Flush, sink: &mut S) -> FlushStats {
-        self.over(|sent| Sunk { sent, sink }).flush_all(how)
+        self.flush_from_into(0, how, sink)
+    }
+
+    /// `flush_all_into` of levels `from` down only, the levels above left
+    /// as they are: for an owner that flushed those itself, passing their
+    /// dirty lines to level `from` (`request(from, ..)`) and elsewhere (the
+    /// translating simulator's L1s, whose write-backs a sweep's added L2s
+    /// also take). `flush_all_into` is `flush_from_into(0, ..)`; tested
+    /// against it in tests/flush_from.rs.
+    pub fn flush_from_into<S: Sink + ?Sized>(&mut self, from: usize, how: Flush, sink: &mut S) -> FlushStats {
+        let from = from.min(self.levels.len());
+        let checks = &self.checks[from..];
+        Below {
+            levels: &mut self.levels[from..],
+            checks,
+            simple: self.simple,
+            nested: self.nested,
+            physical_direct: false,
+            written_check: written_check(checks),
+            written: WrittenFrame::NONE,
+            written_searched: 0,
+            memory: Sunk { sent: &mut self.memory, sink },
+        }
+        .flush_all(how)
     }
 
     /// Flushes or purges, top-down as `flush_all`, every copy in every
@@ -507,6 +530,16 @@ impl Hierarchy {
     /// which the hierarchy's hit checks copy, never changes).
     pub fn serving_mut(&mut self, t: usize, kind: RefKind) -> Option<&mut Cache> {
         self.levels.get_mut(t).map(|level| level.serving(kind))
+    }
+
+    /// The instruction and the data cache of level `t`, if it is a split
+    /// level: both at once, as a caller that keeps views of both for a
+    /// run of hits needs them (`vmlab-translation`'s `MemSys::l1_views`).
+    pub fn split_mut(&mut self, t: usize) -> Option<(&mut Cache, &mut Cache)> {
+        match self.levels.get_mut(t)? {
+            Level::Split { i, d } => Some((i, d)),
+            Level::Unified(_) => None,
+        }
     }
 
     /// How many caches level `t` has: 1 for a unified level, 2 for a split

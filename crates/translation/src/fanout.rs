@@ -14,12 +14,12 @@
 //! counts that depend on them (Table 1's levels below L1, the ledger's
 //! requests).
 
-use vmlab_cache::{CacheConfig, Geometry, GeometryError, IndexFn, Indexing, LineRef, Outcome, RefKind};
+use vmlab_cache::{Cache, CacheConfig, Geometry, GeometryError, IndexFn, Indexing, LineRef, Outcome, RefKind};
 use vmlab_cache::{WriteMissPolicy, WritePolicy};
 use vmlab_machine::{Ledger, Mechanism, Reached};
 
 use crate::config::VmConfig;
-use crate::memsys::{Fill, L2Sweep, MemSys, Tail, L1};
+use crate::memsys::{Fill, L2Sweep, MemSys, OwnTail, Tail, L1};
 use crate::result::{NamedCache, SideEvents, TlbLookup, VmResult};
 use crate::scheme::TranslateAt;
 use crate::sim::{component_rows, SimError, VmSim};
@@ -164,7 +164,7 @@ pub fn l2_inclusion_refusal(small: &CacheConfig, large: &CacheConfig) -> Option<
 
 impl L2Fanout {
     /// Adds the L2 of `cfg` (`MemSys::add_tail`); `own` is the machine's.
-    fn add(&mut self, own: &Tail, cfg: VmConfig) -> Result<(), GeometryError> {
+    fn add(&mut self, own: &OwnTail, cfg: VmConfig) -> Result<(), GeometryError> {
         let mut tail = Tail::new(&cfg, None)?;
         if own.is_general() {
             tail.set_general();
@@ -180,37 +180,44 @@ impl L2Fanout {
         Ok(())
     }
 
-    fn tail_at<'a>(&'a self, own: &'a Tail, t: usize) -> &'a Tail {
+    /// L2 `t`'s direct-probed fill cache of side `s` (`Tail::direct_fill_cache`):
+    /// 0 is the machine's own, `t` the variant `t - 1`.
+    fn fill_cache_at<'a>(&'a self, own: &'a OwnTail, t: usize, s: usize) -> Option<(&'a Cache, bool)> {
         if t == 0 {
-            own
+            own.direct_fill_cache(s)
         } else {
-            &self.variants[t - 1].tail
+            self.variants[t - 1].tail.direct_fill_cache(s)
         }
+    }
+
+    /// L2 `t`'s bytes, numbered as in `fill_cache_at`.
+    fn bytes_at(&self, own: &OwnTail, t: usize) -> u64 {
+        let caches = if t == 0 { own.caches() } else { self.variants[t - 1].tail.caches() };
+        caches.iter().map(|(_, c)| c.config().size.0).sum()
     }
 
     /// Orders the L2s (the machine's own and the variants') smallest first
     /// and pairs each (per fill side) with the largest earlier one it
     /// includes (`l2_inclusion_refusal`), whose direct probes are on, as
     /// this one's.
-    fn chain(&mut self, own: &Tail) {
+    fn chain(&mut self, own: &OwnTail) {
         let n = 1 + self.variants.len();
-        let bytes = |t: &Tail| t.caches().iter().map(|(_, c)| c.config().size.0).sum::<u64>();
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&t| (bytes(self.tail_at(own, t)), t));
+        order.sort_by_key(|&t| (self.bytes_at(own, t), t));
         let mut included = vec![[None; 2]; n];
         for (k, &t) in order.iter().enumerate() {
             for (s, slot) in included[t].iter_mut().enumerate() {
-                let Some((large, split)) = self.tail_at(own, t).direct_fill_cache(s) else { continue };
+                let Some((large, split)) = self.fill_cache_at(own, t, s) else { continue };
                 *slot = order[..k]
                     .iter()
                     .copied()
                     .filter(|&p| {
-                        self.tail_at(own, p).direct_fill_cache(s).is_some_and(|(small, their_split)| {
+                        self.fill_cache_at(own, p, s).is_some_and(|(small, their_split)| {
                             their_split == split && l2_inclusion_refusal(small.config(), large.config()).is_none()
                         })
                     })
                     .max_by_key(|&p| {
-                        let size = self.tail_at(own, p).direct_fill_cache(s).map_or(0, |(c, _)| c.config().size.0);
+                        let size = self.fill_cache_at(own, p, s).map_or(0, |(c, _)| c.config().size.0);
                         (size, std::cmp::Reverse(p))
                     });
             }
@@ -229,7 +236,7 @@ impl L2Fanout {
     /// in the larger.
     fn below_l1_chained(
         &mut self,
-        own: &mut Tail,
+        own: &mut OwnTail,
         kind: RefKind,
         r: LineRef,
         size: u64,
@@ -282,7 +289,15 @@ impl L2Sweep for L2Fanout {
         self.variants.is_empty()
     }
 
-    fn below_l1(&mut self, own: &mut Tail, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
+    fn below_l1(
+        &mut self,
+        own: &mut OwnTail,
+        kind: RefKind,
+        r: LineRef,
+        size: u64,
+        line: u64,
+        out: &Outcome,
+    ) -> Reached {
         if !self.order.is_empty() {
             return self.below_l1_chained(own, kind, r, size, line, out);
         }
@@ -310,7 +325,7 @@ impl L2Sweep for L2Fanout {
         }
     }
 
-    fn set_general(&mut self, own: &Tail) {
+    fn set_general(&mut self, own: &OwnTail) {
         for t in self.tails_mut() {
             t.set_general();
         }
@@ -395,13 +410,13 @@ pub(crate) fn request_as(ledger: &mut Ledger, m: Mechanism, kind: RefKind, level
 /// The result of a machine that shares everything above L2 with `base`'s
 /// and has the L2 and memory `tail`: `base`'s L1 caches and L1-hit counts
 /// (`l1_sides`), its own counts below L1 (`lower`), VMCPI `v` and L2s.
-pub(crate) fn result_below(
+pub(crate) fn result_below<const BASE: usize>(
     base: &VmResult,
     cfg: &VmConfig,
     l1_sides: [SideEvents; 2],
     lower: [SideEvents; 2],
     v: &Vmcpi,
-    tail: &Tail,
+    tail: &Tail<BASE>,
 ) -> VmResult {
     let k = base.user_instructions.max(1) as f64 / 1000.0;
     let mut r = base.clone();

@@ -55,7 +55,15 @@ pub trait L2Sweep: std::fmt::Debug {
     fn is_empty(&self) -> bool;
     /// What an L1 access's outcome sends below, to `own` and to each added
     /// L2; returns the level that served the access on `own`.
-    fn below_l1(&mut self, own: &mut Tail, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached;
+    fn below_l1(
+        &mut self,
+        own: &mut OwnTail,
+        kind: RefKind,
+        r: LineRef,
+        size: u64,
+        line: u64,
+        out: &Outcome,
+    ) -> Reached;
     /// A dirty L1 line flushed (after `own` took it).
     fn write_back(&mut self, r: LineRef, line: u64);
     /// Writes back and invalidates the added L2s (after `own`).
@@ -63,7 +71,7 @@ pub trait L2Sweep: std::fmt::Debug {
     /// Adds the hits their direct probes found to their statistics.
     fn settle(&mut self);
     /// Turns their fast paths off, as `own`'s were.
-    fn set_general(&mut self, own: &Tail);
+    fn set_general(&mut self, own: &OwnTail);
     /// Probes by their direct checks, hit or miss.
     fn direct_probes(&self) -> u64;
     /// Fills they counted by inclusion.
@@ -102,7 +110,15 @@ impl L2Sweep for Alone {
         true
     }
     #[inline(always)]
-    fn below_l1(&mut self, own: &mut Tail, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome) -> Reached {
+    fn below_l1(
+        &mut self,
+        own: &mut OwnTail,
+        kind: RefKind,
+        r: LineRef,
+        size: u64,
+        line: u64,
+        out: &Outcome,
+    ) -> Reached {
         own.below_l1(kind, r, size, line, out, Fill::LookUp)
     }
     #[inline(always)]
@@ -112,7 +128,7 @@ impl L2Sweep for Alone {
     #[inline(always)]
     fn settle(&mut self) {}
     #[inline(always)]
-    fn set_general(&mut self, _: &Tail) {}
+    fn set_general(&mut self, _: &OwnTail) {}
     #[inline(always)]
     fn direct_probes(&self) -> u64 {
         0
@@ -153,13 +169,16 @@ pub enum Fill {
 }
 
 /// Everything below the L1s: the L2 (split or unified), memory, and the log
-/// of mapped transfers.
+/// of mapped transfers; for the machine's own (`MemSys`), the L1s too, as
+/// level 0 of the same hierarchy.
 #[derive(Debug)]
-pub struct Tail {
-    /// The machine's own L2 over memory: a one-level hierarchy of the
-    /// machine crate, so an L2 request that is looked up takes the one
-    /// public access path (`Hierarchy::request`) and memory is counted
-    /// there (`Hierarchy::memory`).
+pub struct Tail<const BASE: usize = 0> {
+    /// The L2 over memory, a hierarchy of the machine crate, so an L2
+    /// request that is looked up takes the one public access path
+    /// (`Hierarchy::request`) and memory is counted there
+    /// (`Hierarchy::memory`). The machine's own has its L1s (split) as
+    /// level 0 and its L2 as level 1 (`Tail::with_l1s`); a sweep's added
+    /// L2 is level 0 of a hierarchy of its own (`Tail::new`).
     l2: Hierarchy,
     /// The transfers to and from memory of mapped lines, noted from the
     /// L2's outcome for each line (what a last level sends to memory is
@@ -209,10 +228,80 @@ fn direct_check(c: &Cache) -> Option<HitCheck> {
     c.hit_check().filter(|hc| hc.direct() && !hc.needs_translation())
 }
 
+/// The machine's own `Tail`: its L1s (split) level 0 of the hierarchy,
+/// its L2 level 1.
+pub type OwnTail = Tail<1>;
+
 impl Tail {
     /// The L2 and memory of `cfg`, keeping the transfers to and from
-    /// memory of lines below `unmapped_base` (or of none).
+    /// memory of lines below `unmapped_base` (or of none): a sweep's added
+    /// L2, fed the L1 outcomes of the machine's own L1s.
     pub(crate) fn new(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        Self::build(cfg, unmapped_base)
+    }
+}
+
+impl OwnTail {
+    /// `Tail::new` under `cfg`'s L1s (level 0 of the same hierarchy): the
+    /// machine's own.
+    fn with_l1s(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
+        Self::build(cfg, unmapped_base)
+    }
+
+    /// The L1 serving `kind`.
+    #[inline]
+    fn l1(&mut self, kind: RefKind) -> &mut Cache {
+        self.l2.serving_mut(0, kind).expect("the machine's own tail has its L1s")
+    }
+
+    /// Both L1s (I, D).
+    #[inline]
+    fn l1_pair(&mut self) -> (&mut Cache, &mut Cache) {
+        self.l2.split_mut(0).expect("the machine's own tail has split L1s")
+    }
+}
+
+// The entry points below an L1 miss, on each concrete tail: non-generic,
+// so compiled here once, as they were before `Tail` took `BASE`; compiled
+// in each crate that instantiates `MemSys` instead, SOFTVM and SPUR ran
+// about 0.8 % more instructions (callgrind, docs/performance.md, session 26).
+macro_rules! below_l1_entry_points {
+    ($tail:ty) => {
+        impl $tail {
+            /// What an L1 access's outcome sends below: its fill, a
+            /// write-through write, its victim's write-back. Returns the
+            /// level that served the access (L1 if it was an L1 hit that
+            /// sent nothing below).
+            pub(crate) fn below_l1(
+                &mut self,
+                kind: RefKind,
+                r: LineRef,
+                size: u64,
+                line: u64,
+                out: &Outcome,
+                fill: Fill,
+            ) -> Reached {
+                self.below_l1_in(kind, r, size, line, out, fill)
+            }
+
+            /// A request to L2, split at L2 line boundaries
+            /// (`l2_request_in`).
+            pub(crate) fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
+                self.l2_request_in(kind, r, size)
+            }
+        }
+    };
+}
+below_l1_entry_points!(Tail<0>);
+below_l1_entry_points!(OwnTail);
+
+// The level of the L2 is a constant (`BASE`), not a field: read on every L1
+// miss, a field cost the translating schemes about 0.7 % of their
+// instructions (callgrind, docs/performance.md, session 26).
+impl<const BASE: usize> Tail<BASE> {
+    /// The hierarchy of `cfg`'s L2 (level `BASE`) over memory, under its
+    /// L1s if `BASE` is 1.
+    fn build(cfg: &VmConfig, unmapped_base: Option<VirtAddr>) -> Result<Self, GeometryError> {
         let level = match (&cfg.l2, &cfg.l2i, &cfg.l2d) {
             (Some(u), _, _) => LevelConfig::Unified { name: "l2".into(), cache: u.clone() },
             (None, Some(i), Some(d)) => {
@@ -222,8 +311,18 @@ impl Tail {
             // the L1's shape would be a silent wrong machine, so fail loudly.
             _ => return Err(GeometryError("no L2 configured".into())),
         };
-        let mut l2 = Hierarchy::new(&[level], MissClasses::Unsorted)?;
-        let mut serving = |kind: RefKind| l2.serving_mut(0, kind).map(|c| (direct_check(c), c.line_bytes()));
+        let mut levels = Vec::with_capacity(2);
+        if BASE == 1 {
+            levels.push(LevelConfig::Split {
+                i_name: "l1i".into(),
+                i: cfg.l1i.clone(),
+                d_name: "l1d".into(),
+                d: cfg.l1d.clone(),
+            });
+        }
+        levels.push(level);
+        let mut l2 = Hierarchy::new(&levels, MissClasses::Unsorted)?;
+        let mut serving = |kind: RefKind| l2.serving_mut(BASE, kind).map(|c| (direct_check(c), c.line_bytes()));
         let (mut l2_direct, mut l2_line_shift) = ([None; 3], [0; 3]);
         for kind in [RefKind::Ifetch, RefKind::Read, RefKind::Write] {
             let Some((check, line)) = serving(kind) else {
@@ -261,8 +360,8 @@ impl Tail {
     pub(crate) fn direct_fill_cache(&self, s: usize) -> Option<(&Cache, bool)> {
         let fill = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
         self.l2_direct[fill as usize]?;
-        let split = self.l2.caches_in(0) == 2;
-        Some((self.l2.level_cache(0, usize::from(split && s == 1))?, split))
+        let split = self.l2.caches_in(BASE) == 2;
+        Some((self.l2.level_cache(BASE, usize::from(split && s == 1))?, split))
     }
 
     /// Whether the latest `below_l1` sent a fill here and every piece of
@@ -288,8 +387,8 @@ impl Tail {
 
     #[inline]
     pub(crate) fn l2(&mut self, kind: RefKind) -> &mut Cache {
-        // `new` found a level 0 serving every kind.
-        self.l2.serving_mut(0, kind).expect("a Tail's hierarchy has its L2")
+        // `build` found a level `BASE` serving every kind.
+        self.l2.serving_mut(BASE, kind).expect("a Tail's hierarchy has its L2")
     }
 
     pub(crate) fn settle(&mut self) {
@@ -302,15 +401,7 @@ impl Tail {
     /// What an L1 access's outcome sends below: its fill, a write-through
     /// write, its victim's write-back. Returns the level that served the
     /// access (L1 if it was an L1 hit that sent nothing below).
-    pub(crate) fn below_l1(
-        &mut self,
-        kind: RefKind,
-        r: LineRef,
-        size: u64,
-        line: u64,
-        out: &Outcome,
-        fill: Fill,
-    ) -> Reached {
+    fn below_l1_in(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64, out: &Outcome, fill: Fill) -> Reached {
         let mut level = if out.hit { L1 } else { L2 };
         self.fill_hit = false;
         if out.fetch {
@@ -322,13 +413,13 @@ impl Tail {
                 self.direct_hits[fill_kind as usize] += (line >> self.l2_line_shift[fill_kind as usize]).max(1);
                 L2
             } else {
-                self.l2_request(fill_kind, a, line)
+                self.l2_request_in(fill_kind, a, line)
             };
             self.fill_hit = l == L2;
             level = level.max(l);
         }
         if out.write_through {
-            let l = self.l2_request(RefKind::Write, r, size);
+            let l = self.l2_request_in(RefKind::Write, r, size);
             if !out.hit || out.fetch {
                 level = level.max(l);
             } else {
@@ -336,7 +427,7 @@ impl Tail {
             }
         }
         if let Some(v) = out.writeback {
-            self.l2_request(RefKind::Write, v.line_ref(), line);
+            self.l2_request_in(RefKind::Write, v.line_ref(), line);
         }
         level
     }
@@ -359,23 +450,38 @@ impl Tail {
             self.fill_hit = true;
             return L2;
         }
-        self.below_l1(kind, r, size, line, out, Fill::KnownHit)
+        self.below_l1_in(kind, r, size, line, out, Fill::KnownHit)
     }
 
     /// A request to L2, split at L2 line boundaries (an L1 line larger than
     /// the L2 line spans several), so that each piece's outcome names the
     /// transfers it sent to memory. Returns the worst level any piece reached.
-    pub(crate) fn l2_request(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
+    fn l2_request_in(&mut self, kind: RefKind, r: LineRef, size: u64) -> Reached {
         let line = 1 << self.l2_line_shift[kind as usize];
-        let mut level = L2;
+        let size = size.max(1);
+        if (r.vaddr.0 & (line - 1)) + size <= line {
+            // Within one L2 line (every fill where the L2 line is no
+            // shorter than the L1's): the loop's one piece is `r` itself.
+            return self.l2_line(kind, r, size, line);
+        }
+        self.l2_pieces(kind, r, size, line)
+    }
+
+    /// `l2_request_in` of a request over more than one L2 line (an L1
+    /// line larger than the L2's, or a write crossing one): piece by piece.
+    #[inline(never)]
+    fn l2_pieces(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Reached {
         let (vaddr, paddr) = (r.vaddr.0, r.paddr.0);
+        let mut level = L2;
         let mut va = vaddr;
-        let end = vaddr + size.max(1);
+        let end = vaddr + size;
         while va < end {
             let next = (va & !(line - 1)) + line;
             let chunk = next.min(end) - va;
             let piece = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(paddr + (va - vaddr)), asid: r.asid };
-            level = level.max(self.l2_line(kind, piece, chunk, line));
+            // Within one L2 line: `l2_request_in`'s one-line path, so the
+            // hierarchy's access path is inlined in one place only.
+            level = level.max(self.l2_request_in(kind, piece, chunk));
             va += chunk;
         }
         level
@@ -383,6 +489,7 @@ impl Tail {
 
     /// One request within one L2 line: the hierarchy's access path, then
     /// the transfers the L2's outcome sent to memory noted in the log.
+    #[inline(always)]
     fn l2_line(&mut self, kind: RefKind, r: LineRef, size: u64, line: u64) -> Reached {
         let served = if let Some(hc) = self.l2_direct[kind as usize] {
             // As in `MemSys::l1_lookup`: a direct-mapped VIVT hit is a probe
@@ -394,9 +501,9 @@ impl Tail {
                 self.direct_hits[kind as usize] += 1;
                 return L2;
             }
-            self.l2.request_missed(0, kind, r, size, set, key)
+            self.l2.request_missed(BASE, kind, r, size, set, key)
         } else {
-            self.l2.request(0, Request::new(kind, r.vaddr, r.paddr, r.asid, size))
+            self.l2.request(BASE, Request::new(kind, r.vaddr, r.paddr, r.asid, size))
         };
         let out = served.last;
         if out.fetch {
@@ -408,11 +515,11 @@ impl Tail {
         if let Some(v) = out.writeback {
             self.log.note(Cause::WriteBack, v.vaddr, v.asid);
         }
-        // Level 0 of the L2's own hierarchy is level 1 of the machine's
-        // path; past it (`Level(1)`: `send` names the level under the one
-        // that sent, memory here) is memory.
+        // Level `base` is the L2 (level 1 of the machine's path); past it
+        // (`Level(base + 1)`: `send` names the level under the one that
+        // sent, memory here) is memory.
         match served.level {
-            Reached::Level(0) => L2,
+            Reached::Level(l) if usize::from(l) == BASE => L2,
             _ => Reached::Memory,
         }
     }
@@ -420,7 +527,7 @@ impl Tail {
     /// Writes back and invalidates the L2s (after the L1s wrote theirs
     /// here); returns the states the lines were found in.
     pub(crate) fn flush_all(&mut self) -> FlushStats {
-        self.l2.flush_all_into(Flush::WriteBack, &mut FlushedToMemory(&mut self.log))
+        self.l2.flush_from_into(BASE, Flush::WriteBack, &mut FlushedToMemory(&mut self.log))
     }
 
     pub fn memory(&self) -> &MemoryStats {
@@ -429,8 +536,8 @@ impl Tail {
 
     /// The L2 caches with their names.
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
-        let names: &[&'static str] = if self.l2.caches_in(0) == 1 { &["l2"] } else { &["l2i", "l2d"] };
-        names.iter().enumerate().filter_map(|(c, &n)| Some((n, self.l2.level_cache(0, c)?))).collect()
+        let names: &[&'static str] = if self.l2.caches_in(BASE) == 1 { &["l2"] } else { &["l2i", "l2d"] };
+        names.iter().enumerate().filter_map(|(c, &n)| Some((n, self.l2.level_cache(BASE, c)?))).collect()
     }
 }
 
@@ -440,12 +547,12 @@ impl Tail {
 #[repr(C)]
 #[derive(Debug)]
 pub struct MemSys<S = Alone> {
-    /// The machine's own L2 and memory.
-    own: Tail,
+    /// The machine's own L1s, L2 and memory: one `Hierarchy`, the L1s its
+    /// level 0, walked here (the direct probes, the L1 outcome handed to
+    /// the sweep's hook), the L2 below through `Tail`.
+    own: OwnTail,
     /// The L2s a sweep added below the same L1s (`L2Sweep`).
     sweep: S,
-    l1i: Cache,
-    l1d: Cache,
     /// Per L1 side (I, D): the inline hit check of a direct-mapped, VIVT,
     /// ASID-tagged, write-back level without 3C shadow, or `None`. Such a
     /// level's hit is `Cache::probe` (a dirty bit at most; no replacement
@@ -453,6 +560,16 @@ pub struct MemSys<S = Alone> {
     /// until `settle`. `HitCheck::virtual_locate` gives the set and key
     /// without testing the index/tag flags per access.
     l1_direct: [Option<HitCheck>; 2],
+    /// Line size of the L1 of each side (I, D): read on every L1 miss,
+    /// where finding the cache in the hierarchy for it cost a second reach
+    /// (`Tail::l1`) per miss. A cache's geometry never changes.
+    l1_line: [u64; 2],
+    /// Per L1 side: whether a miss whose line `l2_holds` found in the
+    /// machine's own L2 may be counted as that L2 hit (`l1_missed_l2_hit`):
+    /// the L2 serving its fills is direct-probed, with lines no smaller
+    /// than the L1's. Decided once (off with the fast paths,
+    /// `set_general`), not per miss.
+    fill_known_hit: [bool; 2],
     /// Hits found by the L1 direct probes, by kind, not yet settled.
     direct_hits: [u64; 3],
     /// Every probe by the L1 direct checks, hit or miss (never reset): lets
@@ -471,11 +588,14 @@ impl MemSys {
 impl<S: L2Sweep> MemSys<S> {
     /// `new`, with `sweep`'s L2s below the same L1s.
     pub fn with_sweep(cfg: &VmConfig, unmapped_base: Option<VirtAddr>, sweep: S) -> Result<Self, GeometryError> {
-        let own = Tail::new(cfg, unmapped_base)?;
-        let l1i = Cache::new(cfg.l1i.clone(), MissClasses::Unsorted)?;
-        let l1d = Cache::new(cfg.l1d.clone(), MissClasses::Unsorted)?;
-        let l1_direct = [direct_check(&l1i), direct_check(&l1d)];
-        Ok(Self { own, sweep, l1i, l1d, l1_direct, direct_hits: [0; 3], direct_probes: 0 })
+        let mut own = OwnTail::with_l1s(cfg, unmapped_base)?;
+        let l1_direct = [direct_check(own.l1(RefKind::Ifetch)), direct_check(own.l1(RefKind::Read))];
+        let l1_line = [own.l1(RefKind::Ifetch).line_bytes(), own.l1(RefKind::Read).line_bytes()];
+        let fill_known_hit = [RefKind::Ifetch, RefKind::Read].map(|fill| {
+            let s = usize::from(fill != RefKind::Ifetch);
+            own.l2_direct[fill as usize].is_some() && l1_line[s] <= 1 << own.l2_line_shift[fill as usize]
+        });
+        Ok(Self { own, sweep, l1_direct, l1_line, fill_known_hit, direct_hits: [0; 3], direct_probes: 0 })
     }
 
     /// The sweep's added L2s and the counts that depend on them.
@@ -491,12 +611,12 @@ impl<S: L2Sweep> MemSys<S> {
 
     /// The sweep's L2s with the machine's own (which they may need to
     /// order themselves against: `crate::fanout::L2Fanout::add`).
-    pub(crate) fn sweep_and_own(&mut self) -> (&mut S, &Tail) {
+    pub(crate) fn sweep_and_own(&mut self) -> (&mut S, &OwnTail) {
         (&mut self.sweep, &self.own)
     }
 
     /// The machine's own L2 and memory.
-    pub fn own_tail(&self) -> &Tail {
+    pub fn own_tail(&self) -> &OwnTail {
         &self.own
     }
 
@@ -504,6 +624,7 @@ impl<S: L2Sweep> MemSys<S> {
     /// the general path the fast one is tested against.
     pub fn set_general(&mut self) {
         self.l1_direct = [None; 2];
+        self.fill_known_hit = [false; 2];
         self.own.set_general();
         self.sweep.set_general(&self.own);
     }
@@ -531,11 +652,7 @@ impl<S: L2Sweep> MemSys<S> {
 
     #[inline]
     pub fn l1(&mut self, kind: RefKind) -> &mut Cache {
-        if kind == RefKind::Ifetch {
-            &mut self.l1i
-        } else {
-            &mut self.l1d
-        }
+        self.own.l1(kind)
     }
 
     /// The machine's own L2 serving `kind`.
@@ -547,7 +664,20 @@ impl<S: L2Sweep> MemSys<S> {
     /// Whether an access of `kind` to this line would be served by L1 or L2
     /// without reaching memory (nothing changes).
     pub fn resident(&mut self, kind: RefKind, r: LineRef) -> bool {
-        self.l1(kind).contains(r) || self.l2(kind).contains(r)
+        self.l1_contains(kind, r) || self.l2_holds(kind, r)
+    }
+
+    /// Whether the L1 serving `kind` holds `r`'s line; changes nothing.
+    /// The direct probe where the L1 has one (`l1_holds`: the same answer
+    /// as `Cache::contains` there, in fewer steps; SOFTVM and SPUR ask
+    /// this for every mapped PTE they load).
+    #[inline]
+    fn l1_contains(&mut self, kind: RefKind, r: LineRef) -> bool {
+        let s = usize::from(kind != RefKind::Ifetch);
+        match self.l1_holds(s, r.vaddr.0, r.asid) {
+            Some(held) => held,
+            None => self.l1(kind).contains(r),
+        }
     }
 
     /// One access within one L1 line, with everything it causes below.
@@ -583,7 +713,7 @@ impl<S: L2Sweep> MemSys<S> {
     #[inline(always)]
     pub fn l1_lookup(&mut self, kind: RefKind, r: LineRef) -> Lookup {
         let d = usize::from(kind != RefKind::Ifetch);
-        let l1 = if d == 0 { &mut self.l1i } else { &mut self.l1d };
+        let l1 = self.own.l1(kind);
         if let Some(hc) = &self.l1_direct[d] {
             // VIVT with ASIDs: the key is the virtual line number and the set
             // its low bits, as `lookup` computes them; a miss changes nothing.
@@ -607,7 +737,8 @@ impl<S: L2Sweep> MemSys<S> {
         if self.l1_direct.iter().any(Option::is_none) {
             return None;
         }
-        match (self.l1i.virtual_direct(), self.l1d.virtual_direct()) {
+        let (i, d) = self.own.l1_pair();
+        match (i.virtual_direct(), d.virtual_direct()) {
             (Some(i), Some(d)) => Some([i, d]),
             _ => None,
         }
@@ -637,7 +768,7 @@ impl<S: L2Sweep> MemSys<S> {
     #[inline]
     pub fn l1_holds(&mut self, s: usize, vaddr: u64, asid: Asid) -> Option<bool> {
         let hc = self.l1_direct[s]?;
-        let l1 = if s == 0 { &mut self.l1i } else { &mut self.l1d };
+        let l1 = self.own.l1(if s == 0 { RefKind::Ifetch } else { RefKind::Read });
         let (set, key) = hc.virtual_locate(VirtAddr(vaddr));
         Some(l1.probe::<true, false>(&hc, set, key, asid, false).is_some())
     }
@@ -652,15 +783,15 @@ impl<S: L2Sweep> MemSys<S> {
     pub fn l1d_store_hit(&mut self, vaddr: VirtAddr, asid: Asid) -> Option<bool> {
         let hc = self.l1_direct[1]?;
         let (set, key) = hc.virtual_locate(vaddr);
-        Some(self.l1d.probe::<true, false>(&hc, set, key, asid, true).is_some())
+        Some(self.own.l1(RefKind::Write).probe::<true, false>(&hc, set, key, asid, true).is_some())
     }
 
     /// Completes an L1 miss that `l1_lookup` found, with everything below.
     #[inline(never)]
     pub fn l1_missed(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Reached {
-        let direct = self.l1_direct[usize::from(kind != RefKind::Ifetch)].is_some();
+        let d = usize::from(kind != RefKind::Ifetch);
+        let (direct, line) = (self.l1_direct[d].is_some(), self.l1_line[d]);
         let l1 = self.l1(kind);
-        let line = l1.line_bytes();
         // A direct-probed level that fills in place takes `Cache::fill`'s
         // fewer steps (`fill_or_access_missed`); the outcome is the same.
         let out = if direct {
@@ -694,15 +825,11 @@ impl<S: L2Sweep> MemSys<S> {
     /// `l2_holds` tested; no L2s added by a sweep). Same result and state as `l1_missed`.
     #[inline(always)]
     pub fn l1_missed_l2_hit(&mut self, kind: RefKind, set: usize, key: u64, r: LineRef, size: u64) -> Reached {
-        let fill = if kind == RefKind::Ifetch { RefKind::Ifetch } else { RefKind::Read };
         let d = usize::from(kind != RefKind::Ifetch);
-        let line = self.l1(kind).line_bytes();
-        if !self.sweep.is_empty()
-            || self.own.l2_direct[fill as usize].is_none()
-            || line > 1 << self.own.l2_line_shift[fill as usize]
-        {
+        if !self.sweep.is_empty() || !self.fill_known_hit[d] {
             return self.l1_missed(kind, set, key, r, size);
         }
+        let line = self.l1_line[d];
         let direct = self.l1_direct[d].is_some();
         let l1 = self.l1(kind);
         let out = if direct {
@@ -744,7 +871,8 @@ impl<S: L2Sweep> MemSys<S> {
 
     /// Every cache with its name, L1 first (I before D).
     pub fn caches(&self) -> Vec<(&'static str, &Cache)> {
-        let mut v = vec![("l1i", &self.l1i), ("l1d", &self.l1d)];
+        let l1 = |c| self.own.l2.level_cache(0, c).expect("the machine's own tail has split L1s");
+        let mut v = vec![("l1i", l1(0)), ("l1d", l1(1))];
         v.extend(self.own.caches());
         v
     }

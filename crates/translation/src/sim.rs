@@ -399,6 +399,17 @@ pub enum Recorded {
     Flush,
 }
 
+/// The request a user access makes first, by `AccessKind` index (a
+/// modify's read; its write follows): a load from a table where the match
+/// it replaces was lowered differently build to build, in the hottest
+/// function (callgrind, docs/performance.md, session 26).
+const FIRST_REQUEST: [RefKind; 4] = {
+    let mut t = [RefKind::Read; 4];
+    t[AccessKind::Ifetch as usize] = RefKind::Ifetch;
+    t[AccessKind::Store as usize] = RefKind::Write;
+    t
+};
+
 fn side(kind: RefKind) -> usize {
     usize::from(kind != RefKind::Ifetch)
 }
@@ -629,11 +640,7 @@ impl<S: L2Sweep> VmSim<S> {
         self.memo.access_delta = va.wrapping_sub(addr);
         self.memo.access_region = addr >> REGION_SHIFT;
         let size = u64::from(size.max(1));
-        let first = match kind {
-            AccessKind::Ifetch => RefKind::Ifetch,
-            AccessKind::Store => RefKind::Write,
-            AccessKind::Load | AccessKind::Modify => RefKind::Read,
-        };
+        let first = FIRST_REQUEST[kind as usize];
         self.reference(first, asid, va, size)?;
         if kind == AccessKind::Modify {
             self.reference(RefKind::Write, asid, va, size)?;
