@@ -1012,43 +1012,45 @@ fn repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64
 /// lines' first addresses (`DirectOp::line_mask`) at `DirectOp::set_at`:
 /// the same words taken but for an op longer than a line that spans two
 /// (left to the caller, which completes it exactly), in fewer instructions
-/// a word: no line number is computed and the index comes from the word
-/// with one shift by a constant (`G` of `SetLines::words_at`).
-///
-/// Without a branch on whether the word crosses into the next line: the
-/// line of its first byte and the line of its last byte (`DirectOp::reach`)
-/// are both looked up, the same entry twice for a word within one line.
-/// The crossing test was the direct-mapped machines' costliest branch: 22 %
-/// of words cross on 16-byte lines, in no pattern a predictor finds
-/// (0.13 mispredictions a reference on `vivt-dm-unified-l2-untagged`,
-/// callgrind `--branch-sim`, session 26).
+/// a word: no line number is computed, the index comes from the word with
+/// one shift by a constant (`G` of `SetLines::words_at`), and an op that
+/// crosses into the next line finds that line's key `cross + 1` above.
+/// jm-base, cc1, 20 M events: a one-line hit 25 -> 22 instructions, the
+/// whole `sim` 30.67 -> 29.56 instructions a reference (callgrind).
 #[inline(always)]
-fn set_repeats(table: &mut [DirectOp; 256], words: &[u64], i: usize, keys: &[u64], set_shift: u32) -> usize {
+fn set_repeats(table: &mut [DirectOp; 256], words: &[u64], mut i: usize, keys: &[u64], set_shift: u32) -> usize {
     // The copy's length is a power of two (`set_set_lines`), so masking the
     // index keeps it in bounds without a test per word.
     let Some(top) = keys.len().checked_sub(1) else { return i };
-    let rest = words.get(i..).unwrap_or(&[]);
-    let stop = rest.iter().position(|&w| {
+    while let Some(&w) = words.get(i) {
         // `w >> 56` < 256: no bounds check.
         let d = &mut table[(w >> ADDR_BITS) as usize];
-        // Its last byte's address (the op bits taken out by `reach`, a
-        // carry past the address bits kept), and that byte's line.
-        let end = w.wrapping_add(d.reach);
-        let last = end & d.end_mask;
-        let key = w & d.line_mask;
-        // A key is below the address bits' top or `NO_KEY` (not aligned to
-        // a line), so an escape's or a long op's `last`, with its top bit
-        // set, matches none.
-        if (keys[d.set_at(w, set_shift) & top] ^ key) | (keys[d.set_at(end, set_shift) & top] ^ last) != 0 {
-            return true;
+        if w & d.cross <= d.lim {
+            if keys[d.set_at(w, set_shift) & top] != w & d.line_mask {
+                return i;
+            }
+            d.one += 1;
+        } else {
+            // Past its line. An op no longer than a line (`cross` is then
+            // the line's offset mask, never all ones: not an escape) ends
+            // in the next line, whose key is `cross + 1` above; a longer op
+            // is left to the caller.
+            let key = w & d.line_mask;
+            // Wrapping: for an escape (`cross` all ones) this is computed
+            // before the test below rejects it, and a debug build would
+            // stop on the overflow.
+            let next = key.wrapping_add(d.cross).wrapping_add(1);
+            if d.cross == u64::MAX
+                || keys[d.set_at(w, set_shift) & top] != key
+                || keys[d.set_at(next, set_shift) & top] != next
+            {
+                return i;
+            }
+            d.two += 1;
         }
-        d.one += 1;
-        // A line's bytes for a word over two lines (`fold` adds a hit
-        // per line of them), none for one within its line.
-        d.crossed += last - key;
-        false
-    });
-    i + stop.unwrap_or(rest.len())
+        i += 1;
+    }
+    i
 }
 
 /// The `MruLines` masks of a machine whose top-level hits `checks` checks,
@@ -1153,9 +1155,8 @@ pub(crate) fn set_mru_masks(table: &mut [DirectOp; 256], masks: [u64; 2]) {
 
 /// Per packed op, what the inline loops (`repeats` and the miss paths of
 /// `run_virtual_direct`) need of a word, and the top-level hits they
-/// counted for that op: one 128-byte entry (64 before `set_repeats` lost
-/// its crossing branch), found with one scaled index. The hits are folded
-/// into the machine's event counts and pending hits by `fold`.
+/// counted for that op: one 64-byte entry, found with one scaled index. The hits are folded into
+/// the machine's event counts and pending hits by `fold`.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct DirectOp {
@@ -1201,16 +1202,6 @@ pub(crate) struct DirectOp {
     /// `SetLines`: the address bits of a line (`ADDR_MASK` without the
     /// line offset): `w & line_mask` is the word's key there.
     line_mask: u64,
-    /// `set_repeats`: added to a word, the address of its last byte (its
-    /// size less one, less the op bits): for an escape or an op longer than
-    /// a line, one with the top bit set, so that the word is never taken.
-    reach: u64,
-    /// `line_mask` with the bits above the address's: a word's `reach`ed
-    /// address masked with it is its last byte's line, carry kept.
-    end_mask: u64,
-    /// `set_repeats`: the bytes past their first line of the words it took
-    /// (a line's for each word over two lines).
-    crossed: u64,
 }
 
 /// The address bits of a word shifted out to the left (the op byte).
@@ -1267,9 +1258,6 @@ impl DirectOp {
                     + if usize::from(k) >= STORE { MRU_LEN as u32 / 2 } else { 0 },
                 memo_mask: 0,
                 line_mask: ADDR_MASK & !(line - 1),
-                reach: if fits { size - 1 } else { 1 << 63 }.wrapping_sub((op as u64) << ADDR_BITS),
-                end_mask: !(line - 1),
-                crossed: 0,
             }
         })
     }
@@ -1282,8 +1270,8 @@ pub(crate) fn fold(table: &mut [DirectOp; 256], counts: &mut [u64; 4], pending: 
     for d in table.iter_mut() {
         let k = usize::from(d.k & 3);
         counts[k] += d.one + d.two;
-        pending[k] += d.one + 2 * d.two + (d.crossed >> d.shift);
-        (d.one, d.two, d.crossed) = (0, 0, 0);
+        pending[k] += d.one + 2 * d.two;
+        (d.one, d.two) = (0, 0);
     }
 }
 
