@@ -178,16 +178,22 @@ pub(crate) fn run<const TRANSLATE: bool, B: Backing>(
         && b.below.takes_fills_above()
         && (physical_direct(b.top.0) || b.top.1.as_deref().is_some_and(physical_direct))
     {
-        run_in::<TRANSLATE, true, B>(b, ops, table, words, i, asid, checks)
+        run_in::<TRANSLATE, true, false, B>(b, ops, table, words, i, asid, checks)
+    } else if !(checks[0].writes_in_place() && checks[1].writes_in_place()) {
+        run_in::<TRANSLATE, false, true, B>(b, ops, table, words, i, asid, checks)
     } else {
-        run_in::<TRANSLATE, false, B>(b, ops, table, words, i, asid, checks)
+        run_in::<TRANSLATE, false, false, B>(b, ops, table, words, i, asid, checks)
     }
 }
 
 /// `run`, with `SLOT` when some top cache is one slot per set, physically
-/// indexed and tagged, filling in place over levels that take its fills.
+/// indexed and tagged, filling in place over levels that take its fills,
+/// and `THROUGH` when a top cache is write-through: its writes are then
+/// completed by `write_through_word`'s body inline (every other loop calls
+/// it out of line, see there; inline, the write-through machine's writes
+/// cost about 40 instructions less each, the call and its arguments).
 #[inline(never)]
-fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
+fn run_in<const TRANSLATE: bool, const SLOT: bool, const THROUGH: bool, B: Backing>(
     b: Borrowed<'_, B>,
     ops: &[OpInfo; 256],
     table: &mut [DirectOp; 256],
@@ -286,9 +292,12 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
         } else if !inline {
             if last_ln == ln {
                 let w = Word { k, va, shift, ln, last, slot };
-                if let Some(how) =
+                let how = if THROUGH {
+                    written_through_here::<TRANSLATE, B>(cache, &mut below, &mut frames, &mut recent, mapper, hc, w)
+                } else {
                     write_through_word::<TRANSLATE, B>(cache, &mut below, &mut frames, &mut recent, mapper, hc, w)
-                {
+                };
+                if let Some(how) = how {
                     t.pend[k] += u64::from(how == Written::Hit);
                     t.through += 1;
                     last_touched[slot] = ln;
@@ -440,6 +449,21 @@ fn run_in<const TRANSLATE: bool, const SLOT: bool, B: Backing>(
 // words 0.4 instructions a reference (the 32K/1M machine, callgrind).
 #[inline(never)]
 fn write_through_word<const TRANSLATE: bool, B: Backing>(
+    cache: &mut Cache,
+    below: &mut Below<'_, B>,
+    frames: &mut FrameMemo<'_>,
+    recent: &mut MruLines<'_>,
+    mapper: &mut PageMapper,
+    hc: &HitCheck,
+    w: Word,
+) -> Option<Written> {
+    written_through_here::<TRANSLATE, B>(cache, below, frames, recent, mapper, hc, w)
+}
+
+/// `write_through_word`'s body, inlined where a top cache is write-through
+/// (`run_in`'s `THROUGH`).
+#[inline(always)]
+fn written_through_here<const TRANSLATE: bool, B: Backing>(
     cache: &mut Cache,
     below: &mut Below<'_, B>,
     frames: &mut FrameMemo<'_>,

@@ -135,6 +135,14 @@ fn main() {
         machine.as_mut().map(|m| m.result("trace").caches.iter().map(|c| c.stats.misses()).collect::<Vec<_>>());
     let inner = machine.as_ref().map_or("-", Machine::inner_loop);
     println!("{mode}: {done} events, {:.1} M refs/s, loop {inner}, misses {misses:?}", done as f64 / dt / 1e6);
+    if let Some(m) = machine.as_ref().filter(|m| m.writes_through_in_loop() > 0) {
+        // Which path the write-through loop's writes took (stderr: not part of the result).
+        eprintln!(
+            "{mode}: {} writes through in the loop, {} found below by a search of the set",
+            m.writes_through_in_loop(),
+            m.writes_below_searched()
+        );
+    }
     // Every counter, for diffing two builds' results on a real trace.
     if std::env::var_os("ICOUNT_RESULT").is_some() {
         if let Some(m) = machine.as_mut() {
