@@ -517,7 +517,7 @@ impl Hierarchy {
             nested: self.nested,
             physical_direct: false,
             written_check: written_check(checks),
-            written: WrittenFrame::NONE,
+            written: &mut self.written,
             written_searched: 0,
             memory: Sunk { sent: &mut self.memory, sink },
         }
