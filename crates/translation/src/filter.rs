@@ -399,19 +399,24 @@ impl Member {
             } else {
                 self.sim.feed_word(words[j], &mut extra, &mut asid)?;
             }
-            self.sim.take_marks(&mut self.marks);
-            if self.marks.is_empty() && wl.first != NO_LINE && wl.last - wl.first <= f.mask[wl.side] {
+            if !self.sim.has_marks() && wl.first != NO_LINE && wl.last - wl.first <= f.mask[wl.side] {
                 // No kernel reference missed L1, so nothing evicted the
                 // word's lines after its pieces left them in L1 (a read
                 // always does, a write allocates), each in its own set:
                 // the sets hold the filter's lines. (Popped keys are among
-                // these sets.)
-                for line in wl.first..=wl.last {
+                // these sets.) By hand, as in `written`.
+                let mut line = wl.first;
+                loop {
                     self.marked[f.key(wl.side, line)] = false;
+                    if line >= wl.last {
+                        break;
+                    }
+                    line += 1;
                 }
                 pos = j + 1;
                 continue;
             }
+            self.sim.take_marks(&mut self.marks);
             for &(s, line) in &self.marks {
                 let k = f.key(s, line);
                 self.marked[k] = true;

@@ -1523,6 +1523,13 @@ impl<S: L2Sweep> VmSim<S> {
         self.l1_shift
     }
 
+    /// Whether a kernel reference missed L1 since the last `take_marks`
+    /// (a test, without moving the marks).
+    #[inline(always)]
+    pub(crate) fn has_marks(&self) -> bool {
+        self.filter_marks.as_ref().is_some_and(|m| !m.is_empty())
+    }
+
     /// Moves the (side, L1 line) of the kernel references that missed L1
     /// since the last call into `into` (cleared first).
     pub(crate) fn take_marks(&mut self, into: &mut Vec<(usize, u64)>) {
