@@ -28,7 +28,11 @@
 //! just filled.
 //!
 //! Stops: shared ones (filter misses, words over more than two lines,
-//! escapes) come from the filter's pass; a machine's own ones are the
+//! escapes) come from the filter's pass; a direct one-line filter miss
+//! where the filter held another line is a miss in every machine (a user
+//! line enters an L1 set only with the filter's, kernel lines are of
+//! another space), so each takes it without a fold or an L1 look-up of
+//! its own (`VmSim::filter_miss`), from its fill on; a machine's own ones are the
 //! next word (after the current one) on each marked set, kept in a heap
 //! and found by binary search in the block's per-set lists of hit words.
 //! A pending stop whose set a later stop unmarked is dropped (the word is
@@ -97,7 +101,18 @@ struct WordLines {
     first: u64,
     last: u64,
     side: usize,
+    /// A direct word of one line that missed the filter where it held
+    /// another line: every machine misses there too (`VmSim::filter_miss`).
+    /// A set's user line enters a machine's L1 only by a user piece, so
+    /// since the filter last held nothing there the machine holds the
+    /// filter's line or, in a marked set, a kernel line (another space).
+    miss: bool,
+    /// Its fold met a region new to the filter's `Fold` (every machine's
+    /// must learn it too).
+    fold_new: bool,
 }
+
+const NO_WORD: WordLines = WordLines { first: NO_LINE, last: NO_LINE, side: 0, miss: false, fold_new: false };
 
 /// The filter and what its pass over one block found.
 #[derive(Debug)]
@@ -214,13 +229,14 @@ impl Shared {
                 },
                 None => None,
             };
+            let regions = self.fold.regions();
             let done = user.and_then(|(kind, size, raw, direct)| {
                 // A fold overflow is each machine's error to report.
                 let va = self.fold.fold(asid, raw)?;
                 Some((kind, va, size, direct))
             });
             let Some((kind, va, size, direct)) = done else {
-                self.lines.push(WordLines { first: NO_LINE, last: NO_LINE, side: 0 });
+                self.lines.push(NO_WORD);
                 self.stops.push(i as u32);
                 self.prefix.push(acc);
                 continue;
@@ -233,12 +249,15 @@ impl Shared {
             // lines of one word lie in different sets unless there is
             // one set, and then the second misses here as there).
             let mut hit = direct && last - first <= 1;
+            let mut held = direct && first == last;
             for line in first..=last {
                 let slot = &mut self.tags[side][(line & self.mask[side]) as usize];
                 hit &= *slot == (line, asid);
+                held &= slot.0 != NO_LINE;
                 *slot = (line, asid);
             }
-            self.lines.push(WordLines { first, last, side });
+            let fold_new = self.fold.regions() != regions;
+            self.lines.push(WordLines { first, last, side, miss: held && !hit, fold_new });
             if hit {
                 let pieces = (last - first + 1) as u32;
                 acc[kind as usize] += 1;
@@ -294,6 +313,8 @@ struct Member {
     touched: Vec<usize>,
     /// Words completed by skips.
     skipped: u64,
+    /// Shared stops taken as known L1 misses (`VmSim::filter_miss`).
+    known_misses: u64,
 }
 
 impl Member {
@@ -364,21 +385,38 @@ impl Member {
             if j > pos {
                 self.skip(f, pos, j, &mut next_write, asid);
             }
-            self.sim.feed_word(words[j], &mut extra, &mut asid)?;
-            self.sim.take_marks(&mut self.marks);
             let wl = f.lines[j];
-            if self.marks.is_empty() && wl.first != NO_LINE && wl.last - wl.first <= f.mask[wl.side] {
+            if wl.miss {
+                // This machine's L1 holds, in the word's set, the filter's
+                // previous line (unmarked) or a kernel line (marked), never
+                // the word's: it misses. The pass's fold and look-up serve
+                // the group; the fill, its victim's write-back (dirty or not
+                // in this machine) and everything below are this machine's.
+                let shift = f.shift[wl.side];
+                let va = (wl.first << shift) | (words[j] & ((1 << shift) - 1));
+                self.sim.filter_miss(words[j], va, asid, wl.fold_new)?;
+                self.known_misses += 1;
+            } else {
+                self.sim.feed_word(words[j], &mut extra, &mut asid)?;
+            }
+            if !self.sim.has_marks() && wl.first != NO_LINE && wl.last - wl.first <= f.mask[wl.side] {
                 // No kernel reference missed L1, so nothing evicted the
                 // word's lines after its pieces left them in L1 (a read
                 // always does, a write allocates), each in its own set:
                 // the sets hold the filter's lines. (Popped keys are among
-                // these sets.)
-                for line in wl.first..=wl.last {
+                // these sets.) By hand, as in `written`.
+                let mut line = wl.first;
+                loop {
                     self.marked[f.key(wl.side, line)] = false;
+                    if line >= wl.last {
+                        break;
+                    }
+                    line += 1;
                 }
                 pos = j + 1;
                 continue;
             }
+            self.sim.take_marks(&mut self.marks);
             for &(s, line) in &self.marks {
                 let k = f.key(s, line);
                 self.marked[k] = true;
@@ -480,6 +518,7 @@ impl FilterGroup {
                 marks: Vec::new(),
                 touched: Vec::new(),
                 skipped: 0,
+                known_misses: 0,
             });
         }
         Ok(Self { shared, members })
@@ -506,6 +545,11 @@ impl FilterGroup {
     /// Words each machine completed by skips, in order.
     pub(crate) fn skipped_words(&self) -> Vec<u64> {
         self.members.iter().map(|m| m.skipped).collect()
+    }
+
+    /// Shared stops each machine took as known L1 misses, in order.
+    pub(crate) fn known_misses(&self) -> Vec<u64> {
+        self.members.iter().map(|m| m.known_misses).collect()
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -730,6 +730,30 @@ impl<S: L2Sweep> MemSys<S> {
         l1.lookup(r, kind)
     }
 
+    /// Where `l1_lookup` would put `r`'s line in the L1 of `kind` for an
+    /// access known to miss there (a filter's shared stop on an unmarked
+    /// set, `VmSim::filter_miss`): its `Miss`, without the probe; `None`
+    /// where that L1 has no direct probe.
+    #[inline(always)]
+    pub fn l1_known_miss(&mut self, kind: RefKind, r: LineRef) -> Option<(usize, u64)> {
+        let d = usize::from(kind != RefKind::Ifetch);
+        let hc = self.l1_direct[d]?;
+        let (set, key) = hc.virtual_locate(r.vaddr);
+        debug_assert!(
+            {
+                if d == 0 {
+                    &mut self.l1i
+                } else {
+                    &mut self.l1d
+                }
+            }
+            .probe::<true, false>(&hc, set, key, r.asid, false)
+            .is_none(),
+            "a known L1 miss hit"
+        );
+        Some((set, key))
+    }
+
     /// Both L1s as `VirtualDirect` views (I, D), when the direct probes
     /// are on for both (`l1_direct`): the hit loop (`hit_run`) checks hits
     /// through them and reports its counts with `count_l1_hits`.

@@ -331,6 +331,15 @@ impl OnePass {
         }
     }
 
+    /// Per configuration, the shared stops an L1-hit filter took as
+    /// known L1 misses (`VmSim::filter_miss`); empty without a filter.
+    pub fn filter_known_misses(&self) -> Vec<u64> {
+        match &self.0 {
+            Pass::Replay { .. } | Pass::Alone(_) => Vec::new(),
+            Pass::Filter(g) => g.known_misses(),
+        }
+    }
+
     /// How many configurations it runs.
     pub fn len(&self) -> usize {
         match &self.0 {

@@ -146,7 +146,7 @@ impl Fold {
         Some((slot << REGION_SHIFT) | off)
     }
 
-    fn regions(&self) -> u64 {
+    pub(crate) fn regions(&self) -> u64 {
         self.slots.len() as u64
     }
 }
@@ -815,32 +815,47 @@ impl<S: L2Sweep> VmSim<S> {
             self.memo.remember_page(s, asid, va, va);
         }
         let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
-        let level = match self.mem.l1_lookup(kind, r) {
+        match self.mem.l1_lookup(kind, r) {
             Lookup::Hit(_) => {
                 self.sides[s].count(L1, TlbLookup::Hit);
                 self.memo.last[s] = Some((asid, ln));
-                return Ok(());
+                Ok(())
             }
-            Lookup::Miss { set, key } => {
-                if self.mem.l2_holds(kind, r) {
-                    let mark = self.mem.transfer_mark();
-                    let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
-                    return self.finish_piece_at_memory(kind, asid, va, level, mark);
-                }
-                self.translate_at_memory(asid, va)?;
-                let mark = self.mem.transfer_mark();
-                let level = self.mem.access_fast(kind, r, size);
-                (level, mark)
-            }
+            Lookup::Miss { set, key } => self.l1_miss_at_memory(kind, set, key, r, size),
             Lookup::Full => {
                 if !self.mem.resident(kind, r) {
                     self.translate_at_memory(asid, va)?;
                 }
                 let mark = self.mem.transfer_mark();
-                (self.mem.access(kind, r, size), mark)
+                let level = self.mem.access(kind, r, size);
+                self.finish_piece_at_memory(kind, asid, va, level, mark)
             }
-        };
-        self.finish_piece_at_memory(kind, asid, va, level.0, level.1)
+        }
+    }
+
+    /// A piece that missed L1 (`set`, `key` as `l1_lookup`'s `Miss`,
+    /// nothing touched since): L2 residency decides whether to translate
+    /// first; then the miss is completed and counted.
+    #[inline(always)]
+    fn l1_miss_at_memory(
+        &mut self,
+        kind: RefKind,
+        set: usize,
+        key: u64,
+        r: LineRef,
+        size: u64,
+    ) -> Result<(), SimError> {
+        let (asid, va) = (r.asid.0, r.vaddr.0);
+        if self.mem.l2_holds(kind, r) {
+            let mark = self.mem.transfer_mark();
+            let level = self.mem.l1_missed_l2_hit(kind, set, key, r, size);
+            return self.finish_piece_at_memory(kind, asid, va, level, mark);
+        }
+        self.translate_at_memory(asid, va)?;
+        let mark = self.mem.transfer_mark();
+        // The handler changed the caches: the access starts over.
+        let level = self.mem.access_fast(kind, r, size);
+        self.finish_piece_at_memory(kind, asid, va, level, mark)
     }
 
     /// Counts a piece that missed L1 at `level` and translates what it
@@ -1466,9 +1481,60 @@ impl<S: L2Sweep> VmSim<S> {
         true
     }
 
+    /// A direct user word (`w`, of the block's space `asid`) that an
+    /// L1-hit filter found missing its one L1 line where this machine's L1
+    /// holds the filter's previous line, another one (`crate::filter`: a
+    /// shared stop on an unmarked set). As `feed_word`, less what the
+    /// filter's pass already did once for the group: the fold (`va` is
+    /// the filter's; `fold_new` when the word folded a region new to it,
+    /// which this machine's fold must learn too, in the same order), the
+    /// split into pieces (one line) and the L1 look-up (a miss).
+    #[inline(always)]
+    pub(crate) fn filter_miss(&mut self, w: u64, va: u64, asid: u32, fold_new: bool) -> Result<(), SimError> {
+        let (kind, size) = OPS[usize::from((w >> ADDR_BITS) as u8)];
+        let raw = w & ADDR_MASK;
+        let first = match kind {
+            AccessKind::Ifetch => RefKind::Ifetch,
+            AccessKind::Store => RefKind::Write,
+            AccessKind::Load | AccessKind::Modify => RefKind::Read,
+        };
+        let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
+        let Some((set, key)) = self.mem.l1_known_miss(first, r) else {
+            return self.user_access(kind, size, asid, raw);
+        };
+        debug_assert!(self.fast && self.hit_ops.is_none() && self.protect_every == 0 && self.at == TranslateAt::L2Miss);
+        self.access_counts[kind as usize] += 1;
+        if fold_new {
+            if let Some(f) = self.fold.as_mut() {
+                let folded = f.fold(asid, raw);
+                debug_assert_eq!(folded, Some(va));
+            }
+        }
+        self.memo.access_delta = va.wrapping_sub(raw);
+        self.memo.access_region = raw >> REGION_SHIFT;
+        let size = u64::from(size.max(1));
+        // `user_piece`, less the repeat test: the line is not in L1.
+        if first != RefKind::Ifetch {
+            self.last_data = Some((asid, va));
+        }
+        self.current_space = asid;
+        self.l1_miss_at_memory(first, set, key, r, size)?;
+        if kind == AccessKind::Modify {
+            self.reference(RefKind::Write, asid, va, size)?;
+        }
+        Ok(())
+    }
+
     /// L1 line shifts (I, D).
     pub(crate) fn l1_shifts(&self) -> [u32; 2] {
         self.l1_shift
+    }
+
+    /// Whether a kernel reference missed L1 since the last `take_marks`
+    /// (a test, without moving the marks).
+    #[inline(always)]
+    pub(crate) fn has_marks(&self) -> bool {
+        self.filter_marks.as_ref().is_some_and(|m| !m.is_empty())
     }
 
     /// Moves the (side, L1 line) of the kernel references that missed L1

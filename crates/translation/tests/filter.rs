@@ -219,6 +219,40 @@ fn a_pending_stop_on_a_set_unmarked_since_is_a_skip() {
     }
 }
 
+/// Worked by hand: a filter miss where every machine's L1 holds the
+/// filter's previous line, another one, takes the known-miss path
+/// (`VmSim::filter_miss`: no fold, no L1 look-up of its own). Folded,
+/// fetch lines A (raw 0x40_0010) and B (raw 0x40_0410, 1 KB on) are both
+/// L1 I set 1, C (raw 0x40_0020) set 2. Trace: C, A, B, A, B, A.
+///
+/// - C: the block's first word, an escape (it sets the space): the
+///   general path.
+/// - A1: a direct word, but the filter's set 1 is empty, so its miss is
+///   not known: the general path.
+/// - B1: the filter held A in set 1, unmarked: a known miss. It misses
+///   L2; under SOFTVM the handler's fetch evicts A from set 1, then B
+///   fills it, unmarked again.
+/// - A2, B2, A3: known misses too (each line in L2 since its first
+///   miss), in every machine.
+///
+/// So 4 known misses per machine, no word skipped, and every result is
+/// the machine's own run's.
+#[test]
+fn a_filter_miss_where_every_machine_holds_another_line_is_a_known_miss() {
+    let fetch = |raw| Event::access(AccessKind::Ifetch, VirtAddr(raw), 4, Asid(1));
+    let events: Vec<Event> = [0x40_0020, 0x40_0010, 0x40_0410, 0x40_0010, 0x40_0410, 0x40_0010].map(fetch).to_vec();
+    let (cfgs, mut one) = filtered(&events);
+    assert_eq!(one.filter_known_misses(), vec![4, 4, 4]);
+    assert_eq!(one.filtered_words(), vec![0, 0, 0]);
+    for (r, c) in one.results("t").iter().zip(&cfgs) {
+        let mut alone = VmSim::new(c.clone()).unwrap();
+        alone.feed(&events).unwrap();
+        let own = alone.result("t");
+        assert_eq!(r, &own);
+        assert_eq!(own.i_side.l1_hit_tlb_hit, 0);
+    }
+}
+
 /// The paper grid's SOFTVM and SPUR configurations with equal L1s form
 /// one filter group each (per L1 size and line), and the TLB schemes'
 /// groups are untouched.
