@@ -740,15 +740,7 @@ impl<S: L2Sweep> MemSys<S> {
         let hc = self.l1_direct[d]?;
         let (set, key) = hc.virtual_locate(r.vaddr);
         debug_assert!(
-            {
-                if d == 0 {
-                    &mut self.l1i
-                } else {
-                    &mut self.l1d
-                }
-            }
-            .probe::<true, false>(&hc, set, key, r.asid, false)
-            .is_none(),
+            self.l1(kind).probe::<true, false>(&hc, set, key, r.asid, false).is_none(),
             "a known L1 miss hit"
         );
         Some((set, key))
