@@ -343,9 +343,9 @@ impl L2Sweep for L2Fanout {
     /// Counts a user piece of side `s` (0: I, 1: D) that missed L1, in each
     /// variant at the level its L2 served it.
     #[inline(never)]
-    fn count(&mut self, s: usize, tlb_miss: bool) {
+    fn count(&mut self, s: usize, tlb: TlbLookup) {
         for v in &mut self.variants {
-            v.sides[s].count(v.level, TlbLookup::of_miss(tlb_miss));
+            v.sides[s].count(v.level, tlb);
         }
     }
 

@@ -29,7 +29,7 @@ use vmlab_machine::{
 };
 
 use crate::config::VmConfig;
-use crate::result::{SideEvents, VmResult};
+use crate::result::{SideEvents, TlbLookup, VmResult};
 use crate::vmcpi::Vmcpi;
 
 /// Where the L1s serve an access, numbered as the machine's hierarchy
@@ -77,7 +77,7 @@ pub trait L2Sweep: std::fmt::Debug {
     /// Fills they counted by inclusion.
     fn included_fills(&self) -> u64;
     /// A user piece of side `s` (0: I, 1: D) that missed L1.
-    fn count(&mut self, s: usize, tlb_miss: bool);
+    fn count(&mut self, s: usize, tlb: TlbLookup);
     /// A request of `kind` that missed L1, for the running mechanism.
     fn request(&mut self, kind: RefKind);
     /// As `request`, under `m` (a replayed request).
@@ -138,7 +138,7 @@ impl L2Sweep for Alone {
         0
     }
     #[inline(always)]
-    fn count(&mut self, _: usize, _: bool) {}
+    fn count(&mut self, _: usize, _: TlbLookup) {}
     #[inline(always)]
     fn request(&mut self, _: RefKind) {}
     #[inline(always)]
@@ -674,7 +674,7 @@ impl<S: L2Sweep> MemSys<S> {
     #[inline]
     fn l1_contains(&mut self, kind: RefKind, r: LineRef) -> bool {
         let s = usize::from(kind != RefKind::Ifetch);
-        match self.l1_holds(s, r.vaddr.0, r.asid) {
+        match self.l1_holds(s, r.vaddr, r.asid) {
             Some(held) => held,
             None => self.l1(kind).contains(r),
         }
@@ -782,10 +782,10 @@ impl<S: L2Sweep> MemSys<S> {
     /// once per user line (`VmSim::l1_holds`): building a `VirtualDirect`
     /// view for it cost about 2 % of their instructions.
     #[inline]
-    pub fn l1_holds(&mut self, s: usize, vaddr: u64, asid: Asid) -> Option<bool> {
+    pub fn l1_holds(&mut self, s: usize, vaddr: VirtAddr, asid: Asid) -> Option<bool> {
         let hc = self.l1_direct[s]?;
         let l1 = self.own.l1(if s == 0 { RefKind::Ifetch } else { RefKind::Read });
-        let (set, key) = hc.virtual_locate(VirtAddr(vaddr));
+        let (set, key) = hc.virtual_locate(vaddr);
         Some(l1.probe::<true, false>(&hc, set, key, asid, false).is_some())
     }
 

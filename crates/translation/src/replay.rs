@@ -147,9 +147,10 @@ impl Replayer {
                 Recorded::User { kind, r, size, tlb_miss } => {
                     let level = self.mem.access_fast(kind, r, size);
                     let s = usize::from(kind != RefKind::Ifetch);
-                    self.sides[s].count(level, TlbLookup::of_miss(tlb_miss));
+                    let tlb = TlbLookup::of_miss(tlb_miss);
+                    self.sides[s].count(level, tlb);
                     if level != L1 {
-                        self.mem.sweep_mut().count(s, tlb_miss);
+                        self.mem.sweep_mut().count(s, tlb);
                     }
                 }
                 Recorded::Kernel { kind, r, size, mechanism } => {

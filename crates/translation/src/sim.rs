@@ -1225,9 +1225,10 @@ impl<S: L2Sweep> VmSim<S> {
     /// are this machine's, so only the levels below are counted there).
     #[inline(always)]
     fn count_side(&mut self, s: usize, level: Reached, tlb_miss: bool) {
-        self.sides[s].count(level, TlbLookup::of_miss(tlb_miss));
+        let tlb = TlbLookup::of_miss(tlb_miss);
+        self.sides[s].count(level, tlb);
         if level != L1 && !self.mem.sweep().is_empty() {
-            self.mem.sweep_mut().count(s, tlb_miss);
+            self.mem.sweep_mut().count(s, tlb);
         }
     }
 
@@ -1552,7 +1553,7 @@ impl<S: L2Sweep> VmSim<S> {
         // per stop cost the filter's machines 2.4 % of their instructions,
         // one side's about 2 %. A filter's L1s always have the probe
         // (`filter_refusal`); the view stays for any other.
-        if let Some(held) = self.mem.l1_holds(s, line << self.l1_shift[s], Asid(asid)) {
+        if let Some(held) = self.mem.l1_holds(s, VirtAddr(line << self.l1_shift[s]), Asid(asid)) {
             return held;
         }
         let kind = if s == 0 { RefKind::Ifetch } else { RefKind::Read };
