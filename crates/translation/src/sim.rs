@@ -1494,11 +1494,7 @@ impl<S: L2Sweep> VmSim<S> {
     pub(crate) fn filter_miss(&mut self, w: u64, va: u64, asid: u32, fold_new: bool) -> Result<(), SimError> {
         let (kind, size) = OPS[usize::from((w >> ADDR_BITS) as u8)];
         let raw = w & ADDR_MASK;
-        let first = match kind {
-            AccessKind::Ifetch => RefKind::Ifetch,
-            AccessKind::Store => RefKind::Write,
-            AccessKind::Load | AccessKind::Modify => RefKind::Read,
-        };
+        let first = FIRST_REQUEST[kind as usize];
         let r = LineRef { vaddr: VirtAddr(va), paddr: PhysAddr(va), asid: Asid(asid) };
         let Some((set, key)) = self.mem.l1_known_miss(first, r) else {
             return self.user_access(kind, size, asid, raw);
