@@ -9,43 +9,14 @@
 //! equal. The translating simulator's `MemSys::flush_all` flushes its L1s
 //! this way, so that a sweep's added L2s also take their write-backs.
 
+#[path = "support/levels.rs"]
+mod levels;
+
+use levels::level;
 use proptest::prelude::*;
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
-use vmlab_cache::{CacheConfig, Flush, Indexing, LineRef, RefKind, Replacement, WriteMissPolicy, WritePolicy};
+use vmlab_cache::{CacheConfig, Flush, LineRef, RefKind};
 use vmlab_machine::{Hierarchy, LevelConfig, MissClasses, Request, Sink};
-
-fn cache() -> impl Strategy<Value = CacheConfig> {
-    (
-        prop::sample::select(vec![8u64, 16, 32]),
-        prop::sample::select(vec![1u64, 2, 4, 8]),
-        prop::sample::select(vec![1u32, 2, 4]),
-        prop::sample::select(vec![Indexing::Vivt, Indexing::Pipt]),
-        any::<bool>(),
-        any::<bool>(),
-        prop::sample::select(vec![Replacement::Lru, Replacement::Fifo]),
-    )
-        .prop_map(|(line, sets, ways, indexing, wb, wa, replacement)| {
-            let mut c = CacheConfig::simple(line * sets * u64::from(ways), line, ways);
-            c.indexing = indexing;
-            c.asid_tags = indexing == Indexing::Vivt;
-            c.replacement = replacement;
-            c.write = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
-            c.write_miss = if wa { WriteMissPolicy::WriteAllocate } else { WriteMissPolicy::NoWriteAllocate };
-            c
-        })
-}
-
-fn level(n: usize) -> impl Strategy<Value = LevelConfig> {
-    prop_oneof![
-        cache().prop_map(move |c| LevelConfig::Unified { name: format!("l{n}"), cache: c }),
-        (cache(), cache()).prop_map(move |(i, d)| LevelConfig::Split {
-            i_name: format!("l{n}i"),
-            i,
-            d_name: format!("l{n}d"),
-            d
-        }),
-    ]
-}
 
 /// (kind 0..3, address, size, space)
 fn requests() -> impl Strategy<Value = Vec<(u8, u64, u64, u32)>> {

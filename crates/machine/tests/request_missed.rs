@@ -6,43 +6,14 @@
 //! within one line of the top level, every request's level and outcome,
 //! every cache's counters and memory's are equal.
 
+#[path = "support/levels.rs"]
+mod levels;
+
+use levels::level;
 use proptest::prelude::*;
 use vmlab_addr::{Asid, PhysAddr, VirtAddr};
-use vmlab_cache::{CacheConfig, Indexing, LineRef, Lookup, RefKind, Replacement, WriteMissPolicy, WritePolicy};
+use vmlab_cache::{LineRef, Lookup, RefKind};
 use vmlab_machine::{Hierarchy, LevelConfig, MissClasses, Reached, Request};
-
-fn cache() -> impl Strategy<Value = CacheConfig> {
-    (
-        prop::sample::select(vec![8u64, 16, 32]),
-        prop::sample::select(vec![1u64, 2, 4, 8]),
-        prop::sample::select(vec![1u32, 2, 4]),
-        prop::sample::select(vec![Indexing::Vivt, Indexing::Pipt]),
-        any::<bool>(),
-        any::<bool>(),
-        prop::sample::select(vec![Replacement::Lru, Replacement::Fifo]),
-    )
-        .prop_map(|(line, sets, ways, indexing, wb, wa, replacement)| {
-            let mut c = CacheConfig::simple(line * sets * u64::from(ways), line, ways);
-            c.indexing = indexing;
-            c.asid_tags = indexing == Indexing::Vivt;
-            c.replacement = replacement;
-            c.write = if wb { WritePolicy::WriteBack } else { WritePolicy::WriteThrough };
-            c.write_miss = if wa { WriteMissPolicy::WriteAllocate } else { WriteMissPolicy::NoWriteAllocate };
-            c
-        })
-}
-
-fn level(n: usize) -> impl Strategy<Value = LevelConfig> {
-    prop_oneof![
-        cache().prop_map(move |c| LevelConfig::Unified { name: format!("l{n}"), cache: c }),
-        (cache(), cache()).prop_map(move |(i, d)| LevelConfig::Split {
-            i_name: format!("l{n}i"),
-            i,
-            d_name: format!("l{n}d"),
-            d
-        }),
-    ]
-}
 
 fn levels() -> impl Strategy<Value = Vec<LevelConfig>> {
     prop_oneof![level(1).prop_map(|l| vec![l]), (level(1), level(2)).prop_map(|(a, b)| vec![a, b])]
